@@ -1,0 +1,355 @@
+#include "trace/trace_reader.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zstd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+#include "util/bytes.h"
+#include "util/crc32c.h"
+
+namespace memcity {
+
+using format::ChunkKind;
+
+std::string_view format::chunkKindName(uint16_t kind) {
+    switch (static_cast<ChunkKind>(kind)) {
+        case ChunkKind::kMeta: return "meta";
+        case ChunkKind::kSymbols: return "symbols";
+        case ChunkKind::kEvents: return "events";
+        case ChunkKind::kRefs: return "refs";
+        case ChunkKind::kRoots: return "roots";
+        case ChunkKind::kIndex: return "index";
+    }
+    return "unknown";
+}
+
+Result<TraceFile> TraceFile::open(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Error{path + ": cannot open: " + std::strerror(errno)};
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        int e = errno;
+        ::close(fd);
+        return Error{path + ": cannot stat: " + std::strerror(e)};
+    }
+    if (!S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return Error{path + ": not a regular file"};
+    }
+    TraceFile f;
+    f.path_ = path;
+    f.size_ = static_cast<uint64_t>(st.st_size);
+    if (f.size_ > 0) {
+        void* m = ::mmap(nullptr, f.size_, PROT_READ, MAP_SHARED, fd, 0);
+        if (m == MAP_FAILED) {
+            int e = errno;
+            ::close(fd);
+            return Error{path + ": cannot map: " + std::strerror(e)};
+        }
+        f.mapping_ = m;
+        f.mapping_size_ = f.size_;
+        f.data_ = static_cast<const uint8_t*>(m);
+    }
+    ::close(fd);
+    if (Status s = f.parse(); !s) return s.error();
+    return f;
+}
+
+Result<TraceFile> TraceFile::fromMemory(std::span<const uint8_t> data, std::string name) {
+    TraceFile f;
+    f.path_ = std::move(name);
+    f.data_ = data.data();
+    f.size_ = data.size();
+    if (Status s = f.parse(); !s) return s.error();
+    return f;
+}
+
+TraceFile::TraceFile(TraceFile&& other) noexcept { *this = std::move(other); }
+
+TraceFile& TraceFile::operator=(TraceFile&& other) noexcept {
+    if (this == &other) return *this;
+    reset();
+    path_ = std::move(other.path_);
+    data_ = other.data_;
+    size_ = other.size_;
+    mapping_ = other.mapping_;
+    mapping_size_ = other.mapping_size_;
+    header_ = other.header_;
+    chunks_ = std::move(other.chunks_);
+    verified_ = std::move(other.verified_);
+    symbols_ = std::move(other.symbols_);
+    meta_ = std::move(other.meta_);
+    gc_end_chunks_ = std::move(other.gc_end_chunks_);
+    warnings_ = std::move(other.warnings_);
+    truncated_ = other.truncated_;
+    had_index_ = other.had_index_;
+    valid_bytes_ = other.valid_bytes_;
+    truncation_note_ = std::move(other.truncation_note_);
+    unknown_chunks_ = other.unknown_chunks_;
+    other.mapping_ = nullptr;
+    other.data_ = nullptr;
+    other.size_ = 0;
+    return *this;
+}
+
+TraceFile::~TraceFile() { reset(); }
+
+void TraceFile::reset() noexcept {
+    if (mapping_) ::munmap(mapping_, mapping_size_);
+    mapping_ = nullptr;
+    data_ = nullptr;
+}
+
+Status TraceFile::parse() {
+    if (size_ < format::kHeaderSize) {
+        return Error{describeAt(path_, kNoOffset,
+                                "not a memcity trace: the file has " + std::to_string(size_) +
+                                    " bytes, fewer than a trace header (" + std::to_string(format::kHeaderSize) + ")")};
+    }
+    if (std::memcmp(data_, format::kMagic.data(), format::kMagic.size()) != 0)
+        return Error{describeAt(path_, 0, "not a memcity trace (bad magic)")};
+    header_.version_major = loadU16(data_ + 8);
+    header_.version_minor = loadU16(data_ + 10);
+    header_.flags = loadU32(data_ + 12);
+    header_.header_size = loadU32(data_ + 16);
+    header_.object_alignment = loadU32(data_ + 20);
+    header_.start_wall_ns = loadU64(data_ + 24);
+    if (header_.version_major != format::kVersionMajor) {
+        std::string v = std::to_string(header_.version_major) + "." + std::to_string(header_.version_minor);
+        return Error{describeAt(path_, 8,
+                                "trace format version " + v + " is not supported (this memcity reads version " +
+                                    std::to_string(format::kVersionMajor) + ".x)")};
+    }
+    if (header_.header_size < format::kHeaderSize || header_.header_size > size_)
+        return Error{describeAt(path_, 16, "header size " + std::to_string(header_.header_size) + " is invalid")};
+    if (header_.object_alignment == 0) header_.object_alignment = 8;
+    if (header_.object_alignment > 4096 || (header_.object_alignment & (header_.object_alignment - 1)) != 0)
+        return Error{describeAt(path_, 20,
+                                "object alignment " + std::to_string(header_.object_alignment) + " is not a power of two up to 4096")};
+
+    std::string why_not;
+    Status indexed = readFooterIndex(&why_not);
+    if (!indexed) return indexed;
+    if (!had_index_) {
+        if (!why_not.empty()) warnings_.push_back(why_not);
+        if (Status s = scanChunks(); !s) return s;
+    }
+    verified_ = std::make_unique<std::atomic<uint8_t>[]>(chunks_.size());
+    return loadSymbols();
+}
+
+Status TraceFile::checkChunkHeader(uint64_t offset, ChunkRef* out, bool* past_end) const {
+    *past_end = false;
+    if (offset + format::kChunkHeaderSize > size_) {
+        *past_end = true;
+        return Error{"the chunk header runs past the end of the file"};
+    }
+    const uint8_t* h = data_ + offset;
+    if (loadU32(h) != format::kChunkSync) return Error{"no chunk starts here (bad sync marker)"};
+    ChunkRef c;
+    c.offset = offset;
+    c.kind = loadU16(h + 4);
+    c.flags = loadU16(h + 6);
+    c.stored_size = loadU32(h + 8);
+    c.raw_size = loadU32(h + 12);
+    c.meta = loadU32(h + 16);
+    if (c.stored_size > format::kMaxChunkPayload || c.raw_size > format::kMaxChunkPayload)
+        return Error{"chunk size " + std::to_string(std::max(c.stored_size, c.raw_size)) + " is absurd (at most " +
+                     std::to_string(format::kMaxChunkPayload) + ")"};
+    if (!c.compressed() && c.raw_size != c.stored_size)
+        return Error{"uncompressed chunk has stored size " + std::to_string(c.stored_size) + " but raw size " +
+                     std::to_string(c.raw_size)};
+    if (c.end() > size_) {
+        *past_end = true;
+        return Error{"the chunk's " + std::to_string(c.stored_size) + "-byte payload runs past the end of the file"};
+    }
+    *out = c;
+    return {};
+}
+
+Status TraceFile::readFooterIndex(std::string* why_not) {
+    if (size_ < uint64_t{header_.header_size} + format::kTrailerSize) return {};
+    const uint8_t* t = data_ + size_ - format::kTrailerSize;
+    if (loadU64(t + 8) != format::kTrailerMagic) return {};  // no trailer: the writer did not finish
+    trailer_present_ = true;
+    uint64_t index_offset = loadU64(t);
+    uint64_t trailer_offset = size_ - format::kTrailerSize;
+    auto giveUp = [&](uint64_t at, const std::string& what) {
+        *why_not = describeAt(path_, at, "footer index unreadable (" + what + "); chunks were scanned instead");
+        chunks_.clear();
+        gc_end_chunks_.clear();
+        return Status{};
+    };
+    if (index_offset < header_.header_size || index_offset >= trailer_offset)
+        return giveUp(trailer_offset, "index offset " + std::to_string(index_offset) + " is outside the file");
+    ChunkRef ic;
+    bool past_end = false;
+    if (Status s = checkChunkHeader(index_offset, &ic, &past_end); !s) return giveUp(index_offset, s.error().message);
+    if (ic.kind != static_cast<uint16_t>(ChunkKind::kIndex) || ic.compressed() || ic.end() != trailer_offset)
+        return giveUp(index_offset, "the chunk there is not an uncompressed index ending at the trailer");
+    uint32_t crc = crc32c(0, data_ + index_offset, 20);
+    crc = crc32c(crc, data_ + ic.payloadOffset(), ic.stored_size);
+    if (crc != loadU32(data_ + index_offset + 20)) return giveUp(index_offset, "checksum mismatch");
+
+    ByteReader r(data_ + ic.payloadOffset(), ic.stored_size);
+    uint64_t n = r.varint();
+    if (r.failed() || n > ic.stored_size) return giveUp(index_offset, "absurd chunk count");
+    chunks_.reserve(n);
+    uint64_t offset = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+        offset += r.varint();
+        uint64_t kind = r.varint();
+        uint64_t meta = r.varint();
+        if (r.failed()) return giveUp(index_offset, r.failReason());
+        ChunkRef c;
+        if (Status s = checkChunkHeader(offset, &c, &past_end); !s)
+            return giveUp(offset, "listed chunk " + std::to_string(i) + ": " + s.error().message);
+        if (c.kind != kind || c.meta != meta || c.end() > index_offset ||
+            (!chunks_.empty() && c.offset < chunks_.back().end()))
+            return giveUp(offset, "listed chunk " + std::to_string(i) + " does not match the file");
+        chunks_.push_back(c);
+    }
+    uint64_t gcs = r.varint();
+    if (r.failed() || gcs > ic.stored_size) return giveUp(index_offset, "absurd GC count");
+    for (uint64_t i = 0; i < gcs; ++i) {
+        uint64_t gc = r.varint();
+        uint64_t chunk = r.varint();
+        if (r.failed() || gc > 0xffffffffu || chunk >= chunks_.size())
+            return giveUp(index_offset, "GC entry " + std::to_string(i) + " is out of range");
+        gc_end_chunks_.emplace_back(static_cast<uint32_t>(gc), static_cast<uint32_t>(chunk));
+    }
+    for (const ChunkRef& c : chunks_)
+        if (c.kind < 1 || c.kind > static_cast<uint16_t>(ChunkKind::kIndex)) ++unknown_chunks_;
+    had_index_ = true;
+    valid_bytes_ = size_;
+    return {};
+}
+
+Status TraceFile::scanChunks() {
+    uint64_t offset = header_.header_size;
+    while (offset < size_) {
+        ChunkRef c;
+        bool past_end = false;
+        Status s = checkChunkHeader(offset, &c, &past_end);
+        if (!s) {
+            // A zero-filled or partially written tail is what a crashed writer leaves behind.
+            bool zero_tail = std::all_of(data_ + offset, data_ + size_, [](uint8_t b) { return b == 0; });
+            bool trailer_only = size_ - offset == format::kTrailerSize &&
+                                loadU64(data_ + size_ - 8) == format::kTrailerMagic;
+            if (trailer_only) break;
+            if ((past_end || zero_tail) && !trailer_present_) {
+                truncated_ = true;
+                truncation_note_ = describeAt(path_, offset,
+                                              "the trace is cut off here (" + s.error().message + "); read " +
+                                                  std::to_string(chunks_.size()) + " complete chunks before it");
+                break;
+            }
+            return Error{describeAt(path_, offset, s.error().message)};
+        }
+        if (c.kind == static_cast<uint16_t>(ChunkKind::kIndex)) {
+            offset = c.end();  // an index without its trailer: skip it
+            continue;
+        }
+        if (c.kind < 1 || c.kind > static_cast<uint16_t>(ChunkKind::kIndex)) ++unknown_chunks_;
+        chunks_.push_back(c);
+        offset = c.end();
+    }
+    // A crash can also leave a last chunk whose header made it to disk but whose payload did not
+    // (zeros after a power loss): without a trailer, a last chunk that fails its checksum is the cut.
+    if (!trailer_present_ && !chunks_.empty()) {
+        const ChunkRef& last = chunks_.back();
+        uint32_t crc = crc32c(0, data_ + last.offset, 20);
+        crc = crc32c(crc, data_ + last.payloadOffset(), last.stored_size);
+        if (crc != loadU32(data_ + last.offset + 20)) {
+            truncated_ = true;
+            truncation_note_ = describeAt(path_, last.offset,
+                                          "the trace is cut off here (the last chunk is incomplete); read " +
+                                              std::to_string(chunks_.size() - 1) + " complete chunks before it");
+            chunks_.pop_back();
+            if (last.kind < 1 || last.kind > static_cast<uint16_t>(ChunkKind::kIndex)) --unknown_chunks_;
+            offset = size_;
+        }
+    }
+    if (offset >= size_ && !truncated_ && !trailer_present_) {
+        // Every chunk is complete but the writer never wrote its trailer (it was killed between chunks).
+        truncated_ = true;
+        truncation_note_ = describeAt(path_, size_,
+                                      "the trace has no footer (the recording did not finish); read all " +
+                                          std::to_string(chunks_.size()) + " chunks");
+    }
+    valid_bytes_ = chunks_.empty() ? header_.header_size : chunks_.back().end();
+    return {};
+}
+
+Result<std::span<const uint8_t>> TraceFile::payload(size_t index, std::vector<uint8_t>& scratch) const {
+    const ChunkRef& c = chunks_.at(index);
+    const uint8_t* stored = data_ + c.payloadOffset();
+    if (!verified_[index].load(std::memory_order_relaxed)) {
+        uint32_t crc = crc32c(0, data_ + c.offset, 20);
+        crc = crc32c(crc, stored, c.stored_size);
+        if (crc != loadU32(data_ + c.offset + 20))
+            return Error{describeAt(path_, c.offset,
+                                    std::string(format::chunkKindName(c.kind)) + " chunk checksum mismatch (corrupt data)")};
+        verified_[index].store(1, std::memory_order_relaxed);
+    }
+    if (!c.compressed()) return std::span<const uint8_t>(stored, c.stored_size);
+    scratch.resize(c.raw_size);
+    size_t n = ZSTD_decompress(scratch.data(), scratch.size(), stored, c.stored_size);
+    if (ZSTD_isError(n))
+        return Error{describeAt(path_, c.offset, std::string("cannot decompress chunk: ") + ZSTD_getErrorName(n))};
+    if (n != c.raw_size)
+        return Error{describeAt(path_, c.offset,
+                                "chunk decompressed to " + std::to_string(n) + " bytes, its header says " +
+                                    std::to_string(c.raw_size))};
+    return std::span<const uint8_t>(scratch.data(), n);
+}
+
+std::string TraceFile::describe(size_t index, size_t payload_offset, const std::string& what) const {
+    const ChunkRef& c = chunks_.at(index);
+    if (!c.compressed()) return describeAt(path_, c.payloadOffset() + payload_offset, what);
+    return describeAt(path_, c.offset,
+                      "(" + std::string(format::chunkKindName(c.kind)) + " chunk " + std::to_string(index) +
+                          ", byte " + std::to_string(payload_offset) + " of its decompressed payload) " + what);
+}
+
+void TraceFile::releasePages(size_t begin, size_t end) const {
+    if (!mapping_ || begin >= end || end > chunks_.size()) return;
+    const long page = ::sysconf(_SC_PAGESIZE);
+    auto page_size = static_cast<uint64_t>(page > 0 ? page : 4096);
+    uint64_t from = chunks_[begin].offset / page_size * page_size;
+    uint64_t to = chunks_[end - 1].end() / page_size * page_size;
+    if (to <= from) return;
+    ::madvise(static_cast<uint8_t*>(mapping_) + from, to - from, MADV_DONTNEED);
+}
+
+Status TraceFile::loadSymbols() {
+    std::vector<uint8_t> scratch;
+    for (size_t i = 0; i < chunks_.size(); ++i) {
+        const ChunkRef& c = chunks_[i];
+        if (c.kind == static_cast<uint16_t>(ChunkKind::kSymbols)) {
+            auto p = payload(i, scratch);
+            if (!p) return p.error();
+            size_t at = 0;
+            if (Status s = symbols_.decode(*p, &at); !s) return errorAt(i, at, s.error().message);
+        } else if (c.kind == static_cast<uint16_t>(ChunkKind::kMeta)) {
+            auto p = payload(i, scratch);
+            if (!p) return p.error();
+            ByteReader r(p->data(), p->size());
+            while (!r.atEnd()) {
+                std::string_view k = r.string(format::kMaxStringBytes);
+                std::string_view v = r.string(format::kMaxStringBytes);
+                if (r.failed()) return errorAt(i, r.failOffset(), std::string("meta record: ") + r.failReason());
+                meta_.emplace_back(std::string(k), std::string(v));
+            }
+        }
+    }
+    return {};
+}
+
+}  // namespace memcity

@@ -1,0 +1,61 @@
+// Result<T>: a value or a human-readable error. Recoverable failures (I/O, parsing, bad
+// input) travel as Result; no exception crosses a module boundary.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <variant>
+
+namespace memcity {
+
+// An error message meant for a person. For file problems it names the file and, where one
+// exists, the byte offset: "app.mct: offset 4096: chunk checksum mismatch".
+struct Error {
+    std::string message;
+};
+
+// Builds "path: offset N: what" (the offset is omitted when it is kNoOffset).
+inline constexpr uint64_t kNoOffset = ~uint64_t{0};
+std::string describeAt(const std::string& path, uint64_t offset, const std::string& what);
+
+template <class T>
+class [[nodiscard]] Result {
+public:
+    Result(T value) : data_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+    Result(Error error) : data_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
+
+    bool ok() const { return data_.index() == 0; }
+    explicit operator bool() const { return ok(); }
+
+    // Contract: value() and error() may only be called when ok() says so.
+    T& value() & { return std::get<0>(data_); }
+    const T& value() const& { return std::get<0>(data_); }
+    T&& value() && { return std::get<0>(std::move(data_)); }
+    const Error& error() const { return std::get<1>(data_); }
+
+    T* operator->() { return &value(); }
+    const T* operator->() const { return &value(); }
+    T& operator*() & { return value(); }
+    const T& operator*() const& { return value(); }
+
+private:
+    std::variant<T, Error> data_;
+};
+
+// Result without a value.
+class [[nodiscard]] Status {
+public:
+    Status() = default;
+    Status(Error error) : error_(std::move(error.message)), failed_(true) {}  // NOLINT
+
+    bool ok() const { return !failed_; }
+    explicit operator bool() const { return ok(); }
+    Error error() const { return Error{error_}; }
+
+private:
+    std::string error_;
+    bool failed_ = false;
+};
+
+}  // namespace memcity

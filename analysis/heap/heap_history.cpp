@@ -1,0 +1,222 @@
+#include "heap/heap_history.h"
+
+#include <algorithm>
+
+namespace memcity {
+
+using format::ChunkKind;
+
+namespace {
+constexpr uint64_t kProgressBytes = 8u << 20;
+constexpr uint64_t kReleaseBytes = 64u << 20;
+}  // namespace
+
+Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOptions& options) {
+    HeapHistory h;
+    h.trace_ = &trace;
+    h.data_ = std::make_unique<HistoryData>();
+    h.checkpoints_ = std::make_unique<CheckpointStore>(options.temp_dir);
+    HistoryData& data = *h.data_;
+
+    Replayer replayer(trace, data, Replayer::Mode::kBuild);
+    // Snapshots whose ROOTS chunk was read, waiting for their heap to complete.
+    std::vector<SnapshotInfo> pending;
+    std::vector<SnapshotInfo> open;  // REFS seen, ROOTS not yet
+    Status failure;
+
+    auto reach = [&](const SnapshotInfo& info, const HeapView& view) {
+        GcRecord& r = data.gcs[info.gc];
+        if (!options.reachability) {
+            r.has_snapshot = true;
+            data.snapshots.push_back(info);
+            return;
+        }
+        SnapshotLoadOptions lo;
+        lo.watermark = data.watermarks[info.gc];
+        lo.diagnostics = &data.diagnostics;
+        auto snap = loadSnapshot(trace, info, view.store(), lo);
+        if (!snap) {
+            data.diagnostics.add(Anomaly::kIncompleteSnapshot, [&] { return snap.error().message; });
+            return;
+        }
+        Reachability rr = computeReachability(*snap, view.store(), view.positions(), data.shapes, trace.symbols(),
+                                              trace.header().object_alignment);
+        r.has_snapshot = true;
+        r.reachable_objects = rr.reachable_objects;
+        r.reachable_bytes = rr.reachable_bytes;
+        r.unreached_objects = rr.unreached_objects;
+        r.unreached_bytes = rr.unreached_bytes;
+        r.snapshot_edges = snap->graph.edgeCount();
+        r.snapshot_roots = snap->roots.size();
+        data.snapshots.push_back(info);
+    };
+
+    replayer.setOnHeap([&](const HeapView& view) {
+        for (size_t i = 0; i < pending.size();) {
+            if (pending[i].gc == view.gc()) {
+                reach(pending[i], view);
+                pending.erase(pending.begin() + static_cast<ptrdiff_t>(i));
+            } else {
+                ++i;
+            }
+        }
+        if (options.on_heap && !options.on_heap(view)) {
+            h.stopped_early_ = true;
+            return false;
+        }
+        return true;
+    });
+
+    std::vector<uint8_t> scratch;
+    const auto& chunks = trace.chunks();
+    uint64_t events_since_checkpoint = 0;
+    uint64_t next_progress = kProgressBytes;
+    size_t released_upto = 0;
+    for (size_t c = 0; c < chunks.size() && !replayer.stopped(); ++c) {
+        const ChunkRef& chunk = chunks[c];
+        switch (static_cast<ChunkKind>(chunk.kind)) {
+            case ChunkKind::kEvents: {
+                if (events_since_checkpoint >= options.checkpoint_events) {
+                    if (Status s = h.checkpoints_->save(static_cast<uint32_t>(c), replayer.store(), replayer.scalars()); !s)
+                        return s.error();
+                    events_since_checkpoint = 0;
+                }
+                if (Status s = replayer.applyChunk(c, scratch); !s) return s.error();
+                events_since_checkpoint += chunk.meta;
+                break;
+            }
+            case ChunkKind::kRefs: {
+                auto it = std::find_if(open.begin(), open.end(), [&](const SnapshotInfo& s) { return s.gc == chunk.meta; });
+                if (it == open.end()) {
+                    open.push_back({chunk.meta, {}, 0, false});
+                    it = open.end() - 1;
+                }
+                it->refs_chunks.push_back(static_cast<uint32_t>(c));
+                break;
+            }
+            case ChunkKind::kRoots: {
+                SnapshotInfo info{chunk.meta, {}, static_cast<uint32_t>(c), true};
+                auto it = std::find_if(open.begin(), open.end(), [&](const SnapshotInfo& s) { return s.gc == chunk.meta; });
+                if (it != open.end()) {
+                    info.refs_chunks = std::move(it->refs_chunks);
+                    open.erase(it);
+                }
+                auto p = trace.payload(c, scratch);
+                if (!p) return p.error();
+                ByteReader r(p->data(), p->size());
+                uint64_t gc = r.varint();
+                uint64_t refs_chunks = r.varint();
+                if (r.failed() || gc != chunk.meta)
+                    return trace.errorAt(c, 0, "roots chunk header does not match its chunk (GC " + std::to_string(gc) + ")");
+                const uint32_t ended = replayer.scalars().gcs_ended;
+                if (refs_chunks != info.refs_chunks.size() || info.gc >= ended) {
+                    data.diagnostics.add(Anomaly::kIncompleteSnapshot, [&] {
+                        return trace.describe(c, 0, "snapshot of GC " + std::to_string(info.gc) + " has " +
+                                                        std::to_string(info.refs_chunks.size()) + " refs chunks, its roots chunk says " +
+                                                        std::to_string(refs_chunks) +
+                                                        (info.gc >= ended ? " (and that GC has not ended)" : ""));
+                    });
+                    break;
+                }
+                if (info.gc + 1 == ended && !replayer.scalars().heap_done) {
+                    pending.push_back(std::move(info));  // walked once the heap is complete
+                } else if (info.gc + 1 == ended) {
+                    reach(info, replayer.viewAt(info.gc));
+                } else {
+                    // Written after a later GC ended: its heap is gone from the working store.
+                    data.snapshots.push_back(info);
+                    data.gcs[info.gc].has_snapshot = true;
+                }
+                break;
+            }
+            default:
+                break;  // meta and symbols were read at open; unknown kinds are skipped
+        }
+        if (chunk.end() >= next_progress) {
+            next_progress = chunk.end() + kProgressBytes;
+            if (options.progress)
+                options.progress({chunk.end(), trace.fileSize(), static_cast<uint32_t>(data.gcs.size())});
+        }
+        if (chunk.end() - chunks[released_upto].offset >= kReleaseBytes) {
+            trace.releasePages(released_upto, c + 1);
+            released_upto = c + 1;
+        }
+    }
+    if (!replayer.stopped()) replayer.finish();
+    for (const SnapshotInfo& s : open) {
+        data.diagnostics.add(trace.truncated() ? Anomaly::kSnapshotCutOff : Anomaly::kIncompleteSnapshot, [&] {
+            return trace.describe(s.refs_chunks.front(), 0,
+                                  "snapshot of GC " + std::to_string(s.gc) + " has references but no roots chunk" +
+                                      (trace.truncated() ? " (the trace is cut off)" : ""));
+        });
+    }
+    std::sort(data.snapshots.begin(), data.snapshots.end(), [](const SnapshotInfo& a, const SnapshotInfo& b) { return a.gc < b.gc; });
+    trace.releasePages(0, chunks.size());
+    if (options.progress) options.progress({trace.fileSize(), trace.fileSize(), static_cast<uint32_t>(data.gcs.size())});
+    return h;
+}
+
+std::string HeapHistory::gcRangeError(uint64_t gc) const {
+    if (gcCount() == 0) return trace_->path() + ": GC " + std::to_string(gc) + " is out of range: the trace has no GCs";
+    return trace_->path() + ": GC " + std::to_string(gc) + " is out of range: the trace has " +
+           std::to_string(gcCount()) + " GCs (0.." + std::to_string(gcCount() - 1) + ")";
+}
+
+Status HeapHistory::replay(uint32_t from, uint32_t to, const std::function<bool(const HeapView&)>& fn) const {
+    const auto& chunks = trace_->chunks();
+    uint32_t start = 0;
+    Replayer replayer(*trace_, *data_, Replayer::Mode::kReplay);
+    if (checkpoints_->latestAtOrBefore(data_->gcs[from].final_chunk, &start)) {
+        Replayer::Scalars s;
+        if (Status st = checkpoints_->load(start, &replayer.store(), &s); !st) return st;
+        replayer.restore(s);
+    } else {
+        start = 0;
+    }
+    replayer.setOnHeap([&](const HeapView& view) {
+        if (view.gc() < from) return true;
+        if (!fn(view)) return false;
+        return view.gc() < to;
+    });
+    std::vector<uint8_t> scratch;
+    const uint32_t last = data_->gcs[to].final_chunk;
+    for (size_t c = start; c <= last && c < chunks.size() && !replayer.stopped(); ++c) {
+        if (chunks[c].kind != static_cast<uint16_t>(ChunkKind::kEvents)) continue;
+        if (Status s = replayer.applyChunk(c, scratch); !s) return s;
+    }
+    if (!replayer.stopped()) replayer.finish();
+    trace_->releasePages(start, std::min<size_t>(size_t{last} + 1, chunks.size()));
+    return {};
+}
+
+Result<HeapState> HeapHistory::heapAt(uint32_t gc) const {
+    if (gc >= gcCount()) return Error{gcRangeError(gc)};
+    std::optional<HeapState> out;
+    Status s = replay(gc, gc, [&](const HeapView& view) {
+        out.emplace(view);
+        return false;
+    });
+    if (!s) return s.error();
+    if (!out) return Error{trace_->path() + ": GC " + std::to_string(gc) + " could not be rebuilt"};
+    return std::move(*out);
+}
+
+Status HeapHistory::forEachHeap(uint32_t from, uint32_t to, const std::function<bool(const HeapView&)>& fn) const {
+    if (from > to) return Error{trace_->path() + ": GC range " + std::to_string(from) + ".." + std::to_string(to) + " is empty"};
+    if (to >= gcCount()) return Error{gcRangeError(to)};
+    return replay(from, to, fn);
+}
+
+Result<std::optional<HeapSnapshot>> HeapHistory::snapshotFor(const HeapState& heap) const {
+    const SnapshotInfo* best = nullptr;
+    for (const SnapshotInfo& s : data_->snapshots)
+        if (s.gc <= heap.gc()) best = &s;
+    if (!best) return std::optional<HeapSnapshot>{};
+    SnapshotLoadOptions lo;
+    lo.watermark = data_->watermarks[best->gc];
+    auto snap = loadSnapshot(*trace_, *best, heap.store(), lo);
+    if (!snap) return snap.error();
+    return std::optional<HeapSnapshot>(std::move(*snap));
+}
+
+}  // namespace memcity

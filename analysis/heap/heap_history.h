@@ -1,0 +1,81 @@
+// HeapHistory rebuilds the heap at every GC of a trace. build() makes one pass over the file:
+// it fills the per-GC series (live, allocated, freed, reachable), counts events, records
+// anomalies and saves checkpoints. heapAt(g) then rebuilds any GC from the nearest checkpoint;
+// forEachHeap() walks a range of GCs in one forward pass.
+//
+// Contract: the TraceFile outlives the HeapHistory, and the HeapHistory outlives the
+// HeapStates and views it hands out. Memory grows with the live objects of the trace, not with
+// the objects it allocates.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "heap/checkpoints.h"
+#include "heap/diagnostics.h"
+#include "heap/heap_state.h"
+#include "heap/replayer.h"
+#include "heap/snapshot.h"
+#include "trace/trace_reader.h"
+#include "util/result.h"
+
+namespace memcity {
+
+struct BuildProgress {
+    uint64_t bytes_done = 0;
+    uint64_t bytes_total = 0;
+    uint32_t gcs = 0;  // GCs whose heap is complete
+};
+
+struct HistoryOptions {
+    uint64_t checkpoint_events = 8'000'000;  // events between checkpoints: bounds a rebuild's replay
+    bool reachability = true;                // walk each complete snapshot for reachable bytes
+    std::string temp_dir;                    // for checkpoints; empty: $TMPDIR or /tmp
+    std::function<void(const BuildProgress&)> progress;  // called every few MB of trace
+    std::function<bool(const HeapView&)> on_heap;        // every heap as it completes; false stops
+};
+
+class HeapHistory {
+public:
+    static Result<HeapHistory> build(const TraceFile& trace, const HistoryOptions& options = {});
+
+    const TraceFile& trace() const { return *trace_; }
+    const std::vector<GcRecord>& gcs() const { return data_->gcs; }
+    size_t gcCount() const { return data_->gcs.size(); }
+    const EventCounts& counts() const { return data_->counts; }
+    const Diagnostics& diagnostics() const { return data_->diagnostics; }
+    const ShapeTable& shapes() const { return data_->shapes; }
+    const std::vector<SnapshotInfo>& snapshots() const { return data_->snapshots; }
+    const std::vector<uint64_t>& watermarks() const { return data_->watermarks; }
+    const CheckpointStore& checkpoints() const { return *checkpoints_; }
+    bool stoppedEarly() const { return stopped_early_; }
+
+    // The heap at the end of GC `gc`. Error when `gc` is out of range.
+    Result<HeapState> heapAt(uint32_t gc) const;
+
+    // Calls fn with the heap of every GC in [from, to], in order, in one forward pass; fn returns
+    // false to stop. Error when the range is out of bounds.
+    Status forEachHeap(uint32_t from, uint32_t to, const std::function<bool(const HeapView&)>& fn) const;
+
+    // The latest complete snapshot taken at or before the heap's GC, loaded against the heap's
+    // positions (references of objects that died since are dropped). Empty when there is none.
+    Result<std::optional<HeapSnapshot>> snapshotFor(const HeapState& heap) const;
+
+    // "GC 12 is out of range: the trace has 10 GCs (0..9)"
+    std::string gcRangeError(uint64_t gc) const;
+
+private:
+    HeapHistory() = default;
+    Status replay(uint32_t from, uint32_t to, const std::function<bool(const HeapView&)>& fn) const;
+
+    const TraceFile* trace_ = nullptr;
+    std::unique_ptr<HistoryData> data_;
+    std::unique_ptr<CheckpointStore> checkpoints_;
+    bool stopped_early_ = false;
+};
+
+}  // namespace memcity

@@ -1,0 +1,44 @@
+#include "heap/id_index.h"
+
+#include <algorithm>
+#include <bit>
+
+namespace memcity {
+
+IdIndex::IdIndex(const IdColumn& ids, size_t end) : ids_(&ids), end_(end) {
+    if (end == 0) return;
+    base_ = ids.get(0);
+    uint64_t range = ids.get(end - 1) - base_ + 1;
+    uint64_t max_blocks = std::max<uint64_t>(1, end / 2);
+    shift_ = 0;
+    while ((range >> shift_) > max_blocks) ++shift_;
+    uint64_t blocks = (range >> shift_) + 1;
+    first_.assign(blocks + 1, static_cast<uint32_t>(end));
+    HiCursor cursor(ids.runs);
+    for (size_t pos = 0; pos < end; ++pos) {
+        uint64_t id = uint64_t{cursor.hiAt(pos)} << 32 | ids.lo[pos];
+        uint32_t& f = first_[(id - base_) >> shift_];
+        if (f == end) f = static_cast<uint32_t>(pos);
+    }
+    // Empty blocks point at the next non-empty block's first position.
+    for (size_t b = blocks; b-- > 0;) first_[b] = std::min(first_[b], first_[b + 1]);
+}
+
+size_t IdIndex::find(uint64_t id) const {
+    if (end_ == 0 || id < base_) return end_;
+    uint64_t b = (id - base_) >> shift_;
+    if (b + 1 >= first_.size()) return end_;
+    size_t lo = first_[b], hi = first_[b + 1];
+    if (hi - lo <= 8) {
+        for (size_t pos = lo; pos < hi; ++pos) {
+            uint64_t v = ids_->get(pos);
+            if (v == id) return pos;
+            if (v > id) break;
+        }
+        return end_;
+    }
+    size_t pos = ids_->lowerBound(id, lo, hi);
+    return pos < hi && ids_->get(pos) == id ? pos : end_;
+}
+
+}  // namespace memcity

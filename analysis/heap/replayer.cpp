@@ -1,0 +1,329 @@
+#include "heap/replayer.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace memcity {
+
+Replayer::Replayer(const TraceFile& trace, HistoryData& data, Mode mode)
+    : trace_(trace),
+      symbols_(trace.symbols()),
+      data_(data),
+      mode_(mode),
+      alignment_(trace.header().object_alignment) {}
+
+template <class... Parts>
+void Replayer::anomaly(Anomaly a, size_t offset, const Parts&... parts) {
+    if (!build()) return;
+    data_.diagnostics.add(a, [&] {
+        std::ostringstream os;
+        (os << ... << parts);
+        return trace_.describe(chunk_, offset, os.str());
+    });
+}
+
+void Replayer::count(format::EventKind k, int64_t t) {
+    if (!build()) return;
+    EventCounts& c = data_.counts;
+    ++c.by_kind[static_cast<size_t>(k)];
+    if (!c.any_time) {
+        c.first_time_ns = c.last_time_ns = t;
+        c.any_time = true;
+    } else {
+        c.first_time_ns = std::min(c.first_time_ns, t);
+        c.last_time_ns = std::max(c.last_time_ns, t);
+    }
+}
+
+uint32_t Replayer::epochOf(uint64_t id) const {
+    const auto& w = data_.watermarks;
+    auto end = w.begin() + s_.gcs_ended;
+    return static_cast<uint32_t>(std::upper_bound(w.begin(), end, id) - w.begin());
+}
+
+Status Replayer::applyChunk(size_t index, std::vector<uint8_t>& scratch) {
+    chunk_ = index;
+    auto p = trace_.payload(index, scratch);
+    if (!p) return p.error();
+    DecodeStatus st = decodeEvents(*p, symbols_, alignment_, *this);
+    if (!st.ok) return trace_.errorAt(index, st.offset, st.message);
+    return {};
+}
+
+void Replayer::onAlloc(const AllocEvent& e, size_t offset) {
+    const bool is_array = e.isArray();
+    if (build()) {
+        count(is_array ? format::EventKind::kAllocArray : format::EventKind::kAlloc, e.time_ns);
+        EventCounts& c = data_.counts;
+        ++c.objects_allocated;
+        c.bytes_allocated += e.size;
+        c.arrays_allocated += is_array;
+        c.max_object_id = std::max(c.max_object_id, e.id);
+        // Remember which ids exist, to tell a death of an unknown object from a double death.
+        if (ids_.empty() || e.id > ids_.back().end) {
+            ids_.push_back({e.id, e.id + 1});
+        } else if (e.id == ids_.back().end) {
+            ++ids_.back().end;
+        } else {
+            noteIdOutOfOrder(e.id);
+        }
+    }
+    Shape sh{e.type, e.site, e.thread, is_array ? 0u : static_cast<uint32_t>(e.size)};
+    uint32_t shape = build() ? data_.shapes.intern(sh) : findShape(sh);
+    uint64_t explicit_size = 0;
+    if (is_array && e.size != arrayBytes(symbols_.type(e.type), e.length, alignment_)) explicit_size = e.size;
+    store_.append(e.id, shape, e.length, explicit_size);
+    s_.all_objects++;
+    s_.all_bytes += e.size;
+    if (e.id >= s_.last_watermark) {
+        s_.tail_objects++;
+        s_.tail_bytes += e.size;
+        s_.epoch_objects++;
+        s_.epoch_bytes += e.size;
+        return;
+    }
+    // Born before the last GC ended but written after it (a buffer flushed late). Normal while
+    // the last GC's heap is still open; late once the heap of its epoch was completed.
+    uint32_t epoch = epochOf(e.id);
+    bool completed = epoch + 1 < s_.gcs_ended || s_.heap_done;
+    if (completed)
+        anomaly(Anomaly::kLateAlloc, offset, "object ", e.id, " was born before GC ", epoch,
+                " ended, but written after that GC's heap was complete");
+    if (build()) {
+        data_.gcs[epoch].allocated_objects++;
+        data_.gcs[epoch].allocated_bytes += e.size;
+    }
+}
+
+uint32_t Replayer::findShape(const Shape& sh) {
+    // Replays run after the build interned every shape, so they only look shapes up (and may
+    // run side by side). The last shape found is checked first.
+    if (last_shape_id_ != ShapeTable::kNone && last_shape_.type == sh.type && last_shape_.site == sh.site &&
+        last_shape_.thread == sh.thread && last_shape_.size == sh.size)
+        return last_shape_id_;
+    uint32_t id = data_.shapes.find(sh);
+    if (id == ShapeTable::kNone) id = data_.shapes.intern(sh);  // only if the trace changed underneath
+    last_shape_ = sh;
+    last_shape_id_ = id;
+    return id;
+}
+
+void Replayer::noteIdOutOfOrder(uint64_t id) {
+    // Find the first interval ending at or after id.
+    auto it = std::lower_bound(ids_.begin(), ids_.end(), id, [](const IdInterval& r, uint64_t v) { return r.end < v; });
+    if (it != ids_.end() && it->begin <= id && id < it->end) return;  // a duplicate; normalize() reports it
+    if (it != ids_.end() && it->end == id) {
+        ++it->end;
+        auto next = it + 1;
+        if (next != ids_.end() && next->begin == it->end) {
+            it->end = next->end;
+            ids_.erase(next);
+        }
+        return;
+    }
+    if (it != ids_.end() && it->begin == id + 1) {
+        it->begin = id;
+        return;
+    }
+    ids_.insert(it, {id, id + 1});
+}
+
+bool Replayer::idWasAllocated(uint64_t id) const {
+    auto it = std::lower_bound(ids_.begin(), ids_.end(), id, [](const IdInterval& r, uint64_t v) { return r.end <= v; });
+    return it != ids_.end() && it->begin <= id;
+}
+
+void Replayer::normalize() {
+    store_.normalize([&](size_t pos) {
+        uint64_t id = store_.id(pos);
+        uint64_t size = store_.sizeOf(pos, data_.shapes, symbols_, alignment_);
+        anomaly(Anomaly::kDuplicateAlloc, 0, "object id ", id, " was allocated twice; the later copy is dropped");
+        store_.kill(pos);
+        s_.all_objects--;
+        s_.all_bytes -= size;
+        if (id >= s_.last_watermark) {
+            s_.tail_objects--;
+            s_.tail_bytes -= size;
+            s_.epoch_objects--;
+            s_.epoch_bytes -= size;
+        } else if (build()) {
+            uint32_t epoch = epochOf(id);
+            data_.gcs[epoch].allocated_objects--;
+            data_.gcs[epoch].allocated_bytes -= size;
+        }
+        if (build()) {
+            data_.counts.objects_allocated--;
+            data_.counts.bytes_allocated -= size;
+        }
+    });
+}
+
+void Replayer::onDeath(uint32_t gc, uint64_t id, size_t offset) {
+    if (build()) {
+        ++data_.counts.by_kind[static_cast<size_t>(format::EventKind::kDeaths)];
+        ++data_.counts.deaths;
+    }
+    if (!store_.isSorted()) normalize();
+    size_t pos = store_.find(id, death_hint_);
+    if (pos == store_.size()) {
+        if (build()) {
+            if (idWasAllocated(id))
+                anomaly(Anomaly::kDoubleDeath, offset, "object ", id, " dies at GC ", gc, " but was already dead");
+            else
+                anomaly(Anomaly::kUnknownDeath, offset, "object ", id, " dies at GC ", gc, " but was never allocated");
+        }
+        return;
+    }
+    death_hint_ = pos;
+    if (!store_.alive(pos)) {
+        anomaly(Anomaly::kDoubleDeath, offset, "object ", id, " dies at GC ", gc, " but was already dead");
+        return;
+    }
+    uint64_t size = store_.sizeOf(pos, data_.shapes, symbols_, alignment_);
+    store_.kill(pos);
+    s_.all_objects--;
+    s_.all_bytes -= size;
+    if (id >= s_.last_watermark) {  // born after the last GC ended: it cannot have died yet
+        s_.tail_objects--;
+        s_.tail_bytes -= size;
+        s_.epoch_objects--;
+        s_.epoch_bytes -= size;
+    }
+    if (gc >= s_.gcs_ended) {
+        anomaly(Anomaly::kEarlyDeath, offset, "object ", id, " dies at GC ", gc, ", which has not ended (",
+                s_.gcs_ended, " GCs ended so far)");
+        return;
+    }
+    if (gc + 1 < s_.gcs_ended || s_.heap_done)
+        anomaly(Anomaly::kLateDeath, offset, "object ", id, " dies at GC ", gc, ", written after GC ", gc + 1,
+                " started");
+    if (build()) {
+        data_.gcs[gc].freed_objects++;
+        data_.gcs[gc].freed_bytes += size;
+    }
+}
+
+bool Replayer::onGcStart(const GcStartEvent& e, size_t offset) {
+    count(format::EventKind::kGcStart, e.time_ns);
+    const uint32_t expected = s_.gcs_ended;
+    if (s_.in_gc)
+        anomaly(Anomaly::kGcUnfinished, offset, "GC ", s_.open_gc, " started but never ended; GC ", e.gc,
+                " starts here");
+    if (e.gc != expected)
+        anomaly(Anomaly::kGcOutOfOrder, offset, "GC start carries index ", e.gc, ", expected ", expected);
+    if (!s_.heap_done) {
+        completeHeap();
+        if (stopped_) return false;
+    }
+    s_.in_gc = 1;
+    s_.open_gc = expected;
+    s_.start = e;
+    s_.start.gc = expected;
+    return true;
+}
+
+bool Replayer::onGcEnd(const GcEndEvent& e, size_t offset) {
+    count(format::EventKind::kGcEnd, e.time_ns);
+    const uint32_t g = s_.gcs_ended;
+    if (!s_.in_gc) {
+        anomaly(Anomaly::kGcOutOfOrder, offset, "GC end (index ", e.gc, ") without a GC start");
+        if (!s_.heap_done) completeHeap();
+        s_.start = GcStartEvent{g, 0, 0, e.time_ns};
+    } else if (e.gc != g) {
+        anomaly(Anomaly::kGcOutOfOrder, offset, "GC end carries index ", e.gc, ", expected ", g);
+    }
+    uint64_t wm = e.next_object_id;
+    if (wm < s_.last_watermark) {
+        anomaly(Anomaly::kWatermarkBackwards, offset, "GC ", g, " ends with next object id ", wm,
+                ", below the previous GC's ", s_.last_watermark);
+        wm = s_.last_watermark;
+    }
+    if (build()) {
+        data_.watermarks.push_back(wm);
+        GcRecord r;
+        r.index = g;
+        r.kind = s_.start.kind;
+        r.cause = s_.start.cause;
+        r.start_ns = s_.start.time_ns;
+        r.end_ns = e.time_ns;
+        r.pause_ns = e.pause_ns;
+        r.vm_heap_before = e.heap_used_before;
+        r.vm_heap_after = e.heap_used_after;
+        r.vm_heap_committed = e.heap_committed;
+        r.next_object_id = wm;
+        data_.gcs.push_back(r);
+    }
+    s_.last_watermark = wm;
+    s_.gcs_ended = g + 1;
+    s_.in_gc = 0;
+    s_.heap_done = 0;
+    retail();
+    if (build()) {
+        // Objects in the open epoch with ids past the watermark belong to the next epoch.
+        data_.gcs[g].allocated_objects += s_.epoch_objects - s_.tail_objects;
+        data_.gcs[g].allocated_bytes += s_.epoch_bytes - s_.tail_bytes;
+    }
+    s_.epoch_objects = s_.tail_objects;
+    s_.epoch_bytes = s_.tail_bytes;
+    store_.maybeCompact();
+    death_hint_ = 0;
+    return true;
+}
+
+void Replayer::retail() {
+    normalize();
+    s_.tail_objects = 0;
+    s_.tail_bytes = 0;
+    for (size_t pos = store_.lowerBound(s_.last_watermark); pos < store_.size(); ++pos) {
+        if (!store_.alive(pos)) continue;
+        s_.tail_objects++;
+        s_.tail_bytes += store_.sizeOf(pos, data_.shapes, symbols_, alignment_);
+    }
+}
+
+void Replayer::completeHeap() {
+    const uint32_t g = s_.gcs_ended - 1;
+    s_.heap_done = 1;
+    if (build()) {
+        GcRecord& r = data_.gcs[g];
+        r.live_objects = s_.all_objects - s_.tail_objects;
+        r.live_bytes = s_.all_bytes - s_.tail_bytes;
+        r.final_chunk = static_cast<uint32_t>(chunk_);
+        EventCounts& c = data_.counts;
+        if (r.live_objects > c.peak_live_objects) {
+            c.peak_live_objects = r.live_objects;
+            c.peak_objects_gc = g;
+        }
+        if (r.live_bytes > c.peak_live_bytes) {
+            c.peak_live_bytes = r.live_bytes;
+            c.peak_bytes_gc = g;
+        }
+    }
+    if (on_heap_ && !on_heap_(viewAt(g))) stopped_ = true;
+}
+
+HeapView Replayer::viewAt(uint32_t gc) {
+    normalize();
+    const GcRecord& r = data_.gcs[gc];
+    size_t cut = store_.lowerBound(data_.watermarks[gc]);
+    return HeapView(store_, cut, gc, data_.shapes, symbols_, alignment_,
+                    std::span<const uint64_t>(data_.watermarks.data(), size_t{gc} + 1), r.live_objects, r.live_bytes);
+}
+
+void Replayer::finish() {
+    if (s_.in_gc && build()) {
+        if (trace_.truncated()) {
+            data_.diagnostics.add(Anomaly::kGcCutOff, [&] {
+                return trace_.path() + ": the trace ends inside GC " + std::to_string(s_.open_gc) +
+                       " (cut off); that GC is left out";
+            });
+        } else {
+            data_.diagnostics.add(Anomaly::kGcUnfinished, [&] {
+                return trace_.path() + ": GC " + std::to_string(s_.open_gc) + " started but the trace ends before it did";
+            });
+        }
+    }
+    if (!s_.heap_done && s_.gcs_ended > 0) completeHeap();
+}
+
+}  // namespace memcity

@@ -1,0 +1,139 @@
+// Replayer applies decoded events to an ObjectStore, in stream order, and completes the heap of
+// GC g when the stream reaches the start of GC g+1 (or its end): deaths of GC g are written
+// after GC g ends, so only then is that heap known. The heap of GC g holds the live objects
+// whose ids are below GC g's watermark (the next object id at its end).
+//
+// In build mode it also fills the per-GC series, counts events and records anomalies; in replay
+// mode (from a checkpoint) it only rebuilds the store, reusing what the build learned.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+#include "heap/diagnostics.h"
+#include "heap/heap_state.h"
+#include "heap/object_store.h"
+#include "heap/shape_table.h"
+#include "trace/event_decoder.h"
+#include "trace/trace_reader.h"
+
+namespace memcity {
+
+struct EventCounts {
+    std::array<uint64_t, format::kEventKindCount> by_kind{};  // events per format::EventKind
+    uint64_t deaths = 0;              // object ids in DEATHS events
+    uint64_t objects_allocated = 0;
+    uint64_t bytes_allocated = 0;
+    uint64_t arrays_allocated = 0;
+    uint64_t max_object_id = 0;
+    int64_t first_time_ns = 0, last_time_ns = 0;
+    bool any_time = false;
+    uint64_t peak_live_objects = 0, peak_live_bytes = 0;
+    uint32_t peak_objects_gc = 0, peak_bytes_gc = 0;
+    uint64_t total() const {
+        uint64_t n = 0;
+        for (uint64_t c : by_kind) n += c;
+        return n;
+    }
+};
+
+struct SnapshotInfo {
+    uint32_t gc = 0;
+    std::vector<uint32_t> refs_chunks;
+    uint32_t roots_chunk = 0;
+    bool complete = false;
+};
+
+// What the build pass learns; replays read it.
+struct HistoryData {
+    ShapeTable shapes;
+    std::vector<uint64_t> watermarks;  // per GC: its next object id
+    std::vector<GcRecord> gcs;
+    Diagnostics diagnostics;
+    EventCounts counts;
+    std::vector<SnapshotInfo> snapshots;  // complete snapshots, by GC
+};
+
+class Replayer : public EventVisitorBase {
+public:
+    enum class Mode { kBuild, kReplay };
+
+    // Scalar state, saved and restored with checkpoints.
+    struct Scalars {
+        uint64_t all_objects = 0, all_bytes = 0;    // everything alive in the store
+        uint64_t tail_objects = 0, tail_bytes = 0;  // ... of which born after the last GC end
+        uint64_t epoch_objects = 0, epoch_bytes = 0;  // allocated in the open epoch (build mode)
+        uint64_t last_watermark = 0;
+        uint32_t gcs_ended = 0;
+        uint32_t open_gc = 0;    // index of the GC in progress (valid when in_gc)
+        uint8_t in_gc = 0;
+        uint8_t heap_done = 1;   // the heap of GC gcs_ended-1 is complete
+        GcStartEvent start{};
+    };
+
+    Replayer(const TraceFile& trace, HistoryData& data, Mode mode);
+
+    // Called with each completed heap; return false to stop the replay there.
+    void setOnHeap(std::function<bool(const HeapView&)> fn) { on_heap_ = std::move(fn); }
+    bool stopped() const { return stopped_; }
+
+    // Decodes and applies one EVENTS chunk.
+    Status applyChunk(size_t index, std::vector<uint8_t>& scratch);
+    // The stream ended: completes the last heap.
+    void finish();
+
+    // The working store, normalized, and a view of it cut at GC `gc`'s watermark.
+    HeapView viewAt(uint32_t gc);
+    ObjectStore& store() { return store_; }
+    const Scalars& scalars() const { return s_; }
+    void restore(const Scalars& s) { s_ = s; }
+
+    // Event visitor.
+    void onAlloc(const AllocEvent& e, size_t offset);
+    void onDeath(uint32_t gc, uint64_t id, size_t offset);
+    bool onGcStart(const GcStartEvent& e, size_t offset);
+    bool onGcEnd(const GcEndEvent& e, size_t offset);
+    void onThreadStart(const ThreadEvent& e, size_t offset) { count(format::EventKind::kThreadStart, e.time_ns); (void)offset; }
+    void onThreadEnd(const ThreadEvent& e, size_t offset) { count(format::EventKind::kThreadEnd, e.time_ns); (void)offset; }
+    void onMove(const MoveEvent&, size_t) { countOnly(format::EventKind::kMove); }
+    void onExtension(uint32_t, std::span<const uint8_t>, size_t) { countOnly(format::EventKind::kExtension); }
+
+private:
+    bool build() const { return mode_ == Mode::kBuild; }
+    void count(format::EventKind k, int64_t t);
+    void countOnly(format::EventKind k) {
+        if (build()) ++data_.counts.by_kind[static_cast<size_t>(k)];
+    }
+    void completeHeap();
+    void normalize();
+    void retail();
+    template <class... Parts>
+    void anomaly(Anomaly a, size_t offset, const Parts&... parts);
+    uint32_t epochOf(uint64_t id) const;
+    void noteIdOutOfOrder(uint64_t id);
+    uint32_t findShape(const Shape& sh);
+    bool idWasAllocated(uint64_t id) const;
+
+    struct IdInterval {
+        uint64_t begin, end;  // [begin, end) all allocated
+    };
+
+    const TraceFile& trace_;
+    const SymbolTable& symbols_;
+    HistoryData& data_;
+    Mode mode_;
+    uint32_t alignment_;
+    ObjectStore store_;
+    Scalars s_;
+    size_t chunk_ = 0;
+    size_t death_hint_ = 0;
+    Shape last_shape_{};
+    uint32_t last_shape_id_ = ShapeTable::kNone;
+    std::vector<IdInterval> ids_;  // build mode: every id allocated so far, as disjoint intervals
+    bool stopped_ = false;
+    std::function<bool(const HeapView&)> on_heap_;
+};
+
+}  // namespace memcity

@@ -1,0 +1,80 @@
+#include "cli/args.h"
+
+#include <charconv>
+
+namespace memcity::cli {
+
+bool parseUnsigned(std::string_view text, uint64_t* out) {
+    if (text.empty()) return false;
+    auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), *out);
+    return ec == std::errc() && p == text.data() + text.size();
+}
+
+Result<Args> Args::parse(std::string_view command, const std::vector<std::string>& argv,
+                         const std::vector<OptionSpec>& specs) {
+    Args a;
+    a.command_ = std::string(command);
+    bool options_done = false;
+    for (size_t i = 0; i < argv.size(); ++i) {
+        const std::string& w = argv[i];
+        if (options_done || w.empty() || w[0] != '-' || w == "-") {
+            a.positionals_.push_back(w);
+            continue;
+        }
+        if (w == "--") {
+            options_done = true;
+            continue;
+        }
+        if (w == "--help" || w == "-h") {
+            a.values_["--help"] = "";
+            continue;
+        }
+        std::string name = w, inline_value;
+        bool has_inline = false;
+        if (auto eq = w.find('='); eq != std::string::npos && w.rfind("--", 0) == 0) {
+            name = w.substr(0, eq);
+            inline_value = w.substr(eq + 1);
+            has_inline = true;
+        }
+        const OptionSpec* spec = nullptr;
+        for (const OptionSpec& s : specs)
+            if (s.name == name || (!s.short_name.empty() && s.short_name == name)) spec = &s;
+        if (!spec)
+            return Error{"memcity " + a.command_ + ": unknown option '" + name + "' (see 'memcity " + a.command_ +
+                         " --help')"};
+        const std::string key(spec->name);
+        if (!spec->takes_value) {
+            if (has_inline) return Error{"memcity " + a.command_ + ": option " + key + " takes no value"};
+            a.values_[key] = "";
+            continue;
+        }
+        if (has_inline) {
+            a.values_[key] = inline_value;
+        } else if (i + 1 < argv.size()) {
+            a.values_[key] = argv[++i];
+        } else {
+            return Error{"memcity " + a.command_ + ": option " + key + " needs a value"};
+        }
+    }
+    return a;
+}
+
+std::optional<std::string> Args::value(std::string_view name) const {
+    auto it = values_.find(std::string(name));
+    if (it == values_.end()) return std::nullopt;
+    return it->second;
+}
+
+Result<uint64_t> Args::unsignedValue(std::string_view name, uint64_t fallback, uint64_t min, uint64_t max) const {
+    auto v = value(name);
+    if (!v) return fallback;
+    uint64_t n = 0;
+    if (!parseUnsigned(*v, &n) || n < min || n > max) {
+        std::string range = max == UINT64_MAX ? "an integer of at least " + std::to_string(min)
+                                              : "an integer from " + std::to_string(min) + " to " + std::to_string(max);
+        return Error{"memcity " + command_ + ": " + std::string(name) + " expects " + range + ", got '" + *v + "'"};
+    }
+    return n;
+}
+
+}  // namespace memcity::cli

@@ -1,0 +1,46 @@
+// Command-line parsing for memcity's subcommands: flags, options with values, positionals.
+// Problems come back as one-line messages naming the command and the offending word.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "util/result.h"
+
+namespace memcity::cli {
+
+struct OptionSpec {
+    std::string_view name;         // "--scale"
+    bool takes_value = false;
+    std::string_view short_name;   // "-o", or empty
+};
+
+class Args {
+public:
+    // Parses argv[begin..) for `command`. "--" ends options. "--help"/"-h" is always a flag.
+    static Result<Args> parse(std::string_view command, const std::vector<std::string>& argv,
+                              const std::vector<OptionSpec>& specs);
+
+    bool has(std::string_view name) const { return values_.count(std::string(name)) != 0; }
+    std::optional<std::string> value(std::string_view name) const;
+    const std::vector<std::string>& positionals() const { return positionals_; }
+    bool help() const { return has("--help"); }
+
+    // Typed values; errors name the command and option.
+    Result<uint64_t> unsignedValue(std::string_view name, uint64_t fallback, uint64_t min = 0,
+                                   uint64_t max = UINT64_MAX) const;
+
+private:
+    std::string command_;
+    std::map<std::string, std::string> values_;
+    std::vector<std::string> positionals_;
+};
+
+// Parses a decimal unsigned integer; false on anything else.
+bool parseUnsigned(std::string_view text, uint64_t* out);
+
+}  // namespace memcity::cli

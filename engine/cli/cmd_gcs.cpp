@@ -1,0 +1,113 @@
+// memcity gcs FILE [--from A] [--to B] [--json]
+#include <cstdio>
+#include <iostream>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/json_writer.h"
+#include "cli/load.h"
+#include "cli/text_format.h"
+
+namespace memcity::cli {
+namespace {
+
+std::string causeOf(const TraceFile& f, const GcRecord& g) {
+    return g.cause ? std::string(f.symbols().string(g.cause)) : std::string();
+}
+
+void printJson(const LoadedTrace& t, uint32_t from, uint32_t to) {
+    JsonWriter j;
+    j.beginObject();
+    j.field("file", t.trace->path());
+    j.key("gcs").beginArray();
+    const auto& gcs = t.history->gcs();
+    for (uint32_t i = from; i <= to && i < gcs.size(); ++i) {
+        const GcRecord& g = gcs[i];
+        j.beginObject();
+        j.field("index", g.index).field("kind", format::gcKindName(g.kind)).field("cause", causeOf(*t.trace, g));
+        j.field("start_ns", g.start_ns).field("end_ns", g.end_ns).field("pause_ns", g.pause_ns);
+        j.field("live_objects", g.live_objects).field("live_bytes", g.live_bytes);
+        j.field("allocated_objects", g.allocated_objects).field("allocated_bytes", g.allocated_bytes);
+        j.field("freed_objects", g.freed_objects).field("freed_bytes", g.freed_bytes);
+        j.field("snapshot", g.has_snapshot);
+        bool reach = g.has_snapshot && (g.reachable_objects || g.unreached_objects);
+        for (auto [k, v] : {std::pair{"reachable_objects", g.reachable_objects}, {"reachable_bytes", g.reachable_bytes},
+                            {"unreached_objects", g.unreached_objects}, {"unreached_bytes", g.unreached_bytes}}) {
+            j.key(k);
+            if (reach) j.value(v);
+            else j.null();
+        }
+        j.field("vm_heap_before", g.vm_heap_before).field("vm_heap_after", g.vm_heap_after);
+        j.field("next_object_id", g.next_object_id);
+        j.endObject();
+    }
+    j.endArray();
+    j.endObject();
+    std::cout << j.str();
+}
+
+void printTable(const LoadedTrace& t, uint32_t from, uint32_t to) {
+    std::printf("%5s %-6s %-20s %10s %9s %11s %10s %10s %10s %10s\n", "GC", "kind", "cause", "end", "pause", "live objs",
+                "live", "allocated", "freed", "reachable");
+    const auto& gcs = t.history->gcs();
+    for (uint32_t i = from; i <= to && i < gcs.size(); ++i) {
+        const GcRecord& g = gcs[i];
+        std::string cause = causeOf(*t.trace, g);
+        if (cause.size() > 20) cause = cause.substr(0, 19) + "~";
+        bool reach = g.has_snapshot && (g.reachable_objects || g.unreached_objects);
+        std::printf("%5u %-6s %-20s %10s %9s %11s %10s %10s %10s %10s\n", g.index,
+                    std::string(format::gcKindName(g.kind)).c_str(), cause.c_str(), formatDuration(g.end_ns).c_str(),
+                    formatDuration(static_cast<int64_t>(g.pause_ns)).c_str(), formatCount(g.live_objects).c_str(),
+                    formatBytes(g.live_bytes).c_str(), formatBytes(g.allocated_bytes).c_str(),
+                    formatBytes(g.freed_bytes).c_str(), reach ? formatBytes(g.reachable_bytes).c_str() : "-");
+    }
+}
+
+}  // namespace
+
+int runGcs(const Words& words) {
+    auto args = Args::parse("gcs", words, {{"--json", false, ""}, {"--from", true, ""}, {"--to", true, ""}});
+    if (!args) {
+        std::cerr << args.error().message << "\n";
+        return 1;
+    }
+    if (args->help()) return printHelp("gcs");
+    if (args->positionals().size() != 1) {
+        std::cerr << "memcity gcs: expected one trace file (see 'memcity gcs --help')\n";
+        return 1;
+    }
+    auto from = args->unsignedValue("--from", 0);
+    auto to = args->unsignedValue("--to", UINT64_MAX);
+    for (const Result<uint64_t>* r : {&from, &to}) {
+        if (!*r) {
+            std::cerr << r->error().message << "\n";
+            return 1;
+        }
+    }
+    auto loaded = loadTrace(args->positionals()[0]);
+    if (!loaded) {
+        std::cerr << "error: " << loaded.error().message << "\n";
+        return 1;
+    }
+    const HeapHistory& h = *loaded->history;
+    uint64_t last = h.gcCount() == 0 ? 0 : h.gcCount() - 1;
+    uint64_t a = *from, b = args->has("--to") ? *to : last;
+    for (uint64_t gc : {a, b}) {
+        if (h.gcCount() == 0 || gc > last) {
+            if (gc == 0 && h.gcCount() == 0 && !args->has("--from") && !args->has("--to")) break;
+            std::cerr << "memcity gcs: " << h.gcRangeError(gc) << "\n";
+            return 1;
+        }
+    }
+    if (a > b) {
+        std::cerr << "memcity gcs: --from " << a << " is after --to " << b << "\n";
+        return 1;
+    }
+    printDiagnostics(*loaded, std::cerr, false);
+    if (args->has("--json")) printJson(*loaded, static_cast<uint32_t>(a), static_cast<uint32_t>(b));
+    else if (h.gcCount() > 0) printTable(*loaded, static_cast<uint32_t>(a), static_cast<uint32_t>(b));
+    else std::cout << "the trace has no GCs\n";
+    return 0;
+}
+
+}  // namespace memcity::cli

@@ -1,0 +1,139 @@
+// memcity [FILE] [--gc N]: a terminal overview of a trace.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/load.h"
+#include "cli/text_format.h"
+
+namespace memcity::cli {
+namespace {
+
+// Live bytes per GC as rows of block characters, the tallest column at full height.
+void printChart(const HeapHistory& h) {
+    const auto& gcs = h.gcs();
+    if (gcs.empty()) return;
+    const size_t cols = std::min<size_t>(gcs.size(), 64);
+    const int rows = 8;
+    std::vector<uint64_t> live(cols, 0), reach(cols, 0);
+    for (size_t c = 0; c < cols; ++c) {
+        size_t a = c * gcs.size() / cols, b = std::max(a + 1, (c + 1) * gcs.size() / cols);
+        for (size_t g = a; g < b; ++g) {
+            live[c] = std::max(live[c], gcs[g].live_bytes);
+            if (gcs[g].has_snapshot) reach[c] = std::max(reach[c], gcs[g].reachable_bytes);
+        }
+    }
+    uint64_t top = std::max<uint64_t>(1, *std::max_element(live.begin(), live.end()));
+    static const char* blocks[] = {" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+    std::cout << "\nlive heap after each GC (" << gcs.size() << " GCs" << (cols < gcs.size() ? ", max per column" : "")
+              << ")\n";
+    for (int r = rows - 1; r >= 0; --r) {
+        std::string label = r == rows - 1 ? formatBytes(top) : r == 0 ? "0" : "";
+        std::printf("%10s |", label.c_str());
+        for (size_t c = 0; c < cols; ++c) {
+            double eighths = static_cast<double>(live[c]) * rows * 8 / static_cast<double>(top) - r * 8;
+            int e = std::clamp(static_cast<int>(eighths + 0.5), 0, 8);
+            std::cout << blocks[e];
+        }
+        std::cout << "\n";
+    }
+    std::printf("%10s +%s\n", "", std::string(cols, '-').c_str());
+    std::printf("%10s  GC 0%*s\n", "", static_cast<int>(cols > 6 ? cols - 4 : 2),
+                ("GC " + std::to_string(gcs.size() - 1)).c_str());
+}
+
+void printTopTypes(const LoadedTrace& t, uint32_t gc) {
+    auto heap = t.history->heapAt(gc);
+    if (!heap) {
+        std::cerr << "error: " << heap.error().message << "\n";
+        return;
+    }
+    HeapView v = heap->view();
+    struct Row {
+        uint64_t objects = 0, bytes = 0;
+    };
+    std::unordered_map<uint32_t, Row> by_type;
+    v.forEachLive([&](size_t pos) {
+        Row& r = by_type[v.type(pos)];
+        r.objects++;
+        r.bytes += v.size(pos);
+    });
+    std::vector<std::pair<uint32_t, Row>> rows(by_type.begin(), by_type.end());
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
+        return a.second.bytes != b.second.bytes ? a.second.bytes > b.second.bytes : a.first < b.first;
+    });
+    std::cout << "\nbiggest types at GC " << gc << " (" << formatCount(v.liveObjects()) << " objects, "
+              << formatBytes(v.liveBytes()) << ")\n";
+    const SymbolTable& s = t.trace->symbols();
+    for (size_t i = 0; i < std::min<size_t>(rows.size(), 10); ++i) {
+        const auto& [type, r] = rows[i];
+        double share = v.liveBytes() ? static_cast<double>(r.bytes) / static_cast<double>(v.liveBytes()) : 0.0;
+        std::string bar(static_cast<size_t>(share * 30 + 0.5), '#');
+        std::printf("  %10s %6s %12s objects  %-30s %s\n", formatBytes(r.bytes).c_str(), formatPercent(share).c_str(),
+                    formatCount(r.objects).c_str(), bar.c_str(), s.type(type).name.c_str());
+    }
+}
+
+}  // namespace
+
+int runOverview(const Words& words) {
+    auto args = Args::parse("open", words, {{"--gc", true, ""}});
+    if (!args) {
+        std::cerr << args.error().message << "\n";
+        return 1;
+    }
+    if (args->help()) return printHelp("open");
+    if (args->positionals().size() > 1) {
+        std::cerr << "memcity: expected at most one trace file (see 'memcity --help')\n";
+        return 1;
+    }
+    std::string path = args->positionals().empty() ? demoTracePath() : args->positionals()[0];
+    if (path.empty()) {
+        std::cerr << "memcity: the bundled demo trace was not found; build it with 'cmake --build build' or name a FILE\n";
+        return 1;
+    }
+    auto gc_opt = args->unsignedValue("--gc", 0);
+    if (!gc_opt) {
+        std::cerr << gc_opt.error().message << "\n";
+        return 1;
+    }
+    auto loaded = loadTrace(path);
+    if (!loaded) {
+        std::cerr << "error: " << loaded.error().message << "\n";
+        return 1;
+    }
+    const HeapHistory& h = *loaded->history;
+    const EventCounts& c = h.counts();
+    std::string scenario;
+    for (const auto& [k, v] : loaded->trace->meta())
+        if (k == "synth.scenario" || k == "command") scenario = v;
+    std::cout << path << (scenario.empty() ? "" : "  (" + scenario + ")") << "\n"
+              << "  " << formatDuration(c.last_time_ns - c.first_time_ns) << " recorded, " << h.gcCount() << " GCs, "
+              << formatCount(c.objects_allocated) << " objects allocated (" << formatBytes(c.bytes_allocated) << ")\n"
+              << "  peak live heap " << formatBytes(c.peak_live_bytes) << " (" << formatCount(c.peak_live_objects)
+              << " objects) at GC " << c.peak_bytes_gc << ", " << h.snapshots().size() << " reference snapshots\n";
+    printDiagnostics(*loaded, std::cerr, false);
+    if (h.gcCount() == 0) {
+        std::cout << "  the trace has no GCs\n";
+        return 0;
+    }
+    printChart(h);
+    uint32_t gc = c.peak_bytes_gc;
+    if (args->has("--gc")) {
+        if (*gc_opt >= h.gcCount()) {
+            std::cerr << "memcity: " << h.gcRangeError(*gc_opt) << "\n";
+            return 1;
+        }
+        gc = static_cast<uint32_t>(*gc_opt);
+    }
+    printTopTypes(*loaded, gc);
+    std::cout << "\nmore: memcity info " << path << "  |  memcity gcs " << path << "\n";
+    return 0;
+}
+
+}  // namespace memcity::cli

@@ -1,0 +1,72 @@
+// memcity synth SCENARIO -o FILE [--scale N] [--seed S] [--refs N|off] [--no-compress]
+#include <chrono>
+#include <iostream>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/text_format.h"
+#include "synth/synth.h"
+
+namespace memcity::cli {
+
+int runSynth(const Words& words) {
+    auto args = Args::parse("synth", words,
+                            {{"--output", true, "-o"}, {"--scale", true, ""}, {"--seed", true, ""}, {"--refs", true, ""},
+                             {"--no-compress", false, ""}, {"--list", false, ""}});
+    if (!args) {
+        std::cerr << args.error().message << "\n";
+        return 1;
+    }
+    if (args->help()) return printHelp("synth");
+    if (args->has("--list")) {
+        for (const synth::ScenarioInfo& s : synth::scenarios()) std::cout << s.name << "\t" << s.summary << "\n";
+        return 0;
+    }
+    if (args->positionals().size() != 1) {
+        std::cerr << "memcity synth: expected one scenario name (see 'memcity synth --list')\n";
+        return 1;
+    }
+    const std::string& name = args->positionals()[0];
+    if (!synth::isScenario(name)) {
+        std::cerr << "memcity synth: unknown scenario '" << name << "' (see 'memcity synth --list')\n";
+        return 1;
+    }
+    auto out = args->value("--output");
+    if (!out || out->empty()) {
+        std::cerr << "memcity synth: -o FILE is required\n";
+        return 1;
+    }
+    synth::SynthOptions o;
+    auto scale = args->unsignedValue("--scale", 1, 1, 100'000);
+    auto seed = args->unsignedValue("--seed", 1);
+    if (!scale || !seed) {
+        std::cerr << (!scale ? scale.error() : seed.error()).message << "\n";
+        return 1;
+    }
+    o.scale = static_cast<uint32_t>(*scale);
+    o.seed = *seed;
+    if (auto refs = args->value("--refs")) {
+        if (*refs == "off") {
+            o.refs_every = 0;
+        } else {
+            auto n = args->unsignedValue("--refs", 1, 1, 1'000'000);
+            if (!n) {
+                std::cerr << "memcity synth: --refs expects a positive integer or 'off', got '" << *refs << "'\n";
+                return 1;
+            }
+            o.refs_every = static_cast<uint32_t>(*n);
+        }
+    }
+    o.writer.compress = !args->has("--no-compress");
+    auto t0 = std::chrono::steady_clock::now();
+    if (Status s = synth::synthesize(name, *out, o); !s) {
+        std::cerr << "memcity synth: " << s.error().message << "\n";
+        return 1;
+    }
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+    std::cout << "wrote " << *out << " (" << name << ", scale " << o.scale << ", seed " << o.seed << ") in "
+              << formatDuration(static_cast<int64_t>(ms) * 1'000'000) << "\n";
+    return 0;
+}
+
+}  // namespace memcity::cli

@@ -1,0 +1,29 @@
+// memcity's subcommands. Each takes the words after its name and returns the exit status:
+// 0 success, 1 bad input or usage (a one-line "memcity CMD: ..." or "error: FILE: ..." on
+// stderr), 2 `info` read the trace but found integrity errors.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace memcity::cli {
+
+using Words = std::vector<std::string>;
+
+int runOverview(const Words& args);  // memcity [FILE]
+int runInfo(const Words& args);
+int runGcs(const Words& args);
+int runSynth(const Words& args);
+
+struct CommandHelp {
+    std::string_view name;
+    std::string_view summary;
+    std::string_view usage;  // full help text
+};
+const std::vector<CommandHelp>& commandHelp();
+const CommandHelp* findCommand(std::string_view name);
+// Prints the command's help to stdout and returns 0.
+int printHelp(std::string_view name);
+
+}  // namespace memcity::cli

@@ -1,0 +1,87 @@
+#include <iostream>
+
+#include "cli/commands.h"
+
+namespace memcity::cli {
+
+const std::vector<CommandHelp>& commandHelp() {
+    static const std::vector<CommandHelp> commands = {
+        {"open", "show a trace: summary, live heap over time, biggest types (the default)",
+         R"(usage: memcity [FILE] [--gc N]
+       memcity open [FILE] [--gc N]
+
+Shows a trace: what was recorded, the live and reachable heap at every GC as a chart,
+and the types holding the most memory at the peak GC (or at GC N).
+Without FILE, opens the bundled demo trace.
+
+options:
+  --gc N       list the biggest types at GC N instead of the peak
+  -h, --help   this help
+)"},
+        {"info", "what a trace holds, and whether it is sound",
+         R"(usage: memcity info FILE [--json]
+
+Reads the whole trace and reports: format version, producer, time span, events by kind,
+GCs, objects and bytes allocated, peak live objects and bytes, symbol counts, chunks,
+and integrity diagnostics (deaths of unknown objects, double deaths, GC events out of
+order, a cut-off tail, ...).
+
+exit status: 0 sound (a cut-off tail only warns), 1 unreadable, 2 read but the trace
+contradicts itself (each problem is printed on stderr with its file offset).
+
+options:
+  --json       print JSON instead of text (docs/cli.md describes its shape)
+  -h, --help   this help
+)"},
+        {"gcs", "the per-GC series: live, allocated, freed, reachable, pauses",
+         R"(usage: memcity gcs FILE [--from A] [--to B] [--json]
+
+One row per GC: its kind and cause, end time, pause, live objects and bytes after it,
+objects and bytes allocated since the previous GC, freed by it, and, where a reference
+snapshot was taken, the bytes reachable from GC roots.
+
+options:
+  --from A     first GC to list (default 0)
+  --to B       last GC to list (default: the last one)
+  --json       print JSON instead of a table (docs/cli.md describes its shape)
+  -h, --help   this help
+)"},
+        {"synth", "write a synthetic trace with exactly known answers",
+         R"(usage: memcity synth SCENARIO -o FILE [--scale N] [--seed S] [--refs N|off] [--no-compress]
+       memcity synth --list
+
+Scenarios (docs/scenarios.md gives each one's expected answers):
+  buggy-stack   a stack whose pop keeps references (ICPE'18, 5.3)
+  multi-cache   products held by two static maps: shared ownership (ManLang'18, 5.1)
+  growing-map   a cache whose key lacks equals/hashCode (STAG'20, 7.2)
+  churn         a burst of short-lived objects between calm phases
+  gc-hotspot    a phase in which most objects survive
+  steady        a server with bounded caches: no leak
+  big-heap      tens of millions of objects: the benchmark workload
+
+options:
+  -o, --output FILE   where to write the trace (required)
+  --scale N           multiply the program's work by N (default 1)
+  --seed S            vary incidental garbage (default 1); the answers do not change
+  --refs N|off        reference snapshot after every Nth GC (default 1), or none
+  --no-compress       write chunks without zstd
+  --list              list the scenarios
+  -h, --help          this help
+)"},
+    };
+    return commands;
+}
+
+const CommandHelp* findCommand(std::string_view name) {
+    for (const CommandHelp& c : commandHelp())
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+int printHelp(std::string_view name) {
+    const CommandHelp* c = findCommand(name);
+    if (c) std::cout << c->usage;
+    return 0;
+}
+
+}  // namespace memcity::cli

@@ -1,0 +1,55 @@
+// memcity: the command-line entry point. Dispatches to the subcommands in cli/.
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/commands.h"
+
+namespace {
+
+int printUsage() {
+    std::cout << "memcity " MEMCITY_VERSION " - explore how a garbage-collected heap evolves\n\n"
+                 "usage: memcity [FILE]                 show a trace (the bundled demo without FILE)\n"
+                 "       memcity COMMAND [ARGS...]\n\ncommands:\n";
+    for (const auto& c : memcity::cli::commandHelp())
+        std::cout << "  " << c.name << std::string(8 - std::min<size_t>(7, c.name.size()), ' ') << c.summary << "\n";
+    std::cout << "\n'memcity COMMAND --help' describes a command. Traces: docs/trace-format.md.\n";
+    return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    using namespace memcity::cli;
+    std::vector<std::string> words(argv + 1, argv + argc);
+    if (words.empty()) return runOverview({});
+    const std::string first = words[0];
+    const Words rest(words.begin() + 1, words.end());
+    if (first == "--help" || first == "-h" || first == "help") {
+        if (first == "help" && !rest.empty()) {
+            if (!findCommand(rest[0])) {
+                std::cerr << "memcity: unknown command '" << rest[0] << "' (see 'memcity --help')\n";
+                return 1;
+            }
+            return printHelp(rest[0]);
+        }
+        return printUsage();
+    }
+    if (first == "--version") {
+        std::cout << "memcity " MEMCITY_VERSION "\n";
+        return 0;
+    }
+    if (first == "open") return runOverview(rest);
+    if (first == "info") return runInfo(rest);
+    if (first == "gcs") return runGcs(rest);
+    if (first == "synth") return runSynth(rest);
+    // Anything else that is not an option is a trace to open.
+    if (first.empty() || first[0] != '-') {
+        if (first.find('.') == std::string::npos && first.find('/') == std::string::npos) {
+            std::cerr << "memcity: unknown command '" << first << "' (see 'memcity --help')\n";
+            return 1;
+        }
+        return runOverview(words);
+    }
+    return runOverview(words);
+}

@@ -1,0 +1,62 @@
+// Writes a seed corpus for fuzz_trace_reader: small traces that between them use every chunk
+// kind, event kind and snapshot feature, compressed and not, complete and cut off.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "unit/trace_builder.h"
+
+using memcity::AllocEvent;
+using memcity::Edge;
+using memcity::WriterOptions;
+using memcity::testing::TraceBuilder;
+
+namespace {
+
+std::string build(const std::string& dir, const std::string& name, bool compress, int gcs, bool snapshots) {
+    WriterOptions o;
+    o.compress = compress;
+    o.chunk_bytes = 96;
+    TraceBuilder b(name, o);
+    b.writer().meta("producer", "corpus");
+    b.writer().threadStart({2, 1});
+    uint64_t id = 0;
+    for (int g = 0; g < gcs; ++g) {
+        for (int i = 0; i < 6; ++i) {
+            if (i % 3 == 0) b.allocArray(id++, 3 + static_cast<uint32_t>(i % 2), static_cast<uint64_t>(i * 7));
+            else if (i == 4) b.allocSized(id++, 5, 200);
+            else b.alloc(id++, 1 + static_cast<uint32_t>(i % 2), 1 + static_cast<uint32_t>(g % 2), 1 + static_cast<uint32_t>(i % 2));
+        }
+        b.writer().move({id - 1, 0x1000u + id});
+        b.gc(static_cast<uint32_t>(g), id, {id - 6, id - 4});
+        if (snapshots) {
+            b.snapshot(static_cast<uint32_t>(g),
+                       {{id - 5, {TraceBuilder::strong(id - 3), TraceBuilder::weak(id - 2)}}, {id - 3, {TraceBuilder::strong(id - 1, 0)}}},
+                       {TraceBuilder::staticRoot(id - 5)});
+        }
+    }
+    b.writer().threadEnd({2, 99999});
+    std::string path = b.finish();
+    std::string out = dir + "/" + name + ".mct";
+    std::rename(path.c_str(), out.c_str());
+    return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: make_fuzz_corpus DIR\n");
+        return 1;
+    }
+    std::string dir = argv[1];
+    build(dir, "plain", false, 3, false);
+    build(dir, "zstd", true, 3, false);
+    std::string full = build(dir, "snapshots", false, 4, true);
+    build(dir, "snapshots-zstd", true, 2, true);
+    auto bytes = memcity::testing::readFile(full);
+    bytes.resize(bytes.size() * 3 / 5);
+    memcity::testing::writeFile(dir + "/cut.mct", bytes);
+    std::printf("wrote 5 traces to %s\n", dir.c_str());
+    return 0;
+}

@@ -2,13 +2,15 @@
 
 #include <algorithm>
 
+#include "heap/batch_pipeline.h"
+
 namespace memcity {
 
 using format::ChunkKind;
 
 namespace {
 constexpr uint64_t kProgressBytes = 8u << 20;
-constexpr uint64_t kReleaseBytes = 64u << 20;
+constexpr uint64_t kReleaseBytes = 8u << 20;  // trace pages kept mapped behind the rebuild
 }  // namespace
 
 Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOptions& options) {
@@ -69,6 +71,9 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
 
     std::vector<uint8_t> scratch;
     const auto& chunks = trace.chunks();
+    // With two threads, a second one reads, decompresses, decodes and interns ahead.
+    std::unique_ptr<BatchPipeline> pipeline;
+    if (options.threads >= 2) pipeline = std::make_unique<BatchPipeline>(trace, data.shapes);
     uint64_t events_since_checkpoint = 0;
     uint64_t next_progress = kProgressBytes;
     size_t released_upto = 0;
@@ -77,11 +82,28 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
         switch (static_cast<ChunkKind>(chunk.kind)) {
             case ChunkKind::kEvents: {
                 if (events_since_checkpoint >= options.checkpoint_events) {
-                    if (Status s = h.checkpoints_->save(static_cast<uint32_t>(c), replayer.store(), replayer.scalars()); !s)
+                    auto prepared = h.checkpoints_->prepare(static_cast<uint32_t>(c), replayer.store(), replayer.scalars());
+                    if (!prepared) return prepared.error();
+                    if (pipeline && !h.checkpoints_->inMemory()) {
+                        // The decoding thread writes it, off the critical path.
+                        auto shared = std::make_shared<CheckpointStore::Pending>(std::move(*prepared));
+                        CheckpointStore* store = h.checkpoints_.get();
+                        pipeline->post([store, shared] { return store->write(*shared); });
+                    } else if (Status s = h.checkpoints_->write(*prepared); !s) {
                         return s.error();
+                    }
                     events_since_checkpoint = 0;
                 }
-                if (Status s = replayer.applyChunk(c, scratch); !s) return s.error();
+                if (pipeline) {
+                    EventBatch* batch = pipeline->next();
+                    if (!batch || batch->chunk != c) return trace.errorAt(c, 0, "events chunk was not decoded");
+                    if (!batch->error.empty()) return Error{batch->error};
+                    Status s = replayer.applyBatch(*batch);
+                    pipeline->release(batch);
+                    if (!s) return s.error();
+                } else if (Status s = replayer.applyChunk(c, scratch); !s) {
+                    return s.error();
+                }
                 events_since_checkpoint += chunk.meta;
                 break;
             }
@@ -142,6 +164,10 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
             released_upto = c + 1;
         }
     }
+    if (pipeline) {
+        pipeline->stop();
+        if (Status s = pipeline->taskStatus(); !s) return s.error();
+    }
     if (!replayer.stopped()) replayer.finish();
     for (const SnapshotInfo& s : open) {
         data.diagnostics.add(trace.truncated() ? Anomaly::kSnapshotCutOff : Anomaly::kIncompleteSnapshot, [&] {
@@ -180,9 +206,14 @@ Status HeapHistory::replay(uint32_t from, uint32_t to, const std::function<bool(
     });
     std::vector<uint8_t> scratch;
     const uint32_t last = data_->gcs[to].final_chunk;
+    size_t released = start;
     for (size_t c = start; c <= last && c < chunks.size() && !replayer.stopped(); ++c) {
         if (chunks[c].kind != static_cast<uint16_t>(ChunkKind::kEvents)) continue;
         if (Status s = replayer.applyChunk(c, scratch); !s) return s;
+        if (chunks[c].end() - chunks[released].offset >= kReleaseBytes) {
+            trace_->releasePages(released, c + 1);
+            released = c + 1;
+        }
     }
     if (!replayer.stopped()) replayer.finish();
     trace_->releasePages(start, std::min<size_t>(size_t{last} + 1, chunks.size()));

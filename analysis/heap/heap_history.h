@@ -34,6 +34,7 @@ struct BuildProgress {
 struct HistoryOptions {
     uint64_t checkpoint_events = 8'000'000;  // events between checkpoints: bounds a rebuild's replay
     bool reachability = true;                // walk each complete snapshot for reachable bytes
+    unsigned threads = 1;                    // 2: a second thread reads and decompresses ahead
     std::string temp_dir;                    // for checkpoints; empty: $TMPDIR or /tmp
     std::function<void(const BuildProgress&)> progress;  // called every few MB of trace
     std::function<bool(const HeapView&)> on_heap;        // every heap as it completes; false stops

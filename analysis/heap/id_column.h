@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <vector>
 
+#include "util/pod_array.h"
+
 namespace memcity {
 
 struct IdRun {
@@ -16,7 +18,7 @@ struct IdRun {
 };
 
 struct IdColumn {
-    std::vector<uint32_t> lo;
+    PodArray<uint32_t> lo;
     std::vector<IdRun> runs;  // runs[0].begin == 0 when not empty; begins ascending
 
     size_t size() const { return lo.size(); }
@@ -48,9 +50,7 @@ struct IdColumn {
         auto key_lo = static_cast<uint32_t>(key);
         if (runs.size() == 1) {
             if (key_hi != runs[0].hi) return key_hi < runs[0].hi ? from : to;
-            return static_cast<size_t>(std::lower_bound(lo.begin() + static_cast<ptrdiff_t>(from),
-                                                        lo.begin() + static_cast<ptrdiff_t>(to), key_lo) -
-                                       lo.begin());
+            return static_cast<size_t>(std::lower_bound(lo.begin() + from, lo.begin() + to, key_lo) - lo.begin());
         }
         // Find the positions whose high bits equal key_hi, then search the low bits there.
         size_t a = from, b = to;
@@ -64,9 +64,7 @@ struct IdColumn {
             size_t m = c + (d - c) / 2;
             if (hiAt(m) <= key_hi) c = m + 1; else d = m;
         }
-        return static_cast<size_t>(std::lower_bound(lo.begin() + static_cast<ptrdiff_t>(a),
-                                                    lo.begin() + static_cast<ptrdiff_t>(c), key_lo) -
-                                   lo.begin());
+        return static_cast<size_t>(std::lower_bound(lo.begin() + a, lo.begin() + c, key_lo) - lo.begin());
     }
 
     // Like lowerBound, but for a key expected at or a little after `hint` (sorted lookups).
@@ -80,7 +78,7 @@ struct IdColumn {
         return lowerBound(key, lo_pos + 1, std::min(to, hint + step + 1));
     }
 
-    size_t memoryBytes() const { return lo.capacity() * sizeof(uint32_t) + runs.capacity() * sizeof(IdRun); }
+    size_t memoryBytes() const { return lo.memoryBytes() + runs.capacity() * sizeof(IdRun); }
 };
 
 // Walks the high bits of consecutive positions without a search per position.

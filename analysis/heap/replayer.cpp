@@ -46,52 +46,154 @@ Status Replayer::applyChunk(size_t index, std::vector<uint8_t>& scratch) {
     auto p = trace_.payload(index, scratch);
     if (!p) return p.error();
     DecodeStatus st = decodeEvents(*p, symbols_, alignment_, *this);
+    if (!fatal_.empty()) return Error{fatal_};
     if (!st.ok) return trace_.errorAt(index, st.offset, st.message);
     return {};
 }
 
-void Replayer::onAlloc(const AllocEvent& e, size_t offset) {
-    const bool is_array = e.isArray();
+namespace {
+
+struct BatchDecoder : EventVisitorBase {
+    ShapeTable& shapes;
+    EventBatch& batch;
+    BatchDecoder(ShapeTable& s, EventBatch& b) : shapes(s), batch(b) {}
+
+    EventRecord& add(format::EventKind kind, size_t offset) {
+        EventRecord& r = batch.records.emplace_back();
+        r.kind = static_cast<uint8_t>(kind);
+        r.offset = static_cast<uint32_t>(offset);
+        return r;
+    }
+    void onAlloc(const AllocEvent& e, size_t offset) {
+        EventRecord& r = add(e.isArray() ? format::EventKind::kAllocArray : format::EventKind::kAlloc, offset);
+        r.id = e.id;
+        r.a = e.length;
+        r.b = e.size;
+        r.time = e.time_ns;
+        r.c = shapes.intern({e.type, e.site, e.thread, e.isArray() ? 0u : static_cast<uint32_t>(e.size)});
+        r.type = e.type;
+    }
+    void onDeath(uint32_t gc, uint64_t id, size_t offset) {
+        EventRecord& r = add(format::EventKind::kDeaths, offset);
+        r.id = id;
+        r.c = gc;
+    }
+    bool onGcStart(const GcStartEvent& e, size_t offset) {
+        add(format::EventKind::kGcStart, offset).a = batch.starts.size();
+        batch.starts.push_back(e);
+        return true;
+    }
+    bool onGcEnd(const GcEndEvent& e, size_t offset) {
+        add(format::EventKind::kGcEnd, offset).a = batch.ends.size();
+        batch.ends.push_back(e);
+        return true;
+    }
+    void onThreadStart(const ThreadEvent& e, size_t offset) {
+        EventRecord& r = add(format::EventKind::kThreadStart, offset);
+        r.c = e.thread;
+        r.time = e.time_ns;
+    }
+    void onThreadEnd(const ThreadEvent& e, size_t offset) {
+        EventRecord& r = add(format::EventKind::kThreadEnd, offset);
+        r.c = e.thread;
+        r.time = e.time_ns;
+    }
+    void onMove(const MoveEvent& e, size_t offset) {
+        EventRecord& r = add(format::EventKind::kMove, offset);
+        r.id = e.id;
+        r.a = e.address;
+    }
+    void onExtension(uint32_t ext, std::span<const uint8_t>, size_t offset) { add(format::EventKind::kExtension, offset).c = ext; }
+};
+
+}  // namespace
+
+Status decodeBatch(const TraceFile& trace, size_t chunk, ShapeTable& shapes, std::vector<uint8_t>& scratch,
+                   EventBatch* batch) {
+    batch->clear();
+    batch->chunk = chunk;
+    auto p = trace.payload(chunk, scratch);
+    if (!p) return p.error();
+    batch->records.reserve(trace.chunks()[chunk].meta);
+    BatchDecoder d(shapes, *batch);
+    DecodeStatus st = decodeEvents(*p, trace.symbols(), trace.header().object_alignment, d);
+    if (!st.ok) return trace.errorAt(chunk, st.offset, st.message);
+    return {};
+}
+
+Status Replayer::applyBatch(const EventBatch& batch) {
+    using format::EventKind;
+    chunk_ = batch.chunk;
+    for (const EventRecord& r : batch.records) {
+        switch (static_cast<EventKind>(r.kind)) {
+            case EventKind::kAlloc:
+            case EventKind::kAllocArray: applyAlloc(r.id, r.c, r.type, r.a, r.b, r.time, r.offset); break;
+            case EventKind::kDeaths: onDeath(r.c, r.id, r.offset); break;
+            case EventKind::kGcStart:
+                if (!onGcStart(batch.starts[r.a], r.offset)) return {};
+                break;
+            case EventKind::kGcEnd:
+                if (!onGcEnd(batch.ends[r.a], r.offset)) return {};
+                break;
+            case EventKind::kThreadStart: onThreadStart({r.c, r.time}, r.offset); break;
+            case EventKind::kThreadEnd: onThreadEnd({r.c, r.time}, r.offset); break;
+            case EventKind::kMove: onMove({r.id, r.a}, r.offset); break;
+            case EventKind::kExtension: onExtension(r.c, {}, r.offset); break;
+            default: break;
+        }
+        if (!fatal_.empty()) return Error{fatal_};
+    }
+    return {};
+}
+
+void Replayer::applyAlloc(uint64_t id, uint32_t shape, uint32_t type, uint64_t length, uint64_t size, int64_t time,
+                          size_t offset) {
+    if (shape == ShapeTable::kNone) {
+        if (fatal_.empty())
+            fatal_ = trace_.describe(chunk_, offset, "more than " + std::to_string(ShapeTable::kMaxShapes) +
+                                                         " distinct (type, site, thread, size) combinations");
+        return;
+    }
+    const bool is_array = length != kNoLength;
     if (build()) {
-        count(is_array ? format::EventKind::kAllocArray : format::EventKind::kAlloc, e.time_ns);
+        count(is_array ? format::EventKind::kAllocArray : format::EventKind::kAlloc, time);
         EventCounts& c = data_.counts;
         ++c.objects_allocated;
-        c.bytes_allocated += e.size;
+        c.bytes_allocated += size;
         c.arrays_allocated += is_array;
-        c.max_object_id = std::max(c.max_object_id, e.id);
+        c.max_object_id = std::max(c.max_object_id, id);
         // Remember which ids exist, to tell a death of an unknown object from a double death.
-        if (ids_.empty() || e.id > ids_.back().end) {
-            ids_.push_back({e.id, e.id + 1});
-        } else if (e.id == ids_.back().end) {
+        if (ids_.empty() || id > ids_.back().end) {
+            ids_.push_back({id, id + 1});
+        } else if (id == ids_.back().end) {
             ++ids_.back().end;
         } else {
-            noteIdOutOfOrder(e.id);
+            noteIdOutOfOrder(id);
         }
     }
-    Shape sh{e.type, e.site, e.thread, is_array ? 0u : static_cast<uint32_t>(e.size)};
-    uint32_t shape = build() ? data_.shapes.intern(sh) : findShape(sh);
     uint64_t explicit_size = 0;
-    if (is_array && e.size != arrayBytes(symbols_.type(e.type), e.length, alignment_)) explicit_size = e.size;
-    store_.append(e.id, shape, e.length, explicit_size);
+    if (is_array && size != arrayBytes(symbols_.layouts()[type], length, alignment_))
+        explicit_size = size;
+    store_.append(id, shape, length, explicit_size);
     s_.all_objects++;
-    s_.all_bytes += e.size;
-    if (e.id >= s_.last_watermark) {
+    s_.all_bytes += size;
+    if (id >= s_.last_watermark) {
         s_.tail_objects++;
-        s_.tail_bytes += e.size;
+        s_.tail_bytes += size;
         s_.epoch_objects++;
-        s_.epoch_bytes += e.size;
+        s_.epoch_bytes += size;
         return;
     }
     // Born before the last GC ended but written after it (a buffer flushed late). Normal while
     // the last GC's heap is still open; late once the heap of its epoch was completed.
-    uint32_t epoch = epochOf(e.id);
+    uint32_t epoch = epochOf(id);
     bool completed = epoch + 1 < s_.gcs_ended || s_.heap_done;
     if (completed)
-        anomaly(Anomaly::kLateAlloc, offset, "object ", e.id, " was born before GC ", epoch,
+        anomaly(Anomaly::kLateAlloc, offset, "object ", id, " was born before GC ", epoch,
                 " ended, but written after that GC's heap was complete");
     if (build()) {
         data_.gcs[epoch].allocated_objects++;
-        data_.gcs[epoch].allocated_bytes += e.size;
+        data_.gcs[epoch].allocated_bytes += size;
     }
 }
 

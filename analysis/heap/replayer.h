@@ -46,6 +46,38 @@ struct SnapshotInfo {
     bool complete = false;
 };
 
+// One decoded event of an EVENTS chunk, ready to apply (see EventBatch).
+struct EventRecord {
+    uint64_t id = 0;    // alloc, death, move
+    uint64_t a = 0;     // alloc: array length (kNoLength for instances); move: address; GC: index in the batch
+    uint64_t b = 0;     // alloc: size in bytes
+    int64_t time = 0;   // alloc, thread start/end
+    uint32_t c = 0;     // alloc: shape; death: GC index; thread start/end: thread
+    uint32_t type = 0;  // alloc: type
+    uint32_t offset = 0;  // of the event in the chunk's payload
+    uint8_t kind = 0;   // format::EventKind
+};
+
+// The events of one chunk, decoded (and their shapes interned) by one thread and applied by
+// another (HistoryOptions::threads = 2).
+struct EventBatch {
+    size_t chunk = 0;
+    std::vector<EventRecord> records;
+    std::vector<GcStartEvent> starts;
+    std::vector<GcEndEvent> ends;
+    std::string error;  // non-empty: decoding failed; the build stops with this message
+    void clear() {
+        records.clear();
+        starts.clear();
+        ends.clear();
+        error.clear();
+    }
+};
+
+// Decodes an EVENTS payload into a batch, interning shapes (the decoding half of a build).
+Status decodeBatch(const TraceFile& trace, size_t chunk, ShapeTable& shapes, std::vector<uint8_t>& scratch,
+                   EventBatch* batch);
+
 // What the build pass learns; replays read it.
 struct HistoryData {
     ShapeTable shapes;
@@ -81,6 +113,8 @@ public:
 
     // Decodes and applies one EVENTS chunk.
     Status applyChunk(size_t index, std::vector<uint8_t>& scratch);
+    // Applies a chunk decoded by decodeBatch (on another thread).
+    Status applyBatch(const EventBatch& batch);
     // The stream ended: completes the last heap.
     void finish();
 
@@ -91,7 +125,13 @@ public:
     void restore(const Scalars& s) { s_ = s; }
 
     // Event visitor.
-    void onAlloc(const AllocEvent& e, size_t offset);
+    void onAlloc(const AllocEvent& e, size_t offset) {
+        const Shape sh{e.type, e.site, e.thread, e.isArray() ? 0u : static_cast<uint32_t>(e.size)};
+        applyAlloc(e.id, build() ? data_.shapes.intern(sh) : findShape(sh), e.type, e.length, e.size, e.time_ns, offset);
+    }
+    // An allocation whose shape is known: `length` is kNoLength for instances.
+    void applyAlloc(uint64_t id, uint32_t shape, uint32_t type, uint64_t length, uint64_t size, int64_t time,
+                    size_t offset);
     void onDeath(uint32_t gc, uint64_t id, size_t offset);
     bool onGcStart(const GcStartEvent& e, size_t offset);
     bool onGcEnd(const GcEndEvent& e, size_t offset);
@@ -133,6 +173,7 @@ private:
     uint32_t last_shape_id_ = ShapeTable::kNone;
     std::vector<IdInterval> ids_;  // build mode: every id allocated so far, as disjoint intervals
     bool stopped_ = false;
+    std::string fatal_;  // set by a handler that cannot go on (reported by applyChunk/applyBatch)
     std::function<bool(const HeapView&)> on_heap_;
 };
 

@@ -144,6 +144,7 @@ Result<HeapSnapshot> loadSnapshot(const TraceFile& trace, const SnapshotInfo& in
             DecodeStatus st = decodeRefs(*payload, trace.symbols(), &gc, v);
             if (!st.ok) return trace.errorAt(chunk, st.offset, st.message);
             v.flush();
+            trace.releasePages(chunk, chunk + 1);  // read twice, never kept
             if (gc != info.gc)
                 return trace.errorAt(chunk, 0, "refs chunk says GC " + std::to_string(gc) + ", its header says " +
                                                    std::to_string(info.gc));

@@ -47,9 +47,12 @@ struct EventVisitorBase {
 inline constexpr uint64_t kMaxObjectBytes = uint64_t{1} << 40;
 
 // Size of an array object from its type's layout, rounded up to `alignment` (a power of two).
-inline uint64_t arrayBytes(const TypeInfo& t, uint64_t length, uint32_t alignment) {
+inline uint64_t arrayBytes(const TypeLayout& t, uint64_t length, uint32_t alignment) {
     uint64_t raw = t.array_header + length * t.element_size;
     return (raw + alignment - 1) & ~uint64_t{alignment - 1};
+}
+inline uint64_t arrayBytes(const TypeInfo& t, uint64_t length, uint32_t alignment) {
+    return arrayBytes(TypeLayout{t.instance_size, t.array_header, t.element_size}, length, alignment);
 }
 
 namespace detail {

@@ -91,6 +91,8 @@ Status SymbolTable::decode(std::span<const uint8_t> payload, size_t* error_offse
                 }
                 t.fields = std::move(types_[id].fields);  // fields may be defined before their type
                 t.defined = true;
+                growTo(layouts_, id);
+                layouts_[id] = TypeLayout{t.instance_size, t.array_header, t.element_size};
                 types_[id] = std::move(t);
                 ++counts_.types;
                 break;
@@ -252,11 +254,13 @@ bool SymbolTable::hasRootKind(uint32_t id) const {
 std::string SymbolTable::frameLabel(const Frame& frame) const {
     const MethodInfo& m = method(frame.method);
     if (!m.defined) return "<unknown method " + std::to_string(frame.method) + ">";
-    std::string s = m.class_name + "." + m.name;
-    s += "(";
-    s += m.source_file.empty() ? "Unknown Source" : m.source_file;
-    if (frame.line >= 0) s += ":" + std::to_string(frame.line);
-    s += ")";
+    // Built with append(): GCC 12 warns falsely (-Wrestrict) on chains of operator+ at -O3.
+    std::string s;
+    s.reserve(m.class_name.size() + m.name.size() + m.source_file.size() + 24);
+    s.append(m.class_name).append(".").append(m.name).append("(");
+    s.append(m.source_file.empty() ? std::string_view("Unknown Source") : std::string_view(m.source_file));
+    if (frame.line >= 0) s.append(":").append(std::to_string(frame.line));
+    s.append(")");
     return s;
 }
 

@@ -28,6 +28,14 @@ struct TypeInfo {
     bool isArray() const { return kind != format::TypeKind::kInstance; }
 };
 
+// The part of a type that sizes its objects, kept apart from the names so that sizing millions of
+// objects reads 12 bytes per type.
+struct TypeLayout {
+    uint32_t instance_size = 0;
+    uint32_t array_header = 0;
+    uint32_t element_size = 0;
+};
+
 struct FieldInfo {
     uint32_t owner = 0;      // type id
     std::string name;        // "table", "value"
@@ -78,6 +86,8 @@ public:
 
     const std::vector<TypeInfo>& types() const { return types_; }  // index = id; [0] unused
     const TypeInfo& type(uint32_t id) const { return id < types_.size() ? types_[id] : empty_type_; }
+    // Layouts by type id (same indices as types()).
+    const std::vector<TypeLayout>& layouts() const { return layouts_; }
     bool hasType(uint32_t id) const { return id < types_.size() && types_[id].defined; }
 
     const FieldInfo& field(uint32_t id) const { return id < fields_.size() ? fields_[id] : empty_field_; }
@@ -117,6 +127,7 @@ private:
     std::vector<std::string> strings_;
     std::vector<bool> string_defined_;
     std::vector<TypeInfo> types_;
+    std::vector<TypeLayout> layouts_;
     std::vector<FieldInfo> fields_;
     std::vector<MethodInfo> methods_;
     std::vector<uint32_t> site_begin_;  // index into site_frames_, per site id

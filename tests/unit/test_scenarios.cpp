@@ -227,8 +227,10 @@ TEST(Scenario, GrowingMapGrowsAfterWarmup) {
     HeapView v = heap->view();
     const uint32_t query_key = s.typeId("com.dynatrace.easytravel.business.JourneyService$QueryKey");
     v.forEachLive([&](size_t p) {
-        if (v.type(p) == query_key)
-            EXPECT_EQ(s.file->symbols().siteLabel(v.site(p)), "com.dynatrace.easytravel.business.JourneyService.findLocations(JourneyService.java:74)");
+        if (v.type(p) == query_key) {
+            EXPECT_EQ(s.file->symbols().siteLabel(v.site(p)),
+                      "com.dynatrace.easytravel.business.JourneyService.findLocations(JourneyService.java:74)");
+        }
     });
 }
 

@@ -114,7 +114,8 @@ Status decodeBatch(const TraceFile& trace, size_t chunk, ShapeTable& shapes, std
     batch->chunk = chunk;
     auto p = trace.payload(chunk, scratch);
     if (!p) return p.error();
-    batch->records.reserve(trace.chunks()[chunk].meta);
+    // The header's event count is only a hint (and untrusted): an event takes at least one byte.
+    batch->records.reserve(std::min<size_t>(trace.chunks()[chunk].meta, p->size()));
     BatchDecoder d(shapes, *batch);
     DecodeStatus st = decodeEvents(*p, trace.symbols(), trace.header().object_alignment, d);
     if (!st.ok) return trace.errorAt(chunk, st.offset, st.message);

@@ -55,6 +55,16 @@ inline uint64_t arrayBytes(const TypeInfo& t, uint64_t length, uint32_t alignmen
     return arrayBytes(TypeLayout{t.instance_size, t.array_header, t.element_size}, length, alignment);
 }
 
+// Times come from untrusted deltas: add them with wraparound, never with signed overflow.
+inline int64_t wrappingAdd(int64_t a, int64_t b) {
+    return static_cast<int64_t>(static_cast<uint64_t>(a) + static_cast<uint64_t>(b));
+}
+// b - a in nanoseconds, 0 if negative, saturated if it does not fit.
+inline uint64_t durationNs(int64_t a, int64_t b) {
+    if (b <= a) return 0;
+    return static_cast<uint64_t>(b) - static_cast<uint64_t>(a);
+}
+
 namespace detail {
 inline DecodeStatus decodeError(size_t offset, std::string message) {
     DecodeStatus s;
@@ -93,7 +103,7 @@ DecodeStatus decodeEvents(std::span<const uint8_t> payload, const SymbolTable& s
                 if (is_array) e.length = r.varint();
                 uint64_t size = (tag & format::kAllocFlagSize) ? r.varint() : 0;
                 if (tag & format::kAllocFlagAddress) e.address = r.varint();
-                time += r.svarint();
+                time = wrappingAdd(time, r.svarint());
                 if (r.failed()) break;
                 if (type >= types.size() || !types[type].defined)
                     return detail::decodeError(at, "allocation of object " + std::to_string(e.id) + " names type " +
@@ -145,7 +155,7 @@ DecodeStatus decodeEvents(std::span<const uint8_t> payload, const SymbolTable& s
                 uint64_t gc = r.varint();
                 e.kind = r.u8();
                 e.cause = r.varint32();
-                time += r.svarint();
+                time = wrappingAdd(time, r.svarint());
                 if (r.failed()) break;
                 if (gc > 0x7fffffff) return detail::decodeError(at, "GC index " + std::to_string(gc) + " is absurd");
                 if (e.cause != 0 && !symbols.hasString(e.cause))
@@ -164,7 +174,7 @@ DecodeStatus decodeEvents(std::span<const uint8_t> payload, const SymbolTable& s
             case EventKind::kGcEnd: {
                 GcEndEvent e;
                 uint64_t gc = r.varint();
-                time += r.svarint();
+                time = wrappingAdd(time, r.svarint());
                 e.next_object_id = r.varint();
                 e.heap_used_before = r.varint();
                 e.heap_used_after = r.varint();
@@ -194,7 +204,7 @@ DecodeStatus decodeEvents(std::span<const uint8_t> payload, const SymbolTable& s
             case EventKind::kThreadEnd: {
                 ThreadEvent e;
                 e.thread = r.varint32();
-                time += r.svarint();
+                time = wrappingAdd(time, r.svarint());
                 if (r.failed()) break;
                 if (!symbols.hasThread(e.thread))
                     return detail::decodeError(at, "thread " + std::to_string(e.thread) + " is not defined");

@@ -26,8 +26,18 @@ Status SymbolTable::decode(std::span<const uint8_t> payload, size_t* error_offse
     size_t record_start = 0;
     std::string problem;
 
-    // Reads a symbol id and checks its range; `defined` tells whether it is already taken.
-    auto readId = [&](const char* what) -> uint32_t {
+    // Ids must be dense: an id may run ahead of twice the number of its kind defined so far by
+    // kDenseSlack at most. Sequential producers always satisfy it, and it keeps the tables (dense
+    // arrays indexed by id) proportional to the file, whatever the file claims.
+    constexpr uint64_t kDenseSlack = 4096;
+    auto dense = [&](const char* what, uint64_t id, size_t defined) {
+        if (id <= 2 * defined + kDenseSlack) return true;
+        problem = std::string(what) + " id " + std::to_string(id) + " is too far beyond the " + std::to_string(defined) +
+                  " defined so far (ids must be dense)";
+        return false;
+    };
+    // Reads a symbol id and checks its range.
+    auto readId = [&](const char* what, size_t defined) -> uint32_t {
         uint64_t id = r.varint();
         if (r.failed()) return 0;
         if (id == 0 || id >= format::kMaxSymbolId) {
@@ -35,6 +45,7 @@ Status SymbolTable::decode(std::span<const uint8_t> payload, size_t* error_offse
                       std::to_string(format::kMaxSymbolId - 1) + ")";
             return 0;
         }
+        if (!dense(what, id, defined)) return 0;
         return static_cast<uint32_t>(id);
     };
     auto readRef = [&](const char* what) -> uint32_t {  // a reference to another symbol, 0 allowed
@@ -54,7 +65,7 @@ Status SymbolTable::decode(std::span<const uint8_t> payload, size_t* error_offse
         auto kind = static_cast<format::SymbolRecord>(r.u8());
         switch (kind) {
             case format::SymbolRecord::kString: {
-                uint32_t id = readId("string");
+                uint32_t id = readId("string", counts_.strings);
                 std::string_view s = r.string(format::kMaxStringBytes);
                 if (!problem.empty() || r.failed()) break;
                 growTo(strings_, id);
@@ -69,7 +80,7 @@ Status SymbolTable::decode(std::span<const uint8_t> payload, size_t* error_offse
                 break;
             }
             case format::SymbolRecord::kType: {
-                uint32_t id = readId("type");
+                uint32_t id = readId("type", counts_.types);
                 TypeInfo t;
                 t.name = std::string(r.string(format::kMaxStringBytes));
                 uint8_t k = r.u8();
@@ -98,9 +109,10 @@ Status SymbolTable::decode(std::span<const uint8_t> payload, size_t* error_offse
                 break;
             }
             case format::SymbolRecord::kField: {
-                uint32_t id = readId("field");
+                uint32_t id = readId("field", counts_.fields);
                 FieldInfo f;
                 f.owner = readRef("field owner");
+                if (problem.empty() && !r.failed() && !dense("field owner type", f.owner, counts_.types)) break;
                 f.name = std::string(r.string(format::kMaxStringBytes));
                 f.type_name = std::string(r.string(format::kMaxStringBytes));
                 f.flags = r.u8();
@@ -120,7 +132,7 @@ Status SymbolTable::decode(std::span<const uint8_t> payload, size_t* error_offse
                 break;
             }
             case format::SymbolRecord::kMethod: {
-                uint32_t id = readId("method");
+                uint32_t id = readId("method", counts_.methods);
                 MethodInfo m;
                 m.class_name = std::string(r.string(format::kMaxStringBytes));
                 m.name = std::string(r.string(format::kMaxStringBytes));
@@ -138,7 +150,7 @@ Status SymbolTable::decode(std::span<const uint8_t> payload, size_t* error_offse
                 break;
             }
             case format::SymbolRecord::kSite: {
-                uint32_t id = readId("site");
+                uint32_t id = readId("site", counts_.sites);
                 uint64_t n = r.varint();
                 if (!problem.empty() || r.failed()) break;
                 if (n > format::kMaxSiteFrames) {
@@ -172,7 +184,7 @@ Status SymbolTable::decode(std::span<const uint8_t> payload, size_t* error_offse
                 break;
             }
             case format::SymbolRecord::kThread: {
-                uint32_t id = readId("thread");
+                uint32_t id = readId("thread", counts_.threads);
                 ThreadInfo t;
                 t.name = std::string(r.string(format::kMaxStringBytes));
                 t.flags = r.u8();
@@ -190,7 +202,7 @@ Status SymbolTable::decode(std::span<const uint8_t> payload, size_t* error_offse
                 break;
             }
             case format::SymbolRecord::kRootKind: {
-                uint32_t id = readId("root kind");
+                uint32_t id = readId("root kind", counts_.root_kinds);
                 std::string_view name = r.string(format::kMaxStringBytes);
                 if (!problem.empty() || r.failed()) break;
                 growTo(root_kind_names_, id);
@@ -201,7 +213,7 @@ Status SymbolTable::decode(std::span<const uint8_t> payload, size_t* error_offse
                 break;
             }
             case format::SymbolRecord::kSpace: {
-                uint32_t id = readId("space");
+                uint32_t id = readId("space", counts_.spaces);
                 SpaceInfo s;
                 s.name = std::string(r.string(format::kMaxStringBytes));
                 s.start = r.varint();

@@ -7,6 +7,7 @@
 #include "cli/json_writer.h"
 #include "cli/load.h"
 #include "cli/text_format.h"
+#include "trace/event_decoder.h"
 
 namespace memcity::cli {
 namespace {
@@ -52,7 +53,7 @@ void printJson(const LoadedTrace& t) {
     for (const auto& [k, v] : f.meta()) j.field(k, v);
     j.endObject();
     j.key("time").beginObject();
-    j.field("first_ns", c.first_time_ns).field("last_ns", c.last_time_ns).field("duration_ns", c.last_time_ns - c.first_time_ns);
+    j.field("first_ns", c.first_time_ns).field("last_ns", c.last_time_ns).field("duration_ns", durationNs(c.first_time_ns, c.last_time_ns));
     j.endObject();
     j.key("events").beginObject();
     j.field("total", c.total());
@@ -110,7 +111,7 @@ void printText(const LoadedTrace& t) {
               << "." << f.header().version_minor << (producer.empty() ? "" : ", " + producer) << ")\n";
     for (const auto& [k, v] : f.meta())
         if (k != "producer") std::cout << "  " << k << " = " << v << "\n";
-    std::cout << "time span   " << formatDuration(c.last_time_ns - c.first_time_ns) << " ("
+    std::cout << "time span   " << formatDuration(clampNs(durationNs(c.first_time_ns, c.last_time_ns))) << " ("
               << formatDuration(c.first_time_ns) << " .. " << formatDuration(c.last_time_ns) << ")\n";
     uint64_t minor = 0, major = 0, pauses = 0;
     for (const GcRecord& g : h.gcs()) {

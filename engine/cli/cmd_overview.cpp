@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/load.h"
 #include "cli/text_format.h"
+#include "trace/event_decoder.h"
 
 namespace memcity::cli {
 namespace {
@@ -74,8 +75,9 @@ void printTopTypes(const LoadedTrace& t, uint32_t gc) {
         const auto& [type, r] = rows[i];
         double share = v.liveBytes() ? static_cast<double>(r.bytes) / static_cast<double>(v.liveBytes()) : 0.0;
         std::string bar(static_cast<size_t>(share * 30 + 0.5), '#');
-        std::printf("  %10s %6s %12s objects  %-30s %s\n", formatBytes(r.bytes).c_str(), formatPercent(share).c_str(),
-                    formatCount(r.objects).c_str(), bar.c_str(), s.type(type).name.c_str());
+        std::printf("  %10s %6s %12s %s  %-30s %s\n", formatBytes(r.bytes).c_str(), formatPercent(share).c_str(),
+                    formatCount(r.objects).c_str(), r.objects == 1 ? "object " : "objects", bar.c_str(),
+                    s.type(type).name.c_str());
     }
 }
 
@@ -113,7 +115,7 @@ int runOverview(const Words& words) {
     for (const auto& [k, v] : loaded->trace->meta())
         if (k == "synth.scenario" || k == "command") scenario = v;
     std::cout << path << (scenario.empty() ? "" : "  (" + scenario + ")") << "\n"
-              << "  " << formatDuration(c.last_time_ns - c.first_time_ns) << " recorded, " << h.gcCount() << " GCs, "
+              << "  " << formatDuration(clampNs(durationNs(c.first_time_ns, c.last_time_ns))) << " recorded, " << h.gcCount() << " GCs, "
               << formatCount(c.objects_allocated) << " objects allocated (" << formatBytes(c.bytes_allocated) << ")\n"
               << "  peak live heap " << formatBytes(c.peak_live_bytes) << " (" << formatCount(c.peak_live_objects)
               << " objects) at GC " << c.peak_bytes_gc << ", " << h.snapshots().size() << " reference snapshots\n";

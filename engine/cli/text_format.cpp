@@ -26,7 +26,7 @@ std::string formatBytes(uint64_t bytes) {
 std::string formatDuration(int64_t ns) {
     char buf[32];
     auto v = static_cast<double>(ns);
-    int64_t a = ns < 0 ? -ns : ns;
+    uint64_t a = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
     if (a < 1'000) std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
     else if (a < 1'000'000) std::snprintf(buf, sizeof buf, "%.1f us", v / 1e3);
     else if (a < 1'000'000'000) std::snprintf(buf, sizeof buf, "%.2f ms", v / 1e6);

@@ -296,6 +296,18 @@ TEST(BadInput, AbsurdDeathCount) {
     EXPECT_NE(e.find("death count 4294967295 is absurd (1 bytes left in the chunk)"), std::string::npos) << e;
 }
 
+TEST(BadInput, HugeTimeDeltasWrapInsteadOfOverflowing) {
+    // Time base near INT64_MAX, then a positive delta: found by the fuzzer (signed overflow).
+    ByteWriter w;
+    w.svarint(INT64_MAX - 10);
+    w.varint(1);
+    w.varint(0);
+    w.u8(0x07);  // thread start of thread 1...
+    w.varint(1);
+    w.svarint(1000);  // ...1000 ns later
+    EXPECT_EQ(eventsError(w.bytes()), "");
+}
+
 TEST(BadInput, TruncatedEventInsideAChunk) {
     auto p = prologue();
     p.insert(p.end(), {0x05, 1, 0x80});  // a GC end cut inside a varint
@@ -312,6 +324,15 @@ TEST(BadInput, SymbolIdOutOfRange) {
     std::string e = historyError(path);
     EXPECT_NE(e.find("type id 33554432 is out of range (1..16777215)"), std::string::npos) << e;
     EXPECT_NE(e.find(path + ": offset "), std::string::npos) << e;
+}
+
+TEST(BadInput, SymbolIdsMustBeDense) {
+    // A single record may not make the (dense) symbol tables huge.
+    TraceBuilder b("sparse");
+    b.writer().defineMethod(16'000'000, "C", "m", "()V", "C.java");
+    std::string e = historyError(b.finish());
+    EXPECT_NE(e.find("method id 16000000 is too far beyond the 2 defined so far (ids must be dense)"), std::string::npos)
+        << e;
 }
 
 TEST(BadInput, SymbolDefinedTwice) {

@@ -313,6 +313,54 @@ TEST(Reconstruction, CheckpointsRebuildEveryGcExactly) {
     }
 }
 
+TEST(Reconstruction, TwoThreadsGiveTheSameHistory) {
+    std::mt19937_64 rng(5);
+    WriterOptions o;
+    o.chunk_bytes = 200;
+    TraceBuilder t("threads", o);
+    uint64_t id = 0;
+    std::vector<uint64_t> live;
+    for (uint32_t g = 0; g < 30; ++g) {
+        for (int i = 0; i < 50; ++i) {
+            if (rng() % 5 == 0) t.allocArray(id, 3, rng() % 100, 1, static_cast<uint32_t>(1 + rng() % 2));
+            else t.alloc(id, static_cast<uint32_t>(1 + rng() % 2), static_cast<uint32_t>(1 + rng() % 2), 1);
+            live.push_back(id++);
+        }
+        std::vector<uint64_t> dead, keep;
+        for (uint64_t x : live) (rng() % 3 == 0 ? dead : keep).push_back(x);
+        live = keep;
+        t.gc(g, id, dead);
+        if (g % 7 == 3) {
+            t.snapshot(g, {{live[0], {TraceBuilder::strong(live[1]), TraceBuilder::strong(live.back())}}},
+                       {TraceBuilder::staticRoot(live[0])});
+        }
+    }
+    std::string path = t.finish();
+    HistoryOptions one, two;
+    one.checkpoint_events = two.checkpoint_events = 64;  // two: the other thread writes them
+    two.threads = 2;
+    Built a = build(path, one), b = build(path, two);
+    ASSERT_EQ(a.history->gcCount(), b.history->gcCount());
+    for (size_t g = 0; g < a.history->gcCount(); ++g) {
+        const GcRecord& x = a.history->gcs()[g];
+        const GcRecord& y = b.history->gcs()[g];
+        EXPECT_EQ(x.live_objects, y.live_objects);
+        EXPECT_EQ(x.live_bytes, y.live_bytes);
+        EXPECT_EQ(x.allocated_bytes, y.allocated_bytes);
+        EXPECT_EQ(x.freed_bytes, y.freed_bytes);
+        EXPECT_EQ(x.reachable_bytes, y.reachable_bytes);
+    }
+    EXPECT_EQ(a.history->counts().total(), b.history->counts().total());
+    EXPECT_EQ(a.history->checkpoints().count(), b.history->checkpoints().count());
+    EXPECT_GT(b.history->checkpoints().count(), 5u);
+    for (uint32_t g : {0u, 9u, 17u, 29u}) {
+        auto x = a.history->heapAt(g);
+        auto y = b.history->heapAt(g);
+        ASSERT_TRUE(x.ok() && y.ok());
+        EXPECT_EQ(idsOf(x->view()), idsOf(y->view())) << "GC " << g;
+    }
+}
+
 TEST(Reconstruction, ForEachHeapStopsWhenAsked) {
     TraceBuilder t("stop");
     for (uint32_t g = 0; g < 5; ++g) t.alloc(g).gc(g, g + 1);

@@ -46,6 +46,7 @@ Status Replayer::applyChunk(size_t index, std::vector<uint8_t>& scratch) {
     auto p = trace_.payload(index, scratch);
     if (!p) return p.error();
     DecodeStatus st = decodeEvents(*p, symbols_, alignment_, *this);
+    flushDeaths();
     if (!fatal_.empty()) return Error{fatal_};
     if (!st.ok) return trace_.errorAt(index, st.offset, st.message);
     return {};
@@ -144,11 +145,13 @@ Status Replayer::applyBatch(const EventBatch& batch) {
         }
         if (!fatal_.empty()) return Error{fatal_};
     }
+    flushDeaths();
     return {};
 }
 
 void Replayer::applyAlloc(uint64_t id, uint32_t shape, uint32_t type, uint64_t length, uint64_t size, int64_t time,
                           size_t offset) {
+    if (!deaths_.empty()) flushDeaths();
     if (shape == ShapeTable::kNone) {
         if (fatal_.empty())
             fatal_ = trace_.describe(chunk_, offset, "more than " + std::to_string(ShapeTable::kMaxShapes) +
@@ -262,12 +265,39 @@ void Replayer::normalize() {
 }
 
 void Replayer::onDeath(uint32_t gc, uint64_t id, size_t offset) {
+    deaths_.push_back({id, gc, static_cast<uint32_t>(offset)});
+    if (deaths_.size() >= 4096) flushDeaths();
+}
+
+void Replayer::flushDeaths() {
+    if (deaths_.empty()) return;
     if (build()) {
-        ++data_.counts.by_kind[static_cast<size_t>(format::EventKind::kDeaths)];
-        ++data_.counts.deaths;
+        data_.counts.by_kind[static_cast<size_t>(format::EventKind::kDeaths)] += deaths_.size();
+        data_.counts.deaths += deaths_.size();
     }
     if (!store_.isSorted()) normalize();
-    size_t pos = store_.find(id, death_hint_);
+    // Positions first: ascending ids make this a walk through the id column.
+    death_positions_.resize(deaths_.size());
+    for (size_t i = 0; i < deaths_.size(); ++i) {
+        size_t pos = store_.find(deaths_[i].id, death_hint_);
+        if (pos != store_.size()) death_hint_ = pos;
+        death_positions_[i] = pos;
+    }
+    constexpr size_t kAhead = 12;
+    const uint32_t* shape = store_.shape.data();
+    const size_t n = deaths_.size(), size = store_.size();
+    for (size_t i = 0; i < n; ++i) {
+        if (i + kAhead < n && death_positions_[i + kAhead] < size) __builtin_prefetch(shape + death_positions_[i + kAhead], 1);
+        if (i + kAhead / 2 < n && death_positions_[i + kAhead / 2] < size) {
+            uint32_t ahead = shape[death_positions_[i + kAhead / 2]];
+            if (ahead != ObjectStore::kDead) __builtin_prefetch(&data_.shapes[ahead]);
+        }
+        applyDeath(deaths_[i].gc, deaths_[i].id, death_positions_[i], deaths_[i].offset);
+    }
+    deaths_.clear();
+}
+
+void Replayer::applyDeath(uint32_t gc, uint64_t id, size_t pos, size_t offset) {
     if (pos == store_.size()) {
         if (build()) {
             if (idWasAllocated(id))
@@ -277,7 +307,6 @@ void Replayer::onDeath(uint32_t gc, uint64_t id, size_t offset) {
         }
         return;
     }
-    death_hint_ = pos;
     if (!store_.alive(pos)) {
         anomaly(Anomaly::kDoubleDeath, offset, "object ", id, " dies at GC ", gc, " but was already dead");
         return;
@@ -307,6 +336,7 @@ void Replayer::onDeath(uint32_t gc, uint64_t id, size_t offset) {
 }
 
 bool Replayer::onGcStart(const GcStartEvent& e, size_t offset) {
+    flushDeaths();
     count(format::EventKind::kGcStart, e.time_ns);
     const uint32_t expected = s_.gcs_ended;
     if (s_.in_gc)
@@ -326,6 +356,7 @@ bool Replayer::onGcStart(const GcStartEvent& e, size_t offset) {
 }
 
 bool Replayer::onGcEnd(const GcEndEvent& e, size_t offset) {
+    flushDeaths();
     count(format::EventKind::kGcEnd, e.time_ns);
     const uint32_t g = s_.gcs_ended;
     if (!s_.in_gc) {
@@ -406,6 +437,7 @@ void Replayer::completeHeap() {
 }
 
 HeapView Replayer::viewAt(uint32_t gc) {
+    flushDeaths();
     normalize();
     const GcRecord& r = data_.gcs[gc];
     size_t cut = store_.lowerBound(data_.watermarks[gc]);
@@ -414,6 +446,7 @@ HeapView Replayer::viewAt(uint32_t gc) {
 }
 
 void Replayer::finish() {
+    flushDeaths();
     if (s_.in_gc && build()) {
         if (trace_.truncated()) {
             data_.diagnostics.add(Anomaly::kGcCutOff, [&] {

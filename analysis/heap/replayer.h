@@ -135,8 +135,14 @@ public:
     void onDeath(uint32_t gc, uint64_t id, size_t offset);
     bool onGcStart(const GcStartEvent& e, size_t offset);
     bool onGcEnd(const GcEndEvent& e, size_t offset);
-    void onThreadStart(const ThreadEvent& e, size_t offset) { count(format::EventKind::kThreadStart, e.time_ns); (void)offset; }
-    void onThreadEnd(const ThreadEvent& e, size_t offset) { count(format::EventKind::kThreadEnd, e.time_ns); (void)offset; }
+    void onThreadStart(const ThreadEvent& e, size_t) {
+        flushDeaths();
+        count(format::EventKind::kThreadStart, e.time_ns);
+    }
+    void onThreadEnd(const ThreadEvent& e, size_t) {
+        flushDeaths();
+        count(format::EventKind::kThreadEnd, e.time_ns);
+    }
     void onMove(const MoveEvent&, size_t) { countOnly(format::EventKind::kMove); }
     void onExtension(uint32_t, std::span<const uint8_t>, size_t) { countOnly(format::EventKind::kExtension); }
 
@@ -148,6 +154,11 @@ private:
     }
     void completeHeap();
     void normalize();
+    // Deaths are collected and applied in groups: all positions first, then each death with the
+    // memory of the ones a few places ahead already on its way (they are cache misses at random
+    // positions, the bulk of a rebuild's time otherwise).
+    void flushDeaths();
+    void applyDeath(uint32_t gc, uint64_t id, size_t pos, size_t offset);
     void retail();
     template <class... Parts>
     void anomaly(Anomaly a, size_t offset, const Parts&... parts);
@@ -169,6 +180,13 @@ private:
     Scalars s_;
     size_t chunk_ = 0;
     size_t death_hint_ = 0;
+    struct PendingDeath {
+        uint64_t id;
+        uint32_t gc;
+        uint32_t offset;
+    };
+    std::vector<PendingDeath> deaths_;
+    std::vector<size_t> death_positions_;
     Shape last_shape_{};
     uint32_t last_shape_id_ = ShapeTable::kNone;
     std::vector<IdInterval> ids_;  // build mode: every id allocated so far, as disjoint intervals

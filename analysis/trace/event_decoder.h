@@ -115,13 +115,13 @@ DecodeStatus decodeEvents(std::span<const uint8_t> payload, const SymbolTable& s
                 if (is_array != t.isArray())
                     return detail::decodeError(at, std::string(is_array ? "array " : "instance ") + "allocation of object " +
                                                        std::to_string(e.id) + " has " +
-                                                       (t.isArray() ? "array" : "non-array") + " type " + t.name);
+                                                       (t.isArray() ? "array" : "non-array") + " type " + printable(t.name));
                 if (is_array && e.length > kMaxObjectBytes)
                     return detail::decodeError(at, "array length " + std::to_string(e.length) + " of object " +
                                                        std::to_string(e.id) + " is absurd");
                 if (size == 0) size = is_array ? arrayBytes(t, e.length, alignment) : t.instance_size;
                 if (size == 0 || size > kMaxObjectBytes)
-                    return detail::decodeError(at, "object " + std::to_string(e.id) + " of type " + t.name +
+                    return detail::decodeError(at, "object " + std::to_string(e.id) + " of type " + printable(t.name) +
                                                        " has no valid size (" + std::to_string(size) + ")");
                 e.type = static_cast<uint32_t>(type);
                 e.site = static_cast<uint32_t>(site);

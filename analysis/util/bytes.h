@@ -95,8 +95,25 @@ public:
         return *p_++;
     }
     uint64_t varint() {
-        // Fast path: one byte.
+        // Fast paths: one byte; or, with ten bytes left, no bound check per byte.
         if (p_ < end_ && *p_ < 0x80) return *p_++;
+        if (end_ - p_ >= 10) {
+            const uint8_t* q = p_;
+            uint64_t v = 0;
+            for (unsigned shift = 0; shift < 70; shift += 7) {
+                uint8_t b = *q++;
+                v |= static_cast<uint64_t>(b & 0x7f) << shift;
+                if (b < 0x80) {
+                    if (shift == 63 && b > 1) break;
+                    p_ = q;
+                    return v;
+                }
+            }
+            return varintSlow();
+        }
+        return varintSlow();
+    }
+    uint64_t varintSlow() {
         uint64_t v = 0;
         unsigned shift = 0;
         const uint8_t* start = p_;

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <variant>
 
@@ -14,6 +15,10 @@ namespace memcity {
 struct Error {
     std::string message;
 };
+
+// A string from a file made safe to print on one line: control characters become \n, \t or
+// \xNN, and anything past `max_bytes` becomes "...". Names in a trace are untrusted.
+std::string printable(std::string_view s, size_t max_bytes = 200);
 
 // Builds "path: offset N: what" (the offset is omitted when it is kNoOffset).
 inline constexpr uint64_t kNoOffset = ~uint64_t{0};

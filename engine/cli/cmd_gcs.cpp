@@ -52,8 +52,7 @@ void printTable(const LoadedTrace& t, uint32_t from, uint32_t to) {
     const auto& gcs = t.history->gcs();
     for (uint32_t i = from; i <= to && i < gcs.size(); ++i) {
         const GcRecord& g = gcs[i];
-        std::string cause = causeOf(*t.trace, g);
-        if (cause.size() > 20) cause = cause.substr(0, 19) + "~";
+        std::string cause = printable(causeOf(*t.trace, g), 20);
         bool reach = g.has_snapshot && (g.reachable_objects || g.unreached_objects);
         std::printf("%5u %-6s %-20s %10s %9s %11s %10s %10s %10s %10s\n", g.index,
                     std::string(format::gcKindName(g.kind)).c_str(), cause.c_str(), formatDuration(g.end_ns).c_str(),

@@ -108,9 +108,9 @@ void printText(const LoadedTrace& t) {
     for (const auto& [k, v] : f.meta())
         if (k == "producer") producer = v;
     std::cout << "trace       " << f.path() << " (" << formatBytes(f.fileSize()) << ", format " << f.header().version_major
-              << "." << f.header().version_minor << (producer.empty() ? "" : ", " + producer) << ")\n";
+              << "." << f.header().version_minor << (producer.empty() ? "" : ", " + printable(producer)) << ")\n";
     for (const auto& [k, v] : f.meta())
-        if (k != "producer") std::cout << "  " << k << " = " << v << "\n";
+        if (k != "producer") std::cout << "  " << printable(k) << " = " << printable(v) << "\n";
     std::cout << "time span   " << formatDuration(clampNs(durationNs(c.first_time_ns, c.last_time_ns))) << " ("
               << formatDuration(c.first_time_ns) << " .. " << formatDuration(c.last_time_ns) << ")\n";
     uint64_t minor = 0, major = 0, pauses = 0;

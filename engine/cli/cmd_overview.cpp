@@ -77,7 +77,7 @@ void printTopTypes(const LoadedTrace& t, uint32_t gc) {
         std::string bar(static_cast<size_t>(share * 30 + 0.5), '#');
         std::printf("  %10s %6s %12s %s  %-30s %s\n", formatBytes(r.bytes).c_str(), formatPercent(share).c_str(),
                     formatCount(r.objects).c_str(), r.objects == 1 ? "object " : "objects", bar.c_str(),
-                    s.type(type).name.c_str());
+                    printable(s.type(type).name).c_str());
     }
 }
 
@@ -114,7 +114,7 @@ int runOverview(const Words& words) {
     std::string scenario;
     for (const auto& [k, v] : loaded->trace->meta())
         if (k == "synth.scenario" || k == "command") scenario = v;
-    std::cout << path << (scenario.empty() ? "" : "  (" + scenario + ")") << "\n"
+    std::cout << path << (scenario.empty() ? "" : "  (" + printable(scenario) + ")") << "\n"
               << "  " << formatDuration(clampNs(durationNs(c.first_time_ns, c.last_time_ns))) << " recorded, " << h.gcCount() << " GCs, "
               << formatCount(c.objects_allocated) << " objects allocated (" << formatBytes(c.bytes_allocated) << ")\n"
               << "  peak live heap " << formatBytes(c.peak_live_bytes) << " (" << formatCount(c.peak_live_objects)

@@ -289,6 +289,20 @@ TEST(BadInput, ArrayAllocationOfInstanceType) {
     EXPECT_NE(eventsError(p).find("array allocation of object 0 has non-array type A"), std::string::npos);
 }
 
+TEST(BadInput, NamesFromTheFileStayOnOneLine) {
+    // Found by the fuzzer: a type name with a newline and NULs, echoed into an error.
+    WriterOptions o;
+    o.compress = false;
+    TraceBuilder b("names", o);
+    b.writer().defineType(6, TypeDef{std::string_view("in\n\0\x1b[31m", 9), format::TypeKind::kInstance, 0, 16, 0, 0, 0});
+    const uint8_t payload[] = {0, 0, 0, 0x02, 0, 6, 1, 5, 0};  // alloc-array of the instance type 6
+    b.writer().writeChunkPayload(static_cast<uint16_t>(format::ChunkKind::kEvents), payload, 1);
+    std::string e = historyError(b.finish());
+    EXPECT_NE(e.find("has non-array type in\\n\\x00\\x1b[31m"), std::string::npos) << e;
+    expectOneLine(e);
+    EXPECT_EQ(printable(std::string(300, 'x')).size(), 203u);
+}
+
 TEST(BadInput, AbsurdDeathCount) {
     auto p = prologue();
     p.insert(p.end(), {0x03, 0, 0xff, 0xff, 0xff, 0xff, 0x0f, 1});  // 4 billion deaths in 1 byte

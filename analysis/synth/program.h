@@ -31,8 +31,9 @@ private:
 };
 
 struct Program {
-    Program(TraceWriter& out, const SynthOptions& o, const SimOptions& sim, std::string_view scenario)
-        : options(o), heap(out, sim), jdk(heap), rng(o.seed) {
+    // `young_bytes`: the young generation of the simulated VM (allocation between minor GCs).
+    Program(TraceWriter& out, const SynthOptions& o, std::string_view scenario, uint64_t young_bytes)
+        : options(o), heap(out, simOptions(o, young_bytes)), jdk(heap), rng(o.seed) {
         out.meta("producer", "memcity synth");
         out.meta("synth.scenario", scenario);
         out.meta("synth.scale", std::to_string(o.scale));
@@ -48,6 +49,13 @@ struct Program {
         heap.finish();
         for (const Phase& p : phases)
             heap.writer().meta("synth.phase." + p.name, std::to_string(p.first) + ".." + std::to_string(p.last));
+    }
+
+    static SimOptions simOptions(const SynthOptions& o, uint64_t young_bytes) {
+        SimOptions sim;
+        sim.young_bytes = young_bytes;
+        sim.refs_every = o.refs_every;
+        return sim;
     }
 
     struct Phase {

@@ -143,15 +143,9 @@ Status runBigHeap(TraceWriter& out, const SynthOptions& options) {
             if (j > 0 && mix(j * 7) % 2 == 0) edges.push_back({live[j - 1 - mix(j * 13) % std::min<size_t>(j, 4096)], 0, 0});
             if (!edges.empty()) out.snapshotObject(live[j], edges);
         }
-        for (size_t r = 0; r < std::min<size_t>(kRoots, n); ++r) {
-            Root root;
-            root.kind = static_cast<uint32_t>(format::RootKind::kStaticField);
-            root.target = live[r];
-            root.detail_count = 2;
-            root.details[0] = 1 + mix(r) % kTypes.size();
-            root.details[1] = 1;
-            out.snapshotRoot(root);
-        }
+        for (size_t r = 0; r < std::min<size_t>(kRoots, n); ++r)
+            out.snapshotRoot(Root::make(static_cast<uint32_t>(format::RootKind::kStaticField), live[r],
+                                        {1 + mix(r) % kTypes.size(), 1}));
         out.endSnapshot();
     };
 

@@ -16,10 +16,8 @@ namespace memcity::synth {
 
 Status runBuggyStack(TraceWriter& out, const SynthOptions& options) {
     const uint32_t n = 10'000 * options.scale;
-    SimOptions sim;
-    sim.young_bytes = 64u * 1024 * options.scale;  // keeps the number of GCs the same at every scale
-    sim.refs_every = options.refs_every;
-    Program p(out, options, sim, "buggy-stack");
+    // A young generation that grows with the scale keeps the number of GCs the same at every scale.
+    Program p(out, options, "buggy-stack", 64u * 1024 * options.scale);
     SimHeap& h = p.heap;
     Jdk& jdk = p.jdk;
     using K = FieldKind;

@@ -13,10 +13,7 @@ namespace memcity::synth {
 
 Status runChurn(TraceWriter& out, const SynthOptions& options) {
     const uint32_t calm = 3'000 * options.scale, burst = 3'000 * options.scale;
-    SimOptions sim;
-    sim.young_bytes = 256u * 1024;
-    sim.refs_every = options.refs_every;
-    Program p(out, options, sim, "churn");
+    Program p(out, options, "churn", 256u * 1024);
     SimHeap& h = p.heap;
     Jdk& jdk = p.jdk;
     using K = FieldKind;

@@ -13,10 +13,7 @@ namespace memcity::synth {
 
 Status runGcHotspot(TraceWriter& out, const SynthOptions& options) {
     const uint32_t normal = 2'000 * options.scale, hotspot = 2'000 * options.scale;
-    SimOptions sim;
-    sim.young_bytes = 256u * 1024;
-    sim.refs_every = options.refs_every;
-    Program p(out, options, sim, "gc-hotspot");
+    Program p(out, options, "gc-hotspot", 256u * 1024);
     SimHeap& h = p.heap;
     Jdk& jdk = p.jdk;
     using K = FieldKind;

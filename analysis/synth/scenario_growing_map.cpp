@@ -16,10 +16,7 @@ namespace memcity::synth {
 Status runGrowingMap(TraceWriter& out, const SynthOptions& options) {
     const uint32_t warmup = 3'000 * options.scale;
     const uint32_t requests = 4'000 * options.scale;
-    SimOptions sim;
-    sim.young_bytes = 256u * 1024;
-    sim.refs_every = options.refs_every;
-    Program p(out, options, sim, "growing-map");
+    Program p(out, options, "growing-map", 256u * 1024);
     SimHeap& h = p.heap;
     Jdk& jdk = p.jdk;
     using K = FieldKind;

@@ -17,10 +17,7 @@ namespace memcity::synth {
 
 Status runMultiCache(TraceWriter& out, const SynthOptions& options) {
     const uint32_t q = 20'000 * options.scale;
-    SimOptions sim;
-    sim.young_bytes = 512u * 1024;
-    sim.refs_every = options.refs_every;
-    Program p(out, options, sim, "multi-cache");
+    Program p(out, options, "multi-cache", 512u * 1024);
     SimHeap& h = p.heap;
     Jdk& jdk = p.jdk;
     using K = FieldKind;

@@ -18,10 +18,7 @@ namespace memcity::synth {
 
 Status runSteady(TraceWriter& out, const SynthOptions& options) {
     const uint32_t requests = 6'000 * options.scale;
-    SimOptions sim;
-    sim.young_bytes = 256u * 1024;
-    sim.refs_every = options.refs_every;
-    Program p(out, options, sim, "steady");
+    Program p(out, options, "steady", 256u * 1024);
     SimHeap& h = p.heap;
     Jdk& jdk = p.jdk;
     using K = FieldKind;

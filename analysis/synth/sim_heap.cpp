@@ -378,36 +378,15 @@ void SimHeap::writeSnapshot(uint32_t gc) {
         }
         if (!edges.empty()) out_.snapshotObject(id, edges);
     }
-    for (const Static& s : statics_) {
-        if (s.value == kNull) continue;
-        Root root;
-        root.kind = static_cast<uint32_t>(format::RootKind::kStaticField);
-        root.target = objects_[s.value].id;
-        root.detail_count = 2;
-        root.details[0] = s.owner;
-        root.details[1] = s.field;
-        out_.snapshotRoot(root);
-    }
-    for (const Local& l : locals_) {
-        Root root;
-        root.kind = static_cast<uint32_t>(format::RootKind::kStackLocal);
-        root.target = objects_[l.value].id;
-        root.detail_count = 4;
-        root.details[0] = l.thread;
-        root.details[1] = l.method;
-        root.details[2] = l.slot;
-        root.details[3] = l.depth;
-        out_.snapshotRoot(root);
-    }
-    for (const ThreadData& t : threads_) {
-        if (!t.running) continue;
-        Root root;
-        root.kind = static_cast<uint32_t>(format::RootKind::kThread);
-        root.target = objects_[t.object].id;
-        root.detail_count = 1;
-        root.details[0] = t.id;
-        out_.snapshotRoot(root);
-    }
+    using format::RootKind;
+    for (const Static& s : statics_)
+        if (s.value != kNull)
+            out_.snapshotRoot(Root::make(static_cast<uint32_t>(RootKind::kStaticField), objects_[s.value].id, {s.owner, s.field}));
+    for (const Local& l : locals_)
+        out_.snapshotRoot(Root::make(static_cast<uint32_t>(RootKind::kStackLocal), objects_[l.value].id,
+                                     {l.thread, l.method, l.slot, l.depth}));
+    for (const ThreadData& t : threads_)
+        if (t.running) out_.snapshotRoot(Root::make(static_cast<uint32_t>(RootKind::kThread), objects_[t.object].id, {t.id}));
     out_.endSnapshot();
 }
 

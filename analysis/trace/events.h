@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 
 namespace memcity {
 
@@ -61,6 +62,16 @@ struct Root {
     uint64_t target = 0;   // object id
     uint32_t detail_count = 0;
     uint64_t details[8] = {};
+
+    // A root with up to eight details.
+    static Root make(uint32_t kind, uint64_t target, std::initializer_list<uint64_t> details) {
+        Root r;
+        r.kind = kind;
+        r.target = target;
+        for (uint64_t d : details)
+            if (r.detail_count < 8) r.details[r.detail_count++] = d;
+        return r;
+    }
 };
 
 }  // namespace memcity

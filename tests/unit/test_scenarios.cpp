@@ -234,18 +234,19 @@ TEST(Scenario, GrowingMapGrowsAfterWarmup) {
     });
 }
 
-double freedPerSecond(const std::vector<GcRecord>& gcs, uint32_t first, uint32_t last) {
-    uint64_t freed = 0;
-    for (uint32_t g = first; g <= last; ++g) freed += gcs[g].freed_bytes;
+// Sum of `field` over GCs [first, last], per nanosecond of the time they span (from the end of
+// the GC before the first).
+double perNs(const std::vector<GcRecord>& gcs, uint32_t first, uint32_t last, uint64_t GcRecord::*field) {
+    uint64_t sum = 0;
+    for (uint32_t g = first; g <= last; ++g) sum += gcs[g].*field;
     int64_t from = first ? gcs[first - 1].end_ns : 0;
-    return static_cast<double>(freed) / (static_cast<double>(gcs[last].end_ns - from) / 1e9);
+    return static_cast<double>(sum) / static_cast<double>(gcs[last].end_ns - from);
 }
-
+double freedPerSecond(const std::vector<GcRecord>& gcs, uint32_t first, uint32_t last) {
+    return perNs(gcs, first, last, &GcRecord::freed_bytes) * 1e9;
+}
 double overhead(const std::vector<GcRecord>& gcs, uint32_t first, uint32_t last) {
-    uint64_t pauses = 0;
-    for (uint32_t g = first; g <= last; ++g) pauses += gcs[g].pause_ns;
-    int64_t from = first ? gcs[first - 1].end_ns : 0;
-    return static_cast<double>(pauses) / static_cast<double>(gcs[last].end_ns - from);
+    return perNs(gcs, first, last, &GcRecord::pause_ns);
 }
 
 TEST(Scenario, ChurnBurstFreesFarFaster) {

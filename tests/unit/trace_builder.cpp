@@ -46,39 +46,30 @@ TraceBuilder::TraceBuilder(const std::string& stem, WriterOptions options) : pat
 
 TraceBuilder::~TraceBuilder() = default;
 
-TraceBuilder& TraceBuilder::alloc(uint64_t id, uint32_t type, uint32_t site, uint32_t thread) {
-    AllocEvent e;
-    e.id = id;
-    e.type = type;
-    e.site = site;
-    e.thread = thread;
-    e.time_ns = t_ += 100;
-    w_->alloc(e);
-    return *this;
-}
-
-TraceBuilder& TraceBuilder::allocArray(uint64_t id, uint32_t type, uint64_t length, uint32_t site, uint32_t thread) {
+TraceBuilder& TraceBuilder::add(uint64_t id, uint32_t type, uint64_t length, uint64_t size, uint32_t site,
+                                uint32_t thread) {
     AllocEvent e;
     e.id = id;
     e.type = type;
     e.site = site;
     e.thread = thread;
     e.length = length;
+    e.size = size;
     e.time_ns = t_ += 100;
     w_->alloc(e);
     return *this;
 }
 
+TraceBuilder& TraceBuilder::alloc(uint64_t id, uint32_t type, uint32_t site, uint32_t thread) {
+    return add(id, type, kNoLength, 0, site, thread);
+}
+
+TraceBuilder& TraceBuilder::allocArray(uint64_t id, uint32_t type, uint64_t length, uint32_t site, uint32_t thread) {
+    return add(id, type, length, 0, site, thread);
+}
+
 TraceBuilder& TraceBuilder::allocSized(uint64_t id, uint32_t type, uint64_t size, uint32_t site, uint32_t thread) {
-    AllocEvent e;
-    e.id = id;
-    e.type = type;
-    e.site = site;
-    e.thread = thread;
-    e.size = size;
-    e.time_ns = t_ += 100;
-    w_->alloc(e);
-    return *this;
+    return add(id, type, kNoLength, size, site, thread);
 }
 
 TraceBuilder& TraceBuilder::gcStart(uint32_t gc) {

@@ -43,19 +43,13 @@ public:
     // Closes the trace (footer and trailer) and returns its path.
     std::string finish();
 
-    static Root staticRoot(uint64_t target) {
-        Root r;
-        r.kind = 8;
-        r.target = target;
-        r.detail_count = 2;
-        r.details[0] = 1;
-        r.details[1] = 1;
-        return r;
-    }
+    static Root staticRoot(uint64_t target) { return Root::make(8, target, {1, 1}); }
     static Edge strong(uint64_t target, uint32_t field = 1) { return Edge{target, field, 0}; }
     static Edge weak(uint64_t target) { return Edge{target, 2, 1}; }
 
 private:
+    TraceBuilder& add(uint64_t id, uint32_t type, uint64_t length, uint64_t size, uint32_t site, uint32_t thread);
+
     std::string path_;
     std::unique_ptr<TraceWriter> w_;
     int64_t t_ = 0;

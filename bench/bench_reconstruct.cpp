@@ -28,7 +28,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+double seconds(Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double>(b - a).count();
+}
 
 // Resident memory of this process in bytes: current (VmRSS) or peak (VmHWM).
 uint64_t residentBytes(const char* which) {
@@ -49,7 +51,8 @@ bool generate(const std::string& scenario, const std::string& path, uint32_t sca
     std::string stamp = path + ".scale";
     std::ifstream s(stamp);
     std::string have;
-    if (std::filesystem::exists(path) && std::getline(s, have) && have == std::to_string(scale) + "/" + std::to_string(refs))
+    if (std::filesystem::exists(path) && std::getline(s, have) &&
+        have == std::to_string(scale) + "/" + std::to_string(refs))
         return true;
     std::printf("writing %s (scale %u, refs %s)...\n", path.c_str(), scale, refs ? "every 25th GC" : "off");
     std::fflush(stdout);
@@ -109,8 +112,10 @@ int main(int argc, char** argv) {
     std::string dir = "/tmp/memcity-bench";
     for (int i = 1; i < argc; ++i) {
         std::string a = argv[i];
-        if (a == "--scale" && i + 1 < argc) scale = static_cast<uint32_t>(std::stoul(argv[++i]));
-        else if (a == "--trace-dir" && i + 1 < argc) dir = argv[++i];
+        if (a == "--scale" && i + 1 < argc)
+            scale = static_cast<uint32_t>(std::stoul(argv[++i]));
+        else if (a == "--trace-dir" && i + 1 < argc)
+            dir = argv[++i];
         else {
             std::fprintf(stderr, "usage: bench_reconstruct [--scale N] [--trace-dir DIR]\n");
             return 1;
@@ -121,15 +126,16 @@ int main(int argc, char** argv) {
     if (!generate("big-heap", plain, scale, 0) || !generate("big-heap", refs, scale, 1)) return 1;
 
     std::printf("\n== heap reconstruction, big-heap scale %u (%.0f MB trace, %u cores here) ==\n", scale,
-                static_cast<double>(std::filesystem::file_size(plain)) / 1e6, std::thread::hardware_concurrency());
+                static_cast<double>(std::filesystem::file_size(plain)) / 1e6,
+                std::thread::hardware_concurrency());
     // Warm the page cache so the first measurement does not pay for disk reads.
     (void)timeBuild(plain, 1, false);
     BuildRun one = timeBuild(plain, 1, false);
     BuildRun two = timeBuild(plain, 2, false);
-    std::printf("events                    %.1f M (%.1f M live objects at peak)\n", static_cast<double>(one.events) / 1e6,
-                static_cast<double>(one.peak_live) / 1e6);
-    std::printf("rebuild, 1 thread         %.2f s   %.1f M events/s   (target >= 20 M/s per core)\n", one.seconds,
-                static_cast<double>(one.events) / one.seconds / 1e6);
+    std::printf("events                    %.1f M (%.1f M live objects at peak)\n",
+                static_cast<double>(one.events) / 1e6, static_cast<double>(one.peak_live) / 1e6);
+    std::printf("rebuild, 1 thread         %.2f s   %.1f M events/s   (target >= 20 M/s per core)\n",
+                one.seconds, static_cast<double>(one.events) / one.seconds / 1e6);
     std::printf("rebuild, 2 threads        %.2f s   %.1f M events/s   (%.2fx of 1 thread)\n", two.seconds,
                 static_cast<double>(two.events) / two.seconds / 1e6, one.seconds / two.seconds);
     std::printf("peak resident / live obj  %.1f bytes   (%.0f MB above the baseline; target <= 16)\n",
@@ -143,7 +149,8 @@ int main(int argc, char** argv) {
     double worst = 0, total = 0;
     const int samples = 12;
     std::vector<uint32_t> gcs = {0, static_cast<uint32_t>(h->gcCount() - 1)};
-    while (gcs.size() < samples) gcs.push_back(static_cast<uint32_t>(rng() % h->gcCount()));
+    while (gcs.size() < samples)
+        gcs.push_back(static_cast<uint32_t>(rng() % h->gcCount()));
     for (uint32_t g : gcs) {
         auto t0 = Clock::now();
         auto s = h->heapAt(g);
@@ -152,9 +159,11 @@ int main(int argc, char** argv) {
         worst = std::max(worst, dt);
         total += dt;
     }
-    std::printf("rebuild one GC            mean %.0f ms, worst %.0f ms over %d GCs (%zu checkpoints, %.0f MB on disk; target <= 1 s)\n",
-                total / samples * 1e3, worst * 1e3, samples, h->checkpoints().count(),
-                static_cast<double>(h->checkpoints().bytes()) / 1e6);
+    std::printf(
+        "rebuild one GC            mean %.0f ms, worst %.0f ms over %d GCs (%zu checkpoints, %.0f MB on "
+        "disk; target <= 1 s)\n",
+        total / samples * 1e3, worst * 1e3, samples, h->checkpoints().count(),
+        static_cast<double>(h->checkpoints().bytes()) / 1e6);
 
     // References: the last GC's snapshot loaded against its heap.
     auto rfile = TraceFile::open(refs);
@@ -171,14 +180,17 @@ int main(int argc, char** argv) {
     if (!snap || !snap->has_value()) return 1;
     const HeapSnapshot& sn = **snap;
     t0 = Clock::now();
-    Reachability r = computeReachability(sn, heap->store(), heap->objectCount(), rh->shapes(), rfile->symbols(),
-                                         rfile->header().object_alignment);
+    Reachability r = computeReachability(sn, heap->store(), heap->objectCount(), rh->shapes(),
+                                         rfile->symbols(), rfile->header().object_alignment);
     double walk = seconds(t0, Clock::now());
     const double edges = static_cast<double>(sn.graph.edgeCount());
-    std::printf("snapshot                  %.1f M edges over %.1f M objects, loaded in %.2f s, walked in %.2f s (%.1f M reachable)\n",
-                edges / 1e6, static_cast<double>(heap->objectCount()) / 1e6, load, walk,
-                static_cast<double>(r.reachable_objects) / 1e6);
-    std::printf("bytes per reference edge  %.2f held by the graph, %.2f peak resident while loading (target <= 4)\n",
-                static_cast<double>(sn.graph.memoryBytes()) / edges, static_cast<double>(rss) / edges);
+    std::printf(
+        "snapshot                  %.1f M edges over %.1f M objects, loaded in %.2f s, walked in %.2f s "
+        "(%.1f M reachable)\n",
+        edges / 1e6, static_cast<double>(heap->objectCount()) / 1e6, load, walk,
+        static_cast<double>(r.reachable_objects) / 1e6);
+    std::printf(
+        "bytes per reference edge  %.2f held by the graph, %.2f peak resident while loading (target <= 4)\n",
+        static_cast<double>(sn.graph.memoryBytes()) / edges, static_cast<double>(rss) / edges);
     return 0;
 }

@@ -2,7 +2,8 @@
 
 namespace memcity {
 
-BatchPipeline::BatchPipeline(const TraceFile& trace, ShapeTable& shapes, size_t depth) : trace_(trace), shapes_(shapes) {
+BatchPipeline::BatchPipeline(const TraceFile& trace, ShapeTable& shapes, size_t depth)
+    : trace_(trace), shapes_(shapes) {
     for (size_t i = 0; i < depth; ++i) {
         storage_.push_back(std::make_unique<EventBatch>());
         free_.push_back(storage_.back().get());
@@ -10,7 +11,9 @@ BatchPipeline::BatchPipeline(const TraceFile& trace, ShapeTable& shapes, size_t 
     thread_ = std::thread([this] { run(); });
 }
 
-BatchPipeline::~BatchPipeline() { stop(); }
+BatchPipeline::~BatchPipeline() {
+    stop();
+}
 
 void BatchPipeline::stop() {
     {

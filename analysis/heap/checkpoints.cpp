@@ -15,7 +15,7 @@ constexpr uint64_t kCheckpointMagic = 0x31504b434d434d4dull;  // "MMCMCKP1"
 
 struct Header {
     uint64_t magic;
-    uint64_t size;        // positions
+    uint64_t size;  // positions
     uint64_t runs;
     uint64_t long_lengths;
     uint64_t explicit_sizes;
@@ -81,7 +81,8 @@ Status CheckpointStore::get(uint64_t offset, void* data, size_t size) const {
         ssize_t n = ::pread(fd_, p, size, static_cast<off_t>(offset));
         if (n <= 0) {
             if (n < 0 && errno == EINTR) continue;
-            return Error{"cannot read checkpoints back from " + dir_ + (n < 0 ? ": " + std::string(std::strerror(errno)) : "")};
+            return Error{"cannot read checkpoints back from " + dir_ +
+                         (n < 0 ? ": " + std::string(std::strerror(errno)) : "")};
         }
         p += n;
         size -= static_cast<size_t>(n);
@@ -122,8 +123,10 @@ Result<CheckpointStore::Pending> CheckpointStore::prepare(uint32_t chunk, Object
     h.scalars = scalars;
     std::vector<uint64_t> pairs;
     pairs.reserve(2 * (h.long_lengths + h.explicit_sizes));
-    for (const auto& [id, v] : store.long_lengths) pairs.insert(pairs.end(), {id, v});
-    for (const auto& [id, v] : store.explicit_sizes) pairs.insert(pairs.end(), {id, v});
+    for (const auto& [id, v] : store.long_lengths)
+        pairs.insert(pairs.end(), {id, v});
+    for (const auto& [id, v] : store.explicit_sizes)
+        pairs.insert(pairs.end(), {id, v});
 
     Pending out;
     out.offset = end_;
@@ -163,8 +166,10 @@ bool CheckpointStore::latestAtOrBefore(uint32_t chunk, uint32_t* checkpoint_chun
     return true;
 }
 
-Status CheckpointStore::load(uint32_t checkpoint_chunk, ObjectStore* store, Replayer::Scalars* scalars) const {
-    auto it = std::find_if(entries_.begin(), entries_.end(), [&](const Entry& e) { return e.chunk == checkpoint_chunk; });
+Status CheckpointStore::load(uint32_t checkpoint_chunk, ObjectStore* store,
+                             Replayer::Scalars* scalars) const {
+    auto it = std::find_if(entries_.begin(), entries_.end(),
+                           [&](const Entry& e) { return e.chunk == checkpoint_chunk; });
     if (it == entries_.end()) return Error{"no checkpoint at chunk " + std::to_string(checkpoint_chunk)};
     Header h{};
     uint64_t at = it->meta_offset;
@@ -187,7 +192,8 @@ Status CheckpointStore::load(uint32_t checkpoint_chunk, ObjectStore* store, Repl
         if (s) s = get(seg.length, store->length16.data() + seg.begin, k * sizeof(uint16_t));
     }
     if (!s) return s;
-    for (size_t i = 0; i < h.long_lengths; ++i) store->long_lengths[pairs[2 * i]] = pairs[2 * i + 1];
+    for (size_t i = 0; i < h.long_lengths; ++i)
+        store->long_lengths[pairs[2 * i]] = pairs[2 * i + 1];
     for (size_t i = h.long_lengths; i < h.long_lengths + h.explicit_sizes; ++i)
         store->explicit_sizes[pairs[2 * i]] = pairs[2 * i + 1];
     store->sorted_end_ = h.sorted_end;

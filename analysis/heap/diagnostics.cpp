@@ -8,10 +8,8 @@ bool Diagnostics::isError(Anomaly a) {
         case Anomaly::kLateDeath:
         case Anomaly::kGcCutOff:
         case Anomaly::kSnapshotCutOff:
-        case Anomaly::kNewerEdge:
-            return false;
-        default:
-            return true;
+        case Anomaly::kNewerEdge: return false;
+        default: return true;
     }
 }
 

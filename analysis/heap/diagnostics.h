@@ -10,23 +10,23 @@
 namespace memcity {
 
 enum class Anomaly : uint8_t {
-    kUnknownDeath,       // a death names an id never allocated: ignored
-    kDoubleDeath,        // a death names an object already dead: ignored
-    kDuplicateAlloc,     // an allocation reuses the id of an earlier object: the later one is dropped
-    kLateAlloc,          // an allocation arrives after the heap of its GC was complete: added from then on
-    kLateDeath,          // a death for GC g arrives after GC g+1 started: applied from then on
-    kEarlyDeath,         // a death names a GC that has not ended yet: applied now
-    kGcOutOfOrder,       // a GC start or end carries an unexpected index: memcity numbers GCs itself
-    kGcUnfinished,       // a GC started and never ended: it is left out of the series
-    kGcCutOff,           // the trace was cut off inside a GC: that GC is left out of the series
-    kWatermarkBackwards, // a GC end's next object id is below the previous GC's: the previous one is kept
-    kDanglingRoot,       // a root names an object not in the heap: the root is dropped
-    kDanglingSource,     // a snapshot lists references of an object not in the heap: dropped
-    kDanglingEdge,       // a reference points to an object not in the heap: dropped
-    kNewerEdge,          // a reference or root names an object born after the GC (the walk ran later): dropped
-    kDuplicateSource,    // a snapshot lists the references of one object twice: the second list is dropped
-    kIncompleteSnapshot, // a snapshot whose parts do not add up: it is not used
-    kSnapshotCutOff,     // the trace was cut off inside a snapshot: it is not used
+    kUnknownDeath,        // a death names an id never allocated: ignored
+    kDoubleDeath,         // a death names an object already dead: ignored
+    kDuplicateAlloc,      // an allocation reuses the id of an earlier object: the later one is dropped
+    kLateAlloc,           // an allocation arrives after the heap of its GC was complete: added from then on
+    kLateDeath,           // a death for GC g arrives after GC g+1 started: applied from then on
+    kEarlyDeath,          // a death names a GC that has not ended yet: applied now
+    kGcOutOfOrder,        // a GC start or end carries an unexpected index: memcity numbers GCs itself
+    kGcUnfinished,        // a GC started and never ended: it is left out of the series
+    kGcCutOff,            // the trace was cut off inside a GC: that GC is left out of the series
+    kWatermarkBackwards,  // a GC end's next object id is below the previous GC's: the previous one is kept
+    kDanglingRoot,        // a root names an object not in the heap: the root is dropped
+    kDanglingSource,      // a snapshot lists references of an object not in the heap: dropped
+    kDanglingEdge,        // a reference points to an object not in the heap: dropped
+    kNewerEdge,        // a reference or root names an object born after the GC (the walk ran later): dropped
+    kDuplicateSource,  // a snapshot lists the references of one object twice: the second list is dropped
+    kIncompleteSnapshot,  // a snapshot whose parts do not add up: it is not used
+    kSnapshotCutOff,      // the trace was cut off inside a snapshot: it is not used
     kCount,
 };
 

@@ -41,8 +41,8 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
             data.diagnostics.add(Anomaly::kIncompleteSnapshot, [&] { return snap.error().message; });
             return;
         }
-        Reachability rr = computeReachability(*snap, view.store(), view.positions(), data.shapes, trace.symbols(),
-                                              trace.header().object_alignment);
+        Reachability rr = computeReachability(*snap, view.store(), view.positions(), data.shapes,
+                                              trace.symbols(), trace.header().object_alignment);
         r.has_snapshot = true;
         r.reachable_objects = rr.reachable_objects;
         r.reachable_bytes = rr.reachable_bytes;
@@ -82,7 +82,8 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
         switch (static_cast<ChunkKind>(chunk.kind)) {
             case ChunkKind::kEvents: {
                 if (events_since_checkpoint >= options.checkpoint_events) {
-                    auto prepared = h.checkpoints_->prepare(static_cast<uint32_t>(c), replayer.store(), replayer.scalars());
+                    auto prepared = h.checkpoints_->prepare(static_cast<uint32_t>(c), replayer.store(),
+                                                            replayer.scalars());
                     if (!prepared) return prepared.error();
                     if (pipeline && !h.checkpoints_->inMemory()) {
                         // The decoding thread writes it, off the critical path.
@@ -96,7 +97,8 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
                 }
                 if (pipeline) {
                     EventBatch* batch = pipeline->next();
-                    if (!batch || batch->chunk != c) return trace.errorAt(c, 0, "events chunk was not decoded");
+                    if (!batch || batch->chunk != c)
+                        return trace.errorAt(c, 0, "events chunk was not decoded");
                     if (!batch->error.empty()) return Error{batch->error};
                     Status s = replayer.applyBatch(*batch);
                     pipeline->release(batch);
@@ -108,7 +110,8 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
                 break;
             }
             case ChunkKind::kRefs: {
-                auto it = std::find_if(open.begin(), open.end(), [&](const SnapshotInfo& s) { return s.gc == chunk.meta; });
+                auto it = std::find_if(open.begin(), open.end(),
+                                       [&](const SnapshotInfo& s) { return s.gc == chunk.meta; });
                 if (it == open.end()) {
                     open.push_back({chunk.meta, {}, 0, false});
                     it = open.end() - 1;
@@ -118,7 +121,8 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
             }
             case ChunkKind::kRoots: {
                 SnapshotInfo info{chunk.meta, {}, static_cast<uint32_t>(c), true};
-                auto it = std::find_if(open.begin(), open.end(), [&](const SnapshotInfo& s) { return s.gc == chunk.meta; });
+                auto it = std::find_if(open.begin(), open.end(),
+                                       [&](const SnapshotInfo& s) { return s.gc == chunk.meta; });
                 if (it != open.end()) {
                     info.refs_chunks = std::move(it->refs_chunks);
                     open.erase(it);
@@ -129,14 +133,17 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
                 uint64_t gc = r.varint();
                 uint64_t refs_chunks = r.varint();
                 if (r.failed() || gc != chunk.meta)
-                    return trace.errorAt(c, 0, "roots chunk header does not match its chunk (GC " + std::to_string(gc) + ")");
+                    return trace.errorAt(
+                        c, 0, "roots chunk header does not match its chunk (GC " + std::to_string(gc) + ")");
                 const uint32_t ended = replayer.scalars().gcs_ended;
                 if (refs_chunks != info.refs_chunks.size() || info.gc >= ended) {
                     data.diagnostics.add(Anomaly::kIncompleteSnapshot, [&] {
-                        return trace.describe(c, 0, "snapshot of GC " + std::to_string(info.gc) + " has " +
-                                                        std::to_string(info.refs_chunks.size()) + " refs chunks, its roots chunk says " +
-                                                        std::to_string(refs_chunks) +
-                                                        (info.gc >= ended ? " (and that GC has not ended)" : ""));
+                        return trace.describe(c, 0,
+                                              "snapshot of GC " + std::to_string(info.gc) + " has " +
+                                                  std::to_string(info.refs_chunks.size()) +
+                                                  " refs chunks, its roots chunk says " +
+                                                  std::to_string(refs_chunks) +
+                                                  (info.gc >= ended ? " (and that GC has not ended)" : ""));
                     });
                     break;
                 }
@@ -151,8 +158,7 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
                 }
                 break;
             }
-            default:
-                break;  // meta and symbols were read at open; unknown kinds are skipped
+            default: break;  // meta and symbols were read at open; unknown kinds are skipped
         }
         if (chunk.end() >= next_progress) {
             next_progress = chunk.end() + kProgressBytes;
@@ -170,20 +176,25 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
     }
     if (!replayer.stopped()) replayer.finish();
     for (const SnapshotInfo& s : open) {
-        data.diagnostics.add(trace.truncated() ? Anomaly::kSnapshotCutOff : Anomaly::kIncompleteSnapshot, [&] {
-            return trace.describe(s.refs_chunks.front(), 0,
-                                  "snapshot of GC " + std::to_string(s.gc) + " has references but no roots chunk" +
-                                      (trace.truncated() ? " (the trace is cut off)" : ""));
-        });
+        data.diagnostics.add(
+            trace.truncated() ? Anomaly::kSnapshotCutOff : Anomaly::kIncompleteSnapshot, [&] {
+                return trace.describe(s.refs_chunks.front(), 0,
+                                      "snapshot of GC " + std::to_string(s.gc) +
+                                          " has references but no roots chunk" +
+                                          (trace.truncated() ? " (the trace is cut off)" : ""));
+            });
     }
-    std::sort(data.snapshots.begin(), data.snapshots.end(), [](const SnapshotInfo& a, const SnapshotInfo& b) { return a.gc < b.gc; });
+    std::sort(data.snapshots.begin(), data.snapshots.end(),
+              [](const SnapshotInfo& a, const SnapshotInfo& b) { return a.gc < b.gc; });
     trace.releasePages(0, chunks.size());
-    if (options.progress) options.progress({trace.fileSize(), trace.fileSize(), static_cast<uint32_t>(data.gcs.size())});
+    if (options.progress)
+        options.progress({trace.fileSize(), trace.fileSize(), static_cast<uint32_t>(data.gcs.size())});
     return h;
 }
 
 std::string HeapHistory::gcRangeError(uint64_t gc) const {
-    if (gcCount() == 0) return trace_->path() + ": GC " + std::to_string(gc) + " is out of range: the trace has no GCs";
+    if (gcCount() == 0)
+        return trace_->path() + ": GC " + std::to_string(gc) + " is out of range: the trace has no GCs";
     return trace_->path() + ": GC " + std::to_string(gc) + " is out of range: the trace has " +
            std::to_string(gcCount()) + " GCs (0.." + std::to_string(gcCount() - 1) + ")";
 }
@@ -232,8 +243,11 @@ Result<HeapState> HeapHistory::heapAt(uint32_t gc) const {
     return std::move(*out);
 }
 
-Status HeapHistory::forEachHeap(uint32_t from, uint32_t to, const std::function<bool(const HeapView&)>& fn) const {
-    if (from > to) return Error{trace_->path() + ": GC range " + std::to_string(from) + ".." + std::to_string(to) + " is empty"};
+Status HeapHistory::forEachHeap(uint32_t from, uint32_t to,
+                                const std::function<bool(const HeapView&)>& fn) const {
+    if (from > to)
+        return Error{trace_->path() + ": GC range " + std::to_string(from) + ".." + std::to_string(to) +
+                     " is empty"};
     if (to >= gcCount()) return Error{gcRangeError(to)};
     return replay(from, to, fn);
 }

@@ -39,10 +39,18 @@ struct GcRecord {
 
 class HeapView {
 public:
-    HeapView(const ObjectStore& store, size_t end, uint32_t gc, const ShapeTable& shapes, const SymbolTable& symbols,
-             uint32_t alignment, std::span<const uint64_t> watermarks, uint64_t live_objects, uint64_t live_bytes)
-        : store_(&store), end_(end), gc_(gc), shapes_(&shapes), symbols_(&symbols), alignment_(alignment),
-          watermarks_(watermarks), live_objects_(live_objects), live_bytes_(live_bytes) {}
+    HeapView(const ObjectStore& store, size_t end, uint32_t gc, const ShapeTable& shapes,
+             const SymbolTable& symbols, uint32_t alignment, std::span<const uint64_t> watermarks,
+             uint64_t live_objects, uint64_t live_bytes)
+        : store_(&store),
+          end_(end),
+          gc_(gc),
+          shapes_(&shapes),
+          symbols_(&symbols),
+          alignment_(alignment),
+          watermarks_(watermarks),
+          live_objects_(live_objects),
+          live_bytes_(live_bytes) {}
 
     uint32_t gc() const { return gc_; }
     // Positions run over [0, positions()); some may be dead (tombstones) unless
@@ -110,8 +118,8 @@ public:
     explicit HeapState(const HeapView& view);
 
     HeapView view() const {
-        return HeapView(store_, store_.size(), gc_, *shapes_, *symbols_, alignment_, watermarks_, live_objects_,
-                        live_bytes_);
+        return HeapView(store_, store_.size(), gc_, *shapes_, *symbols_, alignment_, watermarks_,
+                        live_objects_, live_bytes_);
     }
     uint32_t gc() const { return gc_; }
     size_t objectCount() const { return store_.size(); }

@@ -40,7 +40,8 @@ struct IdColumn {
     // Drops positions >= n.
     void truncate(size_t n) {
         lo.resize(n);
-        while (!runs.empty() && runs.back().begin >= n) runs.pop_back();
+        while (!runs.empty() && runs.back().begin >= n)
+            runs.pop_back();
     }
 
     // First position in [from, to) whose id is >= key; the range must be sorted.
@@ -50,19 +51,26 @@ struct IdColumn {
         auto key_lo = static_cast<uint32_t>(key);
         if (runs.size() == 1) {
             if (key_hi != runs[0].hi) return key_hi < runs[0].hi ? from : to;
-            return static_cast<size_t>(std::lower_bound(lo.begin() + from, lo.begin() + to, key_lo) - lo.begin());
+            return static_cast<size_t>(std::lower_bound(lo.begin() + from, lo.begin() + to, key_lo) -
+                                       lo.begin());
         }
         // Find the positions whose high bits equal key_hi, then search the low bits there.
         size_t a = from, b = to;
         while (a < b) {  // first position with hi >= key_hi
             size_t m = a + (b - a) / 2;
-            if (hiAt(m) < key_hi) a = m + 1; else b = m;
+            if (hiAt(m) < key_hi)
+                a = m + 1;
+            else
+                b = m;
         }
         if (a == to || hiAt(a) != key_hi) return a;
         size_t c = a, d = to;
         while (c < d) {  // first position with hi > key_hi
             size_t m = c + (d - c) / 2;
-            if (hiAt(m) <= key_hi) c = m + 1; else d = m;
+            if (hiAt(m) <= key_hi)
+                c = m + 1;
+            else
+                d = m;
         }
         return static_cast<size_t>(std::lower_bound(lo.begin() + a, lo.begin() + c, key_lo) - lo.begin());
     }
@@ -86,7 +94,8 @@ class HiCursor {
 public:
     explicit HiCursor(const std::vector<IdRun>& runs) : runs_(runs) {}
     uint32_t hiAt(size_t pos) {
-        while (next_ < runs_.size() && runs_[next_].begin <= pos) hi_ = runs_[next_++].hi;
+        while (next_ < runs_.size() && runs_[next_].begin <= pos)
+            hi_ = runs_[next_++].hi;
         return hi_;
     }
 

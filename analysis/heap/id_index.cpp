@@ -12,7 +12,8 @@ IdIndex::IdIndex(const IdColumn& ids, size_t end) : ids_(&ids), end_(end) {
     const uint64_t span = ids.get(end - 1) - base_;
     const uint64_t max_blocks = std::max<uint64_t>(2, end / 2);
     shift_ = 0;
-    while (shift_ < 63 && (span >> shift_) >= max_blocks) ++shift_;
+    while (shift_ < 63 && (span >> shift_) >= max_blocks)
+        ++shift_;
     const uint64_t blocks = (span >> shift_) + 1;
     first_.assign(blocks + 1, static_cast<uint32_t>(end));
     HiCursor cursor(ids.runs);
@@ -24,7 +25,8 @@ IdIndex::IdIndex(const IdColumn& ids, size_t end) : ids_(&ids), end_(end) {
         if (f == end) f = static_cast<uint32_t>(pos);
     }
     // Empty blocks point at the next non-empty block's first position.
-    for (size_t b = blocks; b-- > 0;) first_[b] = std::min(first_[b], first_[b + 1]);
+    for (size_t b = blocks; b-- > 0;)
+        first_[b] = std::min(first_[b], first_[b + 1]);
 }
 
 size_t IdIndex::find(uint64_t id) const {

@@ -26,15 +26,18 @@ void ObjectStore::append(uint64_t id, uint32_t shape_id, uint64_t length, uint64
 void ObjectStore::sortTail() {
     const size_t s = sorted_end_, n = size();
     bool sorted = true;
-    for (size_t pos = s + 1; pos < n && sorted; ++pos) sorted = ids.get(pos - 1) <= ids.get(pos);
+    for (size_t pos = s + 1; pos < n && sorted; ++pos)
+        sorted = ids.get(pos - 1) <= ids.get(pos);
     if (sorted) return;
     struct Key {
         uint64_t id;
         uint32_t pos;
     };
     std::vector<Key> keys(n - s);
-    for (size_t i = 0; i < keys.size(); ++i) keys[i] = {ids.get(s + i), static_cast<uint32_t>(s + i)};
-    std::sort(keys.begin(), keys.end(), [](const Key& a, const Key& b) { return a.id != b.id ? a.id < b.id : a.pos < b.pos; });
+    for (size_t i = 0; i < keys.size(); ++i)
+        keys[i] = {ids.get(s + i), static_cast<uint32_t>(s + i)};
+    std::sort(keys.begin(), keys.end(),
+              [](const Key& a, const Key& b) { return a.id != b.id ? a.id < b.id : a.pos < b.pos; });
     PodArray<uint32_t> shape_tail;
     PodArray<uint16_t> len_tail;
     shape_tail.resize(keys.size());
@@ -66,11 +69,14 @@ size_t ObjectStore::mergeTail() {
         merged_shape.push_back(shape[pos]);
         merged_len.push_back(length16[pos]);
     };
-    for (size_t pos = 0; pos < first; ++pos) take(pos);
+    for (size_t pos = 0; pos < first; ++pos)
+        take(pos);
     size_t a = first, b = s;
     while (a < s || b < n) {
-        if (b >= n || (a < s && ids.get(a) <= ids.get(b))) take(a++);
-        else take(b++);
+        if (b >= n || (a < s && ids.get(a) <= ids.get(b)))
+            take(a++);
+        else
+            take(b++);
     }
     ids = std::move(merged_ids);
     shape = std::move(merged_shape);
@@ -83,7 +89,8 @@ uint64_t ObjectStore::longLength(size_t pos) const {
     return it == long_lengths.end() ? 0 : it->second;
 }
 
-uint64_t ObjectStore::arraySize(size_t pos, uint32_t type, const SymbolTable& symbols, uint32_t alignment) const {
+uint64_t ObjectStore::arraySize(size_t pos, uint32_t type, const SymbolTable& symbols,
+                                uint32_t alignment) const {
     if (!explicit_sizes.empty()) {
         auto it = explicit_sizes.find(id(pos));
         if (it != explicit_sizes.end()) return it->second;
@@ -117,7 +124,8 @@ void ObjectStore::maybeCompact() {
 void ObjectStore::recountBlocks(size_t from) {
     block_dead_.resize((size() >> kBlockShift) + 1, 0);
     size_t b0 = from >> kBlockShift;
-    for (size_t b = b0; b < block_dead_.size(); ++b) block_dead_[b] = 0;
+    for (size_t b = b0; b < block_dead_.size(); ++b)
+        block_dead_[b] = 0;
     for (size_t pos = b0 << kBlockShift; pos < size(); ++pos)
         if (shape[pos] == kDead) ++block_dead_[pos >> kBlockShift];
 }
@@ -157,7 +165,8 @@ void ObjectStore::compact(size_t from) {
             }
             continue;
         }
-        if (!one_run && (runs.empty() || runs.back().hi != hi)) runs.push_back({static_cast<uint32_t>(w), hi});
+        if (!one_run && (runs.empty() || runs.back().hi != hi))
+            runs.push_back({static_cast<uint32_t>(w), hi});
         lo[w] = lo[pos];
         sh[w] = sh[pos];
         len[w] = len[pos];
@@ -189,7 +198,8 @@ void ObjectStore::compact(size_t from) {
     tombstones_ -= removed;
     if (tombstones_ == 0) first_dead_ = SIZE_MAX;
     last_dead_ = tombstones_ == 0 ? 0 : std::min(last_dead_, first > 0 ? first - 1 : 0);
-    for (size_t b = first >> kBlockShift; b < block_dead_.size(); ++b) block_dead_[b] = 0;
+    for (size_t b = first >> kBlockShift; b < block_dead_.size(); ++b)
+        block_dead_[b] = 0;
     block_dead_.resize((w >> kBlockShift) + 1, 0);
 }
 
@@ -198,8 +208,8 @@ size_t ObjectStore::memoryBytes() const {
     auto mapBytes = [](const std::unordered_map<uint64_t, uint64_t>& m) {
         return m.size() * 32 + m.bucket_count() * sizeof(void*);
     };
-    return ids.memoryBytes() + shape.memoryBytes() + length16.memoryBytes() +
-           mapBytes(long_lengths) + mapBytes(explicit_sizes);
+    return ids.memoryBytes() + shape.memoryBytes() + length16.memoryBytes() + mapBytes(long_lengths) +
+           mapBytes(explicit_sizes);
 }
 
 void ObjectStore::clear() {

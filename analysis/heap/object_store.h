@@ -82,7 +82,8 @@ public:
         return l != kLongLength ? l : longLength(pos);
     }
     // Size in bytes of the object at `pos`, given the shapes and the types' layouts.
-    uint64_t sizeOf(size_t pos, const ShapeTable& shapes, const SymbolTable& symbols, uint32_t alignment) const {
+    uint64_t sizeOf(size_t pos, const ShapeTable& shapes, const SymbolTable& symbols,
+                    uint32_t alignment) const {
         const Shape& sh = shapes[shape[pos]];
         if (sh.size != 0) return sh.size;
         return arraySize(pos, sh.type, symbols, alignment);

@@ -13,7 +13,9 @@ size_t varintLength(uint64_t v) {
     }
     return n;
 }
-uint64_t zigzag(int64_t v) { return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63); }
+uint64_t zigzag(int64_t v) {
+    return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
 uint8_t* putVarint(uint8_t* p, uint64_t v) {
     while (v >= 0x80) {
         *p++ = static_cast<uint8_t>(v | 0x80);
@@ -33,14 +35,16 @@ bool testAndSet(std::vector<uint64_t>& bits, uint32_t i) {
 size_t RefGraph::encodedLength(uint32_t source, std::span<const uint32_t> t) {
     if (t.empty()) return 0;
     size_t n = varintLength(zigzag(static_cast<int64_t>(t[0]) - static_cast<int64_t>(source)));
-    for (size_t i = 1; i < t.size(); ++i) n += varintLength(t[i] - t[i - 1]);
+    for (size_t i = 1; i < t.size(); ++i)
+        n += varintLength(t[i] - t[i - 1]);
     return n;
 }
 
 uint8_t* RefGraph::encode(uint8_t* out, uint32_t source, std::span<const uint32_t> t) {
     if (t.empty()) return out;
     out = putVarint(out, zigzag(static_cast<int64_t>(t[0]) - static_cast<int64_t>(source)));
-    for (size_t i = 1; i < t.size(); ++i) out = putVarint(out, t[i] - t[i - 1]);
+    for (size_t i = 1; i < t.size(); ++i)
+        out = putVarint(out, t[i] - t[i - 1]);
     return out;
 }
 

@@ -43,7 +43,9 @@ public:
 
 private:
     static constexpr size_t kBlock = 16;
-    static int64_t unzigzag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
+    static int64_t unzigzag(uint64_t v) {
+        return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
+    }
     static uint64_t readVarint(const uint8_t*& p) {
         uint64_t v = *p & 0x7f;
         unsigned shift = 7;
@@ -59,7 +61,8 @@ private:
     }
     size_t listOffset(size_t pos) const {
         size_t off = block_offset_[pos / kBlock];
-        for (size_t p = pos & ~(kBlock - 1); p < pos; ++p) off += listLength(p);
+        for (size_t p = pos & ~(kBlock - 1); p < pos; ++p)
+            off += listLength(p);
         return off;
     }
     static size_t encodedLength(uint32_t source, std::span<const uint32_t> sorted_targets);
@@ -71,7 +74,6 @@ private:
     std::vector<uint8_t> data_;
     uint64_t edges_ = 0;
 };
-
 
 // Builds a RefGraph in two passes over the snapshot: measure every list, then write every list.
 class RefGraphBuilder {

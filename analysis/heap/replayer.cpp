@@ -66,7 +66,8 @@ struct BatchDecoder : EventVisitorBase {
         return r;
     }
     void onAlloc(const AllocEvent& e, size_t offset) {
-        EventRecord& r = add(e.isArray() ? format::EventKind::kAllocArray : format::EventKind::kAlloc, offset);
+        EventRecord& r =
+            add(e.isArray() ? format::EventKind::kAllocArray : format::EventKind::kAlloc, offset);
         r.id = e.id;
         r.a = e.length;
         r.b = e.size;
@@ -104,7 +105,9 @@ struct BatchDecoder : EventVisitorBase {
         r.id = e.id;
         r.a = e.address;
     }
-    void onExtension(uint32_t ext, std::span<const uint8_t>, size_t offset) { add(format::EventKind::kExtension, offset).c = ext; }
+    void onExtension(uint32_t ext, std::span<const uint8_t>, size_t offset) {
+        add(format::EventKind::kExtension, offset).c = ext;
+    }
 };
 
 }  // namespace
@@ -149,13 +152,14 @@ Status Replayer::applyBatch(const EventBatch& batch) {
     return {};
 }
 
-void Replayer::applyAlloc(uint64_t id, uint32_t shape, uint32_t type, uint64_t length, uint64_t size, int64_t time,
-                          size_t offset) {
+void Replayer::applyAlloc(uint64_t id, uint32_t shape, uint32_t type, uint64_t length, uint64_t size,
+                          int64_t time, size_t offset) {
     if (!deaths_.empty()) flushDeaths();
     if (shape == ShapeTable::kNone) {
         if (fatal_.empty())
-            fatal_ = trace_.describe(chunk_, offset, "more than " + std::to_string(ShapeTable::kMaxShapes) +
-                                                         " distinct (type, site, thread, size) combinations");
+            fatal_ = trace_.describe(chunk_, offset,
+                                     "more than " + std::to_string(ShapeTable::kMaxShapes) +
+                                         " distinct (type, site, thread, size) combinations");
         return;
     }
     const bool is_array = length != kNoLength;
@@ -176,8 +180,7 @@ void Replayer::applyAlloc(uint64_t id, uint32_t shape, uint32_t type, uint64_t l
         }
     }
     uint64_t explicit_size = 0;
-    if (is_array && size != arrayBytes(symbols_.layouts()[type], length, alignment_))
-        explicit_size = size;
+    if (is_array && size != arrayBytes(symbols_.layouts()[type], length, alignment_)) explicit_size = size;
     store_.append(id, shape, length, explicit_size);
     s_.all_objects++;
     s_.all_bytes += size;
@@ -216,7 +219,8 @@ uint32_t Replayer::findShape(const Shape& sh) {
 
 void Replayer::noteIdOutOfOrder(uint64_t id) {
     // Find the first interval ending at or after id.
-    auto it = std::lower_bound(ids_.begin(), ids_.end(), id, [](const IdInterval& r, uint64_t v) { return r.end < v; });
+    auto it = std::lower_bound(ids_.begin(), ids_.end(), id,
+                               [](const IdInterval& r, uint64_t v) { return r.end < v; });
     if (it != ids_.end() && it->begin <= id && id < it->end) return;  // a duplicate; normalize() reports it
     if (it != ids_.end() && it->end == id) {
         ++it->end;
@@ -235,7 +239,8 @@ void Replayer::noteIdOutOfOrder(uint64_t id) {
 }
 
 bool Replayer::idWasAllocated(uint64_t id) const {
-    auto it = std::lower_bound(ids_.begin(), ids_.end(), id, [](const IdInterval& r, uint64_t v) { return r.end <= v; });
+    auto it = std::lower_bound(ids_.begin(), ids_.end(), id,
+                               [](const IdInterval& r, uint64_t v) { return r.end <= v; });
     return it != ids_.end() && it->begin <= id;
 }
 
@@ -243,7 +248,8 @@ void Replayer::normalize() {
     store_.normalize([&](size_t pos) {
         uint64_t id = store_.id(pos);
         uint64_t size = store_.sizeOf(pos, data_.shapes, symbols_, alignment_);
-        anomaly(Anomaly::kDuplicateAlloc, 0, "object id ", id, " was allocated twice; the later copy is dropped");
+        anomaly(Anomaly::kDuplicateAlloc, 0, "object id ", id,
+                " was allocated twice; the later copy is dropped");
         store_.kill(pos);
         s_.all_objects--;
         s_.all_bytes -= size;
@@ -287,7 +293,8 @@ void Replayer::flushDeaths() {
     const uint32_t* shape = store_.shape.data();
     const size_t n = deaths_.size(), size = store_.size();
     for (size_t i = 0; i < n; ++i) {
-        if (i + kAhead < n && death_positions_[i + kAhead] < size) __builtin_prefetch(shape + death_positions_[i + kAhead], 1);
+        if (i + kAhead < n && death_positions_[i + kAhead] < size)
+            __builtin_prefetch(shape + death_positions_[i + kAhead], 1);
         if (i + kAhead / 2 < n && death_positions_[i + kAhead / 2] < size) {
             uint32_t ahead = shape[death_positions_[i + kAhead / 2]];
             if (ahead != ObjectStore::kDead) __builtin_prefetch(&data_.shapes[ahead]);
@@ -301,9 +308,11 @@ void Replayer::applyDeath(uint32_t gc, uint64_t id, size_t pos, size_t offset) {
     if (pos == store_.size()) {
         if (build()) {
             if (idWasAllocated(id))
-                anomaly(Anomaly::kDoubleDeath, offset, "object ", id, " dies at GC ", gc, " but was already dead");
+                anomaly(Anomaly::kDoubleDeath, offset, "object ", id, " dies at GC ", gc,
+                        " but was already dead");
             else
-                anomaly(Anomaly::kUnknownDeath, offset, "object ", id, " dies at GC ", gc, " but was never allocated");
+                anomaly(Anomaly::kUnknownDeath, offset, "object ", id, " dies at GC ", gc,
+                        " but was never allocated");
         }
         return;
     }
@@ -442,7 +451,8 @@ HeapView Replayer::viewAt(uint32_t gc) {
     const GcRecord& r = data_.gcs[gc];
     size_t cut = store_.lowerBound(data_.watermarks[gc]);
     return HeapView(store_, cut, gc, data_.shapes, symbols_, alignment_,
-                    std::span<const uint64_t>(data_.watermarks.data(), size_t{gc} + 1), r.live_objects, r.live_bytes);
+                    std::span<const uint64_t>(data_.watermarks.data(), size_t{gc} + 1), r.live_objects,
+                    r.live_bytes);
 }
 
 void Replayer::finish() {
@@ -455,7 +465,8 @@ void Replayer::finish() {
             });
         } else {
             data_.diagnostics.add(Anomaly::kGcUnfinished, [&] {
-                return trace_.path() + ": GC " + std::to_string(s_.open_gc) + " started but the trace ends before it did";
+                return trace_.path() + ": GC " + std::to_string(s_.open_gc) +
+                       " started but the trace ends before it did";
             });
         }
     }

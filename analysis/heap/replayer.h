@@ -23,7 +23,7 @@ namespace memcity {
 
 struct EventCounts {
     std::array<uint64_t, format::kEventKindCount> by_kind{};  // events per format::EventKind
-    uint64_t deaths = 0;              // object ids in DEATHS events
+    uint64_t deaths = 0;                                      // object ids in DEATHS events
     uint64_t objects_allocated = 0;
     uint64_t bytes_allocated = 0;
     uint64_t arrays_allocated = 0;
@@ -34,7 +34,8 @@ struct EventCounts {
     uint32_t peak_objects_gc = 0, peak_bytes_gc = 0;
     uint64_t total() const {
         uint64_t n = 0;
-        for (uint64_t c : by_kind) n += c;
+        for (uint64_t c : by_kind)
+            n += c;
         return n;
     }
 };
@@ -48,14 +49,14 @@ struct SnapshotInfo {
 
 // One decoded event of an EVENTS chunk, ready to apply (see EventBatch).
 struct EventRecord {
-    uint64_t id = 0;    // alloc, death, move
-    uint64_t a = 0;     // alloc: array length (kNoLength for instances); move: address; GC: index in the batch
-    uint64_t b = 0;     // alloc: size in bytes
-    int64_t time = 0;   // alloc, thread start/end
-    uint32_t c = 0;     // alloc: shape; death: GC index; thread start/end: thread
-    uint32_t type = 0;  // alloc: type
+    uint64_t id = 0;   // alloc, death, move
+    uint64_t a = 0;    // alloc: array length (kNoLength for instances); move: address; GC: index in the batch
+    uint64_t b = 0;    // alloc: size in bytes
+    int64_t time = 0;  // alloc, thread start/end
+    uint32_t c = 0;    // alloc: shape; death: GC index; thread start/end: thread
+    uint32_t type = 0;    // alloc: type
     uint32_t offset = 0;  // of the event in the chunk's payload
-    uint8_t kind = 0;   // format::EventKind
+    uint8_t kind = 0;     // format::EventKind
 };
 
 // The events of one chunk, decoded (and their shapes interned) by one thread and applied by
@@ -94,14 +95,14 @@ public:
 
     // Scalar state, saved and restored with checkpoints.
     struct Scalars {
-        uint64_t all_objects = 0, all_bytes = 0;    // everything alive in the store
-        uint64_t tail_objects = 0, tail_bytes = 0;  // ... of which born after the last GC end
+        uint64_t all_objects = 0, all_bytes = 0;      // everything alive in the store
+        uint64_t tail_objects = 0, tail_bytes = 0;    // ... of which born after the last GC end
         uint64_t epoch_objects = 0, epoch_bytes = 0;  // allocated in the open epoch (build mode)
         uint64_t last_watermark = 0;
         uint32_t gcs_ended = 0;
-        uint32_t open_gc = 0;    // index of the GC in progress (valid when in_gc)
+        uint32_t open_gc = 0;  // index of the GC in progress (valid when in_gc)
         uint8_t in_gc = 0;
-        uint8_t heap_done = 1;   // the heap of GC gcs_ended-1 is complete
+        uint8_t heap_done = 1;  // the heap of GC gcs_ended-1 is complete
         GcStartEvent start{};
     };
 
@@ -127,7 +128,8 @@ public:
     // Event visitor.
     void onAlloc(const AllocEvent& e, size_t offset) {
         const Shape sh{e.type, e.site, e.thread, e.isArray() ? 0u : static_cast<uint32_t>(e.size)};
-        applyAlloc(e.id, build() ? data_.shapes.intern(sh) : findShape(sh), e.type, e.length, e.size, e.time_ns, offset);
+        applyAlloc(e.id, build() ? data_.shapes.intern(sh) : findShape(sh), e.type, e.length, e.size,
+                   e.time_ns, offset);
     }
     // An allocation whose shape is known: `length` is kNoLength for instances.
     void applyAlloc(uint64_t id, uint32_t shape, uint32_t type, uint64_t length, uint64_t size, int64_t time,

@@ -62,7 +62,8 @@ void ShapeTable::grow() {
     for (uint32_t id = 0; id < size(); ++id) {
         const Shape& sh = (*this)[id];
         size_t i = hash(sh) & mask;
-        while (slots_[i].id != kNone) i = (i + 1) & mask;
+        while (slots_[i].id != kNone)
+            i = (i + 1) & mask;
         slots_[i] = Slot{sh, id};
     }
 }

@@ -6,8 +6,8 @@
 // were handed (through a queue or any other synchronisation).
 #pragma once
 
-#include <cstddef>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -51,7 +51,7 @@ private:
         uint32_t id = kNone;  // kNone: empty
     };
     std::unique_ptr<std::unique_ptr<Shape[]>[]> blocks_;  // fixed directory of 4096-shape blocks
-    std::atomic<size_t> size_{0};  // written by the interning thread only
+    std::atomic<size_t> size_{0};                         // written by the interning thread only
     std::vector<Slot> slots_;
 };
 

@@ -57,8 +57,11 @@ struct RefsVisitor {
         source = pos;
         if (!source_ok) {
             if (first_pass) snap.dropped_edges += n;
-            if (id >= watermark) note(Anomaly::kNewerEdge, offset, "snapshot lists object ", id, ", born after its GC");
-            else note(Anomaly::kDanglingSource, offset, "snapshot lists references of object ", id, ", which is not in the heap");
+            if (id >= watermark)
+                note(Anomaly::kNewerEdge, offset, "snapshot lists object ", id, ", born after its GC");
+            else
+                note(Anomaly::kDanglingSource, offset, "snapshot lists references of object ", id,
+                     ", which is not in the heap");
         }
     }
     void onEdge(uint64_t src, const Edge& e) {
@@ -108,7 +111,8 @@ struct RootsVisitor {
         ref.kind = r.kind;
         ref.position = static_cast<uint32_t>(pos);
         ref.detail_count = r.detail_count;
-        for (uint32_t i = 0; i < r.detail_count; ++i) ref.details[i] = r.details[i];
+        for (uint32_t i = 0; i < r.detail_count; ++i)
+            ref.details[i] = r.details[i];
         snap.roots.push_back(ref);
     }
 };
@@ -134,20 +138,24 @@ Result<HeapSnapshot> loadSnapshot(const TraceFile& trace, const SnapshotInfo& in
                     builder.write(source, targets);
                 } else if (!builder.measure(source, targets) && diag) {
                     diag->add(Anomaly::kDuplicateSource, [&] {
-                        return trace.describe(chunk, offset, "snapshot of GC " + std::to_string(info.gc) +
-                                                                 " lists an object's references twice");
+                        return trace.describe(chunk, offset,
+                                              "snapshot of GC " + std::to_string(info.gc) +
+                                                  " lists an object's references twice");
                     });
                 }
             };
-            RefsVisitor<decltype(sink)> v{index, store, options.watermark, diag, pass == 0, trace, chunk, sink, snap, 0, 0, 0, false, 0, {}};
+            RefsVisitor<decltype(sink)> v{
+                index, store, options.watermark, diag, pass == 0, trace, chunk, sink, snap, 0, 0, 0, false,
+                0,     {}};
             uint32_t gc = 0;
             DecodeStatus st = decodeRefs(*payload, trace.symbols(), &gc, v);
             if (!st.ok) return trace.errorAt(chunk, st.offset, st.message);
             v.flush();
             trace.releasePages(chunk, chunk + 1);  // read twice, never kept
             if (gc != info.gc)
-                return trace.errorAt(chunk, 0, "refs chunk says GC " + std::to_string(gc) + ", its header says " +
-                                                   std::to_string(info.gc));
+                return trace.errorAt(chunk, 0,
+                                     "refs chunk says GC " + std::to_string(gc) + ", its header says " +
+                                         std::to_string(info.gc));
             if (pass == 0) {
                 sources += v.sources;
                 edges += v.edges;
@@ -165,9 +173,10 @@ Result<HeapSnapshot> loadSnapshot(const TraceFile& trace, const SnapshotInfo& in
     if (!st.ok) return trace.errorAt(info.roots_chunk, st.offset, st.message);
     if (header.sources != sources || header.edges != edges) {
         return trace.errorAt(info.roots_chunk, 0,
-                             "snapshot of GC " + std::to_string(info.gc) + " lists " + std::to_string(sources) +
-                                 " objects and " + std::to_string(edges) + " references, its roots chunk says " +
-                                 std::to_string(header.sources) + " and " + std::to_string(header.edges));
+                             "snapshot of GC " + std::to_string(info.gc) + " lists " +
+                                 std::to_string(sources) + " objects and " + std::to_string(edges) +
+                                 " references, its roots chunk says " + std::to_string(header.sources) +
+                                 " and " + std::to_string(header.edges));
     }
     return snap;
 }
@@ -184,7 +193,8 @@ Reachability computeReachability(const HeapSnapshot& snapshot, const ObjectStore
         reached[pos >> 6] |= mask;
         stack.push_back(pos);
     };
-    for (const RootRef& r : snapshot.roots) visit(r.position);
+    for (const RootRef& r : snapshot.roots)
+        visit(r.position);
     while (!stack.empty()) {
         uint32_t pos = stack.back();
         stack.pop_back();

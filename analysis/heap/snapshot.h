@@ -23,8 +23,8 @@ struct RootRef {
 };
 
 struct HeapSnapshot {
-    uint32_t gc = 0;        // the GC the references were recorded at
-    RefGraph graph;         // strong references between heap positions
+    uint32_t gc = 0;  // the GC the references were recorded at
+    RefGraph graph;   // strong references between heap positions
     std::vector<RootRef> roots;
     uint64_t weak_edges = 0;     // weak, soft and phantom references (not in the graph)
     uint64_t dropped_edges = 0;  // references whose source or target is not in the heap
@@ -33,7 +33,7 @@ struct HeapSnapshot {
 };
 
 struct SnapshotLoadOptions {
-    uint64_t watermark = 0;            // ids at or above it are newer than the snapshot's GC
+    uint64_t watermark = 0;              // ids at or above it are newer than the snapshot's GC
     Diagnostics* diagnostics = nullptr;  // where to count anomalies (null: not counted)
 };
 

@@ -15,7 +15,8 @@ Jdk::Jdk(SimHeap& h) : h_(h) {
                                                 {"hashIsZero", "boolean", K::kBool}});
     integer = h.defineClass("java.lang.Integer", {{"value", "int", K::kInt}});
     long_box = h.defineClass("java.lang.Long", {{"value", "long", K::kLong}});
-    date = h.defineClass("java.util.Date", {{"fastTime", "long", K::kLong}, {"cdate", "sun.util.calendar.BaseCalendar$Date", K::kRef}});
+    date = h.defineClass("java.util.Date", {{"fastTime", "long", K::kLong},
+                                            {"cdate", "sun.util.calendar.BaseCalendar$Date", K::kRef}});
     array_list = h.defineClass("java.util.ArrayList", {{"modCount", "int", K::kInt},
                                                        {"elementData", "java.lang.Object[]", K::kRef},
                                                        {"size", "int", K::kInt}});
@@ -48,31 +49,53 @@ Jdk::Jdk(SimHeap& h) : h_(h) {
                          {"keySet", "java.util.concurrent.ConcurrentHashMap$KeySetView", K::kRef},
                          {"values", "java.util.concurrent.ConcurrentHashMap$ValuesView", K::kRef},
                          {"entrySet", "java.util.concurrent.ConcurrentHashMap$EntrySetView", K::kRef}});
-    weak_reference = h.defineClass("java.lang.ref.WeakReference", {{"referent", "java.lang.Object", K::kWeakRef},
-                                                                   {"queue", "java.lang.ref.ReferenceQueue", K::kRef},
-                                                                   {"next", "java.lang.ref.Reference", K::kRef},
-                                                                   {"discovered", "java.lang.ref.Reference", K::kRef}});
+    weak_reference =
+        h.defineClass("java.lang.ref.WeakReference", {{"referent", "java.lang.Object", K::kWeakRef},
+                                                      {"queue", "java.lang.ref.ReferenceQueue", K::kRef},
+                                                      {"next", "java.lang.ref.Reference", K::kRef},
+                                                      {"discovered", "java.lang.ref.Reference", K::kRef}});
 
     m_string_init_ = h.defineMethod("java.lang.String", "<init>", "([BB)V", "String.java");
-    m_string_latin1_ = h.defineMethod("java.lang.StringLatin1", "newString", "([BII)Ljava/lang/String;", "StringLatin1.java");
-    m_integer_value_of_ = h.defineMethod("java.lang.Integer", "valueOf", "(I)Ljava/lang/Integer;", "Integer.java");
+    m_string_latin1_ = h.defineMethod("java.lang.StringLatin1", "newString", "([BII)Ljava/lang/String;",
+                                      "StringLatin1.java");
+    m_integer_value_of_ =
+        h.defineMethod("java.lang.Integer", "valueOf", "(I)Ljava/lang/Integer;", "Integer.java");
     m_long_value_of_ = h.defineMethod("java.lang.Long", "valueOf", "(J)Ljava/lang/Long;", "Long.java");
     m_date_init_ = h.defineMethod("java.util.Date", "<init>", "(J)V", "Date.java");
-    m_weak_init_ = h.defineMethod("java.lang.ref.WeakReference", "<init>", "(Ljava/lang/Object;)V", "WeakReference.java");
+    m_weak_init_ = h.defineMethod("java.lang.ref.WeakReference", "<init>", "(Ljava/lang/Object;)V",
+                                  "WeakReference.java");
     m_list_init_ = h.defineMethod("java.util.ArrayList", "<init>", "()V", "ArrayList.java");
     m_list_add_ = h.defineMethod("java.util.ArrayList", "add", "(Ljava/lang/Object;)Z", "ArrayList.java");
     m_list_grow_ = h.defineMethod("java.util.ArrayList", "grow", "(I)[Ljava/lang/Object;", "ArrayList.java");
-    m_arrays_copy_of_ = h.defineMethod("java.util.Arrays", "copyOf", "([Ljava/lang/Object;I)[Ljava/lang/Object;", "Arrays.java");
+    m_arrays_copy_of_ = h.defineMethod("java.util.Arrays", "copyOf",
+                                       "([Ljava/lang/Object;I)[Ljava/lang/Object;", "Arrays.java");
     m_map_init_ = h.defineMethod("java.util.HashMap", "<init>", "()V", "HashMap.java");
-    m_map_put_ = h.defineMethod("java.util.HashMap", "put", "(Ljava/lang/Object;Ljava/lang/Object;)Ljava/lang/Object;", "HashMap.java");
-    m_map_put_val_ = h.defineMethod("java.util.HashMap", "putVal", "(ILjava/lang/Object;Ljava/lang/Object;ZZ)Ljava/lang/Object;", "HashMap.java");
-    m_map_new_node_ = h.defineMethod("java.util.HashMap", "newNode", "(ILjava/lang/Object;Ljava/lang/Object;Ljava/util/HashMap$Node;)Ljava/util/HashMap$Node;", "HashMap.java");
-    m_map_resize_ = h.defineMethod("java.util.HashMap", "resize", "()[Ljava/util/HashMap$Node;", "HashMap.java");
-    m_chm_init_ = h.defineMethod("java.util.concurrent.ConcurrentHashMap", "<init>", "()V", "ConcurrentHashMap.java");
-    m_chm_put_ = h.defineMethod("java.util.concurrent.ConcurrentHashMap", "put", "(Ljava/lang/Object;Ljava/lang/Object;)Ljava/lang/Object;", "ConcurrentHashMap.java");
-    m_chm_put_val_ = h.defineMethod("java.util.concurrent.ConcurrentHashMap", "putVal", "(Ljava/lang/Object;Ljava/lang/Object;Z)Ljava/lang/Object;", "ConcurrentHashMap.java");
-    m_chm_init_table_ = h.defineMethod("java.util.concurrent.ConcurrentHashMap", "initTable", "()[Ljava/util/concurrent/ConcurrentHashMap$Node;", "ConcurrentHashMap.java");
-    m_chm_transfer_ = h.defineMethod("java.util.concurrent.ConcurrentHashMap", "transfer", "([Ljava/util/concurrent/ConcurrentHashMap$Node;[Ljava/util/concurrent/ConcurrentHashMap$Node;)V", "ConcurrentHashMap.java");
+    m_map_put_ = h.defineMethod("java.util.HashMap", "put",
+                                "(Ljava/lang/Object;Ljava/lang/Object;)Ljava/lang/Object;", "HashMap.java");
+    m_map_put_val_ =
+        h.defineMethod("java.util.HashMap", "putVal",
+                       "(ILjava/lang/Object;Ljava/lang/Object;ZZ)Ljava/lang/Object;", "HashMap.java");
+    m_map_new_node_ = h.defineMethod(
+        "java.util.HashMap", "newNode",
+        "(ILjava/lang/Object;Ljava/lang/Object;Ljava/util/HashMap$Node;)Ljava/util/HashMap$Node;",
+        "HashMap.java");
+    m_map_resize_ =
+        h.defineMethod("java.util.HashMap", "resize", "()[Ljava/util/HashMap$Node;", "HashMap.java");
+    m_chm_init_ =
+        h.defineMethod("java.util.concurrent.ConcurrentHashMap", "<init>", "()V", "ConcurrentHashMap.java");
+    m_chm_put_ =
+        h.defineMethod("java.util.concurrent.ConcurrentHashMap", "put",
+                       "(Ljava/lang/Object;Ljava/lang/Object;)Ljava/lang/Object;", "ConcurrentHashMap.java");
+    m_chm_put_val_ =
+        h.defineMethod("java.util.concurrent.ConcurrentHashMap", "putVal",
+                       "(Ljava/lang/Object;Ljava/lang/Object;Z)Ljava/lang/Object;", "ConcurrentHashMap.java");
+    m_chm_init_table_ =
+        h.defineMethod("java.util.concurrent.ConcurrentHashMap", "initTable",
+                       "()[Ljava/util/concurrent/ConcurrentHashMap$Node;", "ConcurrentHashMap.java");
+    m_chm_transfer_ = h.defineMethod(
+        "java.util.concurrent.ConcurrentHashMap", "transfer",
+        "([Ljava/util/concurrent/ConcurrentHashMap$Node;[Ljava/util/concurrent/ConcurrentHashMap$Node;)V",
+        "ConcurrentHashMap.java");
 
     s_string_value_ = h.refSlot(string, "value");
     s_list_data_ = h.refSlot(array_list, "elementData");
@@ -98,9 +121,15 @@ Ref Jdk::newString(const Caller& at, uint32_t length) {
     return s;
 }
 
-Ref Jdk::newInteger(const Caller& at) { return h_.alloc(integer, site({{m_integer_value_of_, 1081}}, at)); }
-Ref Jdk::newLong(const Caller& at) { return h_.alloc(long_box, site({{m_long_value_of_, 1205}}, at)); }
-Ref Jdk::newDate(const Caller& at) { return h_.alloc(date, site({}, at)); }
+Ref Jdk::newInteger(const Caller& at) {
+    return h_.alloc(integer, site({{m_integer_value_of_, 1081}}, at));
+}
+Ref Jdk::newLong(const Caller& at) {
+    return h_.alloc(long_box, site({{m_long_value_of_, 1205}}, at));
+}
+Ref Jdk::newDate(const Caller& at) {
+    return h_.alloc(date, site({}, at));
+}
 
 Ref Jdk::newWeakReference(const Caller& at, Ref referent) {
     Ref w = h_.alloc(weak_reference, site({}, at));
@@ -117,9 +146,12 @@ SimList Jdk::newArrayList(const Caller& at) {
 void Jdk::add(SimList& list, Ref value, const Caller& at) {
     if (list.size == list.capacity) {
         uint32_t cap = list.capacity == 0 ? 10 : list.capacity + list.capacity / 2;
-        Ref data = h_.allocArray(object_array, site({{m_arrays_copy_of_, 3481}, {m_list_grow_, 237}, {m_list_add_, 455}}, at), cap);
+        Ref data = h_.allocArray(
+            object_array, site({{m_arrays_copy_of_, 3481}, {m_list_grow_, 237}, {m_list_add_, 455}}, at),
+            cap);
         Ref old = h_.get(list.object, s_list_data_);
-        for (uint32_t i = 0; i < list.size; ++i) h_.set(data, i, h_.get(old, i));
+        for (uint32_t i = 0; i < list.size; ++i)
+            h_.set(data, i, h_.get(old, i));
         h_.set(list.object, s_list_data_, data);
         list.capacity = cap;
     }
@@ -143,14 +175,19 @@ void Jdk::resize(SimMap& m, const Caller& at) {
     uint32_t cap = m.capacity == 0 ? 16 : m.capacity * 2;
     Ref table;
     if (m.concurrent) {
-        table = h_.allocArray(chm_node_array,
-                              m.capacity == 0 ? site({{m_chm_init_table_, 2296}, {m_chm_put_val_, 1018}, {m_chm_put_, 1006}}, at)
-                                              : site({{m_chm_transfer_, 2455}, {m_chm_put_val_, 1075}, {m_chm_put_, 1006}}, at),
-                              cap);
+        table = h_.allocArray(
+            chm_node_array,
+            m.capacity == 0
+                ? site({{m_chm_init_table_, 2296}, {m_chm_put_val_, 1018}, {m_chm_put_, 1006}}, at)
+                : site({{m_chm_transfer_, 2455}, {m_chm_put_val_, 1075}, {m_chm_put_, 1006}}, at),
+            cap);
     } else {
-        table = h_.allocArray(hash_map_node_array, site({{m_map_resize_, 702}, {m_map_put_val_, 627}, {m_map_put_, 610}}, at), cap);
+        table =
+            h_.allocArray(hash_map_node_array,
+                          site({{m_map_resize_, 702}, {m_map_put_val_, 627}, {m_map_put_, 610}}, at), cap);
     }
-    for (auto& [key, e] : m.entries) h_.set(e.node, s_node_next_, kNull);
+    for (auto& [key, e] : m.entries)
+        h_.set(e.node, s_node_next_, kNull);
     for (auto& [key, e] : m.entries) {
         uint32_t bin = e.hash & (cap - 1);
         h_.set(e.node, s_node_next_, h_.get(table, bin));
@@ -168,8 +205,10 @@ void Jdk::put(SimMap& m, uint64_t key_identity, Ref key, Ref value, const Caller
     }
     if (m.capacity == 0) resize(m, at);
     auto hash = static_cast<uint32_t>((key_identity * 0x9e3779b97f4a7c15ull) >> 32);
-    Ref node = m.concurrent ? h_.alloc(chm_node, site({{m_chm_put_val_, 1040}, {m_chm_put_, 1006}}, at))
-                            : h_.alloc(hash_map_node, site({{m_map_new_node_, 1901}, {m_map_put_val_, 631}, {m_map_put_, 610}}, at));
+    Ref node = m.concurrent
+                   ? h_.alloc(chm_node, site({{m_chm_put_val_, 1040}, {m_chm_put_, 1006}}, at))
+                   : h_.alloc(hash_map_node,
+                              site({{m_map_new_node_, 1901}, {m_map_put_val_, 631}, {m_map_put_, 610}}, at));
     Ref table = h_.get(m.object, m.concurrent ? s_chm_table_ : s_map_table_);
     uint32_t bin = hash & (m.capacity - 1);
     h_.set(node, s_node_key_, key);
@@ -190,8 +229,10 @@ bool Jdk::remove(SimMap& m, uint64_t key_identity) {
     for (Ref n = h_.get(table, bin); n != kNull; prev = n, n = h_.get(n, s_node_next_)) {
         if (n != node) continue;
         Ref next = h_.get(n, s_node_next_);
-        if (prev == kNull) h_.set(table, bin, next);
-        else h_.set(prev, s_node_next_, next);
+        if (prev == kNull)
+            h_.set(table, bin, next);
+        else
+            h_.set(prev, s_node_next_, next);
         break;
     }
     m.entries.erase(it);

@@ -24,7 +24,9 @@ public:
         return z ^ (z >> 31);
     }
     // Uniform in [lo, hi].
-    uint32_t range(uint32_t lo, uint32_t hi) { return lo + static_cast<uint32_t>(next() % (uint64_t{hi} - lo + 1)); }
+    uint32_t range(uint32_t lo, uint32_t hi) {
+        return lo + static_cast<uint32_t>(next() % (uint64_t{hi} - lo + 1));
+    }
 
 private:
     uint64_t state_;
@@ -40,7 +42,9 @@ struct Program {
         out.meta("synth.seed", std::to_string(o.seed));
     }
     // Phases: begin() before the phase's work, end() after it.
-    void beginPhase(std::string name) { phases.push_back({std::move(name), static_cast<uint32_t>(heap.gcs().size()), 0}); }
+    void beginPhase(std::string name) {
+        phases.push_back({std::move(name), static_cast<uint32_t>(heap.gcs().size()), 0});
+    }
     void endPhase() { phases.back().last = static_cast<uint32_t>(heap.gcs().size()) - 1; }
     void expect(std::string_view key, uint64_t value) {
         heap.writer().meta("synth.expect." + std::string(key), std::to_string(value));
@@ -48,7 +52,8 @@ struct Program {
     void finish() {
         heap.finish();
         for (const Phase& p : phases)
-            heap.writer().meta("synth.phase." + p.name, std::to_string(p.first) + ".." + std::to_string(p.last));
+            heap.writer().meta("synth.phase." + p.name,
+                               std::to_string(p.first) + ".." + std::to_string(p.last));
     }
 
     static SimOptions simOptions(const SynthOptions& o, uint64_t young_bytes) {

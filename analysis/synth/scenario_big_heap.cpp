@@ -91,24 +91,30 @@ Status runBigHeap(TraceWriter& out, const SynthOptions& options) {
             d.element_size = kTypes[t].element;
         }
         out.defineType(t + 1, d);
-        for (uint32_t w = 0; w < kTypes[t].weight; ++w) weights.push_back(t + 1);
+        for (uint32_t w = 0; w < kTypes[t].weight; ++w)
+            weights.push_back(t + 1);
     }
     for (uint32_t m = 1; m <= kMethods; ++m)
-        out.defineMethod(m, "org.example.app.Module" + std::to_string(m % 23), "method" + std::to_string(m), "()V",
-                         "Module" + std::to_string(m % 23) + ".java");
+        out.defineMethod(m, "org.example.app.Module" + std::to_string(m % 23), "method" + std::to_string(m),
+                         "()V", "Module" + std::to_string(m % 23) + ".java");
     for (uint32_t s = 1; s <= kSites; ++s) {
         std::vector<Frame> frames;
         for (uint32_t f = 0, n = 1 + static_cast<uint32_t>(mix(s) % 8); f < n; ++f)
-            frames.push_back({1 + static_cast<uint32_t>(mix(s * 31 + f) % kMethods), static_cast<int32_t>(10 + mix(s + f) % 400)});
+            frames.push_back({1 + static_cast<uint32_t>(mix(s * 31 + f) % kMethods),
+                              static_cast<int32_t>(10 + mix(s + f) % 400)});
         out.defineSite(s, frames);
     }
-    for (uint32_t t = 1; t <= kThreads; ++t) out.defineThread(t, "worker-" + std::to_string(t));
+    for (uint32_t t = 1; t <= kThreads; ++t)
+        out.defineThread(t, "worker-" + std::to_string(t));
     out.defineString(1, "Allocation Failure");
     out.defineField(1, 0, "INSTANCE", "java.lang.Object", format::kFieldStatic | format::kFieldReference);
-    for (uint32_t t = 1; t <= kThreads; ++t) out.threadStart({t, 0});
+    for (uint32_t t = 1; t <= kThreads; ++t)
+        out.threadStart({t, 0});
 
     // Each type allocates from its own handful of sites.
-    auto siteOf = [&](uint32_t type, uint64_t r) { return 1 + static_cast<uint32_t>((type * 16 + r % 16) % kSites); };
+    auto siteOf = [&](uint32_t type, uint64_t r) {
+        return 1 + static_cast<uint32_t>((type * 16 + r % 16) % kSites);
+    };
     auto sizeOf = [&](uint32_t type, uint64_t length) -> uint64_t {
         const TypeSpec& t = kTypes[type - 1];
         if (t.kind == format::TypeKind::kInstance) return t.size;
@@ -124,23 +130,29 @@ Status runBigHeap(TraceWriter& out, const SynthOptions& options) {
 
     auto snapshot = [&](uint32_t at_gc) {
         std::vector<uint64_t> live = immortal;
-        for (const auto& bucket : deaths) live.insert(live.end(), bucket.begin(), bucket.end());
+        for (const auto& bucket : deaths)
+            live.insert(live.end(), bucket.begin(), bucket.end());
         std::sort(live.begin(), live.end());
         const size_t n = live.size();
         // Children per parent, as a CSR (counting sort by parent index).
         auto parentOf = [&](size_t j) { return j - 1 - mix(j) % std::min<size_t>(j, 64); };
         std::vector<uint32_t> start(n + 1, 0);
-        for (size_t j = kRoots; j < n; ++j) start[parentOf(j) + 1]++;
-        for (size_t j = 0; j < n; ++j) start[j + 1] += start[j];
+        for (size_t j = kRoots; j < n; ++j)
+            start[parentOf(j) + 1]++;
+        for (size_t j = 0; j < n; ++j)
+            start[j + 1] += start[j];
         std::vector<uint32_t> child(start[n]);
         std::vector<uint32_t> fill(start.begin(), start.end() - 1);
-        for (size_t j = kRoots; j < n; ++j) child[fill[parentOf(j)]++] = static_cast<uint32_t>(j);
+        for (size_t j = kRoots; j < n; ++j)
+            child[fill[parentOf(j)]++] = static_cast<uint32_t>(j);
         out.beginSnapshot(at_gc);
         std::vector<Edge> edges;
         for (size_t j = 0; j < n; ++j) {
             edges.clear();
-            for (uint32_t k = start[j]; k < start[j + 1]; ++k) edges.push_back({live[child[k]], 0, 0});
-            if (j > 0 && mix(j * 7) % 2 == 0) edges.push_back({live[j - 1 - mix(j * 13) % std::min<size_t>(j, 4096)], 0, 0});
+            for (uint32_t k = start[j]; k < start[j + 1]; ++k)
+                edges.push_back({live[child[k]], 0, 0});
+            if (j > 0 && mix(j * 7) % 2 == 0)
+                edges.push_back({live[j - 1 - mix(j * 13) % std::min<size_t>(j, 4096)], 0, 0});
             if (!edges.empty()) out.snapshotObject(live[j], edges);
         }
         for (size_t r = 0; r < std::min<size_t>(kRoots, n); ++r)
@@ -176,7 +188,9 @@ Status runBigHeap(TraceWriter& out, const SynthOptions& options) {
         a.thread = 1 + static_cast<uint32_t>((i / 64) % kThreads);
         if (kTypes[type - 1].kind != format::TypeKind::kInstance) {
             uint64_t l = (r >> 32) % 100;
-            a.length = l < 90 ? 4 + (r >> 40) % 60 : l < 99 ? 64 + (r >> 40) % 4000 : 60'000 + (r >> 40) % 100'000;
+            a.length = l < 90   ? 4 + (r >> 40) % 60
+                       : l < 99 ? 64 + (r >> 40) % 4000
+                                : 60'000 + (r >> 40) % 100'000;
         }
         a.time_ns = now;
         out.alloc(a);
@@ -189,7 +203,8 @@ Status runBigHeap(TraceWriter& out, const SynthOptions& options) {
             deaths[0].push_back(a.id);
         } else if (fate < 75) {
             size_t k = 1 + (r >> 16) % 29;
-            while (deaths.size() <= k) deaths.emplace_back();
+            while (deaths.size() <= k)
+                deaths.emplace_back();
             deaths[k].push_back(a.id);
         } else {
             immortal.push_back(a.id);
@@ -198,7 +213,8 @@ Status runBigHeap(TraceWriter& out, const SynthOptions& options) {
         if ((i + 1) % kPerGc == 0) collect(i + 1 == total);
     }
     if (total % kPerGc != 0) collect(true);
-    for (uint32_t t = 1; t <= kThreads; ++t) out.threadEnd({t, now});
+    for (uint32_t t = 1; t <= kThreads; ++t)
+        out.threadEnd({t, now});
     out.meta("synth.expect.allocations", std::to_string(total));
     out.meta("synth.expect.immortal", std::to_string(immortal.size()));
     return {};

@@ -24,14 +24,18 @@ Status runBuggyStack(TraceWriter& out, const SynthOptions& options) {
 
     const uint32_t main = h.startThread("main");
     const uint32_t test_object = h.defineClass("at.jku.data.TestObject", {{"id", "int", K::kInt}});
-    const uint32_t buggy_stack = h.defineClass("at.jku.data.BuggyStack", {{"elements", "java.lang.Object[]", K::kRef},
-                                                                           {"size", "int", K::kInt}});
-    const uint32_t m_main = h.defineMethod("at.jku.BuggyMain", "main", "([Ljava/lang/String;)V", "BuggyMain.java");
-    const uint32_t m_fill = h.defineMethod("at.jku.BuggyMain", "fill", "(Lat/jku/data/BuggyStack;I)V", "BuggyMain.java");
+    const uint32_t buggy_stack = h.defineClass(
+        "at.jku.data.BuggyStack", {{"elements", "java.lang.Object[]", K::kRef}, {"size", "int", K::kInt}});
+    const uint32_t m_main =
+        h.defineMethod("at.jku.BuggyMain", "main", "([Ljava/lang/String;)V", "BuggyMain.java");
+    const uint32_t m_fill =
+        h.defineMethod("at.jku.BuggyMain", "fill", "(Lat/jku/data/BuggyStack;I)V", "BuggyMain.java");
     const uint32_t m_init = h.defineMethod("at.jku.data.BuggyStack", "<init>", "()V", "BuggyStack.java");
-    const uint32_t m_push = h.defineMethod("at.jku.data.BuggyStack", "push", "(Ljava/lang/Object;)V", "BuggyStack.java");
+    const uint32_t m_push =
+        h.defineMethod("at.jku.data.BuggyStack", "push", "(Ljava/lang/Object;)V", "BuggyStack.java");
     const uint32_t m_grow = h.defineMethod("at.jku.data.BuggyStack", "grow", "()V", "BuggyStack.java");
-    const uint32_t m_copy = h.defineMethod("java.util.Arrays", "copyOf", "([Ljava/lang/Object;I)[Ljava/lang/Object;", "Arrays.java");
+    const uint32_t m_copy = h.defineMethod("java.util.Arrays", "copyOf",
+                                           "([Ljava/lang/Object;I)[Ljava/lang/Object;", "Arrays.java");
     const uint32_t s_elements = h.refSlot(buggy_stack, "elements");
 
     Ref stack = h.alloc(buggy_stack, h.site({{m_main, 40}}));
@@ -41,13 +45,15 @@ Status runBuggyStack(TraceWriter& out, const SynthOptions& options) {
 
     auto fill = [&](uint32_t count, int32_t line) {
         const uint32_t obj_site = h.site({{m_fill, 21}, {m_main, line}});
-        const uint32_t grow_site = h.site({{m_copy, 3481}, {m_grow, 31}, {m_push, 18}, {m_fill, 22}, {m_main, line}});
+        const uint32_t grow_site =
+            h.site({{m_copy, 3481}, {m_grow, 31}, {m_push, 18}, {m_fill, 22}, {m_main, line}});
         for (uint32_t i = 0; i < count; ++i) {
             Ref o = h.alloc(test_object, obj_site);
             Ref elements = h.get(stack, s_elements);
             if (size == h.lengthOf(elements)) {  // push() grows the array by doubling
                 Ref bigger = h.allocArray(jdk.object_array, grow_site, 2 * size);
-                for (uint32_t k = 0; k < size; ++k) h.set(bigger, k, h.get(elements, k));
+                for (uint32_t k = 0; k < size; ++k)
+                    h.set(bigger, k, h.get(elements, k));
                 h.set(stack, s_elements, bigger);
                 elements = bigger;
             }

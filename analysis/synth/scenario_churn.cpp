@@ -19,20 +19,25 @@ Status runChurn(TraceWriter& out, const SynthOptions& options) {
     using K = FieldKind;
 
     const uint32_t main = h.startThread("main");
-    const uint32_t workers[2] = {h.startThread("finagle/netty4-1", true), h.startThread("finagle/netty4-2", true)};
+    const uint32_t workers[2] = {h.startThread("finagle/netty4-1", true),
+                                 h.startThread("finagle/netty4-2", true)};
     const std::string pkg = "com.twitter.finagle.";
-    const uint32_t connection = h.defineClass(pkg + "netty4.Connection", {{"host", "java.lang.String", K::kRef},
-                                                                         {"buffer", "byte[]", K::kRef},
-                                                                         {"port", "int", K::kInt}});
+    const uint32_t connection = h.defineClass(
+        pkg + "netty4.Connection",
+        {{"host", "java.lang.String", K::kRef}, {"buffer", "byte[]", K::kRef}, {"port", "int", K::kInt}});
     const uint32_t pool = h.defineClass(pkg + "pool.ConnectionPool", {});
-    const uint32_t response = h.defineClass(pkg + "http.Response", {{"content", "java.lang.String", K::kRef},
-                                                                   {"status", "int", K::kInt}});
+    const uint32_t response = h.defineClass(
+        pkg + "http.Response", {{"content", "java.lang.String", K::kRef}, {"status", "int", K::kInt}});
     const uint32_t lambda = h.defineClass("org.renaissance.twitter.finagle.FinagleHttp$$Lambda$17", {});
-    const uint32_t m_main = h.defineMethod("org.renaissance.twitter.finagle.FinagleHttp", "setUp", "()V", "FinagleHttp.scala");
-    const uint32_t m_run = h.defineMethod("org.renaissance.twitter.finagle.FinagleHttp", "runIteration", "()V", "FinagleHttp.scala");
-    const uint32_t m_handle = h.defineMethod(pkg + "http.HttpServer", "handle", "(Lcom/twitter/finagle/http/Request;)Lcom/twitter/util/Future;",
-                                             "HttpServer.scala");
-    const uint32_t m_pool = h.defineMethod(pkg + "pool.ConnectionPool", "<clinit>", "()V", "ConnectionPool.scala");
+    const uint32_t m_main =
+        h.defineMethod("org.renaissance.twitter.finagle.FinagleHttp", "setUp", "()V", "FinagleHttp.scala");
+    const uint32_t m_run = h.defineMethod("org.renaissance.twitter.finagle.FinagleHttp", "runIteration",
+                                          "()V", "FinagleHttp.scala");
+    const uint32_t m_handle =
+        h.defineMethod(pkg + "http.HttpServer", "handle",
+                       "(Lcom/twitter/finagle/http/Request;)Lcom/twitter/util/Future;", "HttpServer.scala");
+    const uint32_t m_pool =
+        h.defineMethod(pkg + "pool.ConnectionPool", "<clinit>", "()V", "ConnectionPool.scala");
     const uint32_t s_host = h.refSlot(connection, "host"), s_buffer = h.refSlot(connection, "buffer");
     const uint32_t s_content = h.refSlot(response, "content");
 
@@ -58,7 +63,8 @@ Status runChurn(TraceWriter& out, const SynthOptions& options) {
     };
 
     p.beginPhase("calm-1");
-    for (uint32_t i = 0; i < calm; ++i) calmRequest(i);
+    for (uint32_t i = 0; i < calm; ++i)
+        calmRequest(i);
     p.endPhase();
 
     p.beginPhase("burst");
@@ -75,7 +81,8 @@ Status runChurn(TraceWriter& out, const SynthOptions& options) {
     p.endPhase();
 
     p.beginPhase("calm-2");
-    for (uint32_t i = 0; i < calm; ++i) calmRequest(i);
+    for (uint32_t i = 0; i < calm; ++i)
+        calmRequest(i);
     h.setThread(main);
     h.gc();
     p.endPhase();

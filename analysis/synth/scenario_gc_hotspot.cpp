@@ -22,12 +22,15 @@ Status runGcHotspot(TraceWriter& out, const SynthOptions& options) {
     const uint32_t worker = h.startThread("search-worker-1");
     const std::string pkg = "org.example.search.";
     const uint32_t entry = h.defineClass(pkg + "IndexEntry", {{"term", "java.lang.String", K::kRef},
-                                                             {"postings", "long[]", K::kRef},
-                                                             {"weight", "float", K::kFloat}});
+                                                              {"postings", "long[]", K::kRef},
+                                                              {"weight", "float", K::kFloat}});
     const uint32_t index_class = h.defineClass(pkg + "SearchIndex", {});
-    const uint32_t m_main = h.defineMethod(pkg + "SearchServer", "main", "([Ljava/lang/String;)V", "SearchServer.java");
-    const uint32_t m_query = h.defineMethod(pkg + "SearchServer", "query", "(Ljava/lang/String;)Ljava/util/List;", "SearchServer.java");
-    const uint32_t m_reindex = h.defineMethod(pkg + "SearchIndex", "reindex", "(Lorg/example/search/Document;)V", "SearchIndex.java");
+    const uint32_t m_main =
+        h.defineMethod(pkg + "SearchServer", "main", "([Ljava/lang/String;)V", "SearchServer.java");
+    const uint32_t m_query = h.defineMethod(pkg + "SearchServer", "query",
+                                            "(Ljava/lang/String;)Ljava/util/List;", "SearchServer.java");
+    const uint32_t m_reindex = h.defineMethod(pkg + "SearchIndex", "reindex",
+                                              "(Lorg/example/search/Document;)V", "SearchIndex.java");
     const uint32_t s_term = h.refSlot(entry, "term"), s_postings = h.refSlot(entry, "postings");
 
     h.setThread(main);
@@ -40,14 +43,16 @@ Status runGcHotspot(TraceWriter& out, const SynthOptions& options) {
         h.allocArray(jdk.byte_array, h.site({{m_query, 47}}), p.rng.range(200, 600));
         SimList hits = jdk.newArrayList({{m_query, 49}});
         h.setLocal(worker, m_query, 2, 0, hits.object);
-        for (uint32_t k = 0, n = p.rng.range(0, 3); k < n; ++k) jdk.add(hits, jdk.newInteger({{m_query, 50}}), {{m_query, 50}});
+        for (uint32_t k = 0, n = p.rng.range(0, 3); k < n; ++k)
+            jdk.add(hits, jdk.newInteger({{m_query, 50}}), {{m_query, 50}});
         h.work(30'000);
         h.clearLocals(worker);
         h.safepoint();
     };
 
     p.beginPhase("normal-1");
-    for (uint32_t i = 0; i < normal; ++i) query();
+    for (uint32_t i = 0; i < normal; ++i)
+        query();
     p.endPhase();
 
     p.beginPhase("hotspot");
@@ -61,7 +66,8 @@ Status runGcHotspot(TraceWriter& out, const SynthOptions& options) {
             Ref e = h.alloc(entry, h.site({{m_reindex, 31}, {m_main, 61}}));
             h.setLocal(worker, m_reindex, 1, 0, e);
             h.set(e, s_term, jdk.newString({{m_reindex, 32}, {m_main, 61}}, p.rng.range(5, 15)));
-            h.set(e, s_postings, h.allocArray(jdk.long_array, h.site({{m_reindex, 33}, {m_main, 61}}), p.rng.range(8, 32)));
+            h.set(e, s_postings,
+                  h.allocArray(jdk.long_array, h.site({{m_reindex, 33}, {m_main, 61}}), p.rng.range(8, 32)));
             jdk.put(index, entries++, h.get(e, s_term), e, {{m_reindex, 35}, {m_main, 61}});
         }
         h.work(5'000);
@@ -72,7 +78,8 @@ Status runGcHotspot(TraceWriter& out, const SynthOptions& options) {
     p.endPhase();
 
     p.beginPhase("normal-2");
-    for (uint32_t i = 0; i < normal; ++i) query();
+    for (uint32_t i = 0; i < normal; ++i)
+        query();
     h.setThread(main);
     h.gc();
     p.endPhase();

@@ -23,36 +23,44 @@ Status runGrowingMap(TraceWriter& out, const SynthOptions& options) {
 
     const uint32_t main = h.startThread("main");
     uint32_t workers[4];
-    for (uint32_t w = 0; w < 4; ++w) workers[w] = h.startThread("http-nio-8080-exec-" + std::to_string(w + 1), true);
+    for (uint32_t w = 0; w < 4; ++w)
+        workers[w] = h.startThread("http-nio-8080-exec-" + std::to_string(w + 1), true);
     const std::string biz = "com.dynatrace.easytravel.business.";
     const std::string jpa = "com.dynatrace.easytravel.jpa.business.";
     const uint32_t location = h.defineClass(jpa + "Location", {{"name", "java.lang.String", K::kRef},
-                                                              {"latitude", "double", K::kDouble},
-                                                              {"longitude", "double", K::kDouble},
-                                                              {"validUntil", "java.util.Date", K::kRef}});
+                                                               {"latitude", "double", K::kDouble},
+                                                               {"longitude", "double", K::kDouble},
+                                                               {"validUntil", "java.util.Date", K::kRef}});
     const uint32_t journey = h.defineClass(jpa + "Journey", {{"name", "java.lang.String", K::kRef},
-                                                            {"destination", jpa + "Location", K::kRef},
-                                                            {"start", "java.util.Date", K::kRef},
-                                                            {"price", "double", K::kDouble}});
+                                                             {"destination", jpa + "Location", K::kRef},
+                                                             {"start", "java.util.Date", K::kRef},
+                                                             {"price", "double", K::kDouble}});
     const uint32_t booking = h.defineClass(jpa + "Booking", {{"id", "java.lang.String", K::kRef},
-                                                            {"journey", jpa + "Journey", K::kRef},
-                                                            {"bookingDate", "java.util.Date", K::kRef}});
-    const uint32_t query_key = h.defineClass(biz + "JourneyService$QueryKey", {{"text", "java.lang.String", K::kRef},
-                                                                              {"created", "long", K::kLong}});
-    const uint32_t service = h.defineClass(biz + "JourneyService", {{"locationCache", "java.util.concurrent.ConcurrentHashMap", K::kRef},
-                                                                   {"catalog", "java.util.ArrayList", K::kRef}});
+                                                             {"journey", jpa + "Journey", K::kRef},
+                                                             {"bookingDate", "java.util.Date", K::kRef}});
+    const uint32_t query_key =
+        h.defineClass(biz + "JourneyService$QueryKey",
+                      {{"text", "java.lang.String", K::kRef}, {"created", "long", K::kLong}});
+    const uint32_t service = h.defineClass(
+        biz + "JourneyService", {{"locationCache", "java.util.concurrent.ConcurrentHashMap", K::kRef},
+                                 {"catalog", "java.util.ArrayList", K::kRef}});
     const uint32_t sessions_class = h.defineClass(biz + "SessionStore", {});
-    const uint32_t m_main = h.defineMethod("com.dynatrace.easytravel.Launcher", "main", "([Ljava/lang/String;)V", "Launcher.java");
-    const uint32_t m_index = h.defineMethod(biz + "StartupIndex", "build", "()Ljava/util/List;", "StartupIndex.java");
+    const uint32_t m_main = h.defineMethod("com.dynatrace.easytravel.Launcher", "main",
+                                           "([Ljava/lang/String;)V", "Launcher.java");
+    const uint32_t m_index =
+        h.defineMethod(biz + "StartupIndex", "build", "()Ljava/util/List;", "StartupIndex.java");
     const uint32_t m_catalog = h.defineMethod(biz + "JourneyService", "<init>", "()V", "JourneyService.java");
-    const uint32_t m_service = h.defineMethod("org.apache.coyote.http11.Http11Processor", "service",
-                                              "(Lorg/apache/tomcat/util/net/SocketWrapperBase;)V", "Http11Processor.java");
-    const uint32_t m_parse = h.defineMethod("org.apache.coyote.Request", "parseParameters", "()V", "Request.java");
-    const uint32_t m_find = h.defineMethod(biz + "JourneyService", "findLocations", "(Ljava/lang/String;)Ljava/util/List;",
-                                           "JourneyService.java");
-    const uint32_t m_search = h.defineMethod(biz + "LocationSearch", "search", "(Ljava/lang/String;)Ljava/util/List;",
-                                             "LocationSearch.java");
-    const uint32_t m_book = h.defineMethod(biz + "BookingService", "book", "(Ljava/lang/String;)V", "BookingService.java");
+    const uint32_t m_service =
+        h.defineMethod("org.apache.coyote.http11.Http11Processor", "service",
+                       "(Lorg/apache/tomcat/util/net/SocketWrapperBase;)V", "Http11Processor.java");
+    const uint32_t m_parse =
+        h.defineMethod("org.apache.coyote.Request", "parseParameters", "()V", "Request.java");
+    const uint32_t m_find = h.defineMethod(biz + "JourneyService", "findLocations",
+                                           "(Ljava/lang/String;)Ljava/util/List;", "JourneyService.java");
+    const uint32_t m_search = h.defineMethod(biz + "LocationSearch", "search",
+                                             "(Ljava/lang/String;)Ljava/util/List;", "LocationSearch.java");
+    const uint32_t m_book =
+        h.defineMethod(biz + "BookingService", "book", "(Ljava/lang/String;)V", "BookingService.java");
     const uint32_t m_clinit = h.defineMethod(biz + "SessionStore", "<clinit>", "()V", "SessionStore.java");
     const uint32_t s_loc_name = h.refSlot(location, "name"), s_loc_date = h.refSlot(location, "validUntil");
     const uint32_t s_j_name = h.refSlot(journey, "name"), s_j_dest = h.refSlot(journey, "destination"),

@@ -26,20 +26,26 @@ Status runMultiCache(TraceWriter& out, const SynthOptions& options) {
     const uint32_t workers[2] = {h.startThread("query-worker-1"), h.startThread("query-worker-2")};
     const std::string pkg = "jku.anttracks.example.data.";
     const uint32_t product = h.defineClass(pkg + "Product", {{"id", "long", K::kLong},
-                                                            {"name", "java.lang.String", K::kRef},
-                                                            {"price", "double", K::kDouble},
-                                                            {"ratings", "int[]", K::kRef},
-                                                            {"stock", "int[]", K::kRef}});
+                                                             {"name", "java.lang.String", K::kRef},
+                                                             {"price", "double", K::kDouble},
+                                                             {"ratings", "int[]", K::kRef},
+                                                             {"stock", "int[]", K::kRef}});
     const uint32_t id_cache = h.defineClass(pkg + "IdCache", {});
     const uint32_t name_cache = h.defineClass(pkg + "NameCache", {});
     const uint32_t config = h.defineClass(pkg + "Config", {});
     const uint32_t database = h.defineClass(pkg + "Database", {{"url", "java.lang.String", K::kRef}});
-    const uint32_t m_main = h.defineMethod("jku.anttracks.example.Main", "main", "([Ljava/lang/String;)V", "Main.java");
-    const uint32_t m_query = h.defineMethod(pkg + "Database", "query", "(J)Ljku/anttracks/example/data/Product;", "Database.java");
-    const uint32_t m_load = h.defineMethod(pkg + "Database", "load", "(J)Ljku/anttracks/example/data/Product;", "Database.java");
-    const uint32_t m_product = h.defineMethod(pkg + "Product", "<init>", "(JLjava/lang/String;)V", "Product.java");
-    const uint32_t m_id_put = h.defineMethod(pkg + "IdCache", "put", "(Ljku/anttracks/example/data/Product;)V", "IdCache.java");
-    const uint32_t m_name_put = h.defineMethod(pkg + "NameCache", "put", "(Ljku/anttracks/example/data/Product;)V", "NameCache.java");
+    const uint32_t m_main =
+        h.defineMethod("jku.anttracks.example.Main", "main", "([Ljava/lang/String;)V", "Main.java");
+    const uint32_t m_query =
+        h.defineMethod(pkg + "Database", "query", "(J)Ljku/anttracks/example/data/Product;", "Database.java");
+    const uint32_t m_load =
+        h.defineMethod(pkg + "Database", "load", "(J)Ljku/anttracks/example/data/Product;", "Database.java");
+    const uint32_t m_product =
+        h.defineMethod(pkg + "Product", "<init>", "(JLjava/lang/String;)V", "Product.java");
+    const uint32_t m_id_put =
+        h.defineMethod(pkg + "IdCache", "put", "(Ljku/anttracks/example/data/Product;)V", "IdCache.java");
+    const uint32_t m_name_put =
+        h.defineMethod(pkg + "NameCache", "put", "(Ljku/anttracks/example/data/Product;)V", "NameCache.java");
     const uint32_t m_id_clinit = h.defineMethod(pkg + "IdCache", "<clinit>", "()V", "IdCache.java");
     const uint32_t m_name_clinit = h.defineMethod(pkg + "NameCache", "<clinit>", "()V", "NameCache.java");
     const uint32_t m_config_clinit = h.defineMethod(pkg + "Config", "<clinit>", "()V", "Config.java");
@@ -81,10 +87,13 @@ Status runMultiCache(TraceWriter& out, const SynthOptions& options) {
         Ref prod = h.alloc(product, h.site({{m_load, 52}, {m_query, 33}}));
         h.setLocal(w, m_query, 2, 0, prod);
         uint32_t digits = 1;
-        for (uint32_t v = i; v >= 10; v /= 10) ++digits;
+        for (uint32_t v = i; v >= 10; v /= 10)
+            ++digits;
         h.set(prod, s_name, jdk.newString({{m_product, 18}, {m_load, 52}, {m_query, 33}}, 8 + digits));
-        h.set(prod, s_ratings, h.allocArray(jdk.int_array, h.site({{m_product, 19}, {m_load, 52}, {m_query, 33}}), 5));
-        h.set(prod, s_stock, h.allocArray(jdk.int_array, h.site({{m_product, 20}, {m_load, 52}, {m_query, 33}}), 2));
+        h.set(prod, s_ratings,
+              h.allocArray(jdk.int_array, h.site({{m_product, 19}, {m_load, 52}, {m_query, 33}}), 5));
+        h.set(prod, s_stock,
+              h.allocArray(jdk.int_array, h.site({{m_product, 20}, {m_load, 52}, {m_query, 33}}), 2));
         Ref key = jdk.newLong({{m_id_put, 21}, {m_query, 35}});
         h.setLocal(w, m_id_put, 1, 1, key);
         jdk.put(ids, i, key, prod, {{m_id_put, 21}, {m_query, 35}});

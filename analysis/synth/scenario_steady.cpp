@@ -26,20 +26,24 @@ Status runSteady(TraceWriter& out, const SynthOptions& options) {
     const uint32_t main = h.startThread("main");
     const uint32_t workers[2] = {h.startThread("shop-worker-1"), h.startThread("shop-worker-2")};
     const std::string pkg = "com.example.shop.";
-    const uint32_t cache_entry = h.defineClass(pkg + "CacheEntry", {{"name", "java.lang.String", K::kRef},
-                                                                   {"image", "byte[]", K::kRef},
-                                                                   {"price", "long", K::kLong}});
+    const uint32_t cache_entry = h.defineClass(
+        pkg + "CacheEntry",
+        {{"name", "java.lang.String", K::kRef}, {"image", "byte[]", K::kRef}, {"price", "long", K::kLong}});
     const uint32_t session = h.defineClass(pkg + "Session", {{"user", "java.lang.String", K::kRef},
-                                                            {"cart", "java.lang.Object[]", K::kRef},
-                                                            {"started", "long", K::kLong}});
+                                                             {"cart", "java.lang.Object[]", K::kRef},
+                                                             {"started", "long", K::kLong}});
     const uint32_t cache_class = h.defineClass(pkg + "ProductCache", {});
     const uint32_t registry_class = h.defineClass(pkg + "SessionRegistry", {});
-    const uint32_t m_handle = h.defineMethod(pkg + "ShopServlet", "doGet", "(Ljavax/servlet/http/HttpServletRequest;)V", "ShopServlet.java");
-    const uint32_t m_load = h.defineMethod(pkg + "ProductCache", "load", "(I)Lcom/example/shop/CacheEntry;", "ProductCache.java");
-    const uint32_t m_open = h.defineMethod(pkg + "SessionRegistry", "open", "(Ljava/lang/String;)Lcom/example/shop/Session;",
-                                           "SessionRegistry.java");
+    const uint32_t m_handle = h.defineMethod(
+        pkg + "ShopServlet", "doGet", "(Ljavax/servlet/http/HttpServletRequest;)V", "ShopServlet.java");
+    const uint32_t m_load =
+        h.defineMethod(pkg + "ProductCache", "load", "(I)Lcom/example/shop/CacheEntry;", "ProductCache.java");
+    const uint32_t m_open =
+        h.defineMethod(pkg + "SessionRegistry", "open", "(Ljava/lang/String;)Lcom/example/shop/Session;",
+                       "SessionRegistry.java");
     const uint32_t m_clinit = h.defineMethod(pkg + "ProductCache", "<clinit>", "()V", "ProductCache.java");
-    const uint32_t m_reg_clinit = h.defineMethod(pkg + "SessionRegistry", "<clinit>", "()V", "SessionRegistry.java");
+    const uint32_t m_reg_clinit =
+        h.defineMethod(pkg + "SessionRegistry", "<clinit>", "()V", "SessionRegistry.java");
     const uint32_t s_name = h.refSlot(cache_entry, "name"), s_image = h.refSlot(cache_entry, "image");
     const uint32_t s_user = h.refSlot(session, "user"), s_cart = h.refSlot(session, "cart");
 
@@ -72,7 +76,9 @@ Status runSteady(TraceWriter& out, const SynthOptions& options) {
             Ref e = h.alloc(cache_entry, h.site({{m_load, 51}, {m_handle, 40}}));
             h.setLocal(w, m_load, 1, 1, e);
             h.set(e, s_name, jdk.newString({{m_load, 52}, {m_handle, 40}}, p.rng.range(8, 24)));
-            h.set(e, s_image, h.allocArray(jdk.byte_array, h.site({{m_load, 53}, {m_handle, 40}}), p.rng.range(256, 1024)));
+            h.set(
+                e, s_image,
+                h.allocArray(jdk.byte_array, h.site({{m_load, 53}, {m_handle, 40}}), p.rng.range(256, 1024)));
             Ref key = jdk.newInteger({{m_load, 55}, {m_handle, 40}});
             jdk.put(cache, product, key, e, {{m_load, 55}, {m_handle, 40}});
             cached.push_back(product);
@@ -87,7 +93,8 @@ Status runSteady(TraceWriter& out, const SynthOptions& options) {
             h.setLocal(w, m_open, 1, 1, s);
             h.set(s, s_user, jdk.newString(at, p.rng.range(6, 16)));
             h.set(s, s_cart, h.allocArray(jdk.object_array, h.site(std::span<const FrameSpec>(at)), 8));
-            h.set(registry, static_cast<uint32_t>(sessions % 100), jdk.newWeakReference({{m_open, 29}, {m_handle, 44}}, s));
+            h.set(registry, static_cast<uint32_t>(sessions % 100),
+                  jdk.newWeakReference({{m_open, 29}, {m_handle, 44}}, s));
             jdk.put(active, sessions, h.get(s, s_user), s, {{m_open, 30}, {m_handle, 44}});
             open_sessions.push_back(sessions++);
             if (open_sessions.size() > 20) {

@@ -22,7 +22,9 @@ uint32_t fieldBytes(FieldKind k) {
     return 4;
 }
 
-uint64_t align8(uint64_t v) { return (v + 7) & ~uint64_t{7}; }
+uint64_t align8(uint64_t v) {
+    return (v + 7) & ~uint64_t{7};
+}
 
 constexpr uint32_t kObjectHeader = 12;
 constexpr uint32_t kArrayHeader = 16;
@@ -46,7 +48,8 @@ SimHeap::SimHeap(TraceWriter& out, const SimOptions& options) : out_(out), optio
     out_.defineString(++next_string_, "System.gc()");
 }
 
-uint32_t SimHeap::defineClass(std::string_view name, std::initializer_list<FieldSpec> fields, uint32_t super_type) {
+uint32_t SimHeap::defineClass(std::string_view name, std::initializer_list<FieldSpec> fields,
+                              uint32_t super_type) {
     uint32_t id = nextSymbol(next_type_);
     types_.resize(size_t{id} + 1);
     TypeData t;
@@ -108,11 +111,13 @@ uint32_t SimHeap::defineMethod(std::string_view class_name, std::string_view nam
 uint32_t SimHeap::site(std::span<const FrameSpec> frames) {
     std::vector<std::pair<uint32_t, int32_t>> key;
     key.reserve(frames.size());
-    for (const FrameSpec& f : frames) key.emplace_back(f.method, f.line);
+    for (const FrameSpec& f : frames)
+        key.emplace_back(f.method, f.line);
     auto it = sites_.find(key);
     if (it != sites_.end()) return it->second;
     std::vector<Frame> f;
-    for (const FrameSpec& s : frames) f.push_back({s.method, s.line});
+    for (const FrameSpec& s : frames)
+        f.push_back({s.method, s.line});
     uint32_t id = nextSymbol(next_site_);
     out_.defineSite(id, f);
     sites_.emplace(std::move(key), id);
@@ -159,7 +164,8 @@ uint32_t SimHeap::refSlot(uint32_t type, std::string_view field) const {
     throw std::logic_error("no reference field " + std::string(field));
 }
 
-Ref SimHeap::newObject(uint32_t type, uint32_t site, uint32_t nrefs, uint32_t length, uint64_t size, bool array) {
+Ref SimHeap::newObject(uint32_t type, uint32_t site, uint32_t nrefs, uint32_t length, uint64_t size,
+                       bool array) {
     Ref r;
     if (!free_slots_.empty()) {
         r = free_slots_.back();
@@ -224,7 +230,9 @@ uint32_t SimHeap::defineStatic(uint32_t owner, std::string_view name, std::strin
     return static_cast<uint32_t>(statics_.size() - 1);
 }
 
-void SimHeap::setStatic(uint32_t handle, Ref value) { statics_.at(handle).value = value; }
+void SimHeap::setStatic(uint32_t handle, Ref value) {
+    statics_.at(handle).value = value;
+}
 
 void SimHeap::setLocal(uint32_t thread, uint32_t method, uint32_t slot, uint32_t depth, Ref value) {
     for (size_t i = 0; i < locals_.size(); ++i) {
@@ -263,8 +271,10 @@ void SimHeap::mark() {
         marks_[r] = 1;
         stack.push_back(r);
     };
-    for (const Static& s : statics_) push(s.value);
-    for (const Local& l : locals_) push(l.value);
+    for (const Static& s : statics_)
+        push(s.value);
+    for (const Local& l : locals_)
+        push(l.value);
     for (const ThreadData& t : threads_)
         if (t.running) push(t.object);
     while (!stack.empty()) {
@@ -329,7 +339,8 @@ void SimHeap::collect(bool explicit_gc) {
     // Free slots are reused lowest first, which keeps the table dense.
     std::sort(free_slots_.begin(), free_slots_.end(), std::greater<>());
 
-    int64_t pause = options_.pause_base_ns + static_cast<int64_t>(copied) * options_.pause_ns_per_kb_copied / 1024 +
+    int64_t pause = options_.pause_base_ns +
+                    static_cast<int64_t>(copied) * options_.pause_ns_per_kb_copied / 1024 +
                     static_cast<int64_t>(info.live_bytes) * options_.pause_ns_per_kb_live / 1024;
     clock_ += pause;
     info.end_ns = clock_;
@@ -373,7 +384,7 @@ void SimHeap::writeSnapshot(uint32_t gc) {
             e.target = objects_[v].id;
             e.field = t.is_array ? 0 : t.ref_fields[i];
             e.strength = static_cast<uint8_t>(!t.is_array && t.weak[i] ? format::RefStrength::kWeak
-                                                                        : format::RefStrength::kStrong);
+                                                                       : format::RefStrength::kStrong);
             edges.push_back(e);
         }
         if (!edges.empty()) out_.snapshotObject(id, edges);
@@ -381,12 +392,15 @@ void SimHeap::writeSnapshot(uint32_t gc) {
     using format::RootKind;
     for (const Static& s : statics_)
         if (s.value != kNull)
-            out_.snapshotRoot(Root::make(static_cast<uint32_t>(RootKind::kStaticField), objects_[s.value].id, {s.owner, s.field}));
+            out_.snapshotRoot(Root::make(static_cast<uint32_t>(RootKind::kStaticField), objects_[s.value].id,
+                                         {s.owner, s.field}));
     for (const Local& l : locals_)
         out_.snapshotRoot(Root::make(static_cast<uint32_t>(RootKind::kStackLocal), objects_[l.value].id,
                                      {l.thread, l.method, l.slot, l.depth}));
     for (const ThreadData& t : threads_)
-        if (t.running) out_.snapshotRoot(Root::make(static_cast<uint32_t>(RootKind::kThread), objects_[t.object].id, {t.id}));
+        if (t.running)
+            out_.snapshotRoot(
+                Root::make(static_cast<uint32_t>(RootKind::kThread), objects_[t.object].id, {t.id}));
     out_.endSnapshot();
 }
 

@@ -52,11 +52,11 @@ struct FrameSpec {
 };
 
 struct SimOptions {
-    uint64_t young_bytes = 1u << 20;  // allocation volume that triggers a minor GC at a safepoint
-    uint32_t refs_every = 1;          // reference snapshot after every Nth GC; 0 = none
-    int64_t alloc_ns = 30;            // time cost of one allocation...
-    int64_t alloc_ns_per_kb = 40;     // ... plus this per KiB allocated
-    int64_t pause_base_ns = 150'000;  // GC pause: fixed part
+    uint64_t young_bytes = 1u << 20;       // allocation volume that triggers a minor GC at a safepoint
+    uint32_t refs_every = 1;               // reference snapshot after every Nth GC; 0 = none
+    int64_t alloc_ns = 30;                 // time cost of one allocation...
+    int64_t alloc_ns_per_kb = 40;          // ... plus this per KiB allocated
+    int64_t pause_base_ns = 150'000;       // GC pause: fixed part
     int64_t pause_ns_per_kb_copied = 900;  // ... plus this per KiB of young objects that survive
     int64_t pause_ns_per_kb_live = 8;      // ... plus this per KiB of the whole live heap
 };
@@ -76,14 +76,17 @@ public:
 
     // ---- Classes and symbols ----
     // A class with the given declared fields after those of `super_type` (0: java.lang.Object).
-    uint32_t defineClass(std::string_view name, std::initializer_list<FieldSpec> fields, uint32_t super_type = 0);
+    uint32_t defineClass(std::string_view name, std::initializer_list<FieldSpec> fields,
+                         uint32_t super_type = 0);
     // An array type; `element` is a primitive kind or kRef (then `element_type` names the element class).
     uint32_t defineArray(std::string_view name, FieldKind element, uint32_t element_type = 0);
     uint32_t defineMethod(std::string_view class_name, std::string_view name, std::string_view signature,
                           std::string_view source_file);
     // An allocation site: frames innermost first. The same frames give the same site.
     uint32_t site(std::span<const FrameSpec> frames);
-    uint32_t site(std::initializer_list<FrameSpec> frames) { return site(std::span<const FrameSpec>(frames.begin(), frames.size())); }
+    uint32_t site(std::initializer_list<FrameSpec> frames) {
+        return site(std::span<const FrameSpec>(frames.begin(), frames.size()));
+    }
     uint32_t defineString(std::string_view s);
     // Creates a thread (with its java.lang.Thread object, a THREAD root while it runs).
     uint32_t startThread(std::string_view name, bool daemon = false);
@@ -110,7 +113,8 @@ public:
 
     // ---- Roots ----
     // A static field of `owner`, holding `value`; returns a handle for setStatic.
-    uint32_t defineStatic(uint32_t owner, std::string_view name, std::string_view type_name, Ref value = kNull);
+    uint32_t defineStatic(uint32_t owner, std::string_view name, std::string_view type_name,
+                          Ref value = kNull);
     void setStatic(uint32_t handle, Ref value);
     Ref getStatic(uint32_t handle) const { return statics_[handle].value; }
     // A local variable slot of a stack frame of `thread` (a root while set).
@@ -185,7 +189,8 @@ private:
     std::vector<ThreadData> threads_;
     std::vector<SimGcInfo> gcs_;
 
-    uint32_t next_type_ = 0, next_field_ = 0, next_method_ = 0, next_site_ = 0, next_string_ = 0, next_thread_ = 0;
+    uint32_t next_type_ = 0, next_field_ = 0, next_method_ = 0, next_site_ = 0, next_string_ = 0,
+             next_thread_ = 0;
     uint32_t thread_type_ = 0, thread_site_ = 0;
     uint64_t next_id_ = 0;
     uint32_t thread_ = 0;

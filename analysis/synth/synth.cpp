@@ -14,9 +14,11 @@ struct Entry {
 };
 
 const std::array<Entry, 7> kScenarios = {{
-    {{"buggy-stack", "a stack whose pop keeps references: popped objects never die (seed 000, 5.3)"}, runBuggyStack},
+    {{"buggy-stack", "a stack whose pop keeps references: popped objects never die (seed 000, 5.3)"},
+     runBuggyStack},
     {{"multi-cache", "products held by two static maps: shared ownership (seed 003, 5.1)"}, runMultiCache},
-    {{"growing-map", "a cache whose key lacks equals/hashCode grows with every request (seed 004, 7.2)"}, runGrowingMap},
+    {{"growing-map", "a cache whose key lacks equals/hashCode grows with every request (seed 004, 7.2)"},
+     runGrowingMap},
     {{"churn", "a burst of short-lived boxed values and lambdas between calm phases"}, runChurn},
     {{"gc-hotspot", "a phase in which most young objects survive, making GC pauses long"}, runGcHotspot},
     {{"steady", "a server with a bounded cache and weakly held sessions: no leak"}, runSteady},
@@ -28,7 +30,8 @@ const std::array<Entry, 7> kScenarios = {{
 std::span<const ScenarioInfo> scenarios() {
     static const std::array<ScenarioInfo, kScenarios.size()> infos = [] {
         std::array<ScenarioInfo, kScenarios.size()> a{};
-        for (size_t i = 0; i < kScenarios.size(); ++i) a[i] = kScenarios[i].info;
+        for (size_t i = 0; i < kScenarios.size(); ++i)
+            a[i] = kScenarios[i].info;
         return a;
     }();
     return infos;

@@ -83,9 +83,11 @@ DecodeStatus decodeEvents(std::span<const uint8_t> payload, const SymbolTable& s
     int64_t time = r.svarint();
     uint64_t last_id = r.varint() - 1;  // wraps for id base 0, like the encoder
     uint32_t thread = r.varint32();
-    if (r.failed()) return detail::decodeError(r.failOffset(), std::string("events prologue: ") + r.failReason());
+    if (r.failed())
+        return detail::decodeError(r.failOffset(), std::string("events prologue: ") + r.failReason());
     if (thread != 0 && !symbols.hasThread(thread))
-        return detail::decodeError(0, "events prologue names thread " + std::to_string(thread) + ", which is not defined");
+        return detail::decodeError(
+            0, "events prologue names thread " + std::to_string(thread) + ", which is not defined");
 
     const auto& types = symbols.types();
     while (!r.atEnd()) {
@@ -99,30 +101,35 @@ DecodeStatus decodeEvents(std::span<const uint8_t> payload, const SymbolTable& s
                 last_id = e.id;
                 uint64_t type = r.varint();
                 uint64_t site = r.varint();
-                const bool is_array = (tag & format::kEventKindMask) == static_cast<uint8_t>(EventKind::kAllocArray);
+                const bool is_array =
+                    (tag & format::kEventKindMask) == static_cast<uint8_t>(EventKind::kAllocArray);
                 if (is_array) e.length = r.varint();
                 uint64_t size = (tag & format::kAllocFlagSize) ? r.varint() : 0;
                 if (tag & format::kAllocFlagAddress) e.address = r.varint();
                 time = wrappingAdd(time, r.svarint());
                 if (r.failed()) break;
                 if (type >= types.size() || !types[type].defined)
-                    return detail::decodeError(at, "allocation of object " + std::to_string(e.id) + " names type " +
-                                                       std::to_string(type) + ", which is not defined");
+                    return detail::decodeError(at, "allocation of object " + std::to_string(e.id) +
+                                                       " names type " + std::to_string(type) +
+                                                       ", which is not defined");
                 const TypeInfo& t = types[type];
                 if (site != 0 && !symbols.hasSite(static_cast<uint32_t>(site)))
-                    return detail::decodeError(at, "allocation of object " + std::to_string(e.id) + " names site " +
-                                                       std::to_string(site) + ", which is not defined");
+                    return detail::decodeError(at, "allocation of object " + std::to_string(e.id) +
+                                                       " names site " + std::to_string(site) +
+                                                       ", which is not defined");
                 if (is_array != t.isArray())
-                    return detail::decodeError(at, std::string(is_array ? "array " : "instance ") + "allocation of object " +
-                                                       std::to_string(e.id) + " has " +
-                                                       (t.isArray() ? "array" : "non-array") + " type " + printable(t.name));
+                    return detail::decodeError(at, std::string(is_array ? "array " : "instance ") +
+                                                       "allocation of object " + std::to_string(e.id) +
+                                                       " has " + (t.isArray() ? "array" : "non-array") +
+                                                       " type " + printable(t.name));
                 if (is_array && e.length > kMaxObjectBytes)
-                    return detail::decodeError(at, "array length " + std::to_string(e.length) + " of object " +
-                                                       std::to_string(e.id) + " is absurd");
+                    return detail::decodeError(at, "array length " + std::to_string(e.length) +
+                                                       " of object " + std::to_string(e.id) + " is absurd");
                 if (size == 0) size = is_array ? arrayBytes(t, e.length, alignment) : t.instance_size;
                 if (size == 0 || size > kMaxObjectBytes)
-                    return detail::decodeError(at, "object " + std::to_string(e.id) + " of type " + printable(t.name) +
-                                                       " has no valid size (" + std::to_string(size) + ")");
+                    return detail::decodeError(at, "object " + std::to_string(e.id) + " of type " +
+                                                       printable(t.name) + " has no valid size (" +
+                                                       std::to_string(size) + ")");
                 e.type = static_cast<uint32_t>(type);
                 e.site = static_cast<uint32_t>(site);
                 e.thread = thread;
@@ -135,10 +142,13 @@ DecodeStatus decodeEvents(std::span<const uint8_t> payload, const SymbolTable& s
                 uint64_t gc = r.varint();
                 uint64_t count = r.varint();
                 if (r.failed()) break;
-                if (gc > 0x7fffffff) return detail::decodeError(at, "deaths at GC " + std::to_string(gc) + ": GC index is absurd");
+                if (gc > 0x7fffffff)
+                    return detail::decodeError(at,
+                                               "deaths at GC " + std::to_string(gc) + ": GC index is absurd");
                 if (count == 0 || count > r.remaining())
                     return detail::decodeError(at, "death count " + std::to_string(count) + " is absurd (" +
-                                                       std::to_string(r.remaining()) + " bytes left in the chunk)");
+                                                       std::to_string(r.remaining()) +
+                                                       " bytes left in the chunk)");
                 uint64_t id = r.varint();
                 for (uint64_t i = 0; i < count && !r.failed(); ++i) {
                     if (i > 0) {
@@ -157,7 +167,8 @@ DecodeStatus decodeEvents(std::span<const uint8_t> payload, const SymbolTable& s
                 e.cause = r.varint32();
                 time = wrappingAdd(time, r.svarint());
                 if (r.failed()) break;
-                if (gc > 0x7fffffff) return detail::decodeError(at, "GC index " + std::to_string(gc) + " is absurd");
+                if (gc > 0x7fffffff)
+                    return detail::decodeError(at, "GC index " + std::to_string(gc) + " is absurd");
                 if (e.cause != 0 && !symbols.hasString(e.cause))
                     return detail::decodeError(at, "GC start names cause string " + std::to_string(e.cause) +
                                                        ", which is not defined");
@@ -181,7 +192,8 @@ DecodeStatus decodeEvents(std::span<const uint8_t> payload, const SymbolTable& s
                 e.heap_committed = r.varint();
                 e.pause_ns = r.varint();
                 if (r.failed()) break;
-                if (gc > 0x7fffffff) return detail::decodeError(at, "GC index " + std::to_string(gc) + " is absurd");
+                if (gc > 0x7fffffff)
+                    return detail::decodeError(at, "GC index " + std::to_string(gc) + " is absurd");
                 e.gc = static_cast<uint32_t>(gc);
                 e.time_ns = time;
                 if (!v.onGcEnd(e, at)) {
@@ -228,7 +240,8 @@ DecodeStatus decodeEvents(std::span<const uint8_t> payload, const SymbolTable& s
                 uint64_t n = r.varint();
                 if (r.failed()) break;
                 if (n > r.remaining())
-                    return detail::decodeError(at, "extension event of " + std::to_string(n) + " bytes runs past the chunk");
+                    return detail::decodeError(
+                        at, "extension event of " + std::to_string(n) + " bytes runs past the chunk");
                 v.onExtension(ext, payload.subspan(r.offset(), n), at);
                 r.skip(n);
                 break;
@@ -255,11 +268,13 @@ DecodeStatus decodeEvents(std::span<const uint8_t> payload, const SymbolTable& s
 // A REFS visitor provides: void onSource(uint64_t source, uint64_t edge_count, size_t offset);
 //                          void onEdge(uint64_t source, const Edge& edge);
 template <class Visitor>
-DecodeStatus decodeRefs(std::span<const uint8_t> payload, const SymbolTable& symbols, uint32_t* gc_out, Visitor& v) {
+DecodeStatus decodeRefs(std::span<const uint8_t> payload, const SymbolTable& symbols, uint32_t* gc_out,
+                        Visitor& v) {
     ByteReader r(payload.data(), payload.size());
     uint64_t gc = r.varint();
     if (r.failed()) return detail::decodeError(r.failOffset(), std::string("refs chunk: ") + r.failReason());
-    if (gc > 0x7fffffff) return detail::decodeError(0, "refs chunk: GC index " + std::to_string(gc) + " is absurd");
+    if (gc > 0x7fffffff)
+        return detail::decodeError(0, "refs chunk: GC index " + std::to_string(gc) + " is absurd");
     *gc_out = static_cast<uint32_t>(gc);
     uint64_t source = 0;
     while (!r.atEnd()) {
@@ -268,8 +283,8 @@ DecodeStatus decodeRefs(std::span<const uint8_t> payload, const SymbolTable& sym
         uint64_t n = r.varint();
         if (r.failed()) break;
         if (n > r.remaining() / 2)
-            return detail::decodeError(at, "edge count " + std::to_string(n) + " of object " + std::to_string(source) +
-                                               " is absurd");
+            return detail::decodeError(at, "edge count " + std::to_string(n) + " of object " +
+                                               std::to_string(source) + " is absurd");
         v.onSource(source, n, at);
         for (uint64_t i = 0; i < n; ++i) {
             Edge e;
@@ -277,7 +292,8 @@ DecodeStatus decodeRefs(std::span<const uint8_t> payload, const SymbolTable& sym
             uint64_t slot = r.varint();
             if (r.failed()) break;
             uint64_t field = slot >> 2;
-            if (field != 0 && (field >= format::kMaxSymbolId || !symbols.hasField(static_cast<uint32_t>(field))))
+            if (field != 0 &&
+                (field >= format::kMaxSymbolId || !symbols.hasField(static_cast<uint32_t>(field))))
                 return detail::decodeError(at, "edge of object " + std::to_string(source) + " names field " +
                                                    std::to_string(field) + ", which is not defined");
             e.field = static_cast<uint32_t>(field);
@@ -308,10 +324,13 @@ DecodeStatus decodeRoots(std::span<const uint8_t> payload, const SymbolTable& sy
     header->sources = r.varint();
     header->edges = r.varint();
     header->roots = r.varint();
-    if (r.failed()) return detail::decodeError(r.failOffset(), std::string("roots chunk header: ") + r.failReason());
-    if (gc > 0x7fffffff) return detail::decodeError(0, "roots chunk: GC index " + std::to_string(gc) + " is absurd");
+    if (r.failed())
+        return detail::decodeError(r.failOffset(), std::string("roots chunk header: ") + r.failReason());
+    if (gc > 0x7fffffff)
+        return detail::decodeError(0, "roots chunk: GC index " + std::to_string(gc) + " is absurd");
     if (header->roots > r.remaining())
-        return detail::decodeError(0, "roots chunk: root count " + std::to_string(header->roots) + " is absurd");
+        return detail::decodeError(0,
+                                   "roots chunk: root count " + std::to_string(header->roots) + " is absurd");
     header->gc = static_cast<uint32_t>(gc);
     uint64_t target = 0;
     uint64_t seen = 0;
@@ -324,8 +343,10 @@ DecodeStatus decodeRoots(std::span<const uint8_t> payload, const SymbolTable& sy
         root.detail_count = r.varint32();
         if (r.failed()) break;
         if (root.detail_count > format::kMaxRootDetails)
-            return detail::decodeError(at, "root with " + std::to_string(root.detail_count) + " details (at most 8)");
-        for (uint32_t i = 0; i < root.detail_count; ++i) root.details[i] = r.varint();
+            return detail::decodeError(
+                at, "root with " + std::to_string(root.detail_count) + " details (at most 8)");
+        for (uint32_t i = 0; i < root.detail_count; ++i)
+            root.details[i] = r.varint();
         if (r.failed()) break;
         if (!symbols.hasRootKind(root.kind))
             return detail::decodeError(at, "root kind " + std::to_string(root.kind) + " is not defined");
@@ -334,8 +355,8 @@ DecodeStatus decodeRoots(std::span<const uint8_t> payload, const SymbolTable& sy
     }
     if (r.failed()) return detail::decodeError(r.failOffset(), std::string("root record: ") + r.failReason());
     if (seen != header->roots)
-        return detail::decodeError(0, "roots chunk lists " + std::to_string(seen) + " roots, its header says " +
-                                          std::to_string(header->roots));
+        return detail::decodeError(0, "roots chunk lists " + std::to_string(seen) +
+                                          " roots, its header says " + std::to_string(header->roots));
     return {};
 }
 

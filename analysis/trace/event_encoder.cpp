@@ -54,7 +54,8 @@ void EventEncoder::deaths(uint32_t gc, std::span<const uint64_t> ids) {
     out_.varint(gc);
     out_.varint(ids.size());
     out_.varint(ids[0]);
-    for (size_t i = 1; i < ids.size(); ++i) out_.varint(ids[i] - ids[i - 1] - 1);
+    for (size_t i = 1; i < ids.size(); ++i)
+        out_.varint(ids[i] - ids[i - 1] - 1);
     ++events_;
 }
 

@@ -32,8 +32,8 @@ Status SymbolTable::decode(std::span<const uint8_t> payload, size_t* error_offse
     constexpr uint64_t kDenseSlack = 4096;
     auto dense = [&](const char* what, uint64_t id, size_t defined) {
         if (id <= 2 * defined + kDenseSlack) return true;
-        problem = std::string(what) + " id " + std::to_string(id) + " is too far beyond the " + std::to_string(defined) +
-                  " defined so far (ids must be dense)";
+        problem = std::string(what) + " id " + std::to_string(id) + " is too far beyond the " +
+                  std::to_string(defined) + " defined so far (ids must be dense)";
         return false;
     };
     // Reads a symbol id and checks its range.
@@ -112,7 +112,8 @@ Status SymbolTable::decode(std::span<const uint8_t> payload, size_t* error_offse
                 uint32_t id = readId("field", counts_.fields);
                 FieldInfo f;
                 f.owner = readRef("field owner");
-                if (problem.empty() && !r.failed() && !dense("field owner type", f.owner, counts_.types)) break;
+                if (problem.empty() && !r.failed() && !dense("field owner type", f.owner, counts_.types))
+                    break;
                 f.name = std::string(r.string(format::kMaxStringBytes));
                 f.type_name = std::string(r.string(format::kMaxStringBytes));
                 f.flags = r.u8();
@@ -154,8 +155,8 @@ Status SymbolTable::decode(std::span<const uint8_t> payload, size_t* error_offse
                 uint64_t n = r.varint();
                 if (!problem.empty() || r.failed()) break;
                 if (n > format::kMaxSiteFrames) {
-                    problem = "site " + std::to_string(id) + " has " + std::to_string(n) + " frames (at most " +
-                              std::to_string(format::kMaxSiteFrames) + ")";
+                    problem = "site " + std::to_string(id) + " has " + std::to_string(n) +
+                              " frames (at most " + std::to_string(format::kMaxSiteFrames) + ")";
                     break;
                 }
                 growTo(site_defined_, id);

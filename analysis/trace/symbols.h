@@ -17,12 +17,12 @@ namespace memcity {
 struct TypeInfo {
     std::string name;  // Java-style: "java.util.HashMap", "int[]", "java.lang.String[][]"
     format::TypeKind kind = format::TypeKind::kInstance;
-    uint32_t super_type = 0;      // type id, 0 = none or unknown
-    uint32_t instance_size = 0;   // bytes, instances only; 0 = varies (each allocation gives it)
-    uint32_t array_header = 0;    // bytes before the first element, arrays only
-    uint32_t element_size = 0;    // bytes per element, arrays only
-    uint32_t element_type = 0;    // type id of the element type, 0 = primitive or unknown
-    std::vector<uint32_t> fields; // field ids declared by this type, in definition order
+    uint32_t super_type = 0;       // type id, 0 = none or unknown
+    uint32_t instance_size = 0;    // bytes, instances only; 0 = varies (each allocation gives it)
+    uint32_t array_header = 0;     // bytes before the first element, arrays only
+    uint32_t element_size = 0;     // bytes per element, arrays only
+    uint32_t element_type = 0;     // type id of the element type, 0 = primitive or unknown
+    std::vector<uint32_t> fields;  // field ids declared by this type, in definition order
     bool defined = false;
 
     bool isArray() const { return kind != format::TypeKind::kInstance; }
@@ -37,10 +37,10 @@ struct TypeLayout {
 };
 
 struct FieldInfo {
-    uint32_t owner = 0;      // type id
-    std::string name;        // "table", "value"
-    std::string type_name;   // declared type, "java.util.HashMap$Node[]"
-    uint8_t flags = 0;       // format::kFieldStatic | format::kFieldReference
+    uint32_t owner = 0;     // type id
+    std::string name;       // "table", "value"
+    std::string type_name;  // declared type, "java.util.HashMap$Node[]"
+    uint8_t flags = 0;      // format::kFieldStatic | format::kFieldReference
     bool defined = false;
 };
 
@@ -94,7 +94,9 @@ public:
     bool hasField(uint32_t id) const { return id < fields_.size() && fields_[id].defined; }
     size_t fieldSlots() const { return fields_.size(); }
 
-    const MethodInfo& method(uint32_t id) const { return id < methods_.size() ? methods_[id] : empty_method_; }
+    const MethodInfo& method(uint32_t id) const {
+        return id < methods_.size() ? methods_[id] : empty_method_;
+    }
     bool hasMethod(uint32_t id) const { return id < methods_.size() && methods_[id].defined; }
     size_t methodSlots() const { return methods_.size(); }
 
@@ -103,7 +105,9 @@ public:
     bool hasSite(uint32_t id) const { return id < site_defined_.size() && site_defined_[id]; }
     size_t siteSlots() const { return site_defined_.size(); }
 
-    const ThreadInfo& thread(uint32_t id) const { return id < threads_.size() ? threads_[id] : empty_thread_; }
+    const ThreadInfo& thread(uint32_t id) const {
+        return id < threads_.size() ? threads_[id] : empty_thread_;
+    }
     bool hasThread(uint32_t id) const { return id < threads_.size() && threads_[id].defined; }
     size_t threadSlots() const { return threads_.size(); }
 
@@ -115,7 +119,8 @@ public:
 
     // Counts of defined symbols, for summaries.
     struct Counts {
-        size_t strings = 0, types = 0, fields = 0, methods = 0, sites = 0, threads = 0, root_kinds = 0, spaces = 0;
+        size_t strings = 0, types = 0, fields = 0, methods = 0, sites = 0, threads = 0, root_kinds = 0,
+               spaces = 0;
     };
     const Counts& counts() const { return counts_; }
 

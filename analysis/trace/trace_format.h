@@ -52,9 +52,9 @@ enum class SymbolRecord : uint8_t {
 };
 
 enum class TypeKind : uint8_t {
-    kInstance = 0,         // an ordinary object; size is the type's instance size
-    kPrimitiveArray = 1,   // int[], byte[]...; elements hold no references
-    kReferenceArray = 2,   // Object[], String[][]...; elements are references
+    kInstance = 0,        // an ordinary object; size is the type's instance size
+    kPrimitiveArray = 1,  // int[], byte[]...; elements hold no references
+    kReferenceArray = 2,  // Object[], String[][]...; elements are references
 };
 
 inline constexpr uint8_t kFieldStatic = 1u << 0;     // a static field (edges from the class)

@@ -70,7 +70,9 @@ Result<TraceFile> TraceFile::fromMemory(std::span<const uint8_t> data, std::stri
     return f;
 }
 
-TraceFile::TraceFile(TraceFile&& other) noexcept { *this = std::move(other); }
+TraceFile::TraceFile(TraceFile&& other) noexcept {
+    *this = std::move(other);
+}
 
 TraceFile& TraceFile::operator=(TraceFile&& other) noexcept {
     if (this == &other) return *this;
@@ -98,7 +100,9 @@ TraceFile& TraceFile::operator=(TraceFile&& other) noexcept {
     return *this;
 }
 
-TraceFile::~TraceFile() { reset(); }
+TraceFile::~TraceFile() {
+    reset();
+}
 
 void TraceFile::reset() noexcept {
     if (mapping_) ::munmap(mapping_, mapping_size_);
@@ -110,7 +114,8 @@ Status TraceFile::parse() {
     if (size_ < format::kHeaderSize) {
         return Error{describeAt(path_, kNoOffset,
                                 "not a memcity trace: the file has " + std::to_string(size_) +
-                                    " bytes, fewer than a trace header (" + std::to_string(format::kHeaderSize) + ")")};
+                                    " bytes, fewer than a trace header (" +
+                                    std::to_string(format::kHeaderSize) + ")")};
     }
     if (std::memcmp(data_, format::kMagic.data(), format::kMagic.size()) != 0)
         return Error{describeAt(path_, 0, "not a memcity trace (bad magic)")};
@@ -123,15 +128,18 @@ Status TraceFile::parse() {
     if (header_.version_major != format::kVersionMajor) {
         std::string v = std::to_string(header_.version_major) + "." + std::to_string(header_.version_minor);
         return Error{describeAt(path_, 8,
-                                "trace format version " + v + " is not supported (this memcity reads version " +
+                                "trace format version " + v +
+                                    " is not supported (this memcity reads version " +
                                     std::to_string(format::kVersionMajor) + ".x)")};
     }
     if (header_.header_size < format::kHeaderSize || header_.header_size > size_)
-        return Error{describeAt(path_, 16, "header size " + std::to_string(header_.header_size) + " is invalid")};
+        return Error{
+            describeAt(path_, 16, "header size " + std::to_string(header_.header_size) + " is invalid")};
     if (header_.object_alignment == 0) header_.object_alignment = 8;
     if (header_.object_alignment > 4096 || (header_.object_alignment & (header_.object_alignment - 1)) != 0)
         return Error{describeAt(path_, 20,
-                                "object alignment " + std::to_string(header_.object_alignment) + " is not a power of two up to 4096")};
+                                "object alignment " + std::to_string(header_.object_alignment) +
+                                    " is not a power of two up to 4096")};
 
     std::string why_not;
     Status indexed = readFooterIndex(&why_not);
@@ -160,14 +168,15 @@ Status TraceFile::checkChunkHeader(uint64_t offset, ChunkRef* out, bool* past_en
     c.raw_size = loadU32(h + 12);
     c.meta = loadU32(h + 16);
     if (c.stored_size > format::kMaxChunkPayload || c.raw_size > format::kMaxChunkPayload)
-        return Error{"chunk size " + std::to_string(std::max(c.stored_size, c.raw_size)) + " is absurd (at most " +
-                     std::to_string(format::kMaxChunkPayload) + ")"};
+        return Error{"chunk size " + std::to_string(std::max(c.stored_size, c.raw_size)) +
+                     " is absurd (at most " + std::to_string(format::kMaxChunkPayload) + ")"};
     if (!c.compressed() && c.raw_size != c.stored_size)
-        return Error{"uncompressed chunk has stored size " + std::to_string(c.stored_size) + " but raw size " +
-                     std::to_string(c.raw_size)};
+        return Error{"uncompressed chunk has stored size " + std::to_string(c.stored_size) +
+                     " but raw size " + std::to_string(c.raw_size)};
     if (c.end() > size_) {
         *past_end = true;
-        return Error{"the chunk's " + std::to_string(c.stored_size) + "-byte payload runs past the end of the file"};
+        return Error{"the chunk's " + std::to_string(c.stored_size) +
+                     "-byte payload runs past the end of the file"};
     }
     *out = c;
     return {};
@@ -181,16 +190,19 @@ Status TraceFile::readFooterIndex(std::string* why_not) {
     uint64_t index_offset = loadU64(t);
     uint64_t trailer_offset = size_ - format::kTrailerSize;
     auto giveUp = [&](uint64_t at, const std::string& what) {
-        *why_not = describeAt(path_, at, "footer index unreadable (" + what + "); chunks were scanned instead");
+        *why_not =
+            describeAt(path_, at, "footer index unreadable (" + what + "); chunks were scanned instead");
         chunks_.clear();
         gc_end_chunks_.clear();
         return Status{};
     };
     if (index_offset < header_.header_size || index_offset >= trailer_offset)
-        return giveUp(trailer_offset, "index offset " + std::to_string(index_offset) + " is outside the file");
+        return giveUp(trailer_offset,
+                      "index offset " + std::to_string(index_offset) + " is outside the file");
     ChunkRef ic;
     bool past_end = false;
-    if (Status s = checkChunkHeader(index_offset, &ic, &past_end); !s) return giveUp(index_offset, s.error().message);
+    if (Status s = checkChunkHeader(index_offset, &ic, &past_end); !s)
+        return giveUp(index_offset, s.error().message);
     if (ic.kind != static_cast<uint16_t>(ChunkKind::kIndex) || ic.compressed() || ic.end() != trailer_offset)
         return giveUp(index_offset, "the chunk there is not an uncompressed index ending at the trailer");
     uint32_t crc = crc32c(0, data_ + index_offset, 20);
@@ -240,14 +252,15 @@ Status TraceFile::scanChunks() {
         if (!s) {
             // A zero-filled or partially written tail is what a crashed writer leaves behind.
             bool zero_tail = std::all_of(data_ + offset, data_ + size_, [](uint8_t b) { return b == 0; });
-            bool trailer_only = size_ - offset == format::kTrailerSize &&
-                                loadU64(data_ + size_ - 8) == format::kTrailerMagic;
+            bool trailer_only =
+                size_ - offset == format::kTrailerSize && loadU64(data_ + size_ - 8) == format::kTrailerMagic;
             if (trailer_only) break;
             if ((past_end || zero_tail) && !trailer_present_) {
                 truncated_ = true;
-                truncation_note_ = describeAt(path_, offset,
-                                              "the trace is cut off here (" + s.error().message + "); read " +
-                                                  std::to_string(chunks_.size()) + " complete chunks before it");
+                truncation_note_ =
+                    describeAt(path_, offset,
+                               "the trace is cut off here (" + s.error().message + "); read " +
+                                   std::to_string(chunks_.size()) + " complete chunks before it");
                 break;
             }
             return Error{describeAt(path_, offset, s.error().message)};
@@ -268,9 +281,10 @@ Status TraceFile::scanChunks() {
         crc = crc32c(crc, data_ + last.payloadOffset(), last.stored_size);
         if (crc != loadU32(data_ + last.offset + 20)) {
             truncated_ = true;
-            truncation_note_ = describeAt(path_, last.offset,
-                                          "the trace is cut off here (the last chunk is incomplete); read " +
-                                              std::to_string(chunks_.size() - 1) + " complete chunks before it");
+            truncation_note_ =
+                describeAt(path_, last.offset,
+                           "the trace is cut off here (the last chunk is incomplete); read " +
+                               std::to_string(chunks_.size() - 1) + " complete chunks before it");
             chunks_.pop_back();
             if (last.kind < 1 || last.kind > static_cast<uint16_t>(ChunkKind::kIndex)) --unknown_chunks_;
             offset = size_;
@@ -294,15 +308,17 @@ Result<std::span<const uint8_t>> TraceFile::payload(size_t index, std::vector<ui
         uint32_t crc = crc32c(0, data_ + c.offset, 20);
         crc = crc32c(crc, stored, c.stored_size);
         if (crc != loadU32(data_ + c.offset + 20))
-            return Error{describeAt(path_, c.offset,
-                                    std::string(format::chunkKindName(c.kind)) + " chunk checksum mismatch (corrupt data)")};
+            return Error{describeAt(
+                path_, c.offset,
+                std::string(format::chunkKindName(c.kind)) + " chunk checksum mismatch (corrupt data)")};
         verified_[index].store(1, std::memory_order_relaxed);
     }
     if (!c.compressed()) return std::span<const uint8_t>(stored, c.stored_size);
     scratch.resize(c.raw_size);
     size_t n = ZSTD_decompress(scratch.data(), scratch.size(), stored, c.stored_size);
     if (ZSTD_isError(n))
-        return Error{describeAt(path_, c.offset, std::string("cannot decompress chunk: ") + ZSTD_getErrorName(n))};
+        return Error{
+            describeAt(path_, c.offset, std::string("cannot decompress chunk: ") + ZSTD_getErrorName(n))};
     if (n != c.raw_size)
         return Error{describeAt(path_, c.offset,
                                 "chunk decompressed to " + std::to_string(n) + " bytes, its header says " +
@@ -315,7 +331,8 @@ std::string TraceFile::describe(size_t index, size_t payload_offset, const std::
     if (!c.compressed()) return describeAt(path_, c.payloadOffset() + payload_offset, what);
     return describeAt(path_, c.offset,
                       "(" + std::string(format::chunkKindName(c.kind)) + " chunk " + std::to_string(index) +
-                          ", byte " + std::to_string(payload_offset) + " of its decompressed payload) " + what);
+                          ", byte " + std::to_string(payload_offset) + " of its decompressed payload) " +
+                          what);
 }
 
 void TraceFile::releasePages(size_t begin, size_t end) const {
@@ -344,7 +361,8 @@ Status TraceFile::loadSymbols() {
             while (!r.atEnd()) {
                 std::string_view k = r.string(format::kMaxStringBytes);
                 std::string_view v = r.string(format::kMaxStringBytes);
-                if (r.failed()) return errorAt(i, r.failOffset(), std::string("meta record: ") + r.failReason());
+                if (r.failed())
+                    return errorAt(i, r.failOffset(), std::string("meta record: ") + r.failReason());
                 meta_.emplace_back(std::string(k), std::string(v));
             }
         }

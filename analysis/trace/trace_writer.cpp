@@ -14,7 +14,8 @@ namespace memcity {
 using format::ChunkKind;
 using format::SymbolRecord;
 
-Result<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::string& path, const WriterOptions& options) {
+Result<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::string& path,
+                                                         const WriterOptions& options) {
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return Error{path + ": cannot create: " + std::strerror(errno)};
     std::unique_ptr<TraceWriter> w(new TraceWriter(path, fd, options));
@@ -69,7 +70,8 @@ void TraceWriter::writeRaw(const void* data, size_t size) {
 void TraceWriter::writeChunk(ChunkKind kind, std::span<const uint8_t> payload, uint32_t meta) {
     if (!ok()) return;
     if (payload.size() > format::kMaxChunkPayload) {
-        fail("chunk payload of " + std::to_string(payload.size()) + " bytes is larger than the format allows");
+        fail("chunk payload of " + std::to_string(payload.size()) +
+             " bytes is larger than the format allows");
         return;
     }
     std::span<const uint8_t> stored = payload;
@@ -127,8 +129,8 @@ void TraceWriter::defineType(uint32_t id, const TypeDef& t) {
     symbols_.varint(t.element_type);
 }
 
-void TraceWriter::defineField(uint32_t id, uint32_t owner_type, std::string_view name, std::string_view type_name,
-                              uint8_t flags) {
+void TraceWriter::defineField(uint32_t id, uint32_t owner_type, std::string_view name,
+                              std::string_view type_name, uint8_t flags) {
     symbols_.u8(static_cast<uint8_t>(SymbolRecord::kField));
     symbols_.varint(id);
     symbols_.varint(owner_type);
@@ -204,7 +206,8 @@ void TraceWriter::flushEvents() {
     }
     flushSymbols();
     auto chunk_number = static_cast<uint32_t>(chunks_.size());
-    for (uint32_t gc : events_.gcEnds()) gc_end_chunks_.emplace_back(gc, chunk_number);
+    for (uint32_t gc : events_.gcEnds())
+        gc_end_chunks_.emplace_back(gc, chunk_number);
     writeChunk(ChunkKind::kEvents, events_.payload(), events_.eventCount());
     events_.clear();  // keeps the current thread for the next payload
 }
@@ -266,7 +269,8 @@ void TraceWriter::writeEvents(EventEncoder& encoder) {
     flushEvents();
     flushSymbols();
     auto chunk_number = static_cast<uint32_t>(chunks_.size());
-    for (uint32_t gc : encoder.gcEnds()) gc_end_chunks_.emplace_back(gc, chunk_number);
+    for (uint32_t gc : encoder.gcEnds())
+        gc_end_chunks_.emplace_back(gc, chunk_number);
     writeChunk(ChunkKind::kEvents, encoder.payload(), encoder.eventCount());
     encoder.clear();
 }
@@ -343,7 +347,8 @@ void TraceWriter::snapshotRoot(const Root& root) {
     roots_.svarint(static_cast<int64_t>(root.target - snapshot_prev_root_));
     snapshot_prev_root_ = root.target;
     roots_.varint(root.detail_count);
-    for (uint32_t i = 0; i < root.detail_count; ++i) roots_.varint(root.details[i]);
+    for (uint32_t i = 0; i < root.detail_count; ++i)
+        roots_.varint(root.details[i]);
     ++snapshot_roots_;
 }
 

@@ -23,11 +23,11 @@
 namespace memcity {
 
 struct WriterOptions {
-    bool compress = true;            // zstd per chunk, kept only where it is smaller
+    bool compress = true;  // zstd per chunk, kept only where it is smaller
     int zstd_level = 3;
     uint32_t chunk_bytes = 256 << 10;  // target raw payload size of events and refs chunks
-    uint64_t start_wall_ns = 0;      // wall-clock time of trace time 0 (ns since the Unix epoch)
-    uint32_t object_alignment = 8;   // bytes; array sizes are rounded up to it
+    uint64_t start_wall_ns = 0;        // wall-clock time of trace time 0 (ns since the Unix epoch)
+    uint32_t object_alignment = 8;     // bytes; array sizes are rounded up to it
 };
 
 struct TypeDef {
@@ -42,7 +42,8 @@ struct TypeDef {
 
 class TraceWriter {
 public:
-    static Result<std::unique_ptr<TraceWriter>> create(const std::string& path, const WriterOptions& options = {});
+    static Result<std::unique_ptr<TraceWriter>> create(const std::string& path,
+                                                       const WriterOptions& options = {});
     ~TraceWriter();
     TraceWriter(const TraceWriter&) = delete;
     TraceWriter& operator=(const TraceWriter&) = delete;
@@ -56,8 +57,8 @@ public:
     void defineType(uint32_t id, const TypeDef& t);
     void defineField(uint32_t id, uint32_t owner_type, std::string_view name, std::string_view type_name,
                      uint8_t flags);
-    void defineMethod(uint32_t id, std::string_view class_name, std::string_view name, std::string_view signature,
-                      std::string_view source_file);
+    void defineMethod(uint32_t id, std::string_view class_name, std::string_view name,
+                      std::string_view signature, std::string_view source_file);
     // Frames innermost first.
     void defineSite(uint32_t id, std::span<const Frame> frames);
     void defineThread(uint32_t id, std::string_view name, uint8_t flags = 0, uint64_t java_object_id = 0);
@@ -65,7 +66,7 @@ public:
     void defineSpace(uint32_t id, std::string_view name, uint64_t start, uint64_t size);
 
     // ---- Events, buffered into the writer's own events chunk ----
-    void alloc(const AllocEvent& e);  // e.thread selects the allocating thread
+    void alloc(const AllocEvent& e);                          // e.thread selects the allocating thread
     void deaths(uint32_t gc, std::span<const uint64_t> ids);  // ids strictly ascending
     void gcStart(const GcStartEvent& e);
     void gcEnd(const GcEndEvent& e);
@@ -123,7 +124,7 @@ private:
     ByteWriter symbols_;
     ByteWriter meta_;
     EventEncoder events_;
-    int64_t last_time_ = 0;       // delta bases for the next events payload
+    int64_t last_time_ = 0;  // delta bases for the next events payload
     uint64_t last_alloc_id_ = ~uint64_t{0};
     ByteWriter refs_;
     ByteWriter roots_;

@@ -1,9 +1,9 @@
 // Little-endian loads/stores and LEB128 varints, with bound checks on every read.
 #pragma once
 
+#include <bit>
 #include <cstddef>
 #include <cstdint>
-#include <bit>
 #include <cstring>
 #include <string>
 #include <string_view>
@@ -26,9 +26,15 @@ inline uint64_t loadU64(const uint8_t* p) {
     std::memcpy(&v, p, sizeof v);
     return v;
 }
-inline void storeU16(uint8_t* p, uint16_t v) { std::memcpy(p, &v, sizeof v); }
-inline void storeU32(uint8_t* p, uint32_t v) { std::memcpy(p, &v, sizeof v); }
-inline void storeU64(uint8_t* p, uint64_t v) { std::memcpy(p, &v, sizeof v); }
+inline void storeU16(uint8_t* p, uint16_t v) {
+    std::memcpy(p, &v, sizeof v);
+}
+inline void storeU32(uint8_t* p, uint32_t v) {
+    std::memcpy(p, &v, sizeof v);
+}
+inline void storeU64(uint8_t* p, uint64_t v) {
+    std::memcpy(p, &v, sizeof v);
+}
 
 static_assert(std::endian::native == std::endian::little, "memcity assumes a little-endian host");
 
@@ -146,7 +152,8 @@ public:
         uint64_t n = varint();
         if (failed_) return {};
         if (n > max_len) return p_ = begin_ + at, fail("string length is absurd"), std::string_view{};
-        if (n > remaining()) return p_ = begin_ + at, fail("string runs past the end of data"), std::string_view{};
+        if (n > remaining())
+            return p_ = begin_ + at, fail("string runs past the end of data"), std::string_view{};
         std::string_view s(reinterpret_cast<const char*>(p_), n);
         p_ += n;
         return s;

@@ -17,11 +17,13 @@ struct Tables {
     Tables() {
         for (uint32_t i = 0; i < 256; ++i) {
             uint32_t c = i;
-            for (int k = 0; k < 8; ++k) c = (c & 1) ? (c >> 1) ^ kPolyReflected : c >> 1;
+            for (int k = 0; k < 8; ++k)
+                c = (c & 1) ? (c >> 1) ^ kPolyReflected : c >> 1;
             t[0][i] = c;
         }
         for (uint32_t i = 0; i < 256; ++i)
-            for (size_t s = 1; s < 8; ++s) t[s][i] = (t[s - 1][i] >> 8) ^ t[0][t[s - 1][i] & 0xff];
+            for (size_t s = 1; s < 8; ++s)
+                t[s][i] = (t[s - 1][i] >> 8) ^ t[0][t[s - 1][i] & 0xff];
     }
 };
 
@@ -37,7 +39,8 @@ uint32_t crcSoftware(uint32_t crc, const uint8_t* p, size_t n) {
         p += 8;
         n -= 8;
     }
-    while (n--) crc = (crc >> 8) ^ t[0][(crc ^ *p++) & 0xff];
+    while (n--)
+        crc = (crc >> 8) ^ t[0][(crc ^ *p++) & 0xff];
     return crc;
 }
 
@@ -52,7 +55,8 @@ __attribute__((target("sse4.2"))) uint32_t crcHardware(uint32_t crc, const uint8
         n -= 8;
     }
     auto c32 = static_cast<uint32_t>(c);
-    while (n--) c32 = _mm_crc32_u8(c32, *p++);
+    while (n--)
+        c32 = _mm_crc32_u8(c32, *p++);
     return c32;
 }
 #endif

@@ -14,8 +14,10 @@ std::string printable(std::string_view s, size_t max_bytes) {
             break;
         }
         auto c = static_cast<unsigned char>(s[i]);
-        if (c == '\n') out += "\\n";
-        else if (c == '\t') out += "\\t";
+        if (c == '\n')
+            out += "\\n";
+        else if (c == '\t')
+            out += "\\t";
         else if (c < 0x20 || c == 0x7f) {
             out += "\\x";
             out += hex[c >> 4];

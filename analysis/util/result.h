@@ -27,7 +27,7 @@ std::string describeAt(const std::string& path, uint64_t offset, const std::stri
 template <class T>
 class [[nodiscard]] Result {
 public:
-    Result(T value) : data_(std::move(value)) {}  // NOLINT(google-explicit-constructor)
+    Result(T value) : data_(std::move(value)) {}      // NOLINT(google-explicit-constructor)
     Result(Error error) : data_(std::move(error)) {}  // NOLINT(google-explicit-constructor)
 
     bool ok() const { return data_.index() == 0; }

@@ -40,8 +40,8 @@ Result<Args> Args::parse(std::string_view command, const std::vector<std::string
         for (const OptionSpec& s : specs)
             if (s.name == name || (!s.short_name.empty() && s.short_name == name)) spec = &s;
         if (!spec)
-            return Error{"memcity " + a.command_ + ": unknown option '" + name + "' (see 'memcity " + a.command_ +
-                         " --help')"};
+            return Error{"memcity " + a.command_ + ": unknown option '" + name + "' (see 'memcity " +
+                         a.command_ + " --help')"};
         const std::string key(spec->name);
         if (!spec->takes_value) {
             if (has_inline) return Error{"memcity " + a.command_ + ": option " + key + " takes no value"};
@@ -65,14 +65,17 @@ std::optional<std::string> Args::value(std::string_view name) const {
     return it->second;
 }
 
-Result<uint64_t> Args::unsignedValue(std::string_view name, uint64_t fallback, uint64_t min, uint64_t max) const {
+Result<uint64_t> Args::unsignedValue(std::string_view name, uint64_t fallback, uint64_t min,
+                                     uint64_t max) const {
     auto v = value(name);
     if (!v) return fallback;
     uint64_t n = 0;
     if (!parseUnsigned(*v, &n) || n < min || n > max) {
-        std::string range = max == UINT64_MAX ? "an integer of at least " + std::to_string(min)
-                                              : "an integer from " + std::to_string(min) + " to " + std::to_string(max);
-        return Error{"memcity " + command_ + ": " + std::string(name) + " expects " + range + ", got '" + *v + "'"};
+        std::string range = max == UINT64_MAX
+                                ? "an integer of at least " + std::to_string(min)
+                                : "an integer from " + std::to_string(min) + " to " + std::to_string(max);
+        return Error{"memcity " + command_ + ": " + std::string(name) + " expects " + range + ", got '" + *v +
+                     "'"};
     }
     return n;
 }

@@ -14,9 +14,9 @@
 namespace memcity::cli {
 
 struct OptionSpec {
-    std::string_view name;         // "--scale"
+    std::string_view name;  // "--scale"
     bool takes_value = false;
-    std::string_view short_name;   // "-o", or empty
+    std::string_view short_name;  // "-o", or empty
 };
 
 class Args {

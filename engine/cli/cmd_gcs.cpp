@@ -24,18 +24,24 @@ void printJson(const LoadedTrace& t, uint32_t from, uint32_t to) {
     for (uint32_t i = from; i <= to && i < gcs.size(); ++i) {
         const GcRecord& g = gcs[i];
         j.beginObject();
-        j.field("index", g.index).field("kind", format::gcKindName(g.kind)).field("cause", causeOf(*t.trace, g));
+        j.field("index", g.index)
+            .field("kind", format::gcKindName(g.kind))
+            .field("cause", causeOf(*t.trace, g));
         j.field("start_ns", g.start_ns).field("end_ns", g.end_ns).field("pause_ns", g.pause_ns);
         j.field("live_objects", g.live_objects).field("live_bytes", g.live_bytes);
         j.field("allocated_objects", g.allocated_objects).field("allocated_bytes", g.allocated_bytes);
         j.field("freed_objects", g.freed_objects).field("freed_bytes", g.freed_bytes);
         j.field("snapshot", g.has_snapshot);
         bool reach = g.has_snapshot && (g.reachable_objects || g.unreached_objects);
-        for (auto [k, v] : {std::pair{"reachable_objects", g.reachable_objects}, {"reachable_bytes", g.reachable_bytes},
-                            {"unreached_objects", g.unreached_objects}, {"unreached_bytes", g.unreached_bytes}}) {
+        for (auto [k, v] : {std::pair{"reachable_objects", g.reachable_objects},
+                            {"reachable_bytes", g.reachable_bytes},
+                            {"unreached_objects", g.unreached_objects},
+                            {"unreached_bytes", g.unreached_bytes}}) {
             j.key(k);
-            if (reach) j.value(v);
-            else j.null();
+            if (reach)
+                j.value(v);
+            else
+                j.null();
         }
         j.field("vm_heap_before", g.vm_heap_before).field("vm_heap_after", g.vm_heap_after);
         j.field("next_object_id", g.next_object_id);
@@ -47,18 +53,19 @@ void printJson(const LoadedTrace& t, uint32_t from, uint32_t to) {
 }
 
 void printTable(const LoadedTrace& t, uint32_t from, uint32_t to) {
-    std::printf("%5s %-6s %-20s %10s %9s %11s %10s %10s %10s %10s\n", "GC", "kind", "cause", "end", "pause", "live objs",
-                "live", "allocated", "freed", "reachable");
+    std::printf("%5s %-6s %-20s %10s %9s %11s %10s %10s %10s %10s\n", "GC", "kind", "cause", "end", "pause",
+                "live objs", "live", "allocated", "freed", "reachable");
     const auto& gcs = t.history->gcs();
     for (uint32_t i = from; i <= to && i < gcs.size(); ++i) {
         const GcRecord& g = gcs[i];
         std::string cause = printable(causeOf(*t.trace, g), 20);
         bool reach = g.has_snapshot && (g.reachable_objects || g.unreached_objects);
-        std::printf("%5u %-6s %-20s %10s %9s %11s %10s %10s %10s %10s\n", g.index,
-                    std::string(format::gcKindName(g.kind)).c_str(), cause.c_str(), formatDuration(g.end_ns).c_str(),
-                    formatDuration(static_cast<int64_t>(g.pause_ns)).c_str(), formatCount(g.live_objects).c_str(),
-                    formatBytes(g.live_bytes).c_str(), formatBytes(g.allocated_bytes).c_str(),
-                    formatBytes(g.freed_bytes).c_str(), reach ? formatBytes(g.reachable_bytes).c_str() : "-");
+        std::printf(
+            "%5u %-6s %-20s %10s %9s %11s %10s %10s %10s %10s\n", g.index,
+            std::string(format::gcKindName(g.kind)).c_str(), cause.c_str(), formatDuration(g.end_ns).c_str(),
+            formatDuration(static_cast<int64_t>(g.pause_ns)).c_str(), formatCount(g.live_objects).c_str(),
+            formatBytes(g.live_bytes).c_str(), formatBytes(g.allocated_bytes).c_str(),
+            formatBytes(g.freed_bytes).c_str(), reach ? formatBytes(g.reachable_bytes).c_str() : "-");
     }
 }
 
@@ -103,9 +110,12 @@ int runGcs(const Words& words) {
         return 1;
     }
     printDiagnostics(*loaded, std::cerr, false);
-    if (args->has("--json")) printJson(*loaded, static_cast<uint32_t>(a), static_cast<uint32_t>(b));
-    else if (h.gcCount() > 0) printTable(*loaded, static_cast<uint32_t>(a), static_cast<uint32_t>(b));
-    else std::cout << "the trace has no GCs\n";
+    if (args->has("--json"))
+        printJson(*loaded, static_cast<uint32_t>(a), static_cast<uint32_t>(b));
+    else if (h.gcCount() > 0)
+        printTable(*loaded, static_cast<uint32_t>(a), static_cast<uint32_t>(b));
+    else
+        std::cout << "the trace has no GCs\n";
     return 0;
 }
 

@@ -22,14 +22,16 @@ ChunkCounts countChunks(const TraceFile& t) {
     for (const ChunkRef& ch : t.chunks()) {
         ++c.total;
         c.compressed += ch.compressed();
-        if (ch.kind >= 1 && ch.kind <= 6) ++c.by_kind[ch.kind];
-        else ++c.unknown;
+        if (ch.kind >= 1 && ch.kind <= 6)
+            ++c.by_kind[ch.kind];
+        else
+            ++c.unknown;
     }
     return c;
 }
 
-const char* kEventKinds[] = {"alloc", "alloc-array", "deaths", "gc-start", "gc-end", "thread-start", "thread-end", "move",
-                             "extension"};
+const char* kEventKinds[] = {"alloc",        "alloc-array", "deaths", "gc-start", "gc-end",
+                             "thread-start", "thread-end",  "move",   "extension"};
 uint32_t eventKindIndex(std::string_view name) {
     for (uint32_t k = 0; k < format::kEventKindCount; ++k)
         if (format::eventKindName(k) == name) return k;
@@ -44,20 +46,27 @@ void printJson(const LoadedTrace& t) {
     j.beginObject();
     j.field("file", f.path());
     j.field("bytes", f.fileSize());
-    j.field("format_version", std::to_string(f.header().version_major) + "." + std::to_string(f.header().version_minor));
+    j.field("format_version",
+            std::to_string(f.header().version_major) + "." + std::to_string(f.header().version_minor));
     j.field("truncated", f.truncated());
     j.key("truncation");
-    if (f.truncated()) j.value(f.truncationNote());
-    else j.null();
+    if (f.truncated())
+        j.value(f.truncationNote());
+    else
+        j.null();
     j.key("meta").beginObject();
-    for (const auto& [k, v] : f.meta()) j.field(k, v);
+    for (const auto& [k, v] : f.meta())
+        j.field(k, v);
     j.endObject();
     j.key("time").beginObject();
-    j.field("first_ns", c.first_time_ns).field("last_ns", c.last_time_ns).field("duration_ns", durationNs(c.first_time_ns, c.last_time_ns));
+    j.field("first_ns", c.first_time_ns)
+        .field("last_ns", c.last_time_ns)
+        .field("duration_ns", durationNs(c.first_time_ns, c.last_time_ns));
     j.endObject();
     j.key("events").beginObject();
     j.field("total", c.total());
-    for (const char* k : kEventKinds) j.field(k, c.by_kind[eventKindIndex(k)]);
+    for (const char* k : kEventKinds)
+        j.field(k, c.by_kind[eventKindIndex(k)]);
     j.endObject();
     j.field("gcs", static_cast<uint64_t>(h.gcCount()));
     j.field("snapshots", static_cast<uint64_t>(h.snapshots().size()));
@@ -69,14 +78,19 @@ void printJson(const LoadedTrace& t) {
     j.endObject();
     const SymbolTable::Counts& s = f.symbols().counts();
     j.key("symbols").beginObject();
-    j.field("types", uint64_t{s.types}).field("fields", uint64_t{s.fields}).field("methods", uint64_t{s.methods});
-    j.field("sites", uint64_t{s.sites}).field("threads", uint64_t{s.threads}).field("strings", uint64_t{s.strings});
+    j.field("types", uint64_t{s.types})
+        .field("fields", uint64_t{s.fields})
+        .field("methods", uint64_t{s.methods});
+    j.field("sites", uint64_t{s.sites})
+        .field("threads", uint64_t{s.threads})
+        .field("strings", uint64_t{s.strings});
     j.field("root_kinds", uint64_t{s.root_kinds}).field("spaces", uint64_t{s.spaces});
     j.endObject();
     ChunkCounts cc = countChunks(f);
     j.key("chunks").beginObject();
     j.field("total", uint64_t{cc.total}).field("compressed", uint64_t{cc.compressed});
-    for (uint16_t k = 1; k <= 6; ++k) j.field(format::chunkKindName(k), uint64_t{cc.by_kind[k]});
+    for (uint16_t k = 1; k <= 6; ++k)
+        j.field(format::chunkKindName(k), uint64_t{cc.by_kind[k]});
     j.field("unknown", uint64_t{cc.unknown});
     j.endObject();
     const Diagnostics& d = h.diagnostics();
@@ -87,13 +101,16 @@ void printJson(const LoadedTrace& t) {
         auto a = static_cast<Anomaly>(i);
         if (d[a].count == 0) continue;
         j.beginObject();
-        j.field("kind", Diagnostics::name(a)).field("error", Diagnostics::isError(a)).field("count", d[a].count);
+        j.field("kind", Diagnostics::name(a))
+            .field("error", Diagnostics::isError(a))
+            .field("count", d[a].count);
         j.field("description", Diagnostics::description(a)).field("first", d[a].first);
         j.endObject();
     }
     j.endArray();
     j.key("warnings").beginArray();
-    for (const std::string& w : f.warnings()) j.value(w);
+    for (const std::string& w : f.warnings())
+        j.value(w);
     j.endArray();
     j.endObject();
     j.endObject();
@@ -107,24 +124,26 @@ void printText(const LoadedTrace& t) {
     std::string producer;
     for (const auto& [k, v] : f.meta())
         if (k == "producer") producer = v;
-    std::cout << "trace       " << f.path() << " (" << formatBytes(f.fileSize()) << ", format " << f.header().version_major
-              << "." << f.header().version_minor << (producer.empty() ? "" : ", " + printable(producer)) << ")\n";
+    std::cout << "trace       " << f.path() << " (" << formatBytes(f.fileSize()) << ", format "
+              << f.header().version_major << "." << f.header().version_minor
+              << (producer.empty() ? "" : ", " + printable(producer)) << ")\n";
     for (const auto& [k, v] : f.meta())
         if (k != "producer") std::cout << "  " << printable(k) << " = " << printable(v) << "\n";
-    std::cout << "time span   " << formatDuration(clampNs(durationNs(c.first_time_ns, c.last_time_ns))) << " ("
-              << formatDuration(c.first_time_ns) << " .. " << formatDuration(c.last_time_ns) << ")\n";
+    std::cout << "time span   " << formatDuration(clampNs(durationNs(c.first_time_ns, c.last_time_ns)))
+              << " (" << formatDuration(c.first_time_ns) << " .. " << formatDuration(c.last_time_ns) << ")\n";
     uint64_t minor = 0, major = 0, pauses = 0;
     for (const GcRecord& g : h.gcs()) {
         minor += g.kind == static_cast<uint8_t>(format::GcKind::kMinor);
         major += g.kind == static_cast<uint8_t>(format::GcKind::kMajor);
         pauses += g.pause_ns;
     }
-    std::cout << "GCs         " << formatCount(h.gcCount()) << " (" << minor << " minor, " << major << " major), "
-              << formatDuration(static_cast<int64_t>(pauses)) << " of pauses, " << h.snapshots().size()
-              << " reference snapshots\n";
-    std::cout << "objects     " << formatCount(c.objects_allocated) << " allocated (" << formatBytes(c.bytes_allocated)
-              << "); peak live " << formatCount(c.peak_live_objects) << " objects at GC " << c.peak_objects_gc << ", "
-              << formatBytes(c.peak_live_bytes) << " at GC " << c.peak_bytes_gc << "\n";
+    std::cout << "GCs         " << formatCount(h.gcCount()) << " (" << minor << " minor, " << major
+              << " major), " << formatDuration(static_cast<int64_t>(pauses)) << " of pauses, "
+              << h.snapshots().size() << " reference snapshots\n";
+    std::cout << "objects     " << formatCount(c.objects_allocated) << " allocated ("
+              << formatBytes(c.bytes_allocated) << "); peak live " << formatCount(c.peak_live_objects)
+              << " objects at GC " << c.peak_objects_gc << ", " << formatBytes(c.peak_live_bytes) << " at GC "
+              << c.peak_bytes_gc << "\n";
     std::cout << "events      " << formatCount(c.total()) << ":";
     bool first = true;
     for (const char* k : kEventKinds) {
@@ -135,8 +154,9 @@ void printText(const LoadedTrace& t) {
     }
     std::cout << "\n";
     const SymbolTable::Counts& s = f.symbols().counts();
-    std::cout << "symbols     " << s.types << " types, " << s.fields << " fields, " << s.methods << " methods, "
-              << s.sites << " sites, " << s.threads << " threads, " << s.strings << " strings\n";
+    std::cout << "symbols     " << s.types << " types, " << s.fields << " fields, " << s.methods
+              << " methods, " << s.sites << " sites, " << s.threads << " threads, " << s.strings
+              << " strings\n";
     ChunkCounts cc = countChunks(f);
     std::cout << "chunks      " << cc.total << " (";
     first = true;
@@ -146,13 +166,15 @@ void printText(const LoadedTrace& t) {
         first = false;
     }
     if (cc.unknown) std::cout << ", " << cc.unknown << " unknown";
-    std::cout << "), " << cc.compressed << " zstd-compressed" << (f.hadFooterIndex() ? "" : ", no footer index") << "\n";
+    std::cout << "), " << cc.compressed << " zstd-compressed"
+              << (f.hadFooterIndex() ? "" : ", no footer index") << "\n";
     const Diagnostics& d = h.diagnostics();
     if (d.errorCount() == 0 && d.noteCount() == 0 && !f.truncated() && f.warnings().empty()) {
         std::cout << "integrity   no problems found\n";
     } else {
-        std::cout << "integrity   " << formatCount(d.errorCount()) << " errors, " << formatCount(d.noteCount()) << " notes"
-                  << (f.truncated() ? ", cut off" : "") << " (details on stderr)\n";
+        std::cout << "integrity   " << formatCount(d.errorCount()) << " errors, "
+                  << formatCount(d.noteCount()) << " notes" << (f.truncated() ? ", cut off" : "")
+                  << " (details on stderr)\n";
         for (size_t i = 0; i < Diagnostics::kKinds; ++i) {
             auto a = static_cast<Anomaly>(i);
             if (d[a].count)
@@ -180,8 +202,10 @@ int runInfo(const Words& words) {
         std::cerr << "error: " << loaded.error().message << "\n";
         return 1;
     }
-    if (args->has("--json")) printJson(*loaded);
-    else printText(*loaded);
+    if (args->has("--json"))
+        printJson(*loaded);
+    else
+        printText(*loaded);
     printDiagnostics(*loaded, std::cerr, true);
     return loaded->history->diagnostics().errorCount() > 0 ? 2 : 0;
 }

@@ -31,8 +31,8 @@ void printChart(const HeapHistory& h) {
     }
     uint64_t top = std::max<uint64_t>(1, *std::max_element(live.begin(), live.end()));
     static const char* blocks[] = {" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
-    std::cout << "\nlive heap after each GC (" << gcs.size() << " GCs" << (cols < gcs.size() ? ", max per column" : "")
-              << ")\n";
+    std::cout << "\nlive heap after each GC (" << gcs.size() << " GCs"
+              << (cols < gcs.size() ? ", max per column" : "") << ")\n";
     for (int r = rows - 1; r >= 0; --r) {
         std::string label = r == rows - 1 ? formatBytes(top) : r == 0 ? "0" : "";
         std::printf("%10s |", label.c_str());
@@ -73,10 +73,12 @@ void printTopTypes(const LoadedTrace& t, uint32_t gc) {
     const SymbolTable& s = t.trace->symbols();
     for (size_t i = 0; i < std::min<size_t>(rows.size(), 10); ++i) {
         const auto& [type, r] = rows[i];
-        double share = v.liveBytes() ? static_cast<double>(r.bytes) / static_cast<double>(v.liveBytes()) : 0.0;
+        double share =
+            v.liveBytes() ? static_cast<double>(r.bytes) / static_cast<double>(v.liveBytes()) : 0.0;
         std::string bar(static_cast<size_t>(share * 30 + 0.5), '#');
-        std::printf("  %10s %6s %12s %s  %-30s %s\n", formatBytes(r.bytes).c_str(), formatPercent(share).c_str(),
-                    formatCount(r.objects).c_str(), r.objects == 1 ? "object " : "objects", bar.c_str(),
+        std::printf("  %10s %6s %12s %s  %-30s %s\n", formatBytes(r.bytes).c_str(),
+                    formatPercent(share).c_str(), formatCount(r.objects).c_str(),
+                    r.objects == 1 ? "object " : "objects", bar.c_str(),
                     printable(s.type(type).name).c_str());
     }
 }
@@ -96,7 +98,8 @@ int runOverview(const Words& words) {
     }
     std::string path = args->positionals().empty() ? demoTracePath() : args->positionals()[0];
     if (path.empty()) {
-        std::cerr << "memcity: the bundled demo trace was not found; build it with 'cmake --build build' or name a FILE\n";
+        std::cerr << "memcity: the bundled demo trace was not found; build it with 'cmake --build build' or "
+                     "name a FILE\n";
         return 1;
     }
     auto gc_opt = args->unsignedValue("--gc", 0);
@@ -115,10 +118,12 @@ int runOverview(const Words& words) {
     for (const auto& [k, v] : loaded->trace->meta())
         if (k == "synth.scenario" || k == "command") scenario = v;
     std::cout << path << (scenario.empty() ? "" : "  (" + printable(scenario) + ")") << "\n"
-              << "  " << formatDuration(clampNs(durationNs(c.first_time_ns, c.last_time_ns))) << " recorded, " << h.gcCount() << " GCs, "
-              << formatCount(c.objects_allocated) << " objects allocated (" << formatBytes(c.bytes_allocated) << ")\n"
-              << "  peak live heap " << formatBytes(c.peak_live_bytes) << " (" << formatCount(c.peak_live_objects)
-              << " objects) at GC " << c.peak_bytes_gc << ", " << h.snapshots().size() << " reference snapshots\n";
+              << "  " << formatDuration(clampNs(durationNs(c.first_time_ns, c.last_time_ns))) << " recorded, "
+              << h.gcCount() << " GCs, " << formatCount(c.objects_allocated) << " objects allocated ("
+              << formatBytes(c.bytes_allocated) << ")\n"
+              << "  peak live heap " << formatBytes(c.peak_live_bytes) << " ("
+              << formatCount(c.peak_live_objects) << " objects) at GC " << c.peak_bytes_gc << ", "
+              << h.snapshots().size() << " reference snapshots\n";
     printDiagnostics(*loaded, std::cerr, false);
     if (h.gcCount() == 0) {
         std::cout << "  the trace has no GCs\n";

@@ -11,15 +11,20 @@ namespace memcity::cli {
 
 int runSynth(const Words& words) {
     auto args = Args::parse("synth", words,
-                            {{"--output", true, "-o"}, {"--scale", true, ""}, {"--seed", true, ""}, {"--refs", true, ""},
-                             {"--no-compress", false, ""}, {"--list", false, ""}});
+                            {{"--output", true, "-o"},
+                             {"--scale", true, ""},
+                             {"--seed", true, ""},
+                             {"--refs", true, ""},
+                             {"--no-compress", false, ""},
+                             {"--list", false, ""}});
     if (!args) {
         std::cerr << args.error().message << "\n";
         return 1;
     }
     if (args->help()) return printHelp("synth");
     if (args->has("--list")) {
-        for (const synth::ScenarioInfo& s : synth::scenarios()) std::cout << s.name << "\t" << s.summary << "\n";
+        for (const synth::ScenarioInfo& s : synth::scenarios())
+            std::cout << s.name << "\t" << s.summary << "\n";
         return 0;
     }
     if (args->positionals().size() != 1) {
@@ -51,7 +56,8 @@ int runSynth(const Words& words) {
         } else {
             auto n = args->unsignedValue("--refs", 1, 1, 1'000'000);
             if (!n) {
-                std::cerr << "memcity synth: --refs expects a positive integer or 'off', got '" << *refs << "'\n";
+                std::cerr << "memcity synth: --refs expects a positive integer or 'off', got '" << *refs
+                          << "'\n";
                 return 1;
             }
             o.refs_every = static_cast<uint32_t>(*n);
@@ -63,7 +69,8 @@ int runSynth(const Words& words) {
         std::cerr << "memcity synth: " << s.error().message << "\n";
         return 1;
     }
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+    auto ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
     std::cout << "wrote " << *out << " (" << name << ", scale " << o.scale << ", seed " << o.seed << ") in "
               << formatDuration(static_cast<int64_t>(ms) * 1'000'000) << "\n";
     return 0;

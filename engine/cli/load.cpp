@@ -25,7 +25,8 @@ Result<LoadedTrace> loadTrace(const std::string& path, const LoadOptions& option
     const bool tty = options.progress && ::isatty(STDERR_FILENO);
     if (tty) {
         ho.progress = [&](const BuildProgress& p) {
-            double f = p.bytes_total ? static_cast<double>(p.bytes_done) / static_cast<double>(p.bytes_total) : 1.0;
+            double f =
+                p.bytes_total ? static_cast<double>(p.bytes_done) / static_cast<double>(p.bytes_total) : 1.0;
             std::fprintf(stderr, "\rreading %s: %s (%s, %u GCs)   ", path.c_str(), formatPercent(f).c_str(),
                          formatBytes(p.bytes_done).c_str(), p.gcs);
             std::fflush(stderr);
@@ -41,7 +42,8 @@ Result<LoadedTrace> loadTrace(const std::string& path, const LoadOptions& option
 void printDiagnostics(const LoadedTrace& t, std::ostream& err, bool errors_are_errors) {
     std::fflush(stdout);
     std::cout.flush();
-    for (const std::string& w : t.trace->warnings()) err << "warning: " << w << "\n";
+    for (const std::string& w : t.trace->warnings())
+        err << "warning: " << w << "\n";
     if (t.trace->truncated()) err << "warning: " << t.trace->truncationNote() << "\n";
     if (t.trace->unknownChunkCount() > 0)
         err << "warning: " << t.trace->path() << ": skipped " << t.trace->unknownChunkCount()
@@ -53,7 +55,8 @@ void printDiagnostics(const LoadedTrace& t, std::ostream& err, bool errors_are_e
         if (r.count == 0) continue;
         bool error = Diagnostics::isError(a);
         err << (error && errors_are_errors ? "error: " : error ? "warning: " : "note: ") << r.first;
-        if (r.count > 1) err << " (and " << formatCount(r.count - 1) << " more " << Diagnostics::description(a) << ")";
+        if (r.count > 1)
+            err << " (and " << formatCount(r.count - 1) << " more " << Diagnostics::description(a) << ")";
         err << "\n";
     }
 }

@@ -8,11 +8,13 @@
 namespace {
 
 int printUsage() {
-    std::cout << "memcity " MEMCITY_VERSION " - explore how a garbage-collected heap evolves\n\n"
+    std::cout << "memcity " MEMCITY_VERSION
+                 " - explore how a garbage-collected heap evolves\n\n"
                  "usage: memcity [FILE]                 show a trace (the bundled demo without FILE)\n"
                  "       memcity COMMAND [ARGS...]\n\ncommands:\n";
     for (const auto& c : memcity::cli::commandHelp())
-        std::cout << "  " << c.name << std::string(8 - std::min<size_t>(7, c.name.size()), ' ') << c.summary << "\n";
+        std::cout << "  " << c.name << std::string(8 - std::min<size_t>(7, c.name.size()), ' ') << c.summary
+                  << "\n";
     std::cout << "\n'memcity COMMAND --help' describes a command. Traces: docs/trace-format.md.\n";
     return 0;
 }

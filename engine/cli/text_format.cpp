@@ -16,10 +16,14 @@ std::string formatCount(uint64_t n) {
 std::string formatBytes(uint64_t bytes) {
     char buf[32];
     auto b = static_cast<double>(bytes);
-    if (bytes < 1024) std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
-    else if (bytes < (uint64_t{1} << 20)) std::snprintf(buf, sizeof buf, "%.1f KiB", b / 1024.0);
-    else if (bytes < (uint64_t{1} << 30)) std::snprintf(buf, sizeof buf, "%.1f MiB", b / 1048576.0);
-    else std::snprintf(buf, sizeof buf, "%.2f GiB", b / 1073741824.0);
+    if (bytes < 1024)
+        std::snprintf(buf, sizeof buf, "%llu B", static_cast<unsigned long long>(bytes));
+    else if (bytes < (uint64_t{1} << 20))
+        std::snprintf(buf, sizeof buf, "%.1f KiB", b / 1024.0);
+    else if (bytes < (uint64_t{1} << 30))
+        std::snprintf(buf, sizeof buf, "%.1f MiB", b / 1048576.0);
+    else
+        std::snprintf(buf, sizeof buf, "%.2f GiB", b / 1073741824.0);
     return buf;
 }
 
@@ -27,10 +31,14 @@ std::string formatDuration(int64_t ns) {
     char buf[32];
     auto v = static_cast<double>(ns);
     uint64_t a = ns < 0 ? 0 - static_cast<uint64_t>(ns) : static_cast<uint64_t>(ns);
-    if (a < 1'000) std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
-    else if (a < 1'000'000) std::snprintf(buf, sizeof buf, "%.1f us", v / 1e3);
-    else if (a < 1'000'000'000) std::snprintf(buf, sizeof buf, "%.2f ms", v / 1e6);
-    else std::snprintf(buf, sizeof buf, "%.3f s", v / 1e9);
+    if (a < 1'000)
+        std::snprintf(buf, sizeof buf, "%lld ns", static_cast<long long>(ns));
+    else if (a < 1'000'000)
+        std::snprintf(buf, sizeof buf, "%.1f us", v / 1e3);
+    else if (a < 1'000'000'000)
+        std::snprintf(buf, sizeof buf, "%.2f ms", v / 1e6);
+    else
+        std::snprintf(buf, sizeof buf, "%.3f s", v / 1e9);
     return buf;
 }
 

@@ -6,11 +6,13 @@
 
 namespace memcity::cli {
 
-std::string formatCount(uint64_t n);        // 1,234,567
-std::string formatBytes(uint64_t bytes);    // 512 B, 12.3 KiB, 4.0 MiB, 1.20 GiB
-std::string formatDuration(int64_t ns);     // 850 ns, 12.3 us, 4.56 ms, 1.234 s
+std::string formatCount(uint64_t n);      // 1,234,567
+std::string formatBytes(uint64_t bytes);  // 512 B, 12.3 KiB, 4.0 MiB, 1.20 GiB
+std::string formatDuration(int64_t ns);   // 850 ns, 12.3 us, 4.56 ms, 1.234 s
 // A duration that may not fit a signed 64-bit count, clamped for formatDuration.
-inline int64_t clampNs(uint64_t ns) { return ns > INT64_MAX ? INT64_MAX : static_cast<int64_t>(ns); }
-std::string formatPercent(double fraction); // 12.5%
+inline int64_t clampNs(uint64_t ns) {
+    return ns > INT64_MAX ? INT64_MAX : static_cast<int64_t>(ns);
+}
+std::string formatPercent(double fraction);  // 12.5%
 
 }  // namespace memcity::cli

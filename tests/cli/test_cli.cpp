@@ -36,7 +36,8 @@ Outcome run(const std::string& args) {
 
 size_t lines(const std::string& s) {
     size_t n = 0;
-    for (char c : s) n += c == '\n';
+    for (char c : s)
+        n += c == '\n';
     return n;
 }
 
@@ -50,7 +51,8 @@ std::string synth(const std::string& scenario, const std::string& extra = "") {
 TEST(Cli, HelpAndVersion) {
     Outcome r = run("--help");
     EXPECT_EQ(r.status, 0);
-    for (const char* cmd : {"open", "info", "gcs", "synth"}) EXPECT_NE(r.out.find(cmd), std::string::npos);
+    for (const char* cmd : {"open", "info", "gcs", "synth"})
+        EXPECT_NE(r.out.find(cmd), std::string::npos);
     for (const char* cmd : {"info", "gcs", "synth", "open"}) {
         Outcome h = run(std::string(cmd) + " --help");
         EXPECT_EQ(h.status, 0) << cmd;
@@ -69,12 +71,15 @@ TEST(Cli, UsageErrorsAreOneLineAndFail) {
         {"info", "memcity info: expected one trace file (see 'memcity info --help')"},
         {"synth churn", "memcity synth: -o FILE is required"},
         {"synth nope -o /tmp/x.mct", "memcity synth: unknown scenario 'nope' (see 'memcity synth --list')"},
-        {"synth churn -o /tmp/x.mct --scale zero", "memcity synth: --scale expects an integer from 1 to 100000, got 'zero'"},
-        {"synth churn -o /tmp/x.mct --refs never", "memcity synth: --refs expects a positive integer or 'off', got 'never'"},
+        {"synth churn -o /tmp/x.mct --scale zero",
+         "memcity synth: --scale expects an integer from 1 to 100000, got 'zero'"},
+        {"synth churn -o /tmp/x.mct --refs never",
+         "memcity synth: --refs expects a positive integer or 'off', got 'never'"},
         {"gcs x.mct --from", "memcity gcs: option --from needs a value"},
         {"info /nonexistent.mct", "error: /nonexistent.mct: cannot open: No such file or directory"},
         {"/nonexistent.mct", "error: /nonexistent.mct: cannot open: No such file or directory"},
-        {"synth churn -o /nonexistent/dir/x.mct", "memcity synth: /nonexistent/dir/x.mct: cannot create: No such file or directory"},
+        {"synth churn -o /nonexistent/dir/x.mct",
+         "memcity synth: /nonexistent/dir/x.mct: cannot create: No such file or directory"},
     };
     for (const Case& c : cases) {
         Outcome r = run(c.args);

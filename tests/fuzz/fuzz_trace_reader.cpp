@@ -50,7 +50,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         if (history.error().message.find('\n') != std::string::npos) std::abort();
         return 0;
     }
-    for (uint32_t gc : {0u, static_cast<uint32_t>(history->gcCount() / 2), static_cast<uint32_t>(history->gcCount() - 1)}) {
+    for (uint32_t gc :
+         {0u, static_cast<uint32_t>(history->gcCount() / 2), static_cast<uint32_t>(history->gcCount() - 1)}) {
         if (gc >= history->gcCount()) continue;
         auto heap = history->heapAt(gc);
         if (!heap.ok()) continue;
@@ -59,7 +60,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         v.forEachLive([&](size_t p) { bytes += v.size(p) + v.age(p); });
         auto snap = history->snapshotFor(*heap);
         if (snap.ok() && snap->has_value()) {
-            for (size_t p = 0; p < v.positions(); ++p) (*snap)->graph.forEachTarget(p, [&](uint32_t t) { bytes += t; });
+            for (size_t p = 0; p < v.positions(); ++p)
+                (*snap)->graph.forEachTarget(p, [&](uint32_t t) { bytes += t; });
         }
         if (bytes == 1) std::abort();  // keep the work observable
     }

@@ -23,15 +23,20 @@ std::string build(const std::string& dir, const std::string& name, bool compress
     uint64_t id = 0;
     for (int g = 0; g < gcs; ++g) {
         for (int i = 0; i < 6; ++i) {
-            if (i % 3 == 0) b.allocArray(id++, 3 + static_cast<uint32_t>(i % 2), static_cast<uint64_t>(i * 7));
-            else if (i == 4) b.allocSized(id++, 5, 200);
-            else b.alloc(id++, 1 + static_cast<uint32_t>(i % 2), 1 + static_cast<uint32_t>(g % 2), 1 + static_cast<uint32_t>(i % 2));
+            if (i % 3 == 0)
+                b.allocArray(id++, 3 + static_cast<uint32_t>(i % 2), static_cast<uint64_t>(i * 7));
+            else if (i == 4)
+                b.allocSized(id++, 5, 200);
+            else
+                b.alloc(id++, 1 + static_cast<uint32_t>(i % 2), 1 + static_cast<uint32_t>(g % 2),
+                        1 + static_cast<uint32_t>(i % 2));
         }
         b.writer().move({id - 1, 0x1000u + id});
         b.gc(static_cast<uint32_t>(g), id, {id - 6, id - 4});
         if (snapshots) {
             b.snapshot(static_cast<uint32_t>(g),
-                       {{id - 5, {TraceBuilder::strong(id - 3), TraceBuilder::weak(id - 2)}}, {id - 3, {TraceBuilder::strong(id - 1, 0)}}},
+                       {{id - 5, {TraceBuilder::strong(id - 3), TraceBuilder::weak(id - 2)}},
+                        {id - 3, {TraceBuilder::strong(id - 1, 0)}}},
                        {TraceBuilder::staticRoot(id - 5)});
         }
     }

@@ -26,7 +26,8 @@ std::string smallTrace(bool compress = false) {
     TraceBuilder b("small", o);
     uint64_t id = 0;
     for (uint32_t g = 0; g < 3; ++g) {
-        for (int i = 0; i < 10; ++i) b.alloc(id++);
+        for (int i = 0; i < 10; ++i)
+            b.alloc(id++);
         b.gc(g, id, {id - 10, id - 9});
     }
     return b.finish();
@@ -109,8 +110,9 @@ TEST(BadInput, ChunkLengthPastTheEndOfACompleteFile) {
     storeU32(bytes.data() + c.offset + 8, 1u << 20);  // stored size far past the end
     storeU32(bytes.data() + c.offset + 12, 1u << 20);
     std::string e = openError(bytes);
-    EXPECT_NE(e.find("offset " + std::to_string(c.offset) + ": the chunk's 1048576-byte payload runs past the end"),
-              std::string::npos)
+    EXPECT_NE(
+        e.find("offset " + std::to_string(c.offset) + ": the chunk's 1048576-byte payload runs past the end"),
+        std::string::npos)
         << e;
 }
 
@@ -135,7 +137,8 @@ TEST(BadInput, ChecksumMismatchNamesTheChunk) {
     std::string bad = tempPath("crc");
     writeFile(bad, bytes);
     std::string e = historyError(bad);
-    EXPECT_EQ(e, bad + ": offset " + std::to_string(c.offset) + ": events chunk checksum mismatch (corrupt data)");
+    EXPECT_EQ(
+        e, bad + ": offset " + std::to_string(c.offset) + ": events chunk checksum mismatch (corrupt data)");
 }
 
 TEST(BadInput, TruncatedEverywhereOpensUpToLastCompleteChunk) {
@@ -154,7 +157,8 @@ TEST(BadInput, TruncatedEverywhereOpensUpToLastCompleteChunk) {
         EXPECT_TRUE(t->truncated()) << cut;
         expectOneLine(t->truncationNote());
         size_t complete = 0;
-        for (const ChunkRef& c : chunks) complete += c.end() <= cut;
+        for (const ChunkRef& c : chunks)
+            complete += c.end() <= cut;
         EXPECT_EQ(t->chunks().size(), complete) << "cut at " << cut;
         auto h = HeapHistory::build(*t);
         ASSERT_TRUE(h.ok()) << "cut at " << cut << ": " << h.error().message;
@@ -169,7 +173,8 @@ TEST(BadInput, TruncatedTraceKeepsEarlierGcsExact) {
     TraceBuilder b("cutgc", o);
     uint64_t id = 0;
     for (uint32_t g = 0; g < 4; ++g) {
-        for (int i = 0; i < 100; ++i) b.alloc(id++);
+        for (int i = 0; i < 100; ++i)
+            b.alloc(id++);
         b.gc(g, id, {id - 100, id - 99, id - 98});
         b.flush();  // one chunk per GC
     }
@@ -188,7 +193,8 @@ TEST(BadInput, TruncatedTraceKeepsEarlierGcsExact) {
     auto t = TraceFile::open(p);
     ASSERT_TRUE(t.ok());
     EXPECT_TRUE(t->truncated());
-    EXPECT_NE(t->truncationNote().find("offset " + std::to_string(last_events->offset) + ": the trace is cut off here"),
+    EXPECT_NE(t->truncationNote().find("offset " + std::to_string(last_events->offset) +
+                                       ": the trace is cut off here"),
               std::string::npos)
         << t->truncationNote();
     auto h = HeapHistory::build(*t);
@@ -211,7 +217,8 @@ TEST(BadInput, ZeroFilledTailIsATruncation) {
 TEST(BadInput, GarbageAfterChunksIsAnError) {
     auto bytes = readFile(smallTrace());
     bytes.resize(bytes.size() - format::kTrailerSize);
-    for (int i = 0; i < 40; ++i) bytes.push_back(static_cast<uint8_t>(0x11 + i));
+    for (int i = 0; i < 40; ++i)
+        bytes.push_back(static_cast<uint8_t>(0x11 + i));
     std::string e = openError(bytes);
     EXPECT_NE(e.find("no chunk starts here (bad sync marker)"), std::string::npos) << e;
 }
@@ -246,14 +253,17 @@ std::string eventsError(const std::vector<uint8_t>& payload, size_t* payload_off
     return historyError(path);
 }
 
-std::vector<uint8_t> prologue() { return {0, 0, 0}; }  // time base 0, id base 0, no thread
+std::vector<uint8_t> prologue() {
+    return {0, 0, 0};
+}  // time base 0, id base 0, no thread
 
 TEST(BadInput, UnknownEventKind) {
     auto p = prologue();
     p.push_back(0x1c);
     size_t at = 0;
     std::string e = eventsError(p, &at);
-    EXPECT_NE(e.find("offset " + std::to_string(at + 3) + ": unknown event kind 0x1c"), std::string::npos) << e;
+    EXPECT_NE(e.find("offset " + std::to_string(at + 3) + ": unknown event kind 0x1c"), std::string::npos)
+        << e;
     expectOneLine(e);
 }
 
@@ -269,7 +279,8 @@ TEST(BadInput, UndefinedTypeId) {
     p.insert(p.end(), {0x01, 0, 77, 1, 0});  // alloc id 0 of type 77
     size_t at = 0;
     std::string e = eventsError(p, &at);
-    EXPECT_NE(e.find("offset " + std::to_string(at + 3) + ": allocation of object 0 names type 77, which is not defined"),
+    EXPECT_NE(e.find("offset " + std::to_string(at + 3) +
+                     ": allocation of object 0 names type 77, which is not defined"),
               std::string::npos)
         << e;
 }
@@ -294,7 +305,8 @@ TEST(BadInput, NamesFromTheFileStayOnOneLine) {
     WriterOptions o;
     o.compress = false;
     TraceBuilder b("names", o);
-    b.writer().defineType(6, TypeDef{std::string_view("in\n\0\x1b[31m", 9), format::TypeKind::kInstance, 0, 16, 0, 0, 0});
+    b.writer().defineType(
+        6, TypeDef{std::string_view("in\n\0\x1b[31m", 9), format::TypeKind::kInstance, 0, 16, 0, 0, 0});
     const uint8_t payload[] = {0, 0, 0, 0x02, 0, 6, 1, 5, 0};  // alloc-array of the instance type 6
     b.writer().writeChunkPayload(static_cast<uint16_t>(format::ChunkKind::kEvents), payload, 1);
     std::string e = historyError(b.finish());
@@ -345,7 +357,8 @@ TEST(BadInput, SymbolIdsMustBeDense) {
     TraceBuilder b("sparse");
     b.writer().defineMethod(16'000'000, "C", "m", "()V", "C.java");
     std::string e = historyError(b.finish());
-    EXPECT_NE(e.find("method id 16000000 is too far beyond the 2 defined so far (ids must be dense)"), std::string::npos)
+    EXPECT_NE(e.find("method id 16000000 is too far beyond the 2 defined so far (ids must be dense)"),
+              std::string::npos)
         << e;
 }
 
@@ -372,17 +385,21 @@ TEST(BadInput, DeathsOfUnknownAndDeadObjectsAreCountedNotFatal) {
     EXPECT_EQ(d.errorCount(), 2u);
     expectOneLine(d[Anomaly::kUnknownDeath].first);
     EXPECT_NE(d[Anomaly::kUnknownDeath].first.find(path + ": offset "), std::string::npos);
-    EXPECT_NE(d[Anomaly::kUnknownDeath].first.find("object 7 dies at GC 1 but was never allocated"), std::string::npos)
+    EXPECT_NE(d[Anomaly::kUnknownDeath].first.find("object 7 dies at GC 1 but was never allocated"),
+              std::string::npos)
         << d[Anomaly::kUnknownDeath].first;
-    EXPECT_NE(d[Anomaly::kDoubleDeath].first.find("object 1 dies at GC 1 but was already dead"), std::string::npos);
+    EXPECT_NE(d[Anomaly::kDoubleDeath].first.find("object 1 dies at GC 1 but was already dead"),
+              std::string::npos);
     EXPECT_EQ(h->gcs()[1].live_objects, 2u);  // the bad deaths change nothing
 }
 
 TEST(BadInput, DoubleDeathAfterCompactionIsStillADoubleDeath) {
     TraceBuilder b("double");
-    for (uint64_t id = 0; id < 100; ++id) b.alloc(id);
+    for (uint64_t id = 0; id < 100; ++id)
+        b.alloc(id);
     std::vector<uint64_t> half;
-    for (uint64_t id = 0; id < 100; id += 2) half.push_back(id);
+    for (uint64_t id = 0; id < 100; id += 2)
+        half.push_back(id);
     b.gc(0, 100, half);
     b.gc(1, 100, {4});  // tombstones were compacted away at GC 1's end
     auto f = TraceFile::open(b.finish());

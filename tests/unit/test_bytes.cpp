@@ -9,11 +9,14 @@ namespace memcity {
 namespace {
 
 TEST(Varint, RoundTripsBoundaries) {
-    const uint64_t values[] = {0, 1, 127, 128, 16383, 16384, 0xffffffffull, 0x7fffffffffffffffull, ~uint64_t{0}};
+    const uint64_t values[] = {0,           1, 127, 128, 16383, 16384, 0xffffffffull, 0x7fffffffffffffffull,
+                               ~uint64_t{0}};
     ByteWriter w;
-    for (uint64_t v : values) w.varint(v);
+    for (uint64_t v : values)
+        w.varint(v);
     ByteReader r(w.bytes().data(), w.size());
-    for (uint64_t v : values) EXPECT_EQ(r.varint(), v);
+    for (uint64_t v : values)
+        EXPECT_EQ(r.varint(), v);
     EXPECT_TRUE(r.atEnd());
     EXPECT_FALSE(r.failed());
 }

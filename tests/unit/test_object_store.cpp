@@ -13,9 +13,11 @@ namespace {
 TEST(IdColumn, HighBitsRunsAcross4G) {
     IdColumn c;
     const uint64_t ids[] = {5, 0xfffffffeull, 0x100000000ull, 0x100000005ull, 0x300000000ull};
-    for (uint64_t id : ids) c.push(id);
+    for (uint64_t id : ids)
+        c.push(id);
     EXPECT_EQ(c.runs.size(), 3u);
-    for (size_t i = 0; i < std::size(ids); ++i) EXPECT_EQ(c.get(i), ids[i]);
+    for (size_t i = 0; i < std::size(ids); ++i)
+        EXPECT_EQ(c.get(i), ids[i]);
     EXPECT_EQ(c.lowerBound(0x100000001ull, 0, c.size()), 3u);
     EXPECT_EQ(c.lowerBound(0x200000000ull, 0, c.size()), 4u);
     EXPECT_EQ(c.lowerBound(6, 0, c.size()), 1u);
@@ -27,14 +29,17 @@ TEST(IdColumn, HighBitsRunsAcross4G) {
 
 TEST(ObjectStore, SortsOutOfOrderTailsAndFindsIds) {
     ObjectStore s;
-    for (uint64_t id : std::initializer_list<uint64_t>{10, 11, 12}) s.append(id, 0, kNoLength, 0);
+    for (uint64_t id : std::initializer_list<uint64_t>{10, 11, 12})
+        s.append(id, 0, kNoLength, 0);
     s.normalize([](size_t) { FAIL(); });
-    for (uint64_t id : std::initializer_list<uint64_t>{20, 14, 13, 30}) s.append(id, 1, kNoLength, 0);
+    for (uint64_t id : std::initializer_list<uint64_t>{20, 14, 13, 30})
+        s.append(id, 1, kNoLength, 0);
     EXPECT_FALSE(s.isSorted());
     s.normalize([](size_t) { FAIL(); });
     ASSERT_TRUE(s.isSorted());
     std::vector<uint64_t> got;
-    for (size_t p = 0; p < s.size(); ++p) got.push_back(s.id(p));
+    for (size_t p = 0; p < s.size(); ++p)
+        got.push_back(s.id(p));
     EXPECT_EQ(got, (std::vector<uint64_t>{10, 11, 12, 13, 14, 20, 30}));
     EXPECT_EQ(s.find(14), 4u);
     EXPECT_EQ(s.find(15), s.size());
@@ -44,12 +49,15 @@ TEST(ObjectStore, SortsOutOfOrderTailsAndFindsIds) {
 
 TEST(ObjectStore, MergesTailsThatReachBackIntoTheSortedRegion) {
     ObjectStore s;
-    for (uint64_t id : std::initializer_list<uint64_t>{1, 5, 9}) s.append(id, 0, kNoLength, 0);
+    for (uint64_t id : std::initializer_list<uint64_t>{1, 5, 9})
+        s.append(id, 0, kNoLength, 0);
     s.normalize([](size_t) {});
-    for (uint64_t id : std::initializer_list<uint64_t>{7, 2, 10}) s.append(id, 3, kNoLength, 0);
+    for (uint64_t id : std::initializer_list<uint64_t>{7, 2, 10})
+        s.append(id, 3, kNoLength, 0);
     s.normalize([](size_t) { FAIL(); });
     std::vector<uint64_t> got;
-    for (size_t p = 0; p < s.size(); ++p) got.push_back(s.id(p));
+    for (size_t p = 0; p < s.size(); ++p)
+        got.push_back(s.id(p));
     EXPECT_EQ(got, (std::vector<uint64_t>{1, 2, 5, 7, 9, 10}));
     EXPECT_EQ(s.shape[1], 3u);
     EXPECT_EQ(s.shape[2], 0u);
@@ -57,9 +65,11 @@ TEST(ObjectStore, MergesTailsThatReachBackIntoTheSortedRegion) {
 
 TEST(ObjectStore, ReportsDuplicateIds) {
     ObjectStore s;
-    for (uint64_t id : std::initializer_list<uint64_t>{1, 2, 3}) s.append(id, 0, kNoLength, 0);
+    for (uint64_t id : std::initializer_list<uint64_t>{1, 2, 3})
+        s.append(id, 0, kNoLength, 0);
     s.normalize([](size_t) {});
-    for (uint64_t id : std::initializer_list<uint64_t>{2, 4, 4}) s.append(id, 1, kNoLength, 0);
+    for (uint64_t id : std::initializer_list<uint64_t>{2, 4, 4})
+        s.append(id, 1, kNoLength, 0);
     std::vector<uint64_t> dups;
     s.normalize([&](size_t pos) {
         dups.push_back(s.id(pos));
@@ -71,9 +81,11 @@ TEST(ObjectStore, ReportsDuplicateIds) {
 
 TEST(ObjectStore, CompactionKeepsOrderLengthsAndSideTables) {
     ObjectStore s;
-    for (uint64_t id = 0; id < 100; ++id) s.append(id << 28, static_cast<uint32_t>(id), id % 3 ? id : 70000 + id, id == 50 ? 999 : 0);
+    for (uint64_t id = 0; id < 100; ++id)
+        s.append(id << 28, static_cast<uint32_t>(id), id % 3 ? id : 70000 + id, id == 50 ? 999 : 0);
     s.normalize([](size_t) {});
-    for (size_t p = 0; p < s.size(); p += 2) s.kill(p);
+    for (size_t p = 0; p < s.size(); p += 2)
+        s.kill(p);
     EXPECT_EQ(s.tombstones(), 50u);
     s.compact();
     ASSERT_EQ(s.size(), 50u);
@@ -100,7 +112,8 @@ TEST(IdIndex, FindsEveryIdAndRejectsOthers) {
         }
         IdIndex index(c, c.size());
         EXPECT_LE(index.memoryBytes(), c.size() * 2 + 64);
-        for (size_t i = 0; i < ids.size(); ++i) ASSERT_EQ(index.find(ids[i]), i);
+        for (size_t i = 0; i < ids.size(); ++i)
+            ASSERT_EQ(index.find(ids[i]), i);
         for (size_t i = 1; i < ids.size(); i += 7)
             if (ids[i] - ids[i - 1] > 1) {
                 EXPECT_EQ(index.find(ids[i] - 1), c.size());

@@ -37,16 +37,19 @@ std::vector<uint64_t> idsOf(const HeapView& v) {
 
 std::vector<uint64_t> range(uint64_t a, uint64_t b) {
     std::vector<uint64_t> r;
-    for (uint64_t i = a; i < b; ++i) r.push_back(i);
+    for (uint64_t i = a; i < b; ++i)
+        r.push_back(i);
     return r;
 }
 
 TEST(Reconstruction, SeriesAndHeapsOfASmallProgram) {
     TraceBuilder t("series");
-    for (uint64_t id = 0; id < 10; ++id) t.alloc(id);                      // 10 x A (16 B)
+    for (uint64_t id = 0; id < 10; ++id)
+        t.alloc(id);  // 10 x A (16 B)
     t.gc(0, 10, {0, 1, 2});
-    for (uint64_t id = 10; id < 15; ++id) t.alloc(id, 2, 2, 2);            // 5 x B (24 B), site 2, worker
-    t.allocArray(15, 3, 10);                                               // int[10]: 56 B
+    for (uint64_t id = 10; id < 15; ++id)
+        t.alloc(id, 2, 2, 2);  // 5 x B (24 B), site 2, worker
+    t.allocArray(15, 3, 10);   // int[10]: 56 B
     t.gc(1, 16, {3, 10, 15});
     Built b = build(t.finish());
     const HeapHistory& h = *b.history;
@@ -102,7 +105,8 @@ TEST(Reconstruction, SeriesAndHeapsOfASmallProgram) {
 
 TEST(Reconstruction, ObjectsBornAfterAGcAreNotInItsHeap) {
     TraceBuilder t("tail");
-    for (uint64_t id = 0; id < 5; ++id) t.alloc(id);
+    for (uint64_t id = 0; id < 5; ++id)
+        t.alloc(id);
     t.gcStart(0).gcEnd(0, 5);
     t.alloc(5).alloc(6);  // epoch 1, written before GC 0's deaths
     t.deaths(0, {1});
@@ -141,8 +145,8 @@ TEST(Reconstruction, LateAllocationsAndDeathsFollowThePolicy) {
     t.alloc(0).alloc(1).alloc(2);
     t.gc(0, 4);  // id 3 was allocated before GC 0 ended...
     t.gcStart(1);
-    t.alloc(3);              // ...but written after GC 0's heap was complete: late
-    t.deaths(0, {1});        // a death of GC 0 written after GC 1 started: late
+    t.alloc(3);        // ...but written after GC 0's heap was complete: late
+    t.deaths(0, {1});  // a death of GC 0 written after GC 1 started: late
     t.gcEnd(1, 4);
     t.gc(2, 4);
     Built b = build(t.finish());
@@ -174,11 +178,11 @@ TEST(Reconstruction, DuplicateAllocationIsDroppedAndCounted) {
 
 TEST(Reconstruction, SizesOfArraysVariableInstancesAndLongArrays) {
     TraceBuilder t("sizes");
-    t.allocArray(0, 3, 0);                 // int[0]: 16 B
-    t.allocArray(1, 3, 1);                 // int[1]: 20 -> 24 B
-    t.allocArray(2, 4, 100000);            // Object[100000]: 400016 B (length past 16 bits)
-    t.allocSized(3, 5, 536);               // Class of 536 B
-    t.allocSized(4, 5, 1040);              // another of 1040 B
+    t.allocArray(0, 3, 0);       // int[0]: 16 B
+    t.allocArray(1, 3, 1);       // int[1]: 20 -> 24 B
+    t.allocArray(2, 4, 100000);  // Object[100000]: 400016 B (length past 16 bits)
+    t.allocSized(3, 5, 536);     // Class of 536 B
+    t.allocSized(4, 5, 1040);    // another of 1040 B
     AllocEvent odd;
     odd.id = 5;
     odd.type = 3;
@@ -207,7 +211,8 @@ TEST(Reconstruction, SizesOfArraysVariableInstancesAndLongArrays) {
 TEST(Reconstruction, IdsBeyond32Bits) {
     TraceBuilder t("bigids");
     const uint64_t base = (uint64_t{1} << 32) - 3;
-    for (uint64_t i = 0; i < 6; ++i) t.alloc(base + i);
+    for (uint64_t i = 0; i < 6; ++i)
+        t.alloc(base + i);
     t.gc(0, base + 6, {base + 1, base + 4});
     Built b = build(t.finish());
     auto state = b.history->heapAt(0);
@@ -223,7 +228,8 @@ TEST(Reconstruction, AGcWithNoAllocationsAndATraceWithNoGcs) {
     Built b = build(t.finish());
     EXPECT_EQ(b.history->gcCount(), 0u);
     EXPECT_FALSE(b.history->heapAt(0).ok());
-    EXPECT_EQ(b.history->heapAt(0).error().message, b.file->path() + ": GC 0 is out of range: the trace has no GCs");
+    EXPECT_EQ(b.history->heapAt(0).error().message,
+              b.file->path() + ": GC 0 is out of range: the trace has no GCs");
 
     TraceBuilder t2("idle");
     t2.gc(0, 0).gc(1, 0);
@@ -254,7 +260,8 @@ TEST(Reconstruction, CheckpointsRebuildEveryGcExactly) {
         for (int i = 0; i < n; ++i) {
             if (rng() % 4 == 0) {
                 uint64_t len = rng() % 3 == 0 ? 70000 + rng() % 10 : rng() % 50;
-                t.allocArray(id, 3, len, static_cast<uint32_t>(1 + rng() % 2), static_cast<uint32_t>(1 + rng() % 2));
+                t.allocArray(id, 3, len, static_cast<uint32_t>(1 + rng() % 2),
+                             static_cast<uint32_t>(1 + rng() % 2));
                 size_of[id] = (16 + 4 * len + 7) & ~uint64_t{7};
             } else {
                 uint32_t type = 1 + static_cast<uint32_t>(rng() % 2);
@@ -264,14 +271,17 @@ TEST(Reconstruction, CheckpointsRebuildEveryGcExactly) {
             born.push_back(id++);
         }
         std::vector<uint64_t> dead;
-        for (uint64_t x : born) live.insert(x);
+        for (uint64_t x : born)
+            live.insert(x);
         for (uint64_t x : live)
             if (rng() % 3 == 0) dead.push_back(x);
         t.gc(static_cast<uint32_t>(g), id, dead);
-        for (uint64_t x : dead) live.erase(x);
+        for (uint64_t x : dead)
+            live.erase(x);
         expected.emplace_back(live.begin(), live.end());
         uint64_t bytes = 0;
-        for (uint64_t x : live) bytes += size_of[x];
+        for (uint64_t x : live)
+            bytes += size_of[x];
         expected_bytes.push_back(bytes);
     }
     std::string path = t.finish();
@@ -322,12 +332,15 @@ TEST(Reconstruction, TwoThreadsGiveTheSameHistory) {
     std::vector<uint64_t> live;
     for (uint32_t g = 0; g < 30; ++g) {
         for (int i = 0; i < 50; ++i) {
-            if (rng() % 5 == 0) t.allocArray(id, 3, rng() % 100, 1, static_cast<uint32_t>(1 + rng() % 2));
-            else t.alloc(id, static_cast<uint32_t>(1 + rng() % 2), static_cast<uint32_t>(1 + rng() % 2), 1);
+            if (rng() % 5 == 0)
+                t.allocArray(id, 3, rng() % 100, 1, static_cast<uint32_t>(1 + rng() % 2));
+            else
+                t.alloc(id, static_cast<uint32_t>(1 + rng() % 2), static_cast<uint32_t>(1 + rng() % 2), 1);
             live.push_back(id++);
         }
         std::vector<uint64_t> dead, keep;
-        for (uint64_t x : live) (rng() % 3 == 0 ? dead : keep).push_back(x);
+        for (uint64_t x : live)
+            (rng() % 3 == 0 ? dead : keep).push_back(x);
         live = keep;
         t.gc(g, id, dead);
         if (g % 7 == 3) {
@@ -363,7 +376,8 @@ TEST(Reconstruction, TwoThreadsGiveTheSameHistory) {
 
 TEST(Reconstruction, ForEachHeapStopsWhenAsked) {
     TraceBuilder t("stop");
-    for (uint32_t g = 0; g < 5; ++g) t.alloc(g).gc(g, g + 1);
+    for (uint32_t g = 0; g < 5; ++g)
+        t.alloc(g).gc(g, g + 1);
     Built b = build(t.finish());
     int calls = 0;
     ASSERT_TRUE(b.history->forEachHeap(0, 4, [&](const HeapView&) { return ++calls < 2; }).ok());
@@ -374,7 +388,8 @@ TEST(Reconstruction, ForEachHeapStopsWhenAsked) {
 
 TEST(Reconstruction, BuildCanStopEarly) {
     TraceBuilder t("early");
-    for (uint32_t g = 0; g < 5; ++g) t.alloc(g).gc(g, g + 1);
+    for (uint32_t g = 0; g < 5; ++g)
+        t.alloc(g).gc(g, g + 1);
     std::string path = t.finish();
     HistoryOptions o;
     std::vector<uint32_t> seen;

@@ -25,7 +25,8 @@ TEST(RefGraph, MatchesAPlainAdjacencyList) {
     }
     RefGraphBuilder b(n);
     std::vector<uint32_t> order(n);
-    for (uint32_t v = 0; v < n; ++v) order[v] = v;
+    for (uint32_t v = 0; v < n; ++v)
+        order[v] = v;
     std::shuffle(order.begin(), order.end(), gen);
     for (uint32_t v : order) {
         auto copy = adj[v];

@@ -26,7 +26,8 @@ struct Scenario {
     std::pair<uint32_t, uint32_t> phase(const std::string& name) const {
         std::string v = meta("synth.phase." + name);
         auto dots = v.find("..");
-        return {static_cast<uint32_t>(std::stoul(v.substr(0, dots))), static_cast<uint32_t>(std::stoul(v.substr(dots + 2)))};
+        return {static_cast<uint32_t>(std::stoul(v.substr(0, dots))),
+                static_cast<uint32_t>(std::stoul(v.substr(dots + 2)))};
     }
     uint32_t typeId(const std::string& name) const {
         const auto& types = file->symbols().types();
@@ -98,7 +99,8 @@ uint64_t retainedBytes(const HeapView& v, const HeapSnapshot& snap, const std::s
             seen[p] = 1;
             stack.push_back(p);
         };
-        for (const RootRef& r : snap.roots) push(r.position);
+        for (const RootRef& r : snap.roots)
+            push(r.position);
         while (!stack.empty()) {
             uint32_t p = stack.back();
             stack.pop_back();
@@ -209,9 +211,11 @@ TEST(Scenario, GrowingMapGrowsAfterWarmup) {
     EXPECT_EQ(s1, s.history->gcCount() - 1);
     const auto& gcs = s.history->gcs();
     uint64_t warm_max = 0;
-    for (uint32_t g = w0; g <= w1; ++g) warm_max = std::max(warm_max, gcs[g].reachable_bytes);
+    for (uint32_t g = w0; g <= w1; ++g)
+        warm_max = std::max(warm_max, gcs[g].reachable_bytes);
     EXPECT_LT(gcs[s0].reachable_bytes * 2, warm_max);  // the startup index is dropped
-    for (uint32_t g = s0 + 1; g <= s1; ++g) EXPECT_GE(gcs[g].reachable_bytes, gcs[g - 1].reachable_bytes) << g;
+    for (uint32_t g = s0 + 1; g <= s1; ++g)
+        EXPECT_GE(gcs[g].reachable_bytes, gcs[g - 1].reachable_bytes) << g;
     EXPECT_GT(gcs[s1].reachable_bytes, 4 * gcs[s0].reachable_bytes);
 
     auto heap = s.history->heapAt(s1);
@@ -228,8 +232,9 @@ TEST(Scenario, GrowingMapGrowsAfterWarmup) {
     const uint32_t query_key = s.typeId("com.dynatrace.easytravel.business.JourneyService$QueryKey");
     v.forEachLive([&](size_t p) {
         if (v.type(p) == query_key) {
-            EXPECT_EQ(s.file->symbols().siteLabel(v.site(p)),
-                      "com.dynatrace.easytravel.business.JourneyService.findLocations(JourneyService.java:74)");
+            EXPECT_EQ(
+                s.file->symbols().siteLabel(v.site(p)),
+                "com.dynatrace.easytravel.business.JourneyService.findLocations(JourneyService.java:74)");
         }
     });
 }
@@ -238,7 +243,8 @@ TEST(Scenario, GrowingMapGrowsAfterWarmup) {
 // the GC before the first).
 double perNs(const std::vector<GcRecord>& gcs, uint32_t first, uint32_t last, uint64_t GcRecord::*field) {
     uint64_t sum = 0;
-    for (uint32_t g = first; g <= last; ++g) sum += gcs[g].*field;
+    for (uint32_t g = first; g <= last; ++g)
+        sum += gcs[g].*field;
     int64_t from = first ? gcs[first - 1].end_ns : 0;
     return static_cast<double>(sum) / static_cast<double>(gcs[last].end_ns - from);
 }

@@ -19,7 +19,8 @@ std::unique_ptr<TraceFile> openTrace(const std::string& path) {
 
 // 0 (root) -> 1 -> 2 -> 0 is a cycle; 0 holds 4 only weakly; 3 -> 5 hang in the air; 6 died.
 TraceBuilder& program(TraceBuilder& t) {
-    for (uint64_t id = 0; id < 7; ++id) t.alloc(id);
+    for (uint64_t id = 0; id < 7; ++id)
+        t.alloc(id);
     t.gc(0, 7, {6});
     t.snapshot(0,
                {{0, E{TraceBuilder::strong(1), TraceBuilder::weak(4)}},
@@ -42,7 +43,7 @@ TEST(Snapshots, ReachabilityFollowsStrongReferencesOnly) {
     EXPECT_EQ(g.reachable_bytes, 48u);
     EXPECT_EQ(g.unreached_objects, 3u);  // 3, 4 (weakly held) and 5
     EXPECT_EQ(g.unreached_bytes, 48u);
-    EXPECT_EQ(g.snapshot_edges, 4u);     // the weak edge is not in the graph
+    EXPECT_EQ(g.snapshot_edges, 4u);  // the weak edge is not in the graph
     EXPECT_EQ(g.snapshot_roots, 1u);
     EXPECT_EQ(h->diagnostics().errorCount(), 0u);
 
@@ -76,7 +77,7 @@ TEST(Snapshots, LaterHeapsUseTheLatestEarlierSnapshot) {
     auto snap = h->snapshotFor(*heap);
     ASSERT_TRUE(snap.ok() && snap->has_value());
     EXPECT_EQ((*snap)->gc, 0u);
-    EXPECT_EQ((*snap)->dropped_edges, 2u);  // 0 -> 1 and 1's own list
+    EXPECT_EQ((*snap)->dropped_edges, 2u);      // 0 -> 1 and 1's own list
     EXPECT_EQ((*snap)->graph.edgeCount(), 2u);  // 2 -> 0 and 3 -> 5
 }
 
@@ -95,7 +96,8 @@ TEST(Snapshots, NoSnapshotMeansNone) {
 TEST(Snapshots, WalkBeforeTheDeathsArriveStillCountsTheFinalHeap) {
     // The recorder's walk can be written before the GC's deaths reach the trace.
     TraceBuilder t("order");
-    for (uint64_t id = 0; id < 4; ++id) t.alloc(id);
+    for (uint64_t id = 0; id < 4; ++id)
+        t.alloc(id);
     t.gcStart(0).gcEnd(0, 4);
     t.snapshot(0, {{0, E{TraceBuilder::strong(1)}}}, {TraceBuilder::staticRoot(0)});
     t.deaths(0, {2, 3});
@@ -113,7 +115,9 @@ TEST(Snapshots, DanglingAndNewerReferencesAreCounted) {
     TraceBuilder t("dangling");
     t.alloc(0).alloc(1).alloc(2).gc(0, 3, {2});
     t.alloc(3);  // born after GC 0; the walk ran later and saw it
-    t.snapshot(0, {{0, E{TraceBuilder::strong(1), TraceBuilder::strong(2), TraceBuilder::strong(3)}}, {2, E{TraceBuilder::strong(0)}}},
+    t.snapshot(0,
+               {{0, E{TraceBuilder::strong(1), TraceBuilder::strong(2), TraceBuilder::strong(3)}},
+                {2, E{TraceBuilder::strong(0)}}},
                {TraceBuilder::staticRoot(0), TraceBuilder::staticRoot(42)});
     t.gc(1, 4);
     auto f = openTrace(t.finish());
@@ -141,14 +145,16 @@ TEST(Snapshots, InconsistentSnapshotIsNotUsed) {
     refs.varint(0);
     t.writer().writeChunkPayload(static_cast<uint16_t>(format::ChunkKind::kRefs), refs.bytes(), 0);
     ByteWriter roots;  // claims 5 sources and 9 edges
-    for (uint64_t v : std::initializer_list<uint64_t>{0, 1, 5, 9, 0}) roots.varint(v);
+    for (uint64_t v : std::initializer_list<uint64_t>{0, 1, 5, 9, 0})
+        roots.varint(v);
     t.writer().writeChunkPayload(static_cast<uint16_t>(format::ChunkKind::kRoots), roots.bytes(), 0);
     t.gc(1, 2);
     auto f = openTrace(t.finish());
     auto h = HeapHistory::build(*f);
     ASSERT_TRUE(h.ok());
     EXPECT_EQ(h->diagnostics()[Anomaly::kIncompleteSnapshot].count, 1u);
-    EXPECT_NE(h->diagnostics()[Anomaly::kIncompleteSnapshot].first.find("lists 1 objects and 1 references, its roots chunk says 5 and 9"),
+    EXPECT_NE(h->diagnostics()[Anomaly::kIncompleteSnapshot].first.find(
+                  "lists 1 objects and 1 references, its roots chunk says 5 and 9"),
               std::string::npos)
         << h->diagnostics()[Anomaly::kIncompleteSnapshot].first;
     EXPECT_FALSE(h->gcs()[0].has_snapshot);
@@ -160,10 +166,12 @@ TEST(Snapshots, SnapshotCutOffByTruncationIsANote) {
     o.compress = false;
     o.chunk_bytes = 16;
     TraceBuilder t("cutsnap", o);
-    for (uint64_t id = 0; id < 50; ++id) t.alloc(id);
+    for (uint64_t id = 0; id < 50; ++id)
+        t.alloc(id);
     t.gc(0, 50);
     t.writer().beginSnapshot(0);
-    for (uint64_t id = 0; id + 1 < 50; ++id) t.writer().snapshotObject(id, E{TraceBuilder::strong(id + 1)});
+    for (uint64_t id = 0; id + 1 < 50; ++id)
+        t.writer().snapshotObject(id, E{TraceBuilder::strong(id + 1)});
     t.writer().flush();
     // Cut the file after the REFS chunks, before the ROOTS chunk.
     std::string path = t.path();

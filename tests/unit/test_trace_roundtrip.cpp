@@ -67,7 +67,8 @@ TEST_P(RoundTrip, EventsAndSymbolsSurvive) {
     b.writer().alloc(with_address);
     b.writer().move({5, 0x7f00'0000'0010ull});
     b.gc(0, 6, {1, 3});
-    for (uint64_t id = 6; id < 200; ++id) b.alloc(id * 3);  // gaps in ids
+    for (uint64_t id = 6; id < 200; ++id)
+        b.alloc(id * 3);  // gaps in ids
     b.gc(1, 600, {6 * 3, 7 * 3, 199 * 3});
     std::string path = b.finish();
 
@@ -121,7 +122,8 @@ TEST_P(RoundTrip, EventsAndSymbolsSurvive) {
     ASSERT_EQ(rec.thread_starts.size(), 1u);
     EXPECT_EQ(rec.thread_starts[0].time_ns, 50);
     // Times never go backwards here, and they were delta-coded across chunks.
-    for (size_t i = 1; i < rec.allocs.size(); ++i) EXPECT_LE(rec.allocs[i - 1].time_ns, rec.allocs[i].time_ns);
+    for (size_t i = 1; i < rec.allocs.size(); ++i)
+        EXPECT_LE(rec.allocs[i - 1].time_ns, rec.allocs[i].time_ns);
 }
 
 INSTANTIATE_TEST_SUITE_P(Compression, RoundTrip, ::testing::Bool(),

@@ -15,7 +15,8 @@ std::string tempPath(const std::string& stem) {
     static std::atomic<int> counter{0};
     const char* dir = std::getenv("TEST_TMPDIR");
     std::string base = dir && *dir ? dir : "/tmp";
-    return base + "/memcity-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" + stem + ".mct";
+    return base + "/memcity-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" +
+           stem + ".mct";
 }
 
 TraceBuilder::TraceBuilder(const std::string& stem, WriterOptions options) : path_(tempPath(stem)) {
@@ -64,11 +65,13 @@ TraceBuilder& TraceBuilder::alloc(uint64_t id, uint32_t type, uint32_t site, uin
     return add(id, type, kNoLength, 0, site, thread);
 }
 
-TraceBuilder& TraceBuilder::allocArray(uint64_t id, uint32_t type, uint64_t length, uint32_t site, uint32_t thread) {
+TraceBuilder& TraceBuilder::allocArray(uint64_t id, uint32_t type, uint64_t length, uint32_t site,
+                                       uint32_t thread) {
     return add(id, type, length, 0, site, thread);
 }
 
-TraceBuilder& TraceBuilder::allocSized(uint64_t id, uint32_t type, uint64_t size, uint32_t site, uint32_t thread) {
+TraceBuilder& TraceBuilder::allocSized(uint64_t id, uint32_t type, uint64_t size, uint32_t site,
+                                       uint32_t thread) {
     return add(id, type, kNoLength, size, site, thread);
 }
 
@@ -102,8 +105,10 @@ TraceBuilder& TraceBuilder::gc(uint32_t g, uint64_t next_object_id, std::vector<
 TraceBuilder& TraceBuilder::snapshot(uint32_t gc, std::vector<std::pair<uint64_t, std::vector<Edge>>> objects,
                                      std::vector<Root> roots) {
     w_->beginSnapshot(gc);
-    for (auto& [src, edges] : objects) w_->snapshotObject(src, edges);
-    for (const Root& r : roots) w_->snapshotRoot(r);
+    for (auto& [src, edges] : objects)
+        w_->snapshotObject(src, edges);
+    for (const Root& r : roots)
+        w_->snapshotRoot(r);
     w_->endSnapshot();
     return *this;
 }

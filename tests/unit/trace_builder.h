@@ -27,8 +27,10 @@ public:
     ~TraceBuilder();
 
     TraceBuilder& alloc(uint64_t id, uint32_t type = 1, uint32_t site = 1, uint32_t thread = 1);
-    TraceBuilder& allocArray(uint64_t id, uint32_t type, uint64_t length, uint32_t site = 1, uint32_t thread = 1);
-    TraceBuilder& allocSized(uint64_t id, uint32_t type, uint64_t size, uint32_t site = 1, uint32_t thread = 1);
+    TraceBuilder& allocArray(uint64_t id, uint32_t type, uint64_t length, uint32_t site = 1,
+                             uint32_t thread = 1);
+    TraceBuilder& allocSized(uint64_t id, uint32_t type, uint64_t size, uint32_t site = 1,
+                             uint32_t thread = 1);
     TraceBuilder& gcStart(uint32_t gc);
     TraceBuilder& gcEnd(uint32_t gc, uint64_t next_object_id, uint64_t pause_ns = 1000);
     TraceBuilder& deaths(uint32_t gc, std::vector<uint64_t> ids);
@@ -48,7 +50,8 @@ public:
     static Edge weak(uint64_t target) { return Edge{target, 2, 1}; }
 
 private:
-    TraceBuilder& add(uint64_t id, uint32_t type, uint64_t length, uint64_t size, uint32_t site, uint32_t thread);
+    TraceBuilder& add(uint64_t id, uint32_t type, uint64_t length, uint64_t size, uint32_t site,
+                      uint32_t thread);
 
     std::string path_;
     std::unique_ptr<TraceWriter> w_;

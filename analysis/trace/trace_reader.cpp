@@ -329,10 +329,11 @@ Result<std::span<const uint8_t>> TraceFile::payload(size_t index, std::vector<ui
 std::string TraceFile::describe(size_t index, size_t payload_offset, const std::string& what) const {
     const ChunkRef& c = chunks_.at(index);
     if (!c.compressed()) return describeAt(path_, c.payloadOffset() + payload_offset, what);
-    return describeAt(path_, c.offset,
-                      "(" + std::string(format::chunkKindName(c.kind)) + " chunk " + std::to_string(index) +
-                          ", byte " + std::to_string(payload_offset) + " of its decompressed payload) " +
-                          what);
+    // Built with append(): GCC 12 warns falsely (-Wrestrict) on chains of operator+ at -O3.
+    std::string where = "(";
+    where.append(format::chunkKindName(c.kind)).append(" chunk ").append(std::to_string(index));
+    where.append(", byte ").append(std::to_string(payload_offset)).append(" of its decompressed payload) ");
+    return describeAt(path_, c.offset, where.append(what));
 }
 
 void TraceFile::releasePages(size_t begin, size_t end) const {

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <ostream>
+#include <thread>
 
 #include "cli/text_format.h"
 
@@ -22,6 +23,7 @@ Result<LoadedTrace> loadTrace(const std::string& path, const LoadOptions& option
     t.trace = std::make_unique<TraceFile>(std::move(*file));
     HistoryOptions ho;
     ho.reachability = options.reachability;
+    ho.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
     const bool tty = options.progress && ::isatty(STDERR_FILENO);
     if (tty) {
         ho.progress = [&](const BuildProgress& p) {

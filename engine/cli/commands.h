@@ -15,6 +15,7 @@ int runOverview(const Words& args);  // memcity [FILE]
 int runInfo(const Words& args);
 int runGcs(const Words& args);
 int runSynth(const Words& args);
+int runRecord(const Words& args);
 
 struct CommandHelp {
     std::string_view name;

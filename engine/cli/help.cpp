@@ -46,6 +46,25 @@ options:
   --json       print JSON instead of a table (docs/cli.md describes its shape)
   -h, --help   this help
 )"},
+        {"record", "record a Java program's heap into a trace",
+         R"(usage: memcity record -o FILE [--depth N] [--refs N|off] [--no-final-gc] -- java ARGS...
+
+Runs the program with memcity's JVMTI agent and records every allocation (type, size,
+array length, thread, allocation site with N frames), every death, every GC, and after
+every Nth GC the references between objects and the GC roots. Unless the program's
+arguments choose otherwise, the JVM runs with -XX:+UseSerialGC (clean stop-the-world GC
+points) and -XX:-DoEscapeAnalysis (repeatable allocation counts). When the command is not
+the java launcher itself (a script), the agent is passed through JAVA_TOOL_OPTIONS.
+
+memcity exits with the program's exit status, after a summary of the trace.
+
+options:
+  -o, --output FILE   where to write the trace (required)
+  --depth N           frames per allocation site (default 8)
+  --refs N|off        reference snapshot after every Nth GC (default 1), or none
+  --no-final-gc       no GC at exit (the last deaths then go unrecorded)
+  -h, --help          this help
+)"},
         {"synth", "write a synthetic trace with exactly known answers",
          R"(usage: memcity synth SCENARIO -o FILE [--scale N] [--seed S] [--refs N|off] [--no-compress]
        memcity synth --list

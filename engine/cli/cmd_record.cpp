@@ -1,0 +1,161 @@
+// memcity record -o FILE [--depth N] [--refs N|off] [--no-final-gc] -- java ARGS...
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/load.h"
+#include "cli/text_format.h"
+
+namespace memcity::cli {
+namespace {
+
+std::string agentPath() {
+    if (const char* env = std::getenv("MEMCITY_AGENT"); env && *env) return env;
+    std::error_code ec;
+    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) return {};
+    for (auto candidate :
+         {exe.parent_path() / "libmemcity_agent.so", exe.parent_path() / "../lib/libmemcity_agent.so"})
+        if (std::filesystem::exists(candidate)) return std::filesystem::canonical(candidate).string();
+    return {};
+}
+
+bool mentions(const std::vector<std::string>& args, std::string_view a, std::string_view b = {}) {
+    for (const std::string& s : args)
+        if (s.find(a) != std::string::npos && (b.empty() || s.find(b) != std::string::npos)) return true;
+    return false;
+}
+
+}  // namespace
+
+int runRecord(const Words& words) {
+    // Options end at "--"; the command follows.
+    Words options, command;
+    bool after = false;
+    for (const std::string& w : words) {
+        if (!after && w == "--")
+            after = true;
+        else
+            (after ? command : options).push_back(w);
+    }
+    auto args = Args::parse("record", options,
+                            {{"--output", true, "-o"},
+                             {"--depth", true, ""},
+                             {"--refs", true, ""},
+                             {"--no-final-gc", false, ""}});
+    if (!args) {
+        std::cerr << args.error().message << "\n";
+        return 1;
+    }
+    if (args->help()) return printHelp("record");
+    if (!args->positionals().empty() || command.empty()) {
+        std::cerr << "memcity record: put the program after --, e.g. 'memcity record -o app.mct -- java -jar "
+                     "app.jar'\n";
+        return 1;
+    }
+    auto out = args->value("--output");
+    if (!out || out->empty()) {
+        std::cerr << "memcity record: -o FILE is required\n";
+        return 1;
+    }
+    auto depth = args->unsignedValue("--depth", 8, 1, 256);
+    if (!depth) {
+        std::cerr << depth.error().message << "\n";
+        return 1;
+    }
+    std::string refs = args->value("--refs").value_or("1");
+    uint64_t refs_n = 0;
+    if (refs != "off" && (!parseUnsigned(refs, &refs_n) || refs_n == 0)) {
+        std::cerr << "memcity record: --refs expects a positive integer or 'off', got '" << refs << "'\n";
+        return 1;
+    }
+    const std::string agent = agentPath();
+    if (agent.empty()) {
+        std::cerr << "memcity record: the recorder agent (libmemcity_agent.so) was not found next to "
+                     "memcity; it is built "
+                     "when a JDK is installed (or set MEMCITY_AGENT)\n";
+        return 1;
+    }
+    // The trace path as the JVM will see it (it may run in another directory).
+    std::string file = std::filesystem::absolute(*out).string();
+    std::string agent_arg = "-agentpath:" + agent + "=file=" + file + ",depth=" + std::to_string(*depth) +
+                            ",refs=" + refs + (args->has("--no-final-gc") ? ",finalgc=no" : "") + ",quiet";
+    // Repeatable traces: stop-the-world GCs and no escape analysis, unless the user chose.
+    std::vector<std::string> jvm_flags = {agent_arg};
+    if (!mentions(command, "-XX:+Use", "GC")) jvm_flags.push_back("-XX:+UseSerialGC");
+    if (!mentions(command, "DoEscapeAnalysis")) jvm_flags.push_back("-XX:-DoEscapeAnalysis");
+
+    std::vector<std::string> argv = {command[0]};
+    const bool is_java = std::filesystem::path(command[0]).filename() == "java";
+    if (is_java) argv.insert(argv.end(), jvm_flags.begin(), jvm_flags.end());
+    argv.insert(argv.end(), command.begin() + 1, command.end());
+    std::string tool_options;
+    if (!is_java) {
+        // Not the java launcher itself (a script, a build tool): the JVMs it starts read this.
+        for (const std::string& f : jvm_flags)
+            tool_options += (tool_options.empty() ? "" : " ") + f;
+        if (const char* existing = std::getenv("JAVA_TOOL_OPTIONS"))
+            tool_options = std::string(existing) + " " + tool_options;
+    }
+
+    auto t0 = std::chrono::steady_clock::now();
+    pid_t pid = fork();
+    if (pid < 0) {
+        std::cerr << "memcity record: cannot start " << command[0] << "\n";
+        return 1;
+    }
+    if (pid == 0) {
+        if (!is_java) setenv("JAVA_TOOL_OPTIONS", tool_options.c_str(), 1);
+        std::vector<char*> cargv;
+        for (std::string& a : argv)
+            cargv.push_back(a.data());
+        cargv.push_back(nullptr);
+        execvp(cargv[0], cargv.data());
+        std::cerr << "memcity record: cannot run " << command[0] << ": " << std::strerror(errno) << "\n";
+        _exit(127);
+    }
+    // Ctrl-C goes to the program; memcity waits for it and then reports.
+    signal(SIGINT, SIG_IGN);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    signal(SIGINT, SIG_DFL);
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (WIFEXITED(status) && code == 127) return 1;
+
+    auto loaded = loadTrace(file);
+    if (!loaded) {
+        std::cerr << "memcity record: " << loaded.error().message << "\n";
+        return code ? code : 1;
+    }
+    const HeapHistory& h = *loaded->history;
+    const EventCounts& c = h.counts();
+    const uint64_t trace_bytes = loaded->trace->fileSize();
+    std::cout << "recorded " << *out << ": " << formatCount(c.objects_allocated) << " objects ("
+              << formatBytes(c.bytes_allocated) << "), " << h.gcCount() << " GCs, " << h.snapshots().size()
+              << " reference snapshots, " << formatCount(c.total()) << " events\n"
+              << "  trace " << formatBytes(trace_bytes) << ", "
+              << (c.objects_allocated ? std::to_string(trace_bytes * 10 / c.objects_allocated / 10) + "." +
+                                            std::to_string(trace_bytes * 10 / c.objects_allocated % 10)
+                                      : std::string("-"))
+              << " bytes per allocation; peak live " << formatBytes(c.peak_live_bytes) << " at GC "
+              << c.peak_bytes_gc << "\n  the program "
+              << (WIFEXITED(status) ? "exited with status " + std::to_string(code)
+                                    : "was killed by signal " + std::to_string(WTERMSIG(status)))
+              << " after " << formatDuration(static_cast<int64_t>(seconds * 1e9)) << " (recorded)\n"
+              << "  the recorder's slowdown cannot be known from this run alone: time the program without it "
+                 "to compare\n";
+    printDiagnostics(*loaded, std::cerr, false);
+    return code;
+}
+
+}  // namespace memcity::cli

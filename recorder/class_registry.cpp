@@ -1,0 +1,218 @@
+#include "class_registry.h"
+
+#include <algorithm>
+#include <set>
+
+#include "jvmti_util.h"
+#include "trace/trace_writer.h"
+
+namespace memcity::agent {
+
+uint32_t ClassRegistry::add(std::unique_ptr<ClassEntry> entry) {
+    std::lock_guard lock(mutex_);
+    return addLocked(std::move(entry));
+}
+
+uint32_t ClassRegistry::addLocked(std::unique_ptr<ClassEntry> entry) {
+    const size_t n = count_.load(std::memory_order_relaxed);
+    if ((n >> kBlockShift) >= kMaxBlocks) return kNoClass;
+    auto& block = entries_[n >> kBlockShift];
+    if (!block) block.reset(new std::unique_ptr<ClassEntry>[size_t{1} << kBlockShift]);
+    block[n & kBlockMask] = std::move(entry);
+    count_.store(n + 1, std::memory_order_release);
+    return static_cast<uint32_t>(n);
+}
+
+uint32_t ClassRegistry::indexOf(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass) {
+    jlong tag = 0;
+    if (jvmti->GetTag(klass, &tag) == JVMTI_ERROR_NONE) {
+        uint32_t index = indexFromTag(tag);
+        if (index != kNoClass) return index;
+    }
+    return prepare(jvmti, jni, klass);
+}
+
+uint32_t ClassRegistry::prepare(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass) {
+    auto e = std::make_unique<ClassEntry>();
+    {
+        JvmtiPtr<char> sig(jvmti);
+        if (jvmti->GetClassSignature(klass, sig.out(), nullptr) != JVMTI_ERROR_NONE || !sig.get())
+            return kNoClass;
+        e->signature = sig.get();
+    }
+    e->name = javaName(e->signature);
+
+    if (e->signature[0] == '[') {
+        {
+            std::lock_guard lock(mutex_);
+            auto it = arrays_.find(e->signature);
+            if (it != arrays_.end()) {
+                uint32_t index = it->second;
+                jvmti->SetTag(klass, kClassTagBit | index);
+                return index;
+            }
+        }
+        const char c = e->signature.size() > 1 ? e->signature[1] : 'L';
+        e->kind =
+            c == 'L' || c == '[' ? format::TypeKind::kReferenceArray : format::TypeKind::kPrimitiveArray;
+        e->element_bytes = elementBytes(e->signature, reference_bytes_);
+        uint32_t index;
+        {
+            // Registered under the lock, so two threads meeting the same array class agree.
+            std::lock_guard lock(mutex_);
+            auto it = arrays_.find(e->signature);
+            if (it != arrays_.end()) {
+                index = it->second;
+            } else {
+                std::string signature = e->signature;
+                index = addLocked(std::move(e));
+                if (index == kNoClass) return kNoClass;
+                arrays_.emplace(std::move(signature), index);
+            }
+        }
+        jvmti->SetTag(klass, kClassTagBit | index);
+        return index;
+    }
+
+    jboolean is_interface = JNI_FALSE;
+    jvmti->IsInterface(klass, &is_interface);
+    e->is_interface = is_interface == JNI_TRUE;
+
+    // The superclass first: classes are prepared after their superclasses.
+    if (jclass super = jni->GetSuperclass(klass)) {
+        e->super = indexOf(jvmti, jni, super);
+        jni->DeleteLocalRef(super);
+    }
+
+    {
+        jint n = 0;
+        JvmtiPtr<jfieldID> fields(jvmti);
+        if (jvmti->GetClassFields(klass, &n, fields.out()) == JVMTI_ERROR_NONE) {
+            for (jint i = 0; i < n; ++i) {
+                FieldEntry f;
+                JvmtiPtr<char> name(jvmti), sig(jvmti);
+                jint modifiers = 0;
+                if (jvmti->GetFieldName(klass, fields[static_cast<size_t>(i)], name.out(), sig.out(),
+                                        nullptr) != JVMTI_ERROR_NONE)
+                    continue;
+                jvmti->GetFieldModifiers(klass, fields[static_cast<size_t>(i)], &modifiers);
+                f.name = name.get() ? name.get() : "?";
+                std::string s = sig.get() ? sig.get() : "";
+                f.type_name = javaName(s);
+                f.is_static = (modifiers & 0x0008) != 0;
+                f.is_reference = !s.empty() && (s[0] == 'L' || s[0] == '[');
+                e->fields.push_back(std::move(f));
+            }
+        }
+    }
+
+    // Every interface implemented, transitively: the JVMTI field indices start after their fields.
+    std::set<uint32_t> interfaces;
+    if (e->super != kNoClass) {
+        const ClassEntry& s = (*this)[e->super];
+        interfaces.insert(s.interfaces.begin(), s.interfaces.end());
+    }
+    {
+        jint n = 0;
+        JvmtiPtr<jclass> direct(jvmti);
+        if (jvmti->GetImplementedInterfaces(klass, &n, direct.out()) == JVMTI_ERROR_NONE) {
+            for (jint i = 0; i < n; ++i) {
+                jclass iface = direct[static_cast<size_t>(i)];
+                uint32_t idx = indexOf(jvmti, jni, iface);
+                if (idx != kNoClass) {
+                    interfaces.insert(idx);
+                    const ClassEntry& ie = (*this)[idx];
+                    interfaces.insert(ie.interfaces.begin(), ie.interfaces.end());
+                }
+                jni->DeleteLocalRef(iface);
+            }
+        }
+    }
+    e->interfaces.assign(interfaces.begin(), interfaces.end());
+    for (uint32_t idx : e->interfaces)
+        e->index_base += static_cast<uint32_t>((*this)[idx].fields.size());
+
+    if (!e->is_interface && e->super != kNoClass) e->flat = (*this)[e->super].flat;
+
+    // java.lang.ref.Reference subclasses hold their referent weakly (or softly...).
+    const std::string& n = e->name;
+    if (n == "java.lang.ref.WeakReference")
+        e->ref_kind = RefKind::kWeak;
+    else if (n == "java.lang.ref.SoftReference")
+        e->ref_kind = RefKind::kSoft;
+    else if (n == "java.lang.ref.PhantomReference")
+        e->ref_kind = RefKind::kPhantom;
+    else if (n == "java.lang.ref.FinalReference")
+        e->ref_kind = RefKind::kFinal;
+    else if (e->super != kNoClass)
+        e->ref_kind = (*this)[e->super].ref_kind;
+
+    const size_t own = e->fields.size();
+    ClassEntry* raw = e.get();
+    uint32_t index = add(std::move(e));
+    if (index == kNoClass) return kNoClass;
+    for (size_t i = 0; i < own; ++i)
+        raw->flat.emplace_back(index, static_cast<uint32_t>(i));
+    jvmti->SetTag(klass, kClassTagBit | index);
+    return index;
+}
+
+uint32_t ClassRegistry::defineLocked(uint32_t index, uint64_t instance_size, TraceWriter& w) {
+    ClassEntry& e = (*this)[index];
+    if (uint32_t id = e.type_id.load(std::memory_order_acquire)) return id;
+    uint32_t super_id = e.super != kNoClass ? defineLocked(e.super, 0, w) : 0;
+    uint32_t id = ++next_type_;
+    TypeDef def;
+    def.name = e.name;
+    def.kind = e.kind;
+    def.super_type = super_id;
+    if (e.kind == format::TypeKind::kInstance) {
+        e.instance_size = static_cast<uint32_t>(instance_size);
+        def.instance_size = e.instance_size;
+    } else {
+        def.array_header = 16;  // compressed class pointers; other layouts give explicit sizes
+        def.element_size = e.element_bytes;
+    }
+    w.defineType(id, def);
+    for (FieldEntry& f : e.fields) {
+        f.symbol = ++next_field_;
+        uint8_t flags = static_cast<uint8_t>((f.is_static ? format::kFieldStatic : 0) |
+                                             (f.is_reference ? format::kFieldReference : 0));
+        w.defineField(f.symbol, id, f.name, f.type_name, flags);
+    }
+    e.type_id.store(id, std::memory_order_release);
+    return id;
+}
+
+uint32_t ClassRegistry::typeId(uint32_t index, uint64_t instance_size, const WithWriter& write) {
+    if (index == kNoClass) return 0;
+    if (uint32_t id = (*this)[index].type_id.load(std::memory_order_acquire)) return id;
+    uint32_t id = 0;
+    write([&](TraceWriter& w) {
+        std::lock_guard lock(define_mutex_);
+        id = defineLocked(index, instance_size, w);
+    });
+    return id;
+}
+
+uint32_t ClassRegistry::fieldSymbol(uint32_t index, int32_t jvmti_index, const WithWriter& write) {
+    if (index == kNoClass) return 0;
+    const ClassEntry& e = (*this)[index];
+    int64_t k = int64_t{jvmti_index} - e.index_base;
+    if (k < 0 || static_cast<size_t>(k) >= e.flat.size()) return 0;
+    auto [cls, f] = e.flat[static_cast<size_t>(k)];
+    if (typeId(cls, 0, write) == 0) return 0;
+    return (*this)[cls].fields[f].symbol;
+}
+
+bool ClassRegistry::isReferent(uint32_t index, int32_t jvmti_index) const {
+    if (index == kNoClass) return false;
+    const ClassEntry& e = (*this)[index];
+    int64_t k = int64_t{jvmti_index} - e.index_base;
+    if (k < 0 || static_cast<size_t>(k) >= e.flat.size()) return false;
+    auto [cls, f] = e.flat[static_cast<size_t>(k)];
+    const ClassEntry& owner = (*this)[cls];
+    return owner.name == "java.lang.ref.Reference" && owner.fields[f].name == "referent";
+}
+
+}  // namespace memcity::agent

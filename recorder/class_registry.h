@@ -1,0 +1,124 @@
+// ClassRegistry: what the agent knows about the JVM's classes. Every class is tagged with
+// kClassTagBit | its registry index when it is prepared (or first met), so the allocation path
+// finds it with one GetTag. Its TYPE symbol (and its fields' FIELD symbols) are written the
+// first time the trace needs them, which keeps symbol ids dense.
+//
+// Locking: JVMTI is only called with no registry lock held; entries never move once added, so
+// they are read without a lock by whoever was handed their index.
+#pragma once
+
+#include <jvmti.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "trace/trace_format.h"
+
+namespace memcity {
+class TraceWriter;
+}
+
+namespace memcity::agent {
+
+inline constexpr jlong kClassTagBit = jlong{1} << 62;
+inline constexpr uint32_t kNoClass = ~uint32_t{0};
+
+enum class RefKind : uint8_t {
+    kNone,     // not a java.lang.ref.Reference
+    kWeak,     // WeakReference
+    kSoft,     // SoftReference
+    kPhantom,  // PhantomReference
+    kFinal,    // FinalReference (finalizers)
+};
+
+struct FieldEntry {
+    std::string name;
+    std::string type_name;
+    bool is_static = false;
+    bool is_reference = false;
+    uint32_t symbol = 0;  // field symbol id, set when the owner type is defined
+};
+
+struct ClassEntry {
+    std::string signature;  // "Ljava/util/HashMap;"
+    std::string name;       // "java.util.HashMap"
+    format::TypeKind kind = format::TypeKind::kInstance;
+    bool is_interface = false;
+    uint32_t element_bytes = 0;  // arrays
+    uint32_t super = kNoClass;   // registry index
+    RefKind ref_kind = RefKind::kNone;
+    std::vector<FieldEntry> fields;  // declared by this class, in GetClassFields order
+    // The JVMTI field index of a reference from an object of this class (or a static one from
+    // the class itself) minus `index_base` indexes `flat`: (declaring class, field) pairs.
+    uint32_t index_base = 0;
+    std::vector<std::pair<uint32_t, uint32_t>> flat;
+    std::vector<uint32_t> interfaces;  // every interface implemented, transitively (registry indices)
+
+    std::atomic<uint32_t> type_id{0};  // the TYPE symbol, 0 until defined
+    uint32_t instance_size = 0;        // bytes (instances), fixed by the first allocation
+};
+
+class ClassRegistry {
+public:
+    // `reference_bytes`: size of a reference in an array (4 with compressed pointers).
+    explicit ClassRegistry(uint32_t reference_bytes = 4) : reference_bytes_(reference_bytes) {}
+
+    void setReferenceBytes(uint32_t bytes) { reference_bytes_ = bytes; }
+
+    // Reads a class's signature, fields, superclass and interfaces, registers it and tags it.
+    // Returns its registry index (the one already there for an array signature seen before).
+    uint32_t prepare(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass);
+
+    // The registry index of a class: one GetTag, or prepare() on first sight.
+    uint32_t indexOf(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass);
+
+    // Registry index from a class tag (kNoClass if it is not one of ours).
+    static uint32_t indexFromTag(jlong tag) {
+        return (tag & kClassTagBit) ? static_cast<uint32_t>(tag & 0xffffffff) : kNoClass;
+    }
+
+    const ClassEntry& operator[](uint32_t index) const {
+        return *entries_[index >> kBlockShift][index & kBlockMask];
+    }
+    ClassEntry& operator[](uint32_t index) { return *entries_[index >> kBlockShift][index & kBlockMask]; }
+    size_t size() const { return count_.load(std::memory_order_acquire); }
+
+    // The TYPE symbol of a class, writing it (with its superclasses and fields) on first use.
+    // `instance_size` fixes an instance type's size when it is the first to define it (0 if
+    // unknown). `write` runs its argument with the trace writer locked.
+    using WithWriter = std::function<void(const std::function<void(TraceWriter&)>&)>;
+    uint32_t typeId(uint32_t index, uint64_t instance_size, const WithWriter& write);
+
+    // The FIELD symbol of a JVMTI field index of a reference from an object (or, for statics,
+    // the class itself) of class `index`; 0 when it cannot be mapped.
+    uint32_t fieldSymbol(uint32_t index, int32_t jvmti_index, const WithWriter& write);
+    // Whether that field is java.lang.ref.Reference.referent.
+    bool isReferent(uint32_t index, int32_t jvmti_index) const;
+
+private:
+    static constexpr unsigned kBlockShift = 10;
+    static constexpr uint32_t kBlockMask = (1u << kBlockShift) - 1;
+    static constexpr size_t kMaxBlocks = 4096;  // 4 million classes
+
+    uint32_t add(std::unique_ptr<ClassEntry> entry);
+    uint32_t addLocked(std::unique_ptr<ClassEntry> entry);  // with mutex_ held
+    uint32_t defineLocked(uint32_t index, uint64_t instance_size, TraceWriter& w);
+
+    uint32_t reference_bytes_;
+    std::mutex mutex_;         // adding entries, array signatures
+    std::mutex define_mutex_;  // TYPE/FIELD definitions
+    std::unique_ptr<std::unique_ptr<std::unique_ptr<ClassEntry>[]>[]> entries_ {
+        new std::unique_ptr<std::unique_ptr<ClassEntry>[]>[ kMaxBlocks ]
+    };
+    std::atomic<size_t> count_{0};
+    std::map<std::string, uint32_t> arrays_;  // array signature -> index
+    uint32_t next_type_ = 0, next_field_ = 0;
+};
+
+}  // namespace memcity::agent

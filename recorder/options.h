@@ -1,0 +1,22 @@
+// The agent's options: -agentpath:libmemcity_agent.so=file=app.mct,depth=8,refs=1,finalgc=yes
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "util/result.h"
+
+namespace memcity::agent {
+
+struct AgentOptions {
+    std::string file = "memcity.mct";  // where the trace goes
+    uint32_t depth = 8;                // frames per allocation site
+    uint32_t refs_every = 1;           // reference snapshot after every Nth GC; 0 = off
+    bool final_gc = true;              // a last GC at exit, so the last deaths are recorded
+    bool quiet = false;                // no summary line on stderr at exit
+};
+
+// Parses "key=value,key=value". Errors name the option and what was expected.
+Result<AgentOptions> parseAgentOptions(const char* text);
+
+}  // namespace memcity::agent

@@ -1,0 +1,515 @@
+#include "recorder.h"
+
+#include <time.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+
+#include "heap_walk.h"
+#include "jvmti_util.h"
+
+namespace memcity::agent {
+namespace {
+
+constexpr size_t kThreadFlushBytes = 64u << 10;
+constexpr size_t kMaxPendingDeaths = 1u << 20;
+constexpr int64_t kPeriodicFlushNs = 1'000'000'000;
+
+int64_t monotonicNs() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+int64_t wallNs() {
+    timespec ts{};
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
+}
+
+// Whether the JVM runs a collector under which a GC forced in VMDeath can hang (ZGC,
+// Shenandoah). JVMTI does not say which collector runs; the command line and the option
+// variables the launcher reads do.
+bool concurrentCollectorRequested() {
+    std::string all;
+    if (FILE* f = std::fopen("/proc/self/cmdline", "rb")) {
+        char buf[4096];
+        size_t n;
+        while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
+            all.append(buf, n);
+        std::fclose(f);
+    }
+    for (const char* var : {"JAVA_TOOL_OPTIONS", "JDK_JAVA_OPTIONS", "_JAVA_OPTIONS"})
+        if (const char* v = std::getenv(var)) all += v;
+    return all.find("UseZGC") != std::string::npos || all.find("UseShenandoahGC") != std::string::npos;
+}
+
+void JNICALL agentThreadMain(jvmtiEnv*, JNIEnv* jni, void* arg) {
+    static_cast<Recorder*>(arg)->agentThread(jni);
+}
+
+}  // namespace
+
+Recorder::Recorder(jvmtiEnv* jvmti, JavaVM* vm, AgentOptions options)
+    : jvmti_(jvmti), vm_(vm), options_(std::move(options)) {
+    with_writer_ = [this](const std::function<void(TraceWriter&)>& f) { withWriter(f); };
+}
+
+Recorder::~Recorder() = default;
+
+int64_t Recorder::now() const {
+    return monotonicNs() - start_ns_;
+}
+
+Status Recorder::start() {
+    WriterOptions wo;
+    wo.start_wall_ns = static_cast<uint64_t>(wallNs());
+    start_ns_ = monotonicNs();
+    auto w = TraceWriter::create(options_.file, wo);
+    if (!w) return w.error();
+    writer_ = std::move(*w);
+    writer_->meta("producer", "memcity agent");
+    writer_->meta("depth", std::to_string(options_.depth));
+    writer_->meta("refs", options_.refs_every ? std::to_string(options_.refs_every) : "off");
+    writer_->defineString(1, "unknown");
+    if (jvmti_->CreateRawMonitor("memcity", &monitor_) != JVMTI_ERROR_NONE)
+        return Error{"cannot create a JVMTI raw monitor"};
+    unsafe_final_gc_ = concurrentCollectorRequested();
+    recording_ = true;
+    for (jvmtiEvent e : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START,
+                         JVMTI_EVENT_THREAD_END, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC,
+                         JVMTI_EVENT_VM_OBJECT_ALLOC, JVMTI_EVENT_OBJECT_FREE,
+                         JVMTI_EVENT_GARBAGE_COLLECTION_START, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH}) {
+        if (jvmti_->SetEventNotificationMode(JVMTI_ENABLE, e, nullptr) != JVMTI_ERROR_NONE)
+            return Error{"cannot enable JVMTI event " + std::to_string(e)};
+    }
+    // Every allocation, not a sample.
+    if (jvmti_->SetHeapSamplingInterval(0) != JVMTI_ERROR_NONE)
+        return Error{"cannot set the heap sampling interval"};
+    return {};
+}
+
+void Recorder::withWriter(const std::function<void(TraceWriter&)>& f) {
+    std::string failed;
+    {
+        std::lock_guard lock(writer_mutex_);
+        if (!writer_ || finished_) return;
+        f(*writer_);
+        if (!writer_->ok() && error_.empty()) {
+            error_ = writer_->status().error().message;
+            failed = error_;
+        }
+    }
+    if (!failed.empty()) stopWithError(failed);
+}
+
+void Recorder::stopWithError(const std::string& message) {
+    if (!recording_.exchange(false)) return;
+    std::fprintf(stderr, "memcity agent: %s; recording stopped (the trace is readable up to there)\n",
+                 message.c_str());
+}
+
+// ---- Threads ----
+
+ThreadState* Recorder::threadState(JNIEnv* jni, jthread thread) {
+    void* p = nullptr;
+    if (jvmti_->GetThreadLocalStorage(thread, &p) == JVMTI_ERROR_NONE && p)
+        return static_cast<ThreadState*>(p);
+    std::string name = "?";
+    bool daemon = false;
+    jvmtiThreadInfo info{};
+    if (jvmti_->GetThreadInfo(thread, &info) == JVMTI_ERROR_NONE) {
+        if (info.name) {
+            name = info.name;
+            jvmti_->Deallocate(reinterpret_cast<unsigned char*>(info.name));
+        }
+        daemon = info.is_daemon == JNI_TRUE;
+        if (info.thread_group) jni->DeleteLocalRef(info.thread_group);
+        if (info.context_class_loader) jni->DeleteLocalRef(info.context_class_loader);
+    }
+    jlong object_tag = 0;
+    jvmti_->GetTag(thread, &object_tag);
+    auto owned = std::make_unique<ThreadState>();
+    ThreadState* ts = owned.get();
+    ts->object_tag = object_tag & kClassTagBit ? 0 : object_tag;
+    {
+        std::lock_guard lock(threads_mutex_);
+        ts->id = ++next_thread_;
+        threads_.push_back(std::move(owned));
+    }
+    const int64_t t = now();
+    withWriter([&](TraceWriter& w) {
+        w.defineThread(ts->id, name, daemon ? format::kThreadDaemon : 0,
+                       ts->object_tag ? static_cast<uint64_t>(ts->object_tag - 1) : 0);
+        w.threadStart({ts->id, t});
+    });
+    jvmti_->SetThreadLocalStorage(thread, ts);
+    return ts;
+}
+
+uint32_t Recorder::threadOfTag(jlong tag) {
+    if (tag <= 0) return 0;
+    std::lock_guard lock(threads_mutex_);
+    for (const auto& ts : threads_)
+        if (ts->object_tag == tag) return ts->id;
+    return 0;
+}
+
+void Recorder::flushThread(ThreadState* ts) {
+    EventEncoder out;
+    {
+        std::lock_guard lock(ts->mutex);
+        if (ts->events.eventCount() == 0) return;
+        std::swap(out, ts->events);
+        // Written under the thread's lock, so one thread's payloads reach the file in order.
+        withWriter([&](TraceWriter& w) { w.writeEvents(out); });
+    }
+}
+
+void Recorder::flushAllThreads() {
+    std::vector<ThreadState*> all;
+    {
+        std::lock_guard lock(threads_mutex_);
+        for (const auto& ts : threads_)
+            all.push_back(ts.get());
+    }
+    for (ThreadState* ts : all)
+        flushThread(ts);
+}
+
+void Recorder::onThreadStart(JNIEnv* jni, jthread thread) {
+    if (recording()) threadState(jni, thread);
+}
+
+void Recorder::onThreadEnd(JNIEnv* jni, jthread thread) {
+    if (!recording()) return;
+    ThreadState* ts = threadState(jni, thread);
+    flushThread(ts);
+    ts->ended = true;
+    const int64_t t = now();
+    withWriter([&](TraceWriter& w) { w.threadEnd({ts->id, t}); });
+}
+
+// ---- Classes and allocations ----
+
+void Recorder::onClassPrepare(JNIEnv* jni, jclass klass) {
+    if (recording()) classes_.indexOf(jvmti_, jni, klass);
+}
+
+uint64_t Recorder::expectedSize(uint32_t class_index, uint64_t length) const {
+    const ClassEntry& e = classes_[class_index];
+    if (e.kind == format::TypeKind::kInstance) return e.instance_size;
+    return (16 + length * e.element_bytes + 7) & ~uint64_t{7};
+}
+
+void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass, jlong size) {
+    if (!recording()) return;
+    jlong tag = 0;
+    if (jvmti_->GetTag(object, &tag) != JVMTI_ERROR_NONE || tag != 0) return;  // reported twice
+    const uint32_t ci = classes_.indexOf(jvmti_, jni, klass);
+    // Class mirrors are not objects of the trace: their classes carry class tags instead.
+    if (ci == kNoClass || ci == class_of_class_) return;
+    const uint64_t id = newObjectId();
+    jvmti_->SetTag(object, static_cast<jlong>(id + 1));
+    const ClassEntry& ce = classes_[ci];
+    AllocEvent e;
+    e.id = id;
+    if (ce.kind != format::TypeKind::kInstance)
+        e.length = static_cast<uint64_t>(jni->GetArrayLength(static_cast<jarray>(object)));
+    e.type = classes_.typeId(ci, static_cast<uint64_t>(size), with_writer_);
+    jvmtiFrameInfo frames[256];
+    jint count = 0;
+    if (jvmti_->GetStackTrace(thread, 0, static_cast<jint>(options_.depth), frames, &count) !=
+        JVMTI_ERROR_NONE)
+        count = 0;
+    e.site = sites_.siteOf(jvmti_, frames, count, with_writer_);
+    ThreadState* ts = threadState(jni, thread);
+    const uint64_t bytes = static_cast<uint64_t>(size);
+    e.size = bytes == expectedSize(ci, e.isArray() ? e.length : 0) ? 0 : bytes;
+    e.time_ns = now();
+    bytes_allocated_.fetch_add(bytes, std::memory_order_relaxed);
+    bool full;
+    {
+        std::lock_guard lock(ts->mutex);
+        if (!ts->events.started()) ts->events.reset(e.time_ns, id, ts->id);
+        ts->events.alloc(e);
+        full = ts->events.bytes() >= kThreadFlushBytes;
+    }
+    if (full) flushThread(ts);
+}
+
+void Recorder::recordUnseen(uint64_t id, uint32_t class_index, uint64_t size, uint64_t length) {
+    AllocEvent e;
+    e.id = id;
+    e.type = classes_.typeId(class_index, size, with_writer_);
+    if (classes_[class_index].kind != format::TypeKind::kInstance) e.length = length;
+    e.size = size == expectedSize(class_index, e.isArray() ? e.length : 0) ? 0 : size;
+    e.time_ns = now();
+    withWriter([&](TraceWriter& w) { w.alloc(e); });
+}
+
+// ---- Deaths and GCs ----
+
+void Recorder::onFree(jlong tag) {
+    if (tag <= 0 || (tag & kClassTagBit)) return;  // a class was unloaded
+    const uint64_t finished = gcs_finished_.load(std::memory_order_acquire);
+    const uint32_t gc = finished ? static_cast<uint32_t>(finished - 1) : 0;
+    bool many;
+    {
+        std::lock_guard lock(deaths_mutex_);
+        deaths_.emplace_back(gc, static_cast<uint64_t>(tag - 1));
+        many = deaths_.size() >= kMaxPendingDeaths;
+    }
+    if (many && monitor_) {
+        jvmti_->RawMonitorEnter(monitor_);
+        jvmti_->RawMonitorNotify(monitor_);
+        jvmti_->RawMonitorExit(monitor_);
+    }
+}
+
+void Recorder::onGcStart() {
+    // Inside the VM at a safepoint: only atomics and our own memory.
+    gc_start_ns_ = now();
+    gcs_started_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void Recorder::onGcFinish() {
+    const uint64_t n = gcs_finished_.load(std::memory_order_relaxed);
+    gc_ring_[n % kGcRing] =
+        GcSlot{static_cast<uint32_t>(n), gc_start_ns_, now(), next_id_.load(std::memory_order_relaxed)};
+    gcs_finished_.store(n + 1, std::memory_order_release);
+    jvmti_->RawMonitorEnter(monitor_);
+    jvmti_->RawMonitorNotify(monitor_);
+    jvmti_->RawMonitorExit(monitor_);
+}
+
+void Recorder::processGcs(JNIEnv* jni) {
+    const uint64_t finished = gcs_finished_.load(std::memory_order_acquire);
+    if (gcs_written_ == finished) return;
+    // What the threads allocated so far goes first; ids place objects around the GCs anyway.
+    flushAllThreads();
+    // The VM's heap figures, read once for the batch.
+    uint64_t used = 0, committed = 0;
+    if (jni) {
+        static jclass runtime_class = nullptr;
+        static jmethodID get_runtime = nullptr, total = nullptr, free_memory = nullptr;
+        if (!runtime_class) {
+            jclass local = jni->FindClass("java/lang/Runtime");
+            if (local) {
+                runtime_class = static_cast<jclass>(jni->NewGlobalRef(local));
+                jni->DeleteLocalRef(local);
+                get_runtime = jni->GetStaticMethodID(runtime_class, "getRuntime", "()Ljava/lang/Runtime;");
+                total = jni->GetMethodID(runtime_class, "totalMemory", "()J");
+                free_memory = jni->GetMethodID(runtime_class, "freeMemory", "()J");
+            }
+            if (jni->ExceptionCheck()) jni->ExceptionClear();
+        }
+        if (runtime_class && get_runtime && total && free_memory) {
+            jobject rt = jni->CallStaticObjectMethod(runtime_class, get_runtime);
+            if (rt) {
+                committed = static_cast<uint64_t>(jni->CallLongMethod(rt, total));
+                used = committed - static_cast<uint64_t>(jni->CallLongMethod(rt, free_memory));
+                jni->DeleteLocalRef(rt);
+            }
+            if (jni->ExceptionCheck()) jni->ExceptionClear();
+        }
+    }
+    const uint64_t allocated = bytes_allocated_.exchange(0);
+    withWriter([&](TraceWriter& w) {
+        for (uint64_t g = std::max(gcs_written_, finished > kGcRing ? finished - kGcRing : 0); g < finished;
+             ++g) {
+            const GcSlot& s = gc_ring_[g % kGcRing];
+            GcStartEvent start;
+            start.gc = s.index;
+            start.time_ns = s.start_ns;
+            w.gcStart(start);
+            GcEndEvent end;
+            end.gc = s.index;
+            end.time_ns = s.end_ns;
+            end.next_object_id = s.next_object_id;
+            end.heap_used_before = heap_after_ + allocated;
+            end.heap_used_after = used;
+            end.heap_committed = committed;
+            end.pause_ns = static_cast<uint64_t>(std::max<int64_t>(0, s.end_ns - s.start_ns));
+            w.gcEnd(end);
+        }
+    });
+    heap_after_ = used;
+    const uint64_t last = finished - 1;
+    gcs_written_ = finished;
+    if (options_.refs_every != 0 && last % options_.refs_every == 0) {
+        flushDeaths(false);
+        walkHeap(*this, static_cast<uint32_t>(last));
+    }
+}
+
+void Recorder::flushDeaths(bool all) {
+    std::vector<std::pair<uint32_t, uint64_t>> pending;
+    {
+        std::lock_guard lock(deaths_mutex_);
+        pending.swap(deaths_);
+    }
+    if (pending.empty()) return;
+    // Deaths of a GC go after its end event: keep those whose GC is not written yet.
+    std::vector<std::pair<uint32_t, uint64_t>> later;
+    if (!all) {
+        auto split = std::partition(pending.begin(), pending.end(),
+                                    [&](const auto& d) { return d.first < gcs_written_; });
+        later.assign(split, pending.end());
+        pending.erase(split, pending.end());
+    }
+    std::sort(pending.begin(), pending.end());
+    withWriter([&](TraceWriter& w) {
+        std::vector<uint64_t> ids;
+        for (size_t i = 0; i < pending.size();) {
+            const uint32_t gc = pending[i].first;
+            ids.clear();
+            for (; i < pending.size() && pending[i].first == gc; ++i)
+                if (ids.empty() || ids.back() != pending[i].second) ids.push_back(pending[i].second);
+            w.deaths(gc, ids);
+        }
+    });
+    if (!later.empty()) {
+        std::lock_guard lock(deaths_mutex_);
+        deaths_.insert(deaths_.end(), later.begin(), later.end());
+    }
+}
+
+// ---- VM life cycle ----
+
+void Recorder::onVmInit(JNIEnv* jni, jthread) {
+    if (!recording()) return;
+    // On JDK 17 threads that existed before sampling was set to every allocation keep their first
+    // (random) sampling distance and miss their first allocations; one big allocation resets it.
+    if (jbyteArray big = jni->NewByteArray(8 << 20)) jni->DeleteLocalRef(big);
+    // The size of a reference in an array: 4 with compressed pointers, 8 without.
+    if (jclass object = jni->FindClass("java/lang/Object")) {
+        if (jobjectArray two = jni->NewObjectArray(2, object, nullptr)) {
+            jlong size = 0;
+            jvmti_->GetObjectSize(two, &size);
+            classes_.setReferenceBytes(size > 24 ? 8 : 4);
+            jni->DeleteLocalRef(two);
+        }
+        jni->DeleteLocalRef(object);
+    }
+    for (const char* key : {"java.vm.name", "java.vm.version", "java.version"}) {
+        JvmtiPtr<char> value(jvmti_);
+        if (jvmti_->GetSystemProperty(key, value.out()) == JVMTI_ERROR_NONE && value.get()) {
+            std::string v = value.get();
+            withWriter([&](TraceWriter& w) { w.meta(key, v); });
+        }
+    }
+    // Tag every class loaded so far, then every object allocated before recording began.
+    {
+        jint n = 0;
+        JvmtiPtr<jclass> loaded(jvmti_);
+        if (jvmti_->GetLoadedClasses(&n, loaded.out()) == JVMTI_ERROR_NONE) {
+            for (jint i = 0; i < n; ++i) {
+                classes_.indexOf(jvmti_, jni, loaded[static_cast<size_t>(i)]);
+                jni->DeleteLocalRef(loaded[static_cast<size_t>(i)]);
+            }
+        }
+    }
+    if (jclass cls = jni->FindClass("java/lang/Class")) {
+        class_of_class_ = classes_.indexOf(jvmti_, jni, cls);
+        jni->DeleteLocalRef(cls);
+    }
+    tagExistingObjects(*this);
+    // The agent thread: writes GCs, deaths and snapshots, and flushes buffers every second.
+    jclass thread_class = jni->FindClass("java/lang/Thread");
+    jmethodID init =
+        thread_class ? jni->GetMethodID(thread_class, "<init>", "(Ljava/lang/String;)V") : nullptr;
+    jstring name = jni->NewStringUTF("memcity-agent");
+    jobject thread = init && name ? jni->NewObject(thread_class, init, name) : nullptr;
+    if (jni->ExceptionCheck()) jni->ExceptionClear();
+    if (!thread || jvmti_->RunAgentThread(thread, agentThreadMain, this, JVMTI_THREAD_NORM_PRIORITY) !=
+                       JVMTI_ERROR_NONE) {
+        stopWithError("cannot start the agent thread");
+        return;
+    }
+    agent_running_ = true;
+}
+
+void Recorder::agentThread(JNIEnv* jni) {
+    int64_t last_flush = now();
+    for (;;) {
+        jvmti_->RawMonitorEnter(monitor_);
+        if (!stop_agent_) jvmti_->RawMonitorWait(monitor_, 100);
+        const bool stop = stop_agent_;
+        jvmti_->RawMonitorExit(monitor_);
+        if (recording()) {
+            processGcs(jni);
+            flushDeaths(false);
+            if (now() - last_flush >= kPeriodicFlushNs) {
+                // Bounds what a crash of the JVM can lose to about a second.
+                flushAllThreads();
+                withWriter([](TraceWriter& w) { w.flush(); });
+                last_flush = now();
+            }
+        }
+        if (stop) break;
+    }
+    jvmti_->RawMonitorEnter(monitor_);
+    agent_stopped_ = true;
+    jvmti_->RawMonitorNotifyAll(monitor_);
+    jvmti_->RawMonitorExit(monitor_);
+}
+
+void Recorder::onVmDeath(JNIEnv* jni) {
+    if (agent_running_) {
+        jvmti_->RawMonitorEnter(monitor_);
+        stop_agent_ = true;
+        jvmti_->RawMonitorNotifyAll(monitor_);
+        while (!agent_stopped_)
+            jvmti_->RawMonitorWait(monitor_, 100);
+        jvmti_->RawMonitorExit(monitor_);
+    }
+    if (recording() && options_.final_gc && !unsafe_final_gc_) {
+        // A last GC, so the objects that are garbage by now are recorded as dead. Its frees come
+        // from the VM's service thread a little later: wait until they stop coming.
+        jvmti_->ForceGarbageCollection();
+        size_t last = SIZE_MAX;
+        for (int quiet = 0, waited = 0; quiet < 5 && waited < 200; ++waited) {
+            timespec ts{0, 10'000'000};
+            nanosleep(&ts, nullptr);
+            size_t n;
+            {
+                std::lock_guard lock(deaths_mutex_);
+                n = deaths_.size();
+            }
+            quiet = n == last ? quiet + 1 : 0;
+            last = n;
+        }
+    }
+    finish(jni);
+}
+
+void Recorder::finish(JNIEnv* jni) {
+    if (finished_) return;
+    if (recording()) {
+        processGcs(jni);
+        flushDeaths(true);
+        flushAllThreads();
+    }
+    recording_ = false;
+    uint64_t objects = next_id_.load(), gcs = gcs_written_, bytes = 0;
+    Status closed;
+    {
+        std::lock_guard lock(writer_mutex_);
+        if (writer_) {
+            closed = writer_->close();
+            bytes = writer_->bytesWritten();
+        }
+        finished_ = true;
+    }
+    if (!closed.ok()) {
+        std::fprintf(stderr, "memcity agent: %s\n", closed.error().message.c_str());
+    } else if (!options_.quiet) {
+        std::fprintf(stderr, "memcity agent: recorded %llu objects and %llu GCs into %s (%.1f MiB)\n",
+                     static_cast<unsigned long long>(objects), static_cast<unsigned long long>(gcs),
+                     options_.file.c_str(), static_cast<double>(bytes) / (1 << 20));
+    }
+}
+
+}  // namespace memcity::agent

@@ -1,0 +1,141 @@
+// Recorder: the state of the agent while a JVM runs, and the handlers of its JVMTI events.
+//
+// Locking rules (the agent must never deadlock the JVM):
+//  1. No agent lock is held across a JVMTI or JNI call that can block or enter the VM: a lock
+//     holder may be in native code while the VM waits for a safepoint, and must be able to go on.
+//  2. GC callbacks (GarbageCollectionStart/Finish) and heap-walk callbacks run inside the VM: they
+//     touch only atomics and their own buffers, and wake the agent thread with a raw monitor.
+//  3. Lock order: a thread buffer's mutex, then the writer mutex, then (inside it) a registry's
+//     define mutex, then that registry's lookup mutexes. Nothing is taken inside a lookup mutex.
+//     Heap-walk callbacks run on the VM thread during a safepoint and take the writer mutex: its
+//     holders never enter the VM (rule 1), so they finish and let go.
+//  4. Buffers are bounded: a thread's events go out at 64 KiB, deaths at a million pending, GCs
+//     through a ring of 1024 that the agent thread drains.
+#pragma once
+
+#include <jvmti.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "class_registry.h"
+#include "options.h"
+#include "site_registry.h"
+#include "trace/event_encoder.h"
+#include "trace/trace_writer.h"
+
+namespace memcity::agent {
+
+// Per Java thread, reached through JVMTI thread-local storage.
+struct ThreadState {
+    std::mutex mutex;      // the owner appends, the agent thread takes what is there
+    EventEncoder events;   // this thread's allocations
+    uint32_t id = 0;       // thread symbol id
+    jlong object_tag = 0;  // tag of its java.lang.Thread object
+    bool ended = false;
+};
+
+class Recorder {
+public:
+    Recorder(jvmtiEnv* jvmti, JavaVM* vm, AgentOptions options);
+    ~Recorder();
+
+    // Opens the trace and enables the events. Called from Agent_OnLoad.
+    Status start();
+
+    // JVMTI event handlers.
+    void onVmInit(JNIEnv* jni, jthread thread);
+    void onVmDeath(JNIEnv* jni);
+    void onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass, jlong size);
+    void onFree(jlong tag);
+    void onGcStart();
+    void onGcFinish();
+    void onThreadStart(JNIEnv* jni, jthread thread);
+    void onThreadEnd(JNIEnv* jni, jthread thread);
+    void onClassPrepare(JNIEnv* jni, jclass klass);
+
+    // The agent thread's body (started in VM init).
+    void agentThread(JNIEnv* jni);
+
+    // Runs f with the trace writer locked; stops recording if the writer failed.
+    void withWriter(const std::function<void(TraceWriter&)>& f);
+    const ClassRegistry::WithWriter& writerAccess() const { return with_writer_; }
+
+    jvmtiEnv* jvmti() const { return jvmti_; }
+    ClassRegistry& classes() { return classes_; }
+    SiteRegistry& sites() { return sites_; }
+    int64_t now() const;
+    uint64_t newObjectId() { return next_id_.fetch_add(1, std::memory_order_relaxed); }
+    // Thread symbol id of a java.lang.Thread object's tag (0 if unknown).
+    uint32_t threadOfTag(jlong tag);
+    bool recording() const { return recording_.load(std::memory_order_relaxed); }
+    // Registry index of java.lang.Class (class mirrors are not objects of the trace).
+    uint32_t classOfClass() const { return class_of_class_; }
+    // The size an object of a class is expected to have (0 if unknown), and an allocation
+    // event for objects the agent did not see allocated (before recording, or VM-internal).
+    uint64_t expectedSize(uint32_t class_index, uint64_t length) const;
+    void recordUnseen(uint64_t id, uint32_t class_index, uint64_t size, uint64_t length);
+
+private:
+    struct GcSlot {
+        uint32_t index;
+        int64_t start_ns, end_ns;
+        uint64_t next_object_id;
+    };
+
+    ThreadState* threadState(JNIEnv* jni, jthread thread);
+    void flushThread(ThreadState* ts);
+    void flushAllThreads();
+    void processGcs(JNIEnv* jni);
+    void flushDeaths(bool all);
+    void stopWithError(const std::string& message);
+    void finish(JNIEnv* jni);
+
+    jvmtiEnv* jvmti_;
+    JavaVM* vm_;
+    AgentOptions options_;
+    ClassRegistry::WithWriter with_writer_;
+
+    std::mutex writer_mutex_;
+    std::unique_ptr<TraceWriter> writer_;
+    std::atomic<bool> recording_{false};
+    std::atomic<bool> finished_{false};
+    std::string error_;
+
+    ClassRegistry classes_;
+    SiteRegistry sites_;
+
+    std::atomic<uint64_t> next_id_{0};
+    int64_t start_ns_ = 0;
+
+    std::mutex threads_mutex_;
+    std::vector<std::unique_ptr<ThreadState>> threads_;
+    uint32_t next_thread_ = 0;
+
+    // GCs: the GC callbacks fill the ring; the agent thread writes them out.
+    static constexpr size_t kGcRing = 1024;
+    GcSlot gc_ring_[kGcRing];
+    std::atomic<uint64_t> gcs_started_{0}, gcs_finished_{0};
+    uint64_t gcs_written_ = 0;  // agent thread only
+    int64_t gc_start_ns_ = 0;   // GC callbacks only
+    std::atomic<uint64_t> bytes_allocated_{0};
+    uint64_t heap_after_ = 0;  // agent thread only
+
+    // Deaths, by the number of GCs finished when their ObjectFree arrived.
+    std::mutex deaths_mutex_;
+    std::vector<std::pair<uint32_t, uint64_t>> deaths_;  // (gc, id)
+
+    jrawMonitorID monitor_ = nullptr;  // wakes the agent thread
+    bool stop_agent_ = false;          // guarded by monitor_
+    bool agent_stopped_ = false;       // guarded by monitor_
+    bool agent_running_ = false;
+    bool unsafe_final_gc_ = false;  // ZGC/Shenandoah: a GC forced in VMDeath can hang
+    uint32_t class_of_class_ = kNoClass;
+};
+
+}  // namespace memcity::agent

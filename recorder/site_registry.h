@@ -1,0 +1,63 @@
+// SiteRegistry: allocation sites (call chains of depth N) and the methods in them, defined as
+// METHOD and SITE symbols the first time they are seen. Lookups of known stacks take one
+// sharded lock; JVMTI is only called with no registry lock held.
+#pragma once
+
+#include <jvmti.h>
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace memcity {
+class TraceWriter;
+}
+
+namespace memcity::agent {
+
+class SiteRegistry {
+public:
+    using WithWriter = std::function<void(const std::function<void(TraceWriter&)>&)>;
+
+    // The site id of a stack (innermost frame first); 0 for an empty stack.
+    uint32_t siteOf(jvmtiEnv* jvmti, const jvmtiFrameInfo* frames, int count, const WithWriter& write);
+    // The method id of a JVMTI method (defining it on first sight); 0 if it cannot be read.
+    uint32_t methodOf(jvmtiEnv* jvmti, jmethodID method, const WithWriter& write);
+    // Source line of a location in a method, -1 if unknown.
+    int32_t lineOf(jvmtiEnv* jvmti, jmethodID method, jlocation location, const WithWriter& write);
+
+    size_t sites() const { return next_site_; }
+    size_t methods() const { return next_method_; }
+
+private:
+    struct Method {
+        uint32_t id = 0;
+        std::vector<std::pair<jlocation, int32_t>> lines;  // (start location, line), ascending
+    };
+    struct StackKey {
+        std::vector<std::pair<jmethodID, jlocation>> frames;
+        bool operator==(const StackKey& o) const { return frames == o.frames; }
+    };
+    struct StackHash {
+        size_t operator()(const StackKey& k) const;
+    };
+    struct Shard {
+        std::mutex mutex;
+        std::unordered_map<StackKey, uint32_t, StackHash> sites;
+    };
+    static constexpr size_t kShards = 16;
+
+    const Method* method(jvmtiEnv* jvmti, jmethodID m, const WithWriter& write);
+
+    std::array<Shard, kShards> shards_;
+    std::mutex methods_mutex_;
+    std::unordered_map<jmethodID, Method> methods_;
+    std::mutex define_mutex_;
+    uint32_t next_site_ = 0, next_method_ = 0;
+};
+
+}  // namespace memcity::agent

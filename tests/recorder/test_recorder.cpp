@@ -1,0 +1,406 @@
+// The recorder on real JVMs: tiny Java programs compiled with javac at test time, recorded with
+// `memcity record`, checked for exact counts, the JVM's own class histogram, roots and weak
+// references, every collector, System.exit, SIGKILL and a full disk.
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "heap/heap_history.h"
+#include "trace/event_decoder.h"
+#include "unit/trace_builder.h"
+
+namespace memcity {
+namespace {
+
+namespace fs = std::filesystem;
+
+const std::string kJavaHome = MEMCITY_JAVA_HOME;
+const std::string kMemcity = MEMCITY_BINARY;
+
+// ---- Running processes ----
+
+struct Process {
+    pid_t pid = -1;
+    int in = -1, out = -1, err = -1;
+    std::string stdout_text, stderr_text;
+    int status = -1;  // exit status, or 128 + signal
+};
+
+// Starts `argv` (through a shell when it is one string with spaces) with pipes on all three streams.
+Process start(const std::vector<std::string>& argv) {
+    int in[2], out[2], err[2];
+    if (pipe(in) || pipe(out) || pipe(err)) std::abort();
+    Process p;
+    p.pid = fork();
+    if (p.pid == 0) {
+        setpgid(0, 0);
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        for (int fd : {in[0], in[1], out[0], out[1], err[0], err[1]})
+            close(fd);
+        std::vector<char*> args;
+        for (const std::string& a : argv)
+            args.push_back(const_cast<char*>(a.c_str()));
+        args.push_back(nullptr);
+        execvp(args[0], args.data());
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    close(err[1]);
+    p.in = in[1];
+    p.out = out[0];
+    p.err = err[0];
+    return p;
+}
+
+// Reads what is available; returns false once both output streams are closed.
+bool pump(Process& p, int timeout_ms) {
+    pollfd fds[2] = {{p.out, POLLIN, 0}, {p.err, POLLIN, 0}};
+    int open = (p.out >= 0) + (p.err >= 0);
+    if (open == 0) return false;
+    if (p.out < 0) fds[0].fd = -1;
+    if (p.err < 0) fds[1].fd = -1;
+    if (poll(fds, 2, timeout_ms) <= 0) return true;
+    char buf[4096];
+    for (int i = 0; i < 2; ++i) {
+        if (!(fds[i].revents & (POLLIN | POLLHUP))) continue;
+        int& fd = i == 0 ? p.out : p.err;
+        ssize_t n = read(fd, buf, sizeof buf);
+        if (n <= 0) {
+            close(fd);
+            fd = -1;
+        } else {
+            (i == 0 ? p.stdout_text : p.stderr_text).append(buf, static_cast<size_t>(n));
+        }
+    }
+    return true;
+}
+
+// Waits for the process to end; kills its whole group and fails after `timeout_s`.
+void finish(Process& p, int timeout_s) {
+    if (p.in >= 0) {
+        close(p.in);
+        p.in = -1;
+    }
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout_s);
+    while (pump(p, 100)) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            ADD_FAILURE() << "timed out after " << timeout_s << " s (a hang): killing\nstderr:\n"
+                          << p.stderr_text;
+            kill(-p.pid, SIGKILL);
+            break;
+        }
+    }
+    int raw = 0;
+    waitpid(p.pid, &raw, 0);
+    p.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+}
+
+Process run(const std::vector<std::string>& argv, int timeout_s = 120) {
+    Process p = start(argv);
+    finish(p, timeout_s);
+    return p;
+}
+
+// ---- The Java programs ----
+
+class Recorder : public ::testing::Test {
+public:
+    static void SetUpTestSuite() {
+        classes_ = fs::temp_directory_path() / ("memcity-java-" + std::to_string(getpid()));
+        fs::create_directories(classes_);
+        std::vector<std::string> argv = {kJavaHome + "/bin/javac", "-d", classes_.string()};
+        for (const auto& f : fs::directory_iterator(MEMCITY_JAVA_SOURCES))
+            if (f.path().extension() == ".java") argv.push_back(f.path().string());
+        Process p = run(argv);
+        ASSERT_EQ(p.status, 0) << p.stderr_text;
+    }
+    static void TearDownTestSuite() { fs::remove_all(classes_); }
+
+protected:
+    // `memcity record` of a program of ours, with extra JVM flags.
+    static std::vector<std::string> record(const std::string& trace, std::vector<std::string> jvm_flags,
+                                           std::vector<std::string> program,
+                                           std::vector<std::string> options = {}) {
+        std::vector<std::string> argv = {kMemcity, "record", "-o", trace};
+        argv.insert(argv.end(), options.begin(), options.end());
+        argv.insert(argv.end(), {"--", kJavaHome + "/bin/java", "-Xmx512m", "-cp", classes_.string()});
+        argv.insert(argv.end(), jvm_flags.begin(), jvm_flags.end());
+        argv.insert(argv.end(), program.begin(), program.end());
+        return argv;
+    }
+
+    struct Loaded {
+        std::unique_ptr<TraceFile> file;
+        std::unique_ptr<HeapHistory> history;
+    };
+    static Loaded load(const std::string& path) {
+        Loaded l;
+        auto f = TraceFile::open(path);
+        EXPECT_TRUE(f.ok()) << (f.ok() ? "" : f.error().message);
+        if (!f.ok()) return l;
+        l.file = std::make_unique<TraceFile>(std::move(*f));
+        auto h = HeapHistory::build(*l.file);
+        EXPECT_TRUE(h.ok()) << (h.ok() ? "" : h.error().message);
+        if (h.ok()) l.history = std::make_unique<HeapHistory>(std::move(*h));
+        return l;
+    }
+
+    static std::string describeAnomalies(const Diagnostics& d) {
+        std::string s;
+        for (size_t i = 0; i < Diagnostics::kKinds; ++i)
+            if (d[static_cast<Anomaly>(i)].count) s += d[static_cast<Anomaly>(i)].first + "\n";
+        return s;
+    }
+
+    // Allocation events per type name, over the whole trace.
+    static std::map<std::string, uint64_t> allocationsByType(const TraceFile& f) {
+        struct V : EventVisitorBase {
+            std::map<uint32_t, uint64_t> by_type;
+            void onAlloc(const AllocEvent& e, size_t) { ++by_type[e.type]; }
+        } v;
+        std::vector<uint8_t> scratch;
+        for (size_t i = 0; i < f.chunks().size(); ++i) {
+            if (f.chunks()[i].kind != static_cast<uint16_t>(format::ChunkKind::kEvents)) continue;
+            auto p = f.payload(i, scratch);
+            EXPECT_TRUE(p.ok());
+            decodeEvents(*p, f.symbols(), f.header().object_alignment, v);
+        }
+        std::map<std::string, uint64_t> out;
+        for (auto [t, n] : v.by_type)
+            out[f.symbols().type(t).name] += n;
+        return out;
+    }
+
+    static std::map<std::string, uint64_t> liveByType(const HeapHistory& h, uint32_t gc) {
+        std::map<std::string, uint64_t> out;
+        auto heap = h.heapAt(gc);
+        EXPECT_TRUE(heap.ok());
+        if (!heap.ok()) return out;
+        HeapView v = heap->view();
+        v.forEachLive([&](size_t p) { ++out[v.symbols().type(v.type(p)).name]; });
+        return out;
+    }
+
+    static std::string tracePath(const std::string& name) { return testing::tempPath(name); }
+
+    static fs::path classes_;
+};
+
+fs::path Recorder::classes_;
+
+TEST_F(Recorder, RecordsEveryAllocationExactly) {
+    const std::string trace = tracePath("exact");
+    Process p = run(record(trace, {}, {"Exact", "200000", "50000"}));
+    ASSERT_EQ(p.status, 0) << p.stderr_text;
+    EXPECT_NE(p.stdout_text.find("kept 112500"), std::string::npos) << p.stdout_text;
+    EXPECT_NE(p.stdout_text.find("recorded " + trace), std::string::npos) << p.stdout_text;
+    Loaded l = load(trace);
+    ASSERT_TRUE(l.history);
+    EXPECT_EQ(l.history->diagnostics().errorCount(), 0u) << describeAnomalies(l.history->diagnostics());
+    auto allocs = allocationsByType(*l.file);
+    EXPECT_EQ(allocs["Exact$Item"], 200000u);  // the main thread's first allocations included
+    EXPECT_EQ(allocs["Exact$Other"], 50000u);  // and a second thread's
+    EXPECT_EQ(allocs["Exact$Item[]"], 1u);
+    ASSERT_GE(l.history->gcCount(), 2u);
+    auto live = liveByType(*l.history, static_cast<uint32_t>(l.history->gcCount() - 1));
+    EXPECT_EQ(live["Exact$Item"], 100000u);
+    EXPECT_EQ(live["Exact$Other"], 12500u);
+    EXPECT_EQ(live["Exact$Item[]"], 0u);
+    EXPECT_EQ(l.history->diagnostics()[Anomaly::kDoubleDeath].count, 0u);
+}
+
+TEST_F(Recorder, LiveCountsMatchTheJvmClassHistogram) {
+    const std::string trace = tracePath("histogram");
+    Process p = start(record(trace, {}, {"Histogram"}));
+    // Wait for READY <pid>.
+    std::smatch m;
+    const std::regex ready("READY ([0-9]+)");
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!std::regex_search(p.stdout_text, m, ready) && std::chrono::steady_clock::now() < deadline)
+        pump(p, 100);
+    ASSERT_TRUE(std::regex_search(p.stdout_text, m, ready)) << p.stderr_text;
+    // The JVM's own histogram (it collects first: a full GC).
+    Process jcmd = run({kJavaHome + "/bin/jcmd", m[1].str(), "GC.class_histogram"});
+    ASSERT_EQ(jcmd.status, 0) << jcmd.stderr_text << jcmd.stdout_text;
+    std::map<std::string, uint64_t> jvm;
+    std::istringstream lines(jcmd.stdout_text);
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream in(line);
+        std::string num, name;
+        uint64_t instances = 0, bytes = 0;
+        if (in >> num >> instances >> bytes >> name && num.back() == ':') jvm[name] = instances;
+    }
+    ASSERT_EQ(write(p.in, "go\n", 3), 3);
+    finish(p, 60);
+    ASSERT_EQ(p.status, 0) << p.stderr_text;
+    Loaded l = load(trace);
+    ASSERT_TRUE(l.history);
+    EXPECT_EQ(l.history->diagnostics().errorCount(), 0u) << describeAnomalies(l.history->diagnostics());
+    auto live = liveByType(*l.history, static_cast<uint32_t>(l.history->gcCount() - 1));
+    for (const char* cls : {"Histogram$A", "Histogram$B", "Histogram$C"}) {
+        ASSERT_TRUE(jvm.count(cls)) << cls << "\n" << jcmd.stdout_text.substr(0, 2000);
+        EXPECT_EQ(live[cls], jvm[cls]) << cls;
+    }
+    EXPECT_EQ(jvm["Histogram$A"], 10000u);
+    EXPECT_EQ(jvm["Histogram$B"], 5000u);
+    EXPECT_EQ(jvm["Histogram$C"], 777u);
+}
+
+TEST_F(Recorder, RootsAndWeakReferencesAreRecorded) {
+    const std::string trace = tracePath("roots");
+    Process p = run(record(trace, {}, {"Roots"}));
+    ASSERT_EQ(p.status, 0) << p.stderr_text;
+    Loaded l = load(trace);
+    ASSERT_TRUE(l.history);
+    const HeapHistory& h = *l.history;
+    EXPECT_EQ(h.diagnostics().errorCount(), 0u) << describeAnomalies(h.diagnostics());
+    const SymbolTable& sym = l.file->symbols();
+    bool static_root = false, local_root = false, weak_edge = false;
+    for (const SnapshotInfo& info : h.snapshots()) {
+        auto heap = h.heapAt(info.gc);
+        ASSERT_TRUE(heap.ok());
+        auto snap = h.snapshotFor(*heap);
+        ASSERT_TRUE(snap.ok() && snap->has_value());
+        HeapView v = heap->view();
+        for (const RootRef& r : (*snap)->roots) {
+            const std::string type = sym.type(v.type(r.position)).name;
+            if (r.kind == static_cast<uint32_t>(format::RootKind::kStaticField) &&
+                type == "java.util.HashMap" &&
+                sym.type(static_cast<uint32_t>(r.details[0])).name == "Roots" &&
+                sym.field(static_cast<uint32_t>(r.details[1])).name == "REGISTRY")
+                static_root = true;
+            if (r.kind == static_cast<uint32_t>(format::RootKind::kStackLocal) &&
+                type == "java.util.ArrayList" &&
+                sym.thread(static_cast<uint32_t>(r.details[0])).name == "holder" &&
+                sym.method(static_cast<uint32_t>(r.details[1])).name == "hold")
+                local_root = true;
+        }
+        // The weak edge: decode the REFS chunks, look for a weak reference to a Payload.
+        std::vector<uint8_t> scratch;
+        for (uint32_t c : info.refs_chunks) {
+            auto payload = l.file->payload(c, scratch);
+            ASSERT_TRUE(payload.ok());
+            struct V {
+                const HeapView& v;
+                const SymbolTable& sym;
+                bool found = false;
+                void onSource(uint64_t, uint64_t, size_t) {}
+                void onEdge(uint64_t src, const Edge& e) {
+                    if (e.strength != static_cast<uint8_t>(format::RefStrength::kWeak)) return;
+                    size_t s = v.find(src), t = v.find(e.target);
+                    if (s == v.positions() || t == v.positions()) return;
+                    if (sym.type(v.type(s)).name == "java.lang.ref.WeakReference" &&
+                        sym.type(v.type(t)).name == "Roots$Payload" && sym.field(e.field).name == "referent")
+                        found = true;
+                }
+            } visitor{v, sym};
+            uint32_t gc = 0;
+            ASSERT_TRUE(decodeRefs(*payload, sym, &gc, visitor).ok);
+            weak_edge |= visitor.found;
+        }
+    }
+    EXPECT_TRUE(static_root) << "no static-field root Roots.REGISTRY -> HashMap";
+    EXPECT_TRUE(local_root) << "no stack-local root in holder's hold() -> ArrayList";
+    EXPECT_TRUE(weak_edge) << "no weak WeakReference.referent -> Payload edge";
+}
+
+class Collectors : public Recorder, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(Collectors, RecordsSoundTracesWithoutDeadlock) {
+    const std::string trace = tracePath(std::string("gc-") + GetParam());
+    Process p = run(record(trace, {std::string("-XX:+Use") + GetParam()}, {"Exact", "100000", "20000"}), 180);
+    ASSERT_EQ(p.status, 0) << p.stderr_text;
+    Loaded l = load(trace);
+    ASSERT_TRUE(l.history);
+    EXPECT_EQ(l.history->diagnostics().errorCount(), 0u) << describeAnomalies(l.history->diagnostics());
+    auto allocs = allocationsByType(*l.file);
+    EXPECT_EQ(allocs["Exact$Item"], 100000u);
+    EXPECT_EQ(allocs["Exact$Other"], 20000u);
+    EXPECT_GE(l.history->gcCount(), 1u);
+}
+
+INSTANTIATE_TEST_SUITE_P(Gc, Collectors,
+                         ::testing::Values("SerialGC", "ParallelGC", "G1GC", "ZGC", "ShenandoahGC"),
+                         [](const auto& p) { return std::string(p.param); });
+
+TEST_F(Recorder, SystemExitFromAnotherThread) {
+    const std::string trace = tracePath("exit");
+    Process p = run(record(trace, {}, {"Churner", "800", "exit"}), 120);
+    EXPECT_EQ(p.status, 3) << p.stderr_text;
+    Loaded l = load(trace);
+    ASSERT_TRUE(l.history);
+    EXPECT_FALSE(l.file->truncated());
+    EXPECT_EQ(l.history->diagnostics().errorCount(), 0u) << describeAnomalies(l.history->diagnostics());
+    EXPECT_GE(l.history->gcCount(), 3u);
+}
+
+TEST_F(Recorder, KilledJvmLeavesAReadableTrace) {
+    const std::string trace = tracePath("killed");
+    Process p = start(record(trace, {}, {"Churner", "0", "forever"}));
+    std::smatch m;
+    const std::regex pid_line("PID ([0-9]+)");
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+    while (!std::regex_search(p.stdout_text, m, pid_line) && std::chrono::steady_clock::now() < deadline)
+        pump(p, 100);
+    ASSERT_TRUE(std::regex_search(p.stdout_text, m, pid_line)) << p.stderr_text;
+    // Let it record for a while (the agent flushes every second), then kill the JVM outright.
+    auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2500);
+    while (std::chrono::steady_clock::now() < until)
+        pump(p, 100);
+    kill(static_cast<pid_t>(std::stol(m[1].str())), SIGKILL);
+    finish(p, 60);
+    EXPECT_EQ(p.status, 128 + SIGKILL);
+    Loaded l = load(trace);
+    ASSERT_TRUE(l.history);
+    EXPECT_TRUE(l.file->truncated());
+    EXPECT_GE(l.history->gcCount(), 5u);
+    EXPECT_EQ(l.history->diagnostics().errorCount(), 0u) << describeAnomalies(l.history->diagnostics());
+}
+
+TEST_F(Recorder, FullDiskStopsRecordingWithAClearMessage) {
+    const std::string trace = tracePath("full");
+    // A 256 KiB file size limit stands in for a full disk: writes fail (EFBIG) like ENOSPC.
+    std::string cmd = "ulimit -f 256; exec";
+    for (const std::string& a : record(trace, {}, {"Churner", "1500"}))
+        cmd += " '" + a + "'";
+    Process p = run({"/bin/sh", "-c", cmd}, 120);
+    EXPECT_EQ(p.status, 0) << p.stderr_text;  // the program itself is not disturbed
+    EXPECT_NE(p.stderr_text.find("memcity agent: "), std::string::npos) << p.stderr_text;
+    EXPECT_NE(p.stderr_text.find(
+                  "write failed: File too large; recording stopped (the trace is readable up to there)"),
+              std::string::npos)
+        << p.stderr_text;
+    Loaded l = load(trace);
+    ASSERT_TRUE(l.history);
+    EXPECT_TRUE(l.file->truncated());
+    EXPECT_LE(fs::file_size(trace), 256u * 1024);
+}
+
+TEST_F(Recorder, BadOptionsAreRefusedClearly) {
+    Process p =
+        run({kJavaHome + "/bin/java", "-agentpath:" + std::string(MEMCITY_AGENT) + "=depth=0", "-version"});
+    EXPECT_NE(p.status, 0);
+    EXPECT_NE(p.stderr_text.find("memcity agent: option depth=0: expected a number of frames from 1 to 256"),
+              std::string::npos)
+        << p.stderr_text;
+    Process q = run({kMemcity, "record", "-o", "/tmp/x.mct", "java", "Foo"});
+    EXPECT_EQ(q.status, 1);
+    EXPECT_NE(q.stderr_text.find("put the program after --"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace memcity

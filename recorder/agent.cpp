@@ -44,11 +44,11 @@ void JNICALL onClassPrepare(jvmtiEnv*, JNIEnv* jni, jthread, jclass klass) {
 }
 void JNICALL onSampledAlloc(jvmtiEnv*, JNIEnv* jni, jthread thread, jobject object, jclass klass,
                             jlong size) {
-    guarded("allocation", [&](Recorder& r) { r.onAlloc(jni, thread, object, klass, size); });
+    guarded("allocation", [&](Recorder& r) { r.onAlloc(jni, thread, object, klass, size, false); });
 }
 void JNICALL onVmObjectAlloc(jvmtiEnv*, JNIEnv* jni, jthread thread, jobject object, jclass klass,
                              jlong size) {
-    guarded("allocation", [&](Recorder& r) { r.onAlloc(jni, thread, object, klass, size); });
+    guarded("allocation", [&](Recorder& r) { r.onAlloc(jni, thread, object, klass, size, true); });
 }
 void JNICALL onObjectFree(jvmtiEnv*, jlong tag) {
     guarded("object free", [&](Recorder& r) { r.onFree(tag); });

@@ -153,6 +153,15 @@ uint32_t ClassRegistry::prepare(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass) {
     if (index == kNoClass) return kNoClass;
     for (size_t i = 0; i < own; ++i)
         raw->flat.emplace_back(index, static_cast<uint32_t>(i));
+    // Where java.lang.ref.Reference.referent sits, so heap walks spot weak edges with one compare.
+    for (size_t k = 0; k < raw->flat.size(); ++k) {
+        auto [cls, f] = raw->flat[k];
+        const ClassEntry& owner = cls == index ? *raw : (*this)[cls];
+        if (owner.name == "java.lang.ref.Reference" && owner.fields[f].name == "referent") {
+            raw->referent_index = static_cast<int32_t>(raw->index_base + k);
+            break;
+        }
+    }
     jvmti->SetTag(klass, kClassTagBit | index);
     return index;
 }
@@ -206,13 +215,7 @@ uint32_t ClassRegistry::fieldSymbol(uint32_t index, int32_t jvmti_index, const W
 }
 
 bool ClassRegistry::isReferent(uint32_t index, int32_t jvmti_index) const {
-    if (index == kNoClass) return false;
-    const ClassEntry& e = (*this)[index];
-    int64_t k = int64_t{jvmti_index} - e.index_base;
-    if (k < 0 || static_cast<size_t>(k) >= e.flat.size()) return false;
-    auto [cls, f] = e.flat[static_cast<size_t>(k)];
-    const ClassEntry& owner = (*this)[cls];
-    return owner.name == "java.lang.ref.Reference" && owner.fields[f].name == "referent";
+    return index != kNoClass && (*this)[index].referent_index == jvmti_index;
 }
 
 }  // namespace memcity::agent

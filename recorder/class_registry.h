@@ -59,6 +59,7 @@ struct ClassEntry {
     uint32_t index_base = 0;
     std::vector<std::pair<uint32_t, uint32_t>> flat;
     std::vector<uint32_t> interfaces;  // every interface implemented, transitively (registry indices)
+    int32_t referent_index = -1;       // JVMTI field index of Reference.referent, -1 if none
 
     std::atomic<uint32_t> type_id{0};  // the TYPE symbol, 0 until defined
     uint32_t instance_size = 0;        // bytes (instances), fixed by the first allocation

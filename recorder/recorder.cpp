@@ -112,10 +112,13 @@ void Recorder::stopWithError(const std::string& message) {
 
 // ---- Threads ----
 
+namespace {
+// The recorder's state of the calling thread (events arrive on the thread they are about).
+thread_local ThreadState* t_state = nullptr;
+}  // namespace
+
 ThreadState* Recorder::threadState(JNIEnv* jni, jthread thread) {
-    void* p = nullptr;
-    if (jvmti_->GetThreadLocalStorage(thread, &p) == JVMTI_ERROR_NONE && p)
-        return static_cast<ThreadState*>(p);
+    if (t_state) return t_state;
     std::string name = "?";
     bool daemon = false;
     jvmtiThreadInfo info{};
@@ -144,7 +147,7 @@ ThreadState* Recorder::threadState(JNIEnv* jni, jthread thread) {
                        ts->object_tag ? static_cast<uint64_t>(ts->object_tag - 1) : 0);
         w.threadStart({ts->id, t});
     });
-    jvmti_->SetThreadLocalStorage(thread, ts);
+    t_state = ts;
     return ts;
 }
 
@@ -203,10 +206,12 @@ uint64_t Recorder::expectedSize(uint32_t class_index, uint64_t length) const {
     return (16 + length * e.element_bytes + 7) & ~uint64_t{7};
 }
 
-void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass, jlong size) {
+void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass, jlong size,
+                       bool maybe_seen) {
     if (!recording()) return;
+    // VMObjectAlloc reports some objects SampledObjectAlloc already did (never the other way).
     jlong tag = 0;
-    if (jvmti_->GetTag(object, &tag) != JVMTI_ERROR_NONE || tag != 0) return;  // reported twice
+    if (maybe_seen && (jvmti_->GetTag(object, &tag) != JVMTI_ERROR_NONE || tag != 0)) return;
     const uint32_t ci = classes_.indexOf(jvmti_, jni, klass);
     // Class mirrors are not objects of the trace: their classes carry class tags instead.
     if (ci == kNoClass || ci == class_of_class_) return;
@@ -316,9 +321,9 @@ void Recorder::processGcs(JNIEnv* jni) {
         }
     }
     const uint64_t allocated = bytes_allocated_.exchange(0);
-    withWriter([&](TraceWriter& w) {
-        for (uint64_t g = std::max(gcs_written_, finished > kGcRing ? finished - kGcRing : 0); g < finished;
-             ++g) {
+    for (uint64_t g = std::max(gcs_written_, finished > kGcRing ? finished - kGcRing : 0); g < finished;
+         ++g) {
+        withWriter([&](TraceWriter& w) {
             const GcSlot& s = gc_ring_[g % kGcRing];
             GcStartEvent start;
             start.gc = s.index;
@@ -333,8 +338,11 @@ void Recorder::processGcs(JNIEnv* jni) {
             end.heap_committed = committed;
             end.pause_ns = static_cast<uint64_t>(std::max<int64_t>(0, s.end_ns - s.start_ns));
             w.gcEnd(end);
-        }
-    });
+        });
+        // This GC's deaths that have arrived go right after its end, before the next GC's start.
+        gcs_written_ = g + 1;
+        flushDeaths(false);
+    }
     heap_after_ = used;
     const uint64_t last = finished - 1;
     gcs_written_ = finished;

@@ -51,7 +51,8 @@ public:
     // JVMTI event handlers.
     void onVmInit(JNIEnv* jni, jthread thread);
     void onVmDeath(JNIEnv* jni);
-    void onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass, jlong size);
+    // `maybe_seen`: the event may repeat an object already reported (VMObjectAlloc).
+    void onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass, jlong size, bool maybe_seen);
     void onFree(jlong tag);
     void onGcStart();
     void onGcFinish();

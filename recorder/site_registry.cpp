@@ -8,14 +8,54 @@
 
 namespace memcity::agent {
 
-size_t SiteRegistry::StackHash::operator()(const StackKey& k) const {
-    uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (const auto& [m, loc] : k.frames) {
-        h ^= reinterpret_cast<uintptr_t>(m) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-        h ^= static_cast<uint64_t>(loc) * 0xff51afd7ed558ccdull;
-        h = (h << 17) | (h >> 47);
+uint64_t SiteRegistry::hash(const jvmtiFrameInfo* frames, int count) {
+    uint64_t h = 0x9e3779b97f4a7c15ull ^ static_cast<uint64_t>(static_cast<uint32_t>(count));
+    for (int i = 0; i < count; ++i) {
+        h ^= reinterpret_cast<uintptr_t>(frames[i].method) * 0xc2b2ae3d27d4eb4full;
+        h = (h << 27 | h >> 37) * 0x9e3779b97f4a7c15ull;
+        h ^= static_cast<uint64_t>(frames[i].location) * 0xff51afd7ed558ccdull;
+        h = (h << 31 | h >> 33) * 0x94d049bb133111ebull;
     }
-    return static_cast<size_t>(h);
+    return h ^ (h >> 29);
+}
+
+uint32_t SiteRegistry::Shard::find(uint64_t h, const jvmtiFrameInfo* f, int count) const {
+    if (slots.empty()) return 0;
+    const size_t mask = slots.size() - 1;
+    for (size_t i = h & mask;; i = (i + 1) & mask) {
+        const Slot& s = slots[i];
+        if (s.site == 0) return 0;
+        if (s.hash != h || s.count != static_cast<uint32_t>(count)) continue;
+        bool same = true;
+        for (int k = 0; k < count && same; ++k)
+            same = frames[s.offset + static_cast<uint32_t>(k)].first == f[k].method &&
+                   frames[s.offset + static_cast<uint32_t>(k)].second == f[k].location;
+        if (same) return s.site;
+    }
+}
+
+void SiteRegistry::Shard::insert(uint64_t h, const jvmtiFrameInfo* f, int count, uint32_t site) {
+    if ((used + 1) * 2 > slots.size()) {
+        std::vector<Slot> old = std::move(slots);
+        slots.assign(old.empty() ? 256 : old.size() * 2, Slot{});
+        const size_t mask = slots.size() - 1;
+        for (const Slot& s : old) {
+            if (s.site == 0) continue;
+            size_t i = s.hash & mask;
+            while (slots[i].site != 0)
+                i = (i + 1) & mask;
+            slots[i] = s;
+        }
+    }
+    Slot slot{h, static_cast<uint32_t>(frames.size()), static_cast<uint32_t>(count), site};
+    for (int k = 0; k < count; ++k)
+        frames.emplace_back(f[k].method, f[k].location);
+    const size_t mask = slots.size() - 1;
+    size_t i = h & mask;
+    while (slots[i].site != 0)
+        i = (i + 1) & mask;
+    slots[i] = slot;
+    ++used;
 }
 
 const SiteRegistry::Method* SiteRegistry::method(jvmtiEnv* jvmti, jmethodID m, const WithWriter& write) {
@@ -87,36 +127,28 @@ int32_t SiteRegistry::lineOf(jvmtiEnv* jvmti, jmethodID m, jlocation location, c
 uint32_t SiteRegistry::siteOf(jvmtiEnv* jvmti, const jvmtiFrameInfo* frames, int count,
                               const WithWriter& write) {
     if (count <= 0) return 0;
-    StackKey key;
-    key.frames.reserve(static_cast<size_t>(count));
-    for (int i = 0; i < count; ++i)
-        key.frames.emplace_back(frames[i].method, frames[i].location);
-    Shard& shard = shards_[StackHash{}(key) % kShards];
+    const uint64_t h = hash(frames, count);
+    Shard& shard = shards_[h % kShards];
     {
         std::lock_guard lock(shard.mutex);
-        auto it = shard.sites.find(key);
-        if (it != shard.sites.end()) return it->second;
+        if (uint32_t site = shard.find(h, frames, count)) return site;
     }
     // A new stack: its methods and lines first (they may call JVMTI), then the site.
     std::vector<Frame> resolved;
-    for (const auto& [m, loc] : key.frames) {
+    for (int i = 0; i < count; ++i) {
         Frame f;
-        f.method = methodOf(jvmti, m, write);
-        f.line = lineOf(jvmti, m, loc, write);
+        f.method = methodOf(jvmti, frames[i].method, write);
+        f.line = lineOf(jvmti, frames[i].method, frames[i].location, write);
         resolved.push_back(f);
     }
     uint32_t id = 0;
     write([&](TraceWriter& w) {
         std::lock_guard define(define_mutex_);
         std::lock_guard lock(shard.mutex);
-        auto it = shard.sites.find(key);
-        if (it != shard.sites.end()) {
-            id = it->second;
-            return;
-        }
+        if ((id = shard.find(h, frames, count)) != 0) return;
         id = ++next_site_;
         w.defineSite(id, resolved);
-        shard.sites.emplace(std::move(key), id);
+        shard.insert(h, frames, count, id);
     });
     return id;
 }

@@ -1,6 +1,6 @@
 // SiteRegistry: allocation sites (call chains of depth N) and the methods in them, defined as
-// METHOD and SITE symbols the first time they are seen. Lookups of known stacks take one
-// sharded lock; JVMTI is only called with no registry lock held.
+// METHOD and SITE symbols the first time they are seen. Looking up a known stack takes one
+// sharded lock and no allocation; JVMTI is only called with no registry lock held.
 #pragma once
 
 #include <jvmti.h>
@@ -30,26 +30,28 @@ public:
     // Source line of a location in a method, -1 if unknown.
     int32_t lineOf(jvmtiEnv* jvmti, jmethodID method, jlocation location, const WithWriter& write);
 
-    size_t sites() const { return next_site_; }
-    size_t methods() const { return next_method_; }
-
 private:
     struct Method {
         uint32_t id = 0;
         std::vector<std::pair<jlocation, int32_t>> lines;  // (start location, line), ascending
     };
-    struct StackKey {
-        std::vector<std::pair<jmethodID, jlocation>> frames;
-        bool operator==(const StackKey& o) const { return frames == o.frames; }
-    };
-    struct StackHash {
-        size_t operator()(const StackKey& k) const;
+    // Stacks live in one flat array per shard; the table holds (hash, offset, count, site).
+    struct Slot {
+        uint64_t hash = 0;
+        uint32_t offset = 0;
+        uint32_t count = 0;
+        uint32_t site = 0;  // 0: empty
     };
     struct Shard {
         std::mutex mutex;
-        std::unordered_map<StackKey, uint32_t, StackHash> sites;
+        std::vector<Slot> slots;  // open addressing, power-of-two size
+        std::vector<std::pair<jmethodID, jlocation>> frames;
+        size_t used = 0;
+        uint32_t find(uint64_t hash, const jvmtiFrameInfo* frames, int count) const;
+        void insert(uint64_t hash, const jvmtiFrameInfo* frames, int count, uint32_t site);
     };
     static constexpr size_t kShards = 16;
+    static uint64_t hash(const jvmtiFrameInfo* frames, int count);
 
     const Method* method(jvmtiEnv* jvmti, jmethodID m, const WithWriter& write);
 

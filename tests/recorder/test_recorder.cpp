@@ -402,5 +402,85 @@ TEST_F(Recorder, BadOptionsAreRefusedClearly) {
     EXPECT_NE(q.stderr_text.find("put the program after --"), std::string::npos);
 }
 
+// ---- Real programs no one here wrote ----
+
+// The H2 database (Debian's libh2-java) driven through JDBC by a small workload.
+TEST_F(Recorder, RecordsTheH2Database) {
+    const std::string h2 = "/usr/share/java/h2.jar";
+    if (!fs::exists(h2)) GTEST_SKIP() << "libh2-java is not installed (scripts/setup installs it)";
+    const std::string trace = tracePath("h2");
+    std::vector<std::string> argv = {kMemcity,     "record",
+                                     "-o",         trace,
+                                     "--",         kJavaHome + "/bin/java",
+                                     "-cp",        classes_.string() + ":" + h2,
+                                     "H2Workload", "10000"};
+    Process p = run(argv, 300);
+    ASSERT_EQ(p.status, 0) << p.stderr_text;
+    EXPECT_NE(p.stdout_text.find("checksum 18571"), std::string::npos) << p.stdout_text;
+    Loaded l = load(trace);
+    ASSERT_TRUE(l.history);
+    EXPECT_EQ(l.history->diagnostics().errorCount(), 0u) << describeAnomalies(l.history->diagnostics());
+    EXPECT_GT(l.history->counts().objects_allocated, 1'000'000u);
+    EXPECT_GE(l.history->gcCount(), 1u);
+    EXPECT_GE(l.history->snapshots().size(), 1u);
+    auto allocs = allocationsByType(*l.file);
+    EXPECT_GT(allocs["org.h2.value.ValueInteger"] + allocs["org.h2.value.ValueVarchar"], 10'000u);
+}
+
+// javac compiling a fixed set of JDK sources, from the JDK's own src.zip.
+TEST_F(Recorder, RecordsJavacCompilingJdkSources) {
+    // Temurin 25 ships lib/src.zip; Debian's openjdk-17-source is the fallback (scripts/setup).
+    std::string jdk, zip;
+    for (const char* home : {"/usr/lib/jvm/temurin-25-jdk-amd64", "/usr/lib/jvm/java-17-openjdk-amd64"}) {
+        for (const char* z : {"/lib/src.zip", "/../openjdk-17/lib/src.zip"}) {
+            if (jdk.empty() && fs::exists(std::string(home) + z) &&
+                fs::exists(std::string(home) + "/bin/javac")) {
+                jdk = home;
+                zip = std::string(home) + z;
+            }
+        }
+    }
+    if (jdk.empty()) GTEST_SKIP() << "no JDK with src.zip (scripts/setup installs openjdk-17-source)";
+    const fs::path dir = fs::temp_directory_path() / ("memcity-javac-" + std::to_string(getpid()));
+    fs::create_directories(dir / "out");
+    const std::vector<std::string> files = {
+        "AbstractCollection", "AbstractList", "AbstractMap", "AbstractQueue", "AbstractSequentialList",
+        "AbstractSet",        "ArrayDeque",   "ArrayList",   "Collections",   "HashMap"};
+    std::vector<std::string> extract = {jdk + "/bin/jar", "xf", zip};
+    for (const std::string& f : files)
+        extract.push_back("java.base/java/util/" + f + ".java");
+    std::string cmd = "cd '" + dir.string() + "' && exec";
+    for (const std::string& a : extract)
+        cmd += " '" + a + "'";
+    ASSERT_EQ(run({"/bin/sh", "-c", cmd}).status, 0);
+    const std::string trace = tracePath("javac");
+    std::vector<std::string> argv = {kMemcity,
+                                     "record",
+                                     "-o",
+                                     trace,
+                                     "--",
+                                     jdk + "/bin/java",
+                                     "-m",
+                                     "jdk.compiler/com.sun.tools.javac.Main",
+                                     "--patch-module",
+                                     "java.base=" + (dir / "java.base").string(),
+                                     "-d",
+                                     (dir / "out").string()};
+    for (const std::string& f : files)
+        argv.push_back((dir / "java.base/java/util" / (f + ".java")).string());
+    Process p = run(argv, 600);
+    ASSERT_EQ(p.status, 0) << p.stderr_text;
+    EXPECT_TRUE(fs::exists(dir / "out/java.base/java/util/HashMap.class") ||
+                fs::exists(dir / "out/java/util/HashMap.class"));
+    Loaded l = load(trace);
+    ASSERT_TRUE(l.history);
+    EXPECT_EQ(l.history->diagnostics().errorCount(), 0u) << describeAnomalies(l.history->diagnostics());
+    EXPECT_GT(l.history->counts().objects_allocated, 1'000'000u);
+    EXPECT_GE(l.history->gcCount(), 1u);
+    auto allocs = allocationsByType(*l.file);
+    EXPECT_GT(allocs["com.sun.tools.javac.util.List"], 10'000u);
+    fs::remove_all(dir);
+}
+
 }  // namespace
 }  // namespace memcity

@@ -115,6 +115,11 @@ void Recorder::stopWithError(const std::string& message) {
 namespace {
 // The recorder's state of the calling thread (events arrive on the thread they are about).
 thread_local ThreadState* t_state = nullptr;
+// Set while the agent allocates objects of its own through JNI: they are not the program's.
+thread_local bool t_agent_allocating = false;
+// The tag of such an object that may outlive the moment: class-tagged with no class, so the heap
+// walks and ObjectFree pass over it.
+constexpr jlong kAgentObjectTag = kClassTagBit | jlong{kNoClass};
 }  // namespace
 
 ThreadState* Recorder::threadState(JNIEnv* jni, jthread thread) {
@@ -208,7 +213,7 @@ uint64_t Recorder::expectedSize(uint32_t class_index, uint64_t length) const {
 
 void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass, jlong size,
                        bool maybe_seen) {
-    if (!recording()) return;
+    if (!recording() || t_agent_allocating) return;
     // VMObjectAlloc reports some objects SampledObjectAlloc already did (never the other way).
     jlong tag = 0;
     if (maybe_seen && (jvmti_->GetTag(object, &tag) != JVMTI_ERROR_NONE || tag != 0)) return;
@@ -323,6 +328,9 @@ void Recorder::processGcs(JNIEnv* jni) {
     const uint64_t allocated = bytes_allocated_.exchange(0);
     for (uint64_t g = std::max(gcs_written_, finished > kGcRing ? finished - kGcRing : 0); g < finished;
          ++g) {
+        // Deaths that arrived before this GC started (late frees of earlier GCs) go before it.
+        gcs_written_ = g;
+        flushDeaths(false);
         withWriter([&](TraceWriter& w) {
             const GcSlot& s = gc_ring_[g % kGcRing];
             GcStartEvent start;
@@ -390,10 +398,17 @@ void Recorder::onVmInit(JNIEnv* jni, jthread) {
     if (!recording()) return;
     // On JDK 17 threads that existed before sampling was set to every allocation keep their first
     // (random) sampling distance and miss their first allocations; one big allocation resets it.
-    if (jbyteArray big = jni->NewByteArray(8 << 20)) jni->DeleteLocalRef(big);
+    // Both arrays here are the agent's: not recorded, and tagged so the heap walks skip them (the
+    // big one goes straight to the old generation and stays there until a full GC).
+    t_agent_allocating = true;
+    if (jbyteArray big = jni->NewByteArray(8 << 20)) {
+        jvmti_->SetTag(big, kAgentObjectTag);
+        jni->DeleteLocalRef(big);
+    }
     // The size of a reference in an array: 4 with compressed pointers, 8 without.
     if (jclass object = jni->FindClass("java/lang/Object")) {
         if (jobjectArray two = jni->NewObjectArray(2, object, nullptr)) {
+            jvmti_->SetTag(two, kAgentObjectTag);
             jlong size = 0;
             jvmti_->GetObjectSize(two, &size);
             classes_.setReferenceBytes(size > 24 ? 8 : 4);
@@ -401,6 +416,7 @@ void Recorder::onVmInit(JNIEnv* jni, jthread) {
         }
         jni->DeleteLocalRef(object);
     }
+    t_agent_allocating = false;
     for (const char* key : {"java.vm.name", "java.vm.version", "java.version"}) {
         JvmtiPtr<char> value(jvmti_);
         if (jvmti_->GetSystemProperty(key, value.out()) == JVMTI_ERROR_NONE && value.get()) {

@@ -98,8 +98,8 @@ int runOverview(const Words& words) {
     }
     std::string path = args->positionals().empty() ? demoTracePath() : args->positionals()[0];
     if (path.empty()) {
-        std::cerr << "memcity: the bundled demo trace was not found; build it with 'cmake --build build' or "
-                     "name a FILE\n";
+        std::cerr << "memcity: the bundled demo trace (assets/demo.mct) was not found; name a FILE, or "
+                     "record the demo again with scripts/record-demo\n";
         return 1;
     }
     auto gc_opt = args->unsignedValue("--gc", 0);

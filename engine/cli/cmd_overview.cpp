@@ -119,11 +119,11 @@ int runOverview(const Words& words) {
         if (k == "synth.scenario" || k == "command") scenario = v;
     std::cout << path << (scenario.empty() ? "" : "  (" + printable(scenario) + ")") << "\n"
               << "  " << formatDuration(clampNs(durationNs(c.first_time_ns, c.last_time_ns))) << " recorded, "
-              << h.gcCount() << " GCs, " << formatCount(c.objects_allocated) << " objects allocated ("
-              << formatBytes(c.bytes_allocated) << ")\n"
+              << formatCountOf(h.gcCount(), "GC", "GCs") << ", " << formatCount(c.objects_allocated)
+              << " objects allocated (" << formatBytes(c.bytes_allocated) << ")\n"
               << "  peak live heap " << formatBytes(c.peak_live_bytes) << " ("
               << formatCount(c.peak_live_objects) << " objects) at GC " << c.peak_bytes_gc << ", "
-              << h.snapshots().size() << " reference snapshots\n";
+              << formatCountOf(h.snapshots().size(), "reference snapshot", "reference snapshots") << "\n";
     printDiagnostics(*loaded, std::cerr, false);
     if (h.gcCount() == 0) {
         std::cout << "  the trace has no GCs\n";

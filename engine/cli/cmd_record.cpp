@@ -140,9 +140,10 @@ int runRecord(const Words& words) {
     const HeapHistory& h = *loaded->history;
     const EventCounts& c = h.counts();
     const uint64_t trace_bytes = loaded->trace->fileSize();
-    std::cout << "recorded " << *out << ": " << formatCount(c.objects_allocated) << " objects ("
-              << formatBytes(c.bytes_allocated) << "), " << h.gcCount() << " GCs, " << h.snapshots().size()
-              << " reference snapshots, " << formatCount(c.total()) << " events\n"
+    std::cout << "recorded " << *out << ": " << formatCountOf(c.objects_allocated, "object", "objects")
+              << " (" << formatBytes(c.bytes_allocated) << "), " << formatCountOf(h.gcCount(), "GC", "GCs")
+              << ", " << formatCountOf(h.snapshots().size(), "reference snapshot", "reference snapshots")
+              << ", " << formatCountOf(c.total(), "event", "events") << "\n"
               << "  trace " << formatBytes(trace_bytes) << ", "
               << (c.objects_allocated ? std::to_string(trace_bytes * 10 / c.objects_allocated / 10) + "." +
                                             std::to_string(trace_bytes * 10 / c.objects_allocated % 10)

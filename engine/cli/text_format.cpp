@@ -13,6 +13,10 @@ std::string formatCount(uint64_t n) {
     return out;
 }
 
+std::string formatCountOf(uint64_t n, std::string_view one, std::string_view many) {
+    return formatCount(n) + " " + std::string(n == 1 ? one : many);
+}
+
 std::string formatBytes(uint64_t bytes) {
     char buf[32];
     auto b = static_cast<double>(bytes);

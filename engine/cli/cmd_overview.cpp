@@ -117,6 +117,7 @@ int runOverview(const Words& words) {
     std::string scenario;
     for (const auto& [k, v] : loaded->trace->meta())
         if (k == "synth.scenario" || k == "command") scenario = v;
+    if (args->positionals().empty()) scenario = "the bundled demo";
     std::cout << path << (scenario.empty() ? "" : "  (" + printable(scenario) + ")") << "\n"
               << "  " << formatDuration(clampNs(durationNs(c.first_time_ns, c.last_time_ns))) << " recorded, "
               << formatCountOf(h.gcCount(), "GC", "GCs") << ", " << formatCount(c.objects_allocated)

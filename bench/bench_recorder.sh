@@ -17,8 +17,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 memcity="$build/memcity"
-floor=$build/bench/libjvmti_floor_agent.so
-[[ -x $memcity && -f $build/libmemcity_agent.so && -f $floor ]] ||
+agent=$(realpath "$build/libmemcity_agent.so" 2>/dev/null || true)
+floor=$(realpath "$build/bench/libjvmti_floor_agent.so" 2>/dev/null || true)
+[[ -x $memcity && -f $agent && -f $floor ]] ||
     { echo "build memcity, its agent and the benchmarks first (scripts/build)" >&2; exit 1; }
 
 work=$(mktemp -d)
@@ -61,7 +62,10 @@ bench() {
         set -- $config
         local trace="$work/$name-$1-$2.mct"
         rm -rf "$work/out"; mkdir -p "$work/out"
-        local t; t=$(seconds "$memcity" record -o "$trace" --depth "$1" --refs "$2" -- "${cmd[@]}")
+        # The agent straight on the java command line, as memcity record puts it, so that the time
+        # is the program's alone (memcity record then reads the whole trace back for its summary).
+        local t; t=$(seconds "${cmd[0]}" "-agentpath:$agent=file=$trace,depth=$1,refs=$2,quiet" "${flags[@]}" \
+                         "${cmd[@]:1}")
         local objects bytes
         objects=$("$memcity" info "$trace" --json | sed -n 's/^  "objects_allocated": \([0-9]*\),/\1/p')
         bytes=$(stat -c %s "$trace")

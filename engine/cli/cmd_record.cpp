@@ -77,6 +77,13 @@ int runRecord(const Words& words) {
         std::cerr << "memcity record: --refs expects a positive integer or 'off', got '" << refs << "'\n";
         return 1;
     }
+    // The trace path as the JVM will see it (it may run in another directory).
+    std::string file = std::filesystem::absolute(*out).string();
+    // Said here in one line rather than by a JVM that fails to start.
+    if (access(std::filesystem::path(file).parent_path().c_str(), W_OK) != 0) {
+        std::cerr << "memcity record: " << *out << ": cannot write there: " << std::strerror(errno) << "\n";
+        return 1;
+    }
     const std::string agent = agentPath();
     if (agent.empty()) {
         std::cerr << "memcity record: the recorder agent (libmemcity_agent.so) was not found next to "
@@ -84,8 +91,6 @@ int runRecord(const Words& words) {
                      "when a JDK is installed (or set MEMCITY_AGENT)\n";
         return 1;
     }
-    // The trace path as the JVM will see it (it may run in another directory).
-    std::string file = std::filesystem::absolute(*out).string();
     std::string agent_arg = "-agentpath:" + agent + "=file=" + file + ",depth=" + std::to_string(*depth) +
                             ",refs=" + refs + (args->has("--no-final-gc") ? ",finalgc=no" : "") + ",quiet";
     // Repeatable traces: stop-the-world GCs and no escape analysis, unless the user chose.

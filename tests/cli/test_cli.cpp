@@ -80,6 +80,13 @@ TEST(Cli, UsageErrorsAreOneLineAndFail) {
         {"/nonexistent.mct", "error: /nonexistent.mct: cannot open: No such file or directory"},
         {"synth churn -o /nonexistent/dir/x.mct",
          "memcity synth: /nonexistent/dir/x.mct: cannot create: No such file or directory"},
+        {"record -- java -version", "memcity record: -o FILE is required"},
+        {"record -o /tmp/x.mct --depth 0 -- java -version",
+         "memcity record: --depth expects an integer from 1 to 256, got '0'"},
+        {"record -o /tmp/x.mct --refs never -- java -version",
+         "memcity record: --refs expects a positive integer or 'off', got 'never'"},
+        {"record -o /nonexistent/dir/x.mct -- java -version",
+         "memcity record: /nonexistent/dir/x.mct: cannot write there: No such file or directory"},
     };
     for (const Case& c : cases) {
         Outcome r = run(c.args);

@@ -50,12 +50,22 @@ Result<AgentOptions> parseAgentOptions(const char* text) {
             if (!yesNo(value, &o.final_gc)) return bad("yes or no");
         } else if (key == "quiet") {
             if (!yesNo(value.empty() ? "yes" : value, &o.quiet)) return bad("yes or no");
+        } else if (key == "shared") {
+            if (!yesNo(value.empty() ? "yes" : value, &o.shared)) return bad("yes or no");
         } else {
             return Error{"unknown option '" + std::string(key) +
-                         "' (options: file=, depth=, refs=, finalgc=, quiet)"};
+                         "' (options: file=, depth=, refs=, finalgc=, quiet, shared)"};
         }
     }
     return o;
+}
+
+std::string sharedTracePath(const std::string& file, long pid) {
+    const size_t slash = file.rfind('/');
+    const size_t dot = file.rfind('.');
+    const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash + 1);
+    const std::string stem = has_extension ? file.substr(0, dot) : file;
+    return stem + "." + std::to_string(pid) + (has_extension ? file.substr(dot) : ".mct");
 }
 
 }  // namespace memcity::agent

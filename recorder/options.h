@@ -14,7 +14,13 @@ struct AgentOptions {
     uint32_t refs_every = 1;           // reference snapshot after every Nth GC; 0 = off
     bool final_gc = true;              // a last GC at exit, so the last deaths are recorded
     bool quiet = false;                // no summary line on stderr at exit
+    // Several JVMs may be given this file (memcity record of a script or build tool): the first
+    // creates it, each later one writes STEM.PID.mct beside it instead of overwriting it.
+    bool shared = false;
 };
+
+// Where a JVM with process id `pid` writes when `file` is taken: app.mct -> app.1234.mct.
+std::string sharedTracePath(const std::string& file, long pid);
 
 // Parses "key=value,key=value". Errors name the option and what was expected.
 Result<AgentOptions> parseAgentOptions(const char* text);

@@ -1,6 +1,8 @@
 #include "recorder.h"
 
+#include <fcntl.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -63,6 +65,21 @@ int64_t Recorder::now() const {
 }
 
 Status Recorder::start() {
+    if (options_.shared) {
+        // Creating the file is the claim: the first JVM gets it, later ones (forked by the same
+        // command, or run after it) write beside it.
+        int fd = ::open(options_.file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        if (fd < 0 && errno == EEXIST) {
+            const std::string taken = options_.file;
+            options_.file = sharedTracePath(taken, static_cast<long>(getpid()));
+            // Said even when quiet: nobody would look for this file otherwise.
+            std::fprintf(stderr,
+                         "memcity agent: %s is another JVM's trace; this JVM (pid %ld) records into %s\n",
+                         taken.c_str(), static_cast<long>(getpid()), options_.file.c_str());
+        } else if (fd >= 0) {
+            ::close(fd);
+        }
+    }
     WriterOptions wo;
     wo.start_wall_ns = static_cast<uint64_t>(wallNs());
     start_ns_ = monotonicNs();

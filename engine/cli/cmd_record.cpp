@@ -3,6 +3,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -26,6 +27,28 @@ std::string agentPath() {
          {exe.parent_path() / "libmemcity_agent.so", exe.parent_path() / "../lib/libmemcity_agent.so"})
         if (std::filesystem::exists(candidate)) return std::filesystem::canonical(candidate).string();
     return {};
+}
+
+// The traces that later JVMs of the command wrote beside `file` (agent option shared): STEM.PID.EXT,
+// written since `since`.
+std::vector<std::string> otherJvmTraces(const std::string& file, std::filesystem::file_time_type since) {
+    namespace fs = std::filesystem;
+    const fs::path path(file);
+    const std::string stem = path.stem().string();
+    const std::string ext = path.has_extension() ? path.extension().string() : ".mct";
+    std::vector<std::string> out;
+    std::error_code ec;
+    for (const fs::directory_entry& e : fs::directory_iterator(path.parent_path(), ec)) {
+        const std::string name = e.path().filename().string();
+        if (name.size() <= stem.size() + 1 + ext.size() || !name.starts_with(stem + ".") ||
+            !name.ends_with(ext))
+            continue;
+        const std::string pid = name.substr(stem.size() + 1, name.size() - stem.size() - 1 - ext.size());
+        if (pid.find_first_not_of("0123456789") != std::string::npos) continue;
+        if (e.last_write_time(ec) >= since && !ec) out.push_back(e.path().string());
+    }
+    std::sort(out.begin(), out.end());
+    return out;
 }
 
 bool mentions(const std::vector<std::string>& args, std::string_view a, std::string_view b = {}) {
@@ -92,7 +115,8 @@ int runRecord(const Words& words) {
         return 1;
     }
     std::string agent_arg = "-agentpath:" + agent + "=file=" + file + ",depth=" + std::to_string(*depth) +
-                            ",refs=" + refs + (args->has("--no-final-gc") ? ",finalgc=no" : "") + ",quiet";
+                            ",refs=" + refs + (args->has("--no-final-gc") ? ",finalgc=no" : "") +
+                            ",quiet,shared";
     // Repeatable traces: stop-the-world GCs and no escape analysis, unless the user chose.
     std::vector<std::string> jvm_flags = {agent_arg};
     if (!mentions(command, "-XX:+Use", "GC")) jvm_flags.push_back("-XX:+UseSerialGC");
@@ -110,6 +134,12 @@ int runRecord(const Words& words) {
         if (const char* existing = std::getenv("JAVA_TOOL_OPTIONS"))
             tool_options = std::string(existing) + " " + tool_options;
     }
+
+    // With shared, the first JVM to create FILE records into it and any later one beside it
+    // (FILE.PID.mct): an old FILE would send them all beside it.
+    std::error_code removed;
+    std::filesystem::remove(file, removed);
+    const auto started = std::filesystem::file_time_type::clock::now();
 
     auto t0 = std::chrono::steady_clock::now();
     pid_t pid = fork();
@@ -137,6 +167,11 @@ int runRecord(const Words& words) {
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     if (WIFEXITED(status) && code == 127) return 1;
 
+    if (!std::filesystem::exists(file)) {
+        std::cerr << "memcity record: no JVM wrote " << *out << " (did '" << command[0]
+                  << "' start java? the program exited with status " << code << ")\n";
+        return code ? code : 1;
+    }
     auto loaded = loadTrace(file);
     if (!loaded) {
         std::cerr << "memcity record: " << loaded.error().message << "\n";
@@ -161,6 +196,8 @@ int runRecord(const Words& words) {
               << "  the recorder's slowdown cannot be known from this run alone: time the program without it "
                  "to compare\n";
     printDiagnostics(*loaded, std::cerr, false);
+    for (const std::string& other : otherJvmTraces(file, started))
+        std::cout << "  another JVM of the command recorded " << other << "\n";
     return code;
 }
 

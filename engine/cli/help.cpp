@@ -54,7 +54,9 @@ array length, thread, allocation site with N frames), every death, every GC, and
 every Nth GC the references between objects and the GC roots. Unless the program's
 arguments choose otherwise, the JVM runs with -XX:+UseSerialGC (clean stop-the-world GC
 points) and -XX:-DoEscapeAnalysis (repeatable allocation counts). When the command is not
-the java launcher itself (a script), the agent is passed through JAVA_TOOL_OPTIONS.
+the java launcher itself (a script), the agent is passed through JAVA_TOOL_OPTIONS, and
+every JVM it starts is recorded: the first into FILE, the others beside it (app.PID.mct
+for app.mct).
 
 memcity exits with the program's exit status, after a summary of the trace.
 

@@ -357,6 +357,45 @@ TEST_F(Recorder, SystemExitFromAnotherThread) {
     EXPECT_GE(l.history->gcCount(), 3u);
 }
 
+// A script or build tool that starts several JVMs: each gets a trace of its own, none overwritten.
+TEST_F(Recorder, EveryJvmOfACommandGetsItsOwnTrace) {
+    const std::string dir = testing::tempPath("several");
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string trace = dir + "/app.mct";
+    std::ofstream(trace) << "an old trace";  // replaced, not a reason to write beside it
+    const std::string java = kJavaHome + "/bin/java -cp " + classes_.string() + " Exact ";
+    Process p = run({kMemcity, "record", "-o", trace, "--", "/bin/sh", "-c",
+                     java + "3000 300 & " + java + "2000 200; " + java + "1000 100; wait"},
+                    120);
+    ASSERT_EQ(p.status, 0) << p.stderr_text;
+    std::map<uint64_t, int> items;  // Exact$Item allocations -> traces
+    int others = 0;
+    for (const auto& f : fs::directory_iterator(dir)) {
+        Loaded l = load(f.path().string());
+        ASSERT_TRUE(l.history) << f.path();
+        EXPECT_EQ(l.history->diagnostics().errorCount(), 0u) << f.path();
+        ++items[allocationsByType(*l.file)["Exact$Item"]];
+        if (f.path() != trace) {
+            ++others;
+            EXPECT_NE(p.stdout_text.find("another JVM of the command recorded " + f.path().string()),
+                      std::string::npos)
+                << p.stdout_text;
+        }
+    }
+    EXPECT_EQ(others, 2);
+    EXPECT_EQ(items, (std::map<uint64_t, int>{{1000, 1}, {2000, 1}, {3000, 1}}));
+    fs::remove_all(dir);
+}
+
+TEST_F(Recorder, ACommandThatStartsNoJvmIsSaidSo) {
+    const std::string trace = tracePath("nojvm");
+    Process p = run({kMemcity, "record", "-o", trace, "--", "/bin/true"});
+    EXPECT_EQ(p.status, 1);
+    EXPECT_EQ(p.stderr_text, "memcity record: no JVM wrote " + trace +
+                                 " (did '/bin/true' start java? the program exited with status 0)\n");
+}
+
 TEST_F(Recorder, KilledJvmLeavesAReadableTrace) {
     const std::string trace = tracePath("killed");
     Process p = start(record(trace, {}, {"Churner", "0", "forever"}));

@@ -377,21 +377,21 @@ void Recorder::processGcs(JNIEnv* jni) {
     }
 }
 
-void Recorder::flushDeaths(bool all) {
+void Recorder::flushDeaths(bool last) {
     std::vector<std::pair<uint32_t, uint64_t>> pending;
     {
         std::lock_guard lock(deaths_mutex_);
         pending.swap(deaths_);
     }
     if (pending.empty()) return;
-    // Deaths of a GC go after its end event: keep those whose GC is not written yet.
+    // Deaths of a GC go after its end event: keep those whose GC is not written yet. The last
+    // time, there are none unless threads went on running while the VM was exiting (System.exit)
+    // and ran a GC that the trace does not have: its deaths are left out with it.
     std::vector<std::pair<uint32_t, uint64_t>> later;
-    if (!all) {
-        auto split = std::partition(pending.begin(), pending.end(),
-                                    [&](const auto& d) { return d.first < gcs_written_; });
-        later.assign(split, pending.end());
-        pending.erase(split, pending.end());
-    }
+    auto split = std::partition(pending.begin(), pending.end(),
+                                [&](const auto& d) { return d.first < gcs_written_; });
+    if (!last) later.assign(split, pending.end());
+    pending.erase(split, pending.end());
     std::sort(pending.begin(), pending.end());
     withWriter([&](TraceWriter& w) {
         std::vector<uint64_t> ids;

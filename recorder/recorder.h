@@ -93,7 +93,8 @@ private:
     void flushThread(ThreadState* ts);
     void flushAllThreads();
     void processGcs(JNIEnv* jni);
-    void flushDeaths(bool all);
+    // Writes the deaths of the GCs written so far; `last`: drops the others (at the end).
+    void flushDeaths(bool last);
     void stopWithError(const std::string& message);
     void finish(JNIEnv* jni);
 

@@ -20,8 +20,8 @@
 #include <string>
 #include <thread>
 
+#include "bench_traces.h"
 #include "heap/heap_history.h"
-#include "synth/synth.h"
 
 using namespace memcity;
 using Clock = std::chrono::steady_clock;
@@ -45,31 +45,6 @@ uint64_t residentBytes(const char* which) {
 void resetPeak() {
     // Writing 5 to clear_refs resets VmHWM to the current RSS (Linux 4.0+).
     std::ofstream("/proc/self/clear_refs") << "5";
-}
-
-bool generate(const std::string& scenario, const std::string& path, uint32_t scale, uint32_t refs) {
-    std::string stamp = path + ".scale";
-    std::ifstream s(stamp);
-    std::string have;
-    if (std::filesystem::exists(path) && std::getline(s, have) &&
-        have == std::to_string(scale) + "/" + std::to_string(refs))
-        return true;
-    std::printf("writing %s (scale %u, refs %s)...\n", path.c_str(), scale, refs ? "every 25th GC" : "off");
-    std::fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        synth::SynthOptions o;
-        o.scale = scale;
-        o.refs_every = refs;
-        Status st = synth::synthesize(scenario, path, o);
-        if (!st) std::fprintf(stderr, "%s\n", st.error().message.c_str());
-        _exit(st ? 0 : 1);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return false;
-    std::ofstream(stamp) << scale << "/" << refs << "\n";
-    return true;
 }
 
 struct BuildRun {
@@ -123,7 +98,8 @@ int main(int argc, char** argv) {
     }
     std::filesystem::create_directories(dir);
     const std::string plain = dir + "/big-heap-norefs.mct", refs = dir + "/big-heap-refs.mct";
-    if (!generate("big-heap", plain, scale, 0) || !generate("big-heap", refs, scale, 1)) return 1;
+    if (!bench::ensureTrace("big-heap", plain, scale, 0) || !bench::ensureTrace("big-heap", refs, scale, 1))
+        return 1;
 
     std::printf("\n== heap reconstruction, big-heap scale %u (%.0f MB trace, %u cores here) ==\n", scale,
                 static_cast<double>(std::filesystem::file_size(plain)) / 1e6,

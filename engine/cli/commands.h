@@ -16,6 +16,7 @@ int runInfo(const Words& args);
 int runGcs(const Words& args);
 int runSynth(const Words& args);
 int runRecord(const Words& args);
+int runReport(const Words& args);
 
 struct CommandHelp {
     std::string_view name;

@@ -67,6 +67,37 @@ options:
   --no-final-gc       no GC at exit (the last deaths then go unrecorded)
   -h, --help          this help
 )"},
+        {"report", "the heap at one GC as a classification tree: type, site, thread, age...",
+         R"(usage: memcity report FILE [--gc N] [--classify CHAIN] [--filter EXPR]
+                      [--metric objects|bytes] [--depth D] [--all] [--json]
+
+Groups the live objects at GC N (default: the last GC) by a chain of classifiers, one tree
+level each, and prints the tree with objects and bytes per group. Children are listed largest
+first until they hold 90% of their parent, at most 9; the rest are summed up as "Other".
+
+CHAIN is a comma-separated list (default type,site); docs/classifiers.md describes each:
+  type             the object's type
+  package(depth=N) the type's package, outermost first (default: all levels)
+  site(callers=N)  the allocating frame, then N of its callers (default 0)
+  calls            every method on the allocating stack (an object counts under each once)
+  thread           the allocating thread
+  age              GCs survived (1: born since the previous GC)
+  length(buckets=1) array length, exact or in power-of-two buckets
+  kind(big=N)      instance, small array, big array (length >= N, default 256)
+  size             object size in power-of-two buckets
+  {EXPR}           the value of an expression, e.g. {site.method} or {size > 1k}
+
+options:
+  --gc N          the GC whose heap to classify (default: the last)
+  --classify C    the classifier chain (default type,site)
+  --filter EXPR   classify only the objects for which EXPR is true (docs/expressions.md),
+                  e.g. 'type ~ "java.util.*" && age >= 3'
+  --metric M      objects or bytes: what orders the groups (default bytes)
+  --depth D       levels to show below the root (default: all)
+  --all           every group, no "Other"
+  --json          print JSON instead (docs/cli.md describes its shape)
+  -h, --help      this help
+)"},
         {"synth", "write a synthetic trace with exactly known answers",
          R"(usage: memcity synth SCENARIO -o FILE [--scale N] [--seed S] [--refs N|off] [--no-compress]
        memcity synth --list

@@ -179,3 +179,42 @@ TEST(Cli, OverviewAndSynthList) {
 
 }  // namespace
 }  // namespace memcity
+
+namespace memcity {
+namespace {
+
+TEST(Cli, ReportPrintsTheClassificationTree) {
+    const std::string path = synth("buggy-stack");
+    // GC 4 is GC b: 10,000 TestObjects, 9,000 pushed from main:43 and 1,000 from main:47.
+    Outcome r = run("report " + path + " --gc 4 --classify 'type,site(callers=1)' --metric objects --all");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find(", GC 4: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("by type,site(callers=1)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("10,000 100.0%    at.jku.data.TestObject"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("9,000  90.0%        at.jku.BuggyMain.main(BuggyMain.java:43)"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("at.jku.BuggyMain.main(BuggyMain.java:47)"), std::string::npos) << r.out;
+
+    Outcome j = run("report " + path + " --gc 4 --classify type --json --filter 'type ~ \"at.jku.*\"'");
+    ASSERT_EQ(j.status, 0) << j.err;
+    EXPECT_NE(j.out.find("\"classifiers\": \"type\""), std::string::npos) << j.out;
+    EXPECT_NE(j.out.find("\"name\": \"at.jku.data.TestObject\""), std::string::npos) << j.out;
+    EXPECT_NE(j.out.find("\"objects\": 10000"), std::string::npos) << j.out;
+    EXPECT_EQ(j.out.find("java.lang.Object[]"), std::string::npos) << "filtered out";
+
+    for (auto [args, message] : std::vector<std::pair<std::string, std::string>>{
+             {" --classify tpye", "memcity report: classifier 'tpye': unknown (classifiers: "},
+             {" --gc 999",
+              "memcity report: " + path + ": GC 999 is out of range: the trace has 5 GCs (0..4)"},
+             {" --metric weight", "memcity report: --metric expects objects or bytes, got 'weight'"},
+             {" --filter 'age >'", "memcity report: --filter: line 1, column "},
+         }) {
+        Outcome e = run("report " + path + args);
+        EXPECT_EQ(e.status, 1) << args;
+        EXPECT_EQ(lines(e.err), 1u) << e.err;
+        EXPECT_EQ(e.err.rfind(message, 0), 0u) << e.err;
+    }
+}
+
+}  // namespace
+}  // namespace memcity

@@ -1,0 +1,79 @@
+// Object classifiers and filters (ICPE'18 §3.3): a classifier maps a live object to one value
+// (one-to-one), a set of values (one-to-many) or a path of values (one-to-hierarchy); a filter
+// decides whether the object is classified at all. Values are 64-bit keys that the classifier
+// names on demand, so classifying millions of objects builds no strings.
+//
+// A classifier chain ("type,site(callers=2)") is parsed by parseChain; docs/classifiers.md lists
+// the classifiers and their parameters.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "heap/heap_state.h"
+#include "util/result.h"
+
+namespace memcity {
+
+using Key = uint64_t;
+
+enum class Cardinality : uint8_t {
+    kOne,        // exactly one value: the object goes to one child
+    kMany,       // a set of distinct values: the object goes to each child, counted once above them
+    kHierarchy,  // a path of values, outermost first: the object goes down the path
+};
+
+class Classifier {
+public:
+    virtual ~Classifier() = default;
+
+    // The spec it was made from, as the user would write it: "site(callers=2)".
+    virtual std::string spec() const = 0;
+    virtual Cardinality cardinality() const = 0;
+    // True when the values depend only on the object's shape (type, site, thread): the tree builder
+    // then classifies one object per shape instead of every object.
+    virtual bool shapeOnly() const = 0;
+    // Appends the object's values to `out` (kOne: exactly one; kMany: distinct, maybe none;
+    // kHierarchy: the path, outermost first, at least one).
+    virtual void classify(const HeapView& heap, size_t pos, std::vector<Key>& out) const = 0;
+    // The name of a value as trees show it: "java.util.HashMap", "age 3".
+    virtual std::string label(const SymbolTable& symbols, Key key) const = 0;
+};
+
+class Filter {
+public:
+    virtual ~Filter() = default;
+    virtual std::string spec() const = 0;
+    virtual bool shapeOnly() const = 0;
+    // True when the object is to be classified.
+    virtual bool accept(const HeapView& heap, size_t pos) const = 0;
+};
+
+// Classifiers applied one after another, and the filters every classified object passes.
+struct ClassifierChain {
+    std::vector<std::unique_ptr<Classifier>> classifiers;
+    std::vector<std::unique_ptr<Filter>> filters;
+
+    bool shapeOnly() const;
+    std::string spec() const;  // "type,site(callers=2)"
+};
+
+// Parses a comma-separated list of classifier specs: NAME or NAME(PARAM=VALUE,...). Errors name
+// the spec and what was expected: "classifier 'sitee': unknown (classifiers: type, package, ...)".
+Result<ClassifierChain> parseChain(std::string_view text);
+
+// A filter from the expression language (docs/expressions.md).
+Result<std::unique_ptr<Filter>> parseFilter(std::string_view expression);
+
+// The names of the built-in classifiers, with one line on each, for help texts.
+struct ClassifierInfo {
+    std::string_view name;
+    std::string_view params;  // "callers=N (default 0)"
+    std::string_view summary;
+};
+const std::vector<ClassifierInfo>& builtinClassifiers();
+
+}  // namespace memcity

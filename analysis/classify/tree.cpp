@@ -1,0 +1,325 @@
+#include "classify/tree.h"
+
+#include <algorithm>
+#include <thread>
+#include <unordered_map>
+
+namespace memcity {
+namespace {
+
+// Objects and bytes per signature, and one object of it to classify.
+struct SignatureCount {
+    uint64_t objects = 0, bytes = 0;
+    size_t representative = 0;
+};
+
+struct KeyVectorHash {
+    size_t operator()(const std::vector<Key>& v) const {
+        uint64_t h = 0x9e3779b97f4a7c15ull ^ v.size();
+        for (Key k : v)
+            h = (h ^ k) * 0xff51afd7ed558ccdull ^ (h >> 29);
+        return static_cast<size_t>(h);
+    }
+};
+
+struct ChildHash {
+    size_t operator()(const std::pair<uint32_t, Key>& p) const {
+        return static_cast<size_t>((p.second ^ (uint64_t{p.first} << 40) ^ p.first) * 0x9e3779b97f4a7c15ull);
+    }
+};
+
+// The pass over the objects when every classifier and filter reads only the shape: counts per
+// shape id, in `threads` slices of the positions.
+std::vector<SignatureCount> countByShape(const HeapView& heap, unsigned threads) {
+    const size_t shapes = heap.shapes().size();
+    const size_t n = heap.positions();
+    threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(n / 65536 + 1)));
+    std::vector<std::vector<SignatureCount>> partial(threads, std::vector<SignatureCount>(shapes));
+    auto work = [&](unsigned t) {
+        std::vector<SignatureCount>& counts = partial[t];
+        const size_t begin = n * t / threads, end = n * (t + 1) / threads;
+        const ObjectStore& store = heap.store();
+        const uint32_t* shape = store.shape.data();
+        const ShapeTable& table = heap.shapes();
+        for (size_t pos = begin; pos < end; ++pos) {
+            const uint32_t s = shape[pos];
+            if (s == ObjectStore::kDead) continue;
+            SignatureCount& c = counts[s];
+            if (c.objects++ == 0) c.representative = pos;
+            const uint32_t instance_size = table[s].size;
+            c.bytes += instance_size != 0 ? instance_size : heap.size(pos);
+        }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t)
+        pool.emplace_back(work, t);
+    work(0);
+    for (std::thread& th : pool)
+        th.join();
+    for (unsigned t = 1; t < threads; ++t)
+        for (size_t s = 0; s < shapes; ++s) {
+            const SignatureCount& p = partial[t][s];
+            if (p.objects == 0) continue;
+            SignatureCount& c = partial[0][s];
+            if (c.objects == 0) c.representative = p.representative;
+            c.objects += p.objects;
+            c.bytes += p.bytes;
+        }
+    return std::move(partial[0]);
+}
+
+// The pass over the objects when some classifier or filter reads more than the shape. An
+// object's signature is its values at every level, each level's list preceded by its length (so
+// lists of different lengths cannot run into each other); the values of shape-only classifiers
+// and the verdicts of shape-only filters are worked out once per shape and cached.
+std::vector<SignatureCount> countBySignature(const HeapView& heap, const ClassifierChain& chain,
+                                             unsigned threads, uint64_t* filtered_objects,
+                                             uint64_t* filtered_bytes) {
+    using SignatureMap = std::unordered_map<std::vector<Key>, uint32_t, KeyVectorHash>;
+    struct Slice {
+        SignatureMap ids;
+        std::vector<SignatureCount> counts;
+        uint64_t filtered_objects = 0, filtered_bytes = 0;
+    };
+    const size_t n = heap.positions();
+    threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(n / 65536 + 1)));
+    std::vector<Slice> slices(threads);
+    auto work = [&](unsigned t) {
+        Slice& slice = slices[t];
+        // Per shape: whether the shape-only filters pass it (0 unknown, 1 yes, 2 no), and the
+        // shape-only levels' values in signature form.
+        std::vector<uint8_t> passes(heap.shapes().size(), 0);
+        std::vector<std::vector<Key>> shape_keys(heap.shapes().size());
+        std::vector<Key> sig, values;
+        const size_t begin = n * t / threads, end = n * (t + 1) / threads;
+        for (size_t pos = begin; pos < end; ++pos) {
+            if (!heap.alive(pos)) continue;
+            const uint32_t shape = heap.shapeId(pos);
+            if (passes[shape] == 0) {
+                passes[shape] = 1;
+                for (const auto& f : chain.filters)
+                    if (f->shapeOnly() && !f->accept(heap, pos)) passes[shape] = 2;
+                std::vector<Key>& keys = shape_keys[shape];
+                for (const auto& c : chain.classifiers) {
+                    if (!c->shapeOnly()) continue;
+                    values.clear();
+                    c->classify(heap, pos, values);
+                    keys.push_back(values.size());
+                    keys.insert(keys.end(), values.begin(), values.end());
+                }
+            }
+            bool accepted = passes[shape] == 1;
+            for (size_t f = 0; accepted && f < chain.filters.size(); ++f)
+                if (!chain.filters[f]->shapeOnly() && !chain.filters[f]->accept(heap, pos)) accepted = false;
+            const uint64_t bytes = heap.size(pos);
+            if (!accepted) {
+                ++slice.filtered_objects;
+                slice.filtered_bytes += bytes;
+                continue;
+            }
+            sig.clear();
+            const std::vector<Key>& cached = shape_keys[shape];
+            size_t next_cached = 0;
+            for (const auto& c : chain.classifiers) {
+                if (c->shapeOnly()) {
+                    const auto len = static_cast<size_t>(cached[next_cached]);
+                    sig.insert(sig.end(), cached.begin() + static_cast<ptrdiff_t>(next_cached),
+                               cached.begin() + static_cast<ptrdiff_t>(next_cached + 1 + len));
+                    next_cached += 1 + len;
+                } else {
+                    values.clear();
+                    c->classify(heap, pos, values);
+                    sig.push_back(values.size());
+                    sig.insert(sig.end(), values.begin(), values.end());
+                }
+            }
+            auto [it, added] = slice.ids.try_emplace(sig, static_cast<uint32_t>(slice.counts.size()));
+            if (added) slice.counts.push_back({0, 0, pos});
+            SignatureCount& c = slice.counts[it->second];
+            ++c.objects;
+            c.bytes += bytes;
+        }
+    };
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t)
+        pool.emplace_back(work, t);
+    work(0);
+    for (std::thread& th : pool)
+        th.join();
+    // Merge the slices into the first.
+    Slice& all = slices[0];
+    for (unsigned t = 1; t < threads; ++t) {
+        for (const auto& [sig, id] : slices[t].ids) {
+            const SignatureCount& c = slices[t].counts[id];
+            auto [it, added] = all.ids.try_emplace(sig, static_cast<uint32_t>(all.counts.size()));
+            if (added) all.counts.push_back({0, 0, c.representative});
+            all.counts[it->second].objects += c.objects;
+            all.counts[it->second].bytes += c.bytes;
+        }
+        all.filtered_objects += slices[t].filtered_objects;
+        all.filtered_bytes += slices[t].filtered_bytes;
+    }
+    *filtered_objects += all.filtered_objects;
+    *filtered_bytes += all.filtered_bytes;
+    return std::move(all.counts);
+}
+
+}  // namespace
+
+ClassificationTree ClassificationTree::build(const HeapView& heap, const ClassifierChain& chain,
+                                             const TreeOptions& options) {
+    ClassificationTree tree;
+    tree.chain_ = &chain;
+    tree.symbols_ = &heap.symbols();
+    tree.gc_ = heap.gc();
+    tree.nodes_.emplace_back();
+
+    // 1. Count objects per signature.
+    std::vector<SignatureCount> signatures;
+    const bool shape_only = chain.shapeOnly();
+    if (shape_only) {
+        signatures = countByShape(heap, options.threads);
+    } else {
+        signatures =
+            countBySignature(heap, chain, options.threads, &tree.filtered_objects_, &tree.filtered_bytes_);
+    }
+
+    // 2. Classify one object per signature and add the signature's counts to every node it
+    //    reaches, once each.
+    std::unordered_map<std::pair<uint32_t, Key>, uint32_t, ChildHash> child_index;  // (parent, key) -> child
+    auto child = [&](uint32_t parent, Key key, uint32_t level) {
+        auto [it, added] = child_index.try_emplace({parent, key}, static_cast<uint32_t>(tree.nodes_.size()));
+        if (!added) return it->second;
+        TreeNode n;
+        n.parent = parent;
+        n.level = level;
+        n.key = key;
+        tree.nodes_.push_back(std::move(n));
+        tree.nodes_[parent].children.push_back(it->second);
+        return it->second;
+    };
+    std::vector<uint32_t> current, next, reached;
+    std::vector<Key> keys;
+    for (const SignatureCount& s : signatures) {
+        if (s.objects == 0) continue;
+        ++tree.signatures_;
+        // In the shape-only pass the filters are left to here, one object per shape.
+        bool accepted = true;
+        for (const auto& f : chain.filters)
+            if (shape_only && !f->accept(heap, s.representative)) accepted = false;
+        if (!accepted) {
+            tree.filtered_objects_ += s.objects;
+            tree.filtered_bytes_ += s.bytes;
+            continue;
+        }
+        current.assign(1, kRoot);
+        reached.assign(1, kRoot);
+        for (size_t level = 0; level < chain.classifiers.size(); ++level) {
+            const Classifier& c = *chain.classifiers[level];
+            keys.clear();
+            c.classify(heap, s.representative, keys);
+            if (keys.empty()) keys.push_back(kNoValueKey);
+            const auto lvl = static_cast<uint32_t>(level + 1);
+            next.clear();
+            for (uint32_t node : current) {
+                if (c.cardinality() == Cardinality::kHierarchy) {
+                    uint32_t at = node;
+                    for (Key k : keys) {
+                        at = child(at, k, lvl);
+                        reached.push_back(at);
+                    }
+                    next.push_back(at);
+                } else {
+                    for (Key k : keys) {
+                        const uint32_t at = child(node, k, lvl);
+                        reached.push_back(at);
+                        next.push_back(at);
+                    }
+                }
+            }
+            std::sort(next.begin(), next.end());
+            next.erase(std::unique(next.begin(), next.end()), next.end());
+            current.swap(next);
+        }
+        std::sort(reached.begin(), reached.end());
+        reached.erase(std::unique(reached.begin(), reached.end()), reached.end());
+        for (uint32_t id : reached) {
+            tree.nodes_[id].objects += s.objects;
+            tree.nodes_[id].bytes += s.bytes;
+        }
+    }
+    return tree;
+}
+
+std::string ClassificationTree::label(uint32_t id) const {
+    const TreeNode& n = nodes_[id];
+    if (id == kRoot) return "Overall";
+    if (n.key == kNoValueKey) return "(none)";
+    return chain_->classifiers[n.level - 1]->label(*symbols_, n.key);
+}
+
+std::string ClassificationTree::classifierSpec(uint32_t id) const {
+    const TreeNode& n = nodes_[id];
+    return n.level == 0 ? std::string() : chain_->classifiers[n.level - 1]->spec();
+}
+
+std::string ClassificationTree::path(uint32_t id) const {
+    std::vector<uint32_t> chain;
+    for (uint32_t at = id; at != kRoot && at != kNoNode; at = nodes_[at].parent)
+        chain.push_back(at);
+    std::string s;
+    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
+        s += (s.empty() ? "" : " / ") + label(*it);
+    return s;
+}
+
+uint32_t ClassificationTree::find(const std::vector<std::string>& labels) const {
+    uint32_t at = kRoot;
+    for (const std::string& l : labels) {
+        uint32_t found = kNoNode;
+        for (uint32_t c : nodes_[at].children)
+            if (label(c) == l) {
+                found = c;
+                break;
+            }
+        if (found == kNoNode) return kNoNode;
+        at = found;
+    }
+    return at;
+}
+
+std::vector<uint32_t> ClassificationTree::sortedChildren(uint32_t id, Metric metric) const {
+    std::vector<uint32_t> children = nodes_[id].children;
+    std::stable_sort(children.begin(), children.end(), [&](uint32_t a, uint32_t b) {
+        const uint64_t va = value(nodes_[a], metric), vb = value(nodes_[b], metric);
+        if (va != vb) return va > vb;
+        const uint64_t oa = value(nodes_[a], Metric::kObjects), ob = value(nodes_[b], Metric::kObjects);
+        if (oa != ob) return oa > ob;
+        return label(a) < label(b);
+    });
+    return children;
+}
+
+PrunedChildren ClassificationTree::prunedChildren(uint32_t id, Metric metric,
+                                                  const PruneOptions& options) const {
+    PrunedChildren out;
+    const std::vector<uint32_t> children = sortedChildren(id, metric);
+    const double total = static_cast<double>(value(nodes_[id], metric));
+    uint64_t shown_value = 0;
+    for (uint32_t c : children) {
+        const bool fits = !options.enabled ||
+                          (out.shown.size() < options.max_children &&
+                           (out.shown.empty() || static_cast<double>(shown_value) < options.share * total));
+        if (fits) {
+            out.shown.push_back(c);
+            shown_value += value(nodes_[c], metric);
+        } else {
+            ++out.other_groups;
+            out.other_objects += nodes_[c].objects;
+            out.other_bytes += nodes_[c].bytes;
+        }
+    }
+    return out;
+}
+
+}  // namespace memcity

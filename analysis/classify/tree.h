@@ -1,0 +1,97 @@
+// Classification trees (ICPE'18 §3.4–3.6): the live objects of one heap, grouped by a chain of
+// classifiers, one tree level per classifier (a one-to-hierarchy classifier adds a path of
+// levels). Nodes hold counters (the counter approach of §3.5.2), and an object that a
+// one-to-many classifier puts under several children counts once in every node above them.
+//
+// Building classifies objects by *signature*: the object's shape (type, site, thread) plus the
+// values of the classifiers that read more than the shape (age, size, ...). Objects with one
+// signature land in the same nodes, so the chain runs once per signature, and the pass over
+// the objects only counts them per signature.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "classify/classifier.h"
+
+namespace memcity {
+
+inline constexpr uint32_t kNoNode = ~uint32_t{0};
+// The value a one-to-many classifier gives an object for which it has no value.
+inline constexpr Key kNoValueKey = ~Key{0} - 1;
+
+enum class Metric : uint8_t {
+    kObjects,  // number of objects
+    kBytes,    // bytes of the objects themselves (shallow size)
+};
+
+struct TreeNode {
+    uint32_t parent = kNoNode;
+    uint32_t level = 0;  // 0: the root; otherwise 1 + the index of the classifier that made it
+    Key key = 0;
+    uint64_t objects = 0, bytes = 0;  // each object once, however many children it went to
+    std::vector<uint32_t> children;   // in creation order (sortedChildren orders them)
+};
+
+// Pruning for display (STAG'20 §4): a node's children, largest first, are shown until they hold
+// `share` of the node's value or `max_children` are shown; the rest are folded into "Other".
+struct PruneOptions {
+    double share = 0.9;
+    size_t max_children = 9;
+    bool enabled = true;  // false: every child is shown
+};
+
+struct PrunedChildren {
+    std::vector<uint32_t> shown;  // largest first
+    size_t other_groups = 0;
+    // Sums over the folded children (under a one-to-many classifier an object may be in several).
+    uint64_t other_objects = 0, other_bytes = 0;
+};
+
+struct TreeOptions {
+    unsigned threads = 1;  // threads for the pass over the objects
+};
+
+class ClassificationTree {
+public:
+    // Classifies every live object of `heap` that passes the chain's filters.
+    // Contract: `chain` and the heap's symbol table outlive the tree (labels are made from them).
+    static ClassificationTree build(const HeapView& heap, const ClassifierChain& chain,
+                                    const TreeOptions& options = {});
+
+    static constexpr uint32_t kRoot = 0;
+    size_t size() const { return nodes_.size(); }
+    const TreeNode& node(uint32_t id) const { return nodes_[id]; }
+    const TreeNode& root() const { return nodes_[kRoot]; }
+    uint32_t gc() const { return gc_; }
+
+    // Objects the filters left out, and the signatures the objects fell into.
+    uint64_t filteredObjects() const { return filtered_objects_; }
+    uint64_t filteredBytes() const { return filtered_bytes_; }
+    size_t signatures() const { return signatures_; }
+
+    // "Overall" for the root, else the classifier's name for the node's key.
+    std::string label(uint32_t id) const;
+    // The node's labels from the root's child down, joined by " / ".
+    std::string path(uint32_t id) const;
+    // The node at the end of a path of labels below the root, or kNoNode.
+    uint32_t find(const std::vector<std::string>& labels) const;
+    // Children by the metric, largest first; ties by label.
+    std::vector<uint32_t> sortedChildren(uint32_t id, Metric metric) const;
+    PrunedChildren prunedChildren(uint32_t id, Metric metric, const PruneOptions& options) const;
+    // The name of the classifier that made the node's level ("" for the root).
+    std::string classifierSpec(uint32_t id) const;
+
+    static uint64_t value(const TreeNode& n, Metric m) { return m == Metric::kObjects ? n.objects : n.bytes; }
+
+private:
+    std::vector<TreeNode> nodes_;
+    const ClassifierChain* chain_ = nullptr;
+    const SymbolTable* symbols_ = nullptr;
+    uint32_t gc_ = 0;
+    uint64_t filtered_objects_ = 0, filtered_bytes_ = 0;
+    size_t signatures_ = 0;
+};
+
+}  // namespace memcity

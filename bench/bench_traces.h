@@ -1,0 +1,45 @@
+// Benchmark workloads shared by the benchmarks: synthetic traces written once into a folder and
+// reused while their scale and snapshot setting stay the same.
+#pragma once
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "synth/synth.h"
+
+namespace memcity::bench {
+
+// Writes `scenario` at `scale` (a snapshot every `refs`th GC, 0 = none) to `path` unless a
+// trace with the same settings is there. The writer runs in a child process, so that its memory
+// is not counted against the benchmark. False (with a message) when writing failed.
+inline bool ensureTrace(const std::string& scenario, const std::string& path, uint32_t scale, uint32_t refs) {
+    const std::string stamp = path + ".scale";
+    std::ifstream s(stamp);
+    std::string have;
+    if (std::filesystem::exists(path) && std::getline(s, have) &&
+        have == std::to_string(scale) + "/" + std::to_string(refs))
+        return true;
+    std::printf("writing %s (scale %u, refs %s)...\n", path.c_str(), scale, refs ? "on" : "off");
+    std::fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        synth::SynthOptions o;
+        o.scale = scale;
+        o.refs_every = refs;
+        Status st = synth::synthesize(scenario, path, o);
+        if (!st) std::fprintf(stderr, "%s\n", st.error().message.c_str());
+        _exit(st ? 0 : 1);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return false;
+    std::ofstream(stamp) << scale << "/" << refs << "\n";
+    return true;
+}
+
+}  // namespace memcity::bench

@@ -1,0 +1,177 @@
+// memcity report FILE --gc N [--classify CHAIN] [--filter EXPR] [--metric objects|bytes]
+//                [--depth D] [--all] [--json]
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include "classify/tree.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/json_writer.h"
+#include "cli/load.h"
+#include "cli/text_format.h"
+
+namespace memcity::cli {
+namespace {
+
+struct ReportView {
+    const ClassificationTree& tree;
+    Metric metric;
+    PruneOptions prune;
+    uint64_t depth;  // levels below the root to show
+};
+
+std::string percent(uint64_t part, uint64_t whole) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%5.1f%%",
+                  whole ? 100.0 * static_cast<double>(part) / static_cast<double>(whole) : 0.0);
+    return buf;
+}
+
+void printRow(const ReportView& v, uint64_t objects, uint64_t bytes, size_t indent, const std::string& name) {
+    const TreeNode& root = v.tree.root();
+    std::printf("%12s %s %14s %s  %s%s\n", formatBytes(bytes).c_str(), percent(bytes, root.bytes).c_str(),
+                formatCount(objects).c_str(), percent(objects, root.objects).c_str(),
+                std::string(indent * 2, ' ').c_str(), printable(name, 160).c_str());
+}
+
+void printNode(const ReportView& v, uint32_t id, size_t indent) {
+    const TreeNode& n = v.tree.node(id);
+    printRow(v, n.objects, n.bytes, indent, v.tree.label(id));
+    if (indent >= v.depth) return;
+    PrunedChildren kids = v.tree.prunedChildren(id, v.metric, v.prune);
+    for (uint32_t c : kids.shown)
+        printNode(v, c, indent + 1);
+    if (kids.other_groups)
+        printRow(v, kids.other_objects, kids.other_bytes, indent + 1,
+                 "Other (" + formatCountOf(kids.other_groups, "group", "groups") + ")");
+}
+
+void jsonNode(const ReportView& v, JsonWriter& j, uint32_t id, size_t level) {
+    const TreeNode& n = v.tree.node(id);
+    j.beginObject();
+    j.field("name", v.tree.label(id));
+    if (id != ClassificationTree::kRoot) j.field("classifier", v.tree.classifierSpec(id));
+    j.field("objects", n.objects).field("bytes", n.bytes);
+    if (level < v.depth && !n.children.empty()) {
+        PrunedChildren kids = v.tree.prunedChildren(id, v.metric, v.prune);
+        j.key("children").beginArray();
+        for (uint32_t c : kids.shown)
+            jsonNode(v, j, c, level + 1);
+        j.endArray();
+        if (kids.other_groups) {
+            j.key("other").beginObject();
+            j.field("groups", static_cast<uint64_t>(kids.other_groups))
+                .field("objects", kids.other_objects)
+                .field("bytes", kids.other_bytes);
+            j.endObject();
+        }
+    }
+    j.endObject();
+}
+
+}  // namespace
+
+int runReport(const Words& words) {
+    auto args = Args::parse("report", words,
+                            {{"--gc", true, ""},
+                             {"--classify", true, ""},
+                             {"--filter", true, ""},
+                             {"--metric", true, ""},
+                             {"--depth", true, ""},
+                             {"--all", false, ""},
+                             {"--json", false, ""}});
+    if (!args) {
+        std::cerr << args.error().message << "\n";
+        return 1;
+    }
+    if (args->help()) return printHelp("report");
+    if (args->positionals().size() != 1) {
+        std::cerr << "memcity report: expected one trace file (see 'memcity report --help')\n";
+        return 1;
+    }
+    auto chain = parseChain(args->value("--classify").value_or("type,site"));
+    if (!chain) {
+        std::cerr << "memcity report: " << chain.error().message << "\n";
+        return 1;
+    }
+    if (auto filter = args->value("--filter")) {
+        auto f = parseFilter(*filter);
+        if (!f) {
+            std::cerr << "memcity report: --filter: " << f.error().message << "\n";
+            return 1;
+        }
+        chain->filters.push_back(std::move(*f));
+    }
+    const std::string metric_name = args->value("--metric").value_or("bytes");
+    if (metric_name != "bytes" && metric_name != "objects") {
+        std::cerr << "memcity report: --metric expects objects or bytes, got '" << metric_name << "'\n";
+        return 1;
+    }
+    auto depth = args->unsignedValue("--depth", 1000, 1, 1000);
+    if (!depth) {
+        std::cerr << depth.error().message << "\n";
+        return 1;
+    }
+    auto gc_opt = args->unsignedValue("--gc", UINT64_MAX);
+    if (!gc_opt) {
+        std::cerr << gc_opt.error().message << "\n";
+        return 1;
+    }
+    auto loaded = loadTrace(args->positionals()[0]);
+    if (!loaded) {
+        std::cerr << "error: " << loaded.error().message << "\n";
+        return 1;
+    }
+    const HeapHistory& h = *loaded->history;
+    if (h.gcCount() == 0) {
+        std::cerr << "memcity report: " << loaded->trace->path() << ": the trace has no GCs\n";
+        return 1;
+    }
+    const uint64_t gc = args->has("--gc") ? *gc_opt : h.gcCount() - 1;
+    if (gc >= h.gcCount()) {
+        std::cerr << "memcity report: " << h.gcRangeError(gc) << "\n";
+        return 1;
+    }
+    printDiagnostics(*loaded, std::cerr, false);
+    auto heap = h.heapAt(static_cast<uint32_t>(gc));
+    if (!heap) {
+        std::cerr << "error: " << heap.error().message << "\n";
+        return 1;
+    }
+    TreeOptions options;
+    options.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+    const ClassificationTree tree = ClassificationTree::build(heap->view(), *chain, options);
+    ReportView v{tree, metric_name == "objects" ? Metric::kObjects : Metric::kBytes, {}, *depth};
+    v.prune.enabled = !args->has("--all");
+
+    if (args->has("--json")) {
+        JsonWriter j;
+        j.beginObject();
+        j.field("file", loaded->trace->path()).field("gc", gc).field("classifiers", chain->spec());
+        j.key("filter");
+        if (auto filter = args->value("--filter"))
+            j.value(*filter);
+        else
+            j.null();
+        j.field("metric", metric_name);
+        j.field("filtered_objects", tree.filteredObjects()).field("filtered_bytes", tree.filteredBytes());
+        j.key("tree");
+        jsonNode(v, j, ClassificationTree::kRoot, 0);
+        j.endObject();
+        std::cout << j.str();
+        return 0;
+    }
+    std::cout << loaded->trace->path() << ", GC " << gc << ": "
+              << formatCountOf(tree.root().objects, "object", "objects") << ", "
+              << formatBytes(tree.root().bytes) << ", by " << chain->spec();
+    if (auto filter = args->value("--filter"))
+        std::cout << " (filter " << printable(*filter, 80) << ": "
+                  << formatCountOf(tree.filteredObjects(), "object", "objects") << " left out)";
+    std::cout << "\n";
+    std::printf("%12s %6s %14s %6s  %s\n", "bytes", "%", "objects", "%", "group");
+    printNode(v, ClassificationTree::kRoot, 0);
+    return 0;
+}
+
+}  // namespace memcity::cli

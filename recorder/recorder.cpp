@@ -10,6 +10,7 @@
 
 #include "heap_walk.h"
 #include "jvmti_util.h"
+#include "shutdown_hook.h"
 
 namespace memcity::agent {
 namespace {
@@ -132,6 +133,8 @@ void Recorder::stopWithError(const std::string& message) {
 namespace {
 // The recorder's state of the calling thread (events arrive on the thread they are about).
 thread_local ThreadState* t_state = nullptr;
+// The recorder the shutdown hook finishes (the hook's function cannot capture it).
+Recorder* g_shutdown_recorder = nullptr;
 // Set while the agent allocates objects of its own through JNI: they are not the program's.
 thread_local bool t_agent_allocating = false;
 // The tag of such an object that may outlive the moment: class-tagged with no class, so the heap
@@ -388,8 +391,8 @@ void Recorder::flushDeaths(bool last) {
     // time, there are none unless threads went on running while the VM was exiting (System.exit)
     // and ran a GC that the trace does not have: its deaths are left out with it.
     std::vector<std::pair<uint32_t, uint64_t>> later;
-    auto split = std::partition(pending.begin(), pending.end(),
-                                [&](const auto& d) { return d.first < gcs_written_; });
+    auto split =
+        std::partition(pending.begin(), pending.end(), [&](const auto& d) { return d.first < gcs_written_; });
     if (!last) later.assign(split, pending.end());
     pending.erase(split, pending.end());
     std::sort(pending.begin(), pending.end());
@@ -470,6 +473,15 @@ void Recorder::onVmInit(JNIEnv* jni, jthread) {
         return;
     }
     agent_running_ = true;
+    // Finish in a shutdown hook where there is one (see shutdown_hook.h); VMDeath remains for
+    // Runtime.halt and a hook that could not be installed.
+    g_shutdown_recorder = this;
+    Status hook = installShutdownHook(jni, [](JNIEnv* env) {
+        if (g_shutdown_recorder) g_shutdown_recorder->onShutdown(env);
+    });
+    if (!hook)
+        std::fprintf(stderr, "memcity agent: %s; the trace is finished at VM death\n",
+                     hook.error().message.c_str());
 }
 
 void Recorder::agentThread(JNIEnv* jni) {
@@ -497,7 +509,16 @@ void Recorder::agentThread(JNIEnv* jni) {
     jvmti_->RawMonitorExit(monitor_);
 }
 
+void Recorder::onShutdown(JNIEnv* jni) {
+    std::lock_guard lock(shutdown_mutex_);
+    if (finished_) return;
+    onVmDeath(jni);
+    // Nothing more to record: with ObjectFree off, HotSpot has no frees to post at exit.
+    jvmti_->SetEventNotificationMode(JVMTI_DISABLE, JVMTI_EVENT_OBJECT_FREE, nullptr);
+}
+
 void Recorder::onVmDeath(JNIEnv* jni) {
+    if (finished_) return;
     if (agent_running_) {
         jvmti_->RawMonitorEnter(monitor_);
         stop_agent_ = true;

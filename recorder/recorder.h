@@ -51,6 +51,8 @@ public:
     // JVMTI event handlers.
     void onVmInit(JNIEnv* jni, jthread thread);
     void onVmDeath(JNIEnv* jni);
+    // The JVM's shutdown hook (before VMDeath): finishes the trace, then turns ObjectFree off.
+    void onShutdown(JNIEnv* jni);
     // `maybe_seen`: the event may repeat an object already reported (VMObjectAlloc).
     void onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass, jlong size, bool maybe_seen);
     void onFree(jlong tag);
@@ -132,6 +134,7 @@ private:
     std::mutex deaths_mutex_;
     std::vector<std::pair<uint32_t, uint64_t>> deaths_;  // (gc, id)
 
+    std::mutex shutdown_mutex_;        // the shutdown hook against a second call
     jrawMonitorID monitor_ = nullptr;  // wakes the agent thread
     bool stop_agent_ = false;          // guarded by monitor_
     bool agent_stopped_ = false;       // guarded by monitor_

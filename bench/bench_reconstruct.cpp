@@ -83,20 +83,10 @@ BuildRun timeBuild(const std::string& path, unsigned threads, bool reachability)
 }  // namespace
 
 int main(int argc, char** argv) {
-    uint32_t scale = 40;
-    std::string dir = "/tmp/memcity-bench";
-    for (int i = 1; i < argc; ++i) {
-        std::string a = argv[i];
-        if (a == "--scale" && i + 1 < argc)
-            scale = static_cast<uint32_t>(std::stoul(argv[++i]));
-        else if (a == "--trace-dir" && i + 1 < argc)
-            dir = argv[++i];
-        else {
-            std::fprintf(stderr, "usage: bench_reconstruct [--scale N] [--trace-dir DIR]\n");
-            return 1;
-        }
-    }
-    std::filesystem::create_directories(dir);
+    bench::TraceArgs args;
+    if (!bench::parseTraceArgs(argc, argv, "bench_reconstruct", &args)) return 1;
+    const uint32_t scale = args.scale;
+    const std::string& dir = args.dir;
     const std::string plain = dir + "/big-heap-norefs.mct", refs = dir + "/big-heap-refs.mct";
     if (!bench::ensureTrace("big-heap", plain, scale, 0) || !bench::ensureTrace("big-heap", refs, scale, 1))
         return 1;

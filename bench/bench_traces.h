@@ -42,4 +42,28 @@ inline bool ensureTrace(const std::string& scenario, const std::string& path, ui
     return true;
 }
 
+// The options every benchmark over a synthetic trace takes: --scale N and --trace-dir DIR.
+struct TraceArgs {
+    uint32_t scale = 40;
+    std::string dir = "/tmp/memcity-bench";
+};
+
+// Parses argv; on anything else prints "usage: NAME [--scale N] [--trace-dir DIR]" and returns
+// false. Creates the trace folder.
+inline bool parseTraceArgs(int argc, char** argv, const char* name, TraceArgs* out) {
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--scale" && i + 1 < argc) {
+            out->scale = static_cast<uint32_t>(std::stoul(argv[++i]));
+        } else if (a == "--trace-dir" && i + 1 < argc) {
+            out->dir = argv[++i];
+        } else {
+            std::fprintf(stderr, "usage: %s [--scale N] [--trace-dir DIR]\n", name);
+            return false;
+        }
+    }
+    std::filesystem::create_directories(out->dir);
+    return true;
+}
+
 }  // namespace memcity::bench

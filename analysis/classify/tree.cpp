@@ -22,6 +22,17 @@ struct KeyVectorHash {
     }
 };
 
+// Runs work(0) .. work(threads - 1), each on a thread of its own but the first on this one.
+template <class F>
+void runSliced(unsigned threads, F& work) {
+    std::vector<std::thread> pool;
+    for (unsigned t = 1; t < threads; ++t)
+        pool.emplace_back(work, t);
+    work(0);
+    for (std::thread& th : pool)
+        th.join();
+}
+
 struct ChildHash {
     size_t operator()(const std::pair<uint32_t, Key>& p) const {
         return static_cast<size_t>((p.second ^ (uint64_t{p.first} << 40) ^ p.first) * 0x9e3779b97f4a7c15ull);
@@ -50,12 +61,7 @@ std::vector<SignatureCount> countByShape(const HeapView& heap, unsigned threads)
             c.bytes += instance_size != 0 ? instance_size : heap.size(pos);
         }
     };
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t)
-        pool.emplace_back(work, t);
-    work(0);
-    for (std::thread& th : pool)
-        th.join();
+    runSliced(threads, work);
     for (unsigned t = 1; t < threads; ++t)
         for (size_t s = 0; s < shapes; ++s) {
             const SignatureCount& p = partial[t][s];
@@ -140,12 +146,7 @@ std::vector<SignatureCount> countBySignature(const HeapView& heap, const Classif
             c.bytes += bytes;
         }
     };
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t)
-        pool.emplace_back(work, t);
-    work(0);
-    for (std::thread& th : pool)
-        th.join();
+    runSliced(threads, work);
     // Merge the slices into the first.
     Slice& all = slices[0];
     for (unsigned t = 1; t < threads; ++t) {

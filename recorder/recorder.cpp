@@ -374,7 +374,11 @@ void Recorder::processGcs(JNIEnv* jni) {
     heap_after_ = used;
     const uint64_t last = finished - 1;
     gcs_written_ = finished;
-    if (options_.refs_every != 0 && last % options_.refs_every == 0) {
+    // A snapshot when refs_every GCs have passed since the last one (GC 0 first). When GCs come
+    // faster than the agent thread wakes, the heap of a skipped GC is gone: the next GC has it.
+    if (options_.refs_every != 0 && (!walked_any_ || last >= last_walked_gc_ + options_.refs_every)) {
+        walked_any_ = true;
+        last_walked_gc_ = last;
         flushDeaths(false);
         walkHeap(*this, static_cast<uint32_t>(last));
     }

@@ -126,7 +126,9 @@ private:
     GcSlot gc_ring_[kGcRing];
     std::atomic<uint64_t> gcs_started_{0}, gcs_finished_{0};
     uint64_t gcs_written_ = 0;  // agent thread only
-    int64_t gc_start_ns_ = 0;   // GC callbacks only
+    bool walked_any_ = false;   // agent thread only: a snapshot was taken, at last_walked_gc_
+    uint64_t last_walked_gc_ = 0;
+    int64_t gc_start_ns_ = 0;  // GC callbacks only
     std::atomic<uint64_t> bytes_allocated_{0};
     uint64_t heap_after_ = 0;  // agent thread only
 

@@ -79,6 +79,7 @@ std::vector<SignatureCount> countByShape(const HeapView& heap, unsigned threads)
 // lists of different lengths cannot run into each other); the values of shape-only classifiers
 // and the verdicts of shape-only filters are worked out once per shape and cached.
 std::vector<SignatureCount> countBySignature(const HeapView& heap, const ClassifierChain& chain,
+                                             const std::vector<const Filter*>& filters,
                                              unsigned threads, uint64_t* filtered_objects,
                                              uint64_t* filtered_bytes) {
     using SignatureMap = std::unordered_map<std::vector<Key>, uint32_t, KeyVectorHash>;
@@ -103,7 +104,7 @@ std::vector<SignatureCount> countBySignature(const HeapView& heap, const Classif
             const uint32_t shape = heap.shapeId(pos);
             if (passes[shape] == 0) {
                 passes[shape] = 1;
-                for (const auto& f : chain.filters)
+                for (const Filter* f : filters)
                     if (f->shapeOnly() && !f->accept(heap, pos)) passes[shape] = 2;
                 std::vector<Key>& keys = shape_keys[shape];
                 for (const auto& c : chain.classifiers) {
@@ -115,8 +116,8 @@ std::vector<SignatureCount> countBySignature(const HeapView& heap, const Classif
                 }
             }
             bool accepted = passes[shape] == 1;
-            for (size_t f = 0; accepted && f < chain.filters.size(); ++f)
-                if (!chain.filters[f]->shapeOnly() && !chain.filters[f]->accept(heap, pos)) accepted = false;
+            for (size_t f = 0; accepted && f < filters.size(); ++f)
+                if (!filters[f]->shapeOnly() && !filters[f]->accept(heap, pos)) accepted = false;
             const uint64_t bytes = heap.size(pos);
             if (!accepted) {
                 ++slice.filtered_objects;
@@ -177,12 +178,16 @@ ClassificationTree ClassificationTree::build(const HeapView& heap, const Classif
 
     // 1. Count objects per signature.
     std::vector<SignatureCount> signatures;
-    const bool shape_only = chain.shapeOnly();
+    std::vector<const Filter*> filters;
+    for (const auto& f : chain.filters)
+        filters.push_back(f.get());
+    if (options.extra_filter) filters.push_back(options.extra_filter);
+    const bool shape_only = chain.shapeOnly() && (!options.extra_filter || options.extra_filter->shapeOnly());
     if (shape_only) {
         signatures = countByShape(heap, options.threads);
     } else {
         signatures =
-            countBySignature(heap, chain, options.threads, &tree.filtered_objects_, &tree.filtered_bytes_);
+            countBySignature(heap, chain, filters, options.threads, &tree.filtered_objects_, &tree.filtered_bytes_);
     }
 
     // 2. Classify one object per signature and add the signature's counts to every node it
@@ -206,7 +211,7 @@ ClassificationTree ClassificationTree::build(const HeapView& heap, const Classif
         ++tree.signatures_;
         // In the shape-only pass the filters are left to here, one object per shape.
         bool accepted = true;
-        for (const auto& f : chain.filters)
+        for (const Filter* f : filters)
             if (shape_only && !f->accept(heap, s.representative)) accepted = false;
         if (!accepted) {
             tree.filtered_objects_ += s.objects;

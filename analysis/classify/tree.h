@@ -51,6 +51,9 @@ struct PrunedChildren {
 
 struct TreeOptions {
     unsigned threads = 1;  // threads for the pass over the objects
+    // A filter applied with the chain's (not owned; may be null): heap diffs use it to pick
+    // the born, dead or permanent objects.
+    const Filter* extra_filter = nullptr;
 };
 
 class ClassificationTree {

@@ -17,6 +17,7 @@ int runGcs(const Words& args);
 int runSynth(const Words& args);
 int runRecord(const Words& args);
 int runReport(const Words& args);
+int runDiff(const Words& args);
 
 struct CommandHelp {
     std::string_view name;

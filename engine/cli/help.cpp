@@ -98,6 +98,25 @@ options:
   --json          print JSON instead (docs/cli.md describes its shape)
   -h, --help      this help
 )"},
+        {"diff", "born, died and permanent objects between two GCs, by group",
+         R"(usage: memcity diff FILE --from A --to B [--classify CHAIN] [--filter EXPR]
+                    [--metric objects|bytes] [--depth D] [--all] [--json]
+
+Compares the heaps of GC A and GC B: objects live at B only were born, those live at A only
+died, those live at both are permanent (ICPE'18, 5.3). They are grouped by a classifier chain
+(default type; see 'memcity report --help'): born and permanent objects as they are at B, dead
+ones as they were at A. Each level lists its 9 largest groups, the rest as "Other".
+
+options:
+  --from A, --to B  the two GCs (A <= B)
+  --classify C      the classifier chain (default type)
+  --filter EXPR     compare only the objects for which EXPR is true
+  --metric M        objects (the default) or bytes
+  --depth D         levels to show below the root (default: all)
+  --all             every group
+  --json            print JSON instead (docs/cli.md describes its shape)
+  -h, --help        this help
+)"},
         {"synth", "write a synthetic trace with exactly known answers",
          R"(usage: memcity synth SCENARIO -o FILE [--scale N] [--seed S] [--refs N|off] [--no-compress]
        memcity synth --list

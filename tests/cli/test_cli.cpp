@@ -183,6 +183,28 @@ TEST(Cli, OverviewAndSynthList) {
 namespace memcity {
 namespace {
 
+TEST(Cli, DiffPrintsBornDiedPermanent) {
+    const std::string path = synth("buggy-stack");
+    Outcome r = run("diff " + path + " --from 3 --to 4 --depth 1");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("         1,000          1,000          9,000    at.jku.data.TestObject"),
+              std::string::npos)
+        << r.out;
+    Outcome j = run("diff " + path + " --from 3 --to 4 --json --depth 1");
+    ASSERT_EQ(j.status, 0) << j.err;
+    EXPECT_NE(j.out.find("\"permanent\": {\n"), std::string::npos) << j.out;
+    for (auto [args, message] : std::vector<std::pair<std::string, std::string>>{
+             {" --from 3", "memcity diff: --from A and --to B are required"},
+             {" --from 4 --to 3", "memcity diff: --from 4 is after --to 3"},
+             {" --from 3 --to 99",
+              "memcity diff: " + path + ": GC 99 is out of range: the trace has 5 GCs (0..4)"},
+         }) {
+        Outcome e = run("diff " + path + args);
+        EXPECT_EQ(e.status, 1) << args;
+        EXPECT_EQ(e.err, message + "\n") << args;
+    }
+}
+
 TEST(Cli, ReportPrintsTheClassificationTree) {
     const std::string path = synth("buggy-stack");
     // GC 4 is GC b: 10,000 TestObjects, 9,000 pushed from main:43 and 1,000 from main:47.

@@ -2,6 +2,7 @@
 // on the buggy-stack scenario.
 #include <gtest/gtest.h>
 
+#include "classify/diff.h"
 #include "classify/tree.h"
 #include "heap/heap_history.h"
 #include "synth/synth.h"
@@ -304,6 +305,58 @@ TEST(Classify, BuggyStackBySiteAndCaller) {
     auto p = ClassificationTree::build(heap->view(), packages);
     EXPECT_EQ(at(p, {"at", "at.jku", "at.jku.data", "at.jku.data.TestObject"}).objects, 10'000u);
     EXPECT_EQ(at(p, {"java", "java.lang", "java.lang.Object[]"}).objects, 1u);
+}
+
+TEST(Classify, DiffOfTheTinyHeap) {
+    Tiny t;
+    auto a = t.history->heapAt(0);
+    ASSERT_TRUE(a.ok());
+    ClassifierChain chain = chainOf("type");
+    // GC 0 -> GC 1: A id 0 died, A id 7 was born, the other six stayed.
+    HeapDiff d = HeapDiff::build(a->view(), t.heap.view(), chain);
+    const DiffNode& root = d.node(HeapDiff::kRoot);
+    EXPECT_EQ(root.born.objects, 1u);
+    EXPECT_EQ(root.died.objects, 1u);
+    EXPECT_EQ(root.permanent.objects, 6u);
+    EXPECT_EQ(root.permanent.bytes, 1368u - 16);
+    const uint32_t type_a = d.find({"A"});
+    ASSERT_NE(type_a, kNoNode);
+    EXPECT_EQ(d.node(type_a).born.objects, 1u);
+    EXPECT_EQ(d.node(type_a).died.objects, 1u);
+    EXPECT_EQ(d.node(type_a).permanent.objects, 2u);
+    EXPECT_EQ(d.node(d.find({"int[]"})).permanent.objects, 2u);
+    EXPECT_EQ(d.node(d.find({"int[]"})).born.objects, 0u);
+}
+
+// The paper's heap diff of the buggy stack (seed 000, §5.3; 100k / 100k / 900k at scale 100).
+TEST(Classify, BuggyStackDiffBornDiedPermanent) {
+    const std::string path = testing::tempPath("diff-buggy");
+    ASSERT_TRUE(synth::synthesize("buggy-stack", path, {}).ok());
+    auto f = TraceFile::open(path);
+    ASSERT_TRUE(f.ok());
+    auto h = HeapHistory::build(*f);
+    ASSERT_TRUE(h.ok());
+    auto a = h->heapAt(3);
+    auto b = h->heapAt(4);
+    ASSERT_TRUE(a.ok() && b.ok());
+    ClassifierChain chain = chainOf("type,site(callers=1)");
+    HeapDiff d = HeapDiff::build(a->view(), b->view(), chain, {2});
+    const uint32_t test_object = d.find({"at.jku.data.TestObject"});
+    ASSERT_NE(test_object, kNoNode);
+    EXPECT_EQ(d.node(test_object).born.objects, 1'000u);
+    EXPECT_EQ(d.node(test_object).died.objects, 1'000u);
+    EXPECT_EQ(d.node(test_object).permanent.objects, 9'000u);
+    const std::string fill = "at.jku.BuggyMain.fill(BuggyMain.java:21)";
+    const uint32_t refill =
+        d.find({"at.jku.data.TestObject", fill, "at.jku.BuggyMain.main(BuggyMain.java:47)"});
+    const uint32_t first =
+        d.find({"at.jku.data.TestObject", fill, "at.jku.BuggyMain.main(BuggyMain.java:43)"});
+    ASSERT_NE(refill, kNoNode);
+    ASSERT_NE(first, kNoNode);
+    EXPECT_EQ(d.node(refill).born.objects, 1'000u);
+    EXPECT_EQ(d.node(refill).died.objects + d.node(refill).permanent.objects, 0u);
+    EXPECT_EQ(d.node(first).died.objects, 1'000u);
+    EXPECT_EQ(d.node(first).permanent.objects, 9'000u);
 }
 
 }  // namespace

@@ -79,9 +79,8 @@ std::vector<SignatureCount> countByShape(const HeapView& heap, unsigned threads)
 // lists of different lengths cannot run into each other); the values of shape-only classifiers
 // and the verdicts of shape-only filters are worked out once per shape and cached.
 std::vector<SignatureCount> countBySignature(const HeapView& heap, const ClassifierChain& chain,
-                                             const std::vector<const Filter*>& filters,
-                                             unsigned threads, uint64_t* filtered_objects,
-                                             uint64_t* filtered_bytes) {
+                                             const std::vector<const Filter*>& filters, unsigned threads,
+                                             uint64_t* filtered_objects, uint64_t* filtered_bytes) {
     using SignatureMap = std::unordered_map<std::vector<Key>, uint32_t, KeyVectorHash>;
     struct Slice {
         SignatureMap ids;
@@ -186,8 +185,8 @@ ClassificationTree ClassificationTree::build(const HeapView& heap, const Classif
     if (shape_only) {
         signatures = countByShape(heap, options.threads);
     } else {
-        signatures =
-            countBySignature(heap, chain, filters, options.threads, &tree.filtered_objects_, &tree.filtered_bytes_);
+        signatures = countBySignature(heap, chain, filters, options.threads, &tree.filtered_objects_,
+                                      &tree.filtered_bytes_);
     }
 
     // 2. Classify one object per signature and add the signature's counts to every node it

@@ -8,6 +8,7 @@
 #include <unordered_map>
 
 #include "classify/classifier.h"
+#include "classify/expr.h"
 #include "classify/expr_classifiers.h"
 
 namespace memcity {
@@ -58,20 +59,16 @@ public:
     Cardinality cardinality() const override { return Cardinality::kHierarchy; }
     bool shapeOnly() const override { return true; }
     void classify(const HeapView& heap, size_t pos, std::vector<Key>& out) const override {
-        std::string name = heap.symbols().type(heap.type(pos)).name;
         // Arrays belong to their element type's package; primitives and their arrays to none.
-        while (name.size() > 2 && name.ends_with("[]"))
-            name.resize(name.size() - 2);
-        const size_t last = name.rfind('.');
-        if (last == std::string::npos) {
+        const std::string_view package = expr::packageOf(heap.symbols().type(heap.type(pos)).name);
+        if (package.empty()) {
             out.push_back(intern("(no package)"));
             return;
         }
         uint64_t levels = 0;
-        for (size_t dot = name.find('.'); dot != std::string::npos && dot <= last;
-             dot = name.find('.', dot + 1)) {
-            out.push_back(intern(name.substr(0, dot)));
-            if (++levels == depth_) break;
+        for (size_t dot = package.find('.');; dot = package.find('.', dot + 1)) {
+            out.push_back(intern(std::string(package.substr(0, dot))));
+            if (++levels == depth_ || dot == std::string_view::npos) break;
         }
     }
     std::string label(const SymbolTable&, Key key) const override {
@@ -195,7 +192,9 @@ private:
 class KindClassifier final : public Classifier {
 public:
     explicit KindClassifier(uint64_t big) : big_(big) {}
-    std::string spec() const override { return big_ == 256 ? "kind" : withParams("kind", {{"big", big_}}); }
+    std::string spec() const override {
+        return big_ == kBigArrayLength ? "kind" : withParams("kind", {{"big", big_}});
+    }
     Cardinality cardinality() const override { return Cardinality::kOne; }
     bool shapeOnly() const override { return false; }
     void classify(const HeapView& heap, size_t pos, std::vector<Key>& out) const override {
@@ -369,7 +368,7 @@ Result<std::unique_ptr<Classifier>> makeClassifier(const std::string& item) {
         ok = take({{"buckets", 0}});
         c = std::make_unique<LengthClassifier>(values["buckets"] != 0);
     } else if (p.name == "kind") {
-        ok = take({{"big", 256}});
+        ok = take({{"big", kBigArrayLength}});
         if (ok && values["big"] == 0) return Error{"classifier '" + item + "': big must be at least 1"};
         c = std::make_unique<KindClassifier>(values["big"]);
     } else if (p.name == "size") {

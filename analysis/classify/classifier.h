@@ -20,6 +20,10 @@ namespace memcity {
 
 using Key = uint64_t;
 
+// Arrays of at least this many elements are "big arrays" (the kind classifier's default and the
+// expression language's `kind`); shorter ones are "small arrays".
+inline constexpr uint64_t kBigArrayLength = 256;
+
 enum class Cardinality : uint8_t {
     kOne,        // exactly one value: the object goes to one child
     kMany,       // a set of distinct values: the object goes to each child, counted once above them

@@ -54,7 +54,7 @@ public:
             case Property::kThread: return symbols.thread(heap_.thread(pos_)).name;
             case Property::kKind: {
                 const uint64_t n = heap_.arrayLength(pos_);
-                return n == kNoLength ? "instance" : n < 256 ? "small array" : "big array";
+                return n == kNoLength ? "instance" : n < kBigArrayLength ? "small array" : "big array";
             }
             default: return {};
         }

@@ -6,6 +6,7 @@
 
 #include "classify/diff.h"
 #include "cli/args.h"
+#include "cli/classify_args.h"
 #include "cli/commands.h"
 #include "cli/json_writer.h"
 #include "cli/load.h"
@@ -108,28 +109,14 @@ int runDiff(const Words& words) {
         std::cerr << "memcity diff: --from A and --to B are required\n";
         return 1;
     }
-    auto chain = parseChain(args->value("--classify").value_or("type"));
-    if (!chain) {
-        std::cerr << "memcity diff: " << chain.error().message << "\n";
+    auto opts = readClassifyArgs(*args, "diff", "type", "objects");
+    if (!opts) {
+        std::cerr << opts.error().message << "\n";
         return 1;
     }
-    if (auto filter = args->value("--filter")) {
-        auto f = parseFilter(*filter);
-        if (!f) {
-            std::cerr << "memcity diff: --filter: " << f.error().message << "\n";
-            return 1;
-        }
-        chain->filters.push_back(std::move(*f));
-    }
-    const std::string metric_name = args->value("--metric").value_or("objects");
-    if (metric_name != "bytes" && metric_name != "objects") {
-        std::cerr << "memcity diff: --metric expects objects or bytes, got '" << metric_name << "'\n";
-        return 1;
-    }
-    auto depth = args->unsignedValue("--depth", 1000, 1, 1000);
     auto from = args->unsignedValue("--from", 0);
     auto to = args->unsignedValue("--to", 0);
-    for (const Result<uint64_t>* r : {&depth, &from, &to})
+    for (const Result<uint64_t>* r : {&from, &to})
         if (!*r) {
             std::cerr << r->error().message << "\n";
             return 1;
@@ -158,22 +145,21 @@ int runDiff(const Words& words) {
     }
     TreeOptions options;
     options.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
-    const HeapDiff diff = HeapDiff::build(a->view(), b->view(), *chain, options);
-    const DiffView v{diff, metric_name == "objects" ? Metric::kObjects : Metric::kBytes, args->has("--all"),
-                     *depth};
+    const HeapDiff diff = HeapDiff::build(a->view(), b->view(), opts->chain, options);
+    const DiffView v{diff, opts->metric, opts->all, opts->depth};
     if (args->has("--json")) {
         JsonWriter j;
         j.beginObject();
         j.field("file", loaded->trace->path()).field("from", *from).field("to", *to);
-        j.field("classifiers", chain->spec()).field("metric", metric_name);
+        j.field("classifiers", opts->chain.spec()).field("metric", opts->metric_name);
         j.key("tree");
         jsonNode(v, j, HeapDiff::kRoot, 0);
         j.endObject();
         std::cout << j.str();
         return 0;
     }
-    std::cout << loaded->trace->path() << ", GC " << *from << " -> GC " << *to << ", by " << chain->spec()
-              << " (" << metric_name << ")\n";
+    std::cout << loaded->trace->path() << ", GC " << *from << " -> GC " << *to << ", by "
+              << opts->chain.spec() << " (" << opts->metric_name << ")\n";
     std::printf("%14s %14s %14s  %s\n", "born", "died", "permanent", "group");
     printNode(v, HeapDiff::kRoot, 0);
     return 0;

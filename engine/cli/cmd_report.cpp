@@ -6,6 +6,7 @@
 
 #include "classify/tree.h"
 #include "cli/args.h"
+#include "cli/classify_args.h"
 #include "cli/commands.h"
 #include "cli/json_writer.h"
 #include "cli/load.h"
@@ -90,29 +91,12 @@ int runReport(const Words& words) {
         std::cerr << "memcity report: expected one trace file (see 'memcity report --help')\n";
         return 1;
     }
-    auto chain = parseChain(args->value("--classify").value_or("type,site"));
-    if (!chain) {
-        std::cerr << "memcity report: " << chain.error().message << "\n";
+    auto opts = readClassifyArgs(*args, "report", "type,site", "bytes");
+    if (!opts) {
+        std::cerr << opts.error().message << "\n";
         return 1;
     }
-    if (auto filter = args->value("--filter")) {
-        auto f = parseFilter(*filter);
-        if (!f) {
-            std::cerr << "memcity report: --filter: " << f.error().message << "\n";
-            return 1;
-        }
-        chain->filters.push_back(std::move(*f));
-    }
-    const std::string metric_name = args->value("--metric").value_or("bytes");
-    if (metric_name != "bytes" && metric_name != "objects") {
-        std::cerr << "memcity report: --metric expects objects or bytes, got '" << metric_name << "'\n";
-        return 1;
-    }
-    auto depth = args->unsignedValue("--depth", 1000, 1, 1000);
-    if (!depth) {
-        std::cerr << depth.error().message << "\n";
-        return 1;
-    }
+    const ClassifierChain& chain = opts->chain;
     auto gc_opt = args->unsignedValue("--gc", UINT64_MAX);
     if (!gc_opt) {
         std::cerr << gc_opt.error().message << "\n";
@@ -141,20 +125,20 @@ int runReport(const Words& words) {
     }
     TreeOptions options;
     options.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
-    const ClassificationTree tree = ClassificationTree::build(heap->view(), *chain, options);
-    ReportView v{tree, metric_name == "objects" ? Metric::kObjects : Metric::kBytes, {}, *depth};
-    v.prune.enabled = !args->has("--all");
+    const ClassificationTree tree = ClassificationTree::build(heap->view(), chain, options);
+    ReportView v{tree, opts->metric, {}, opts->depth};
+    v.prune.enabled = !opts->all;
 
     if (args->has("--json")) {
         JsonWriter j;
         j.beginObject();
-        j.field("file", loaded->trace->path()).field("gc", gc).field("classifiers", chain->spec());
+        j.field("file", loaded->trace->path()).field("gc", gc).field("classifiers", chain.spec());
         j.key("filter");
-        if (auto filter = args->value("--filter"))
-            j.value(*filter);
+        if (opts->filter)
+            j.value(*opts->filter);
         else
             j.null();
-        j.field("metric", metric_name);
+        j.field("metric", opts->metric_name);
         j.field("filtered_objects", tree.filteredObjects()).field("filtered_bytes", tree.filteredBytes());
         j.key("tree");
         jsonNode(v, j, ClassificationTree::kRoot, 0);
@@ -164,9 +148,9 @@ int runReport(const Words& words) {
     }
     std::cout << loaded->trace->path() << ", GC " << gc << ": "
               << formatCountOf(tree.root().objects, "object", "objects") << ", "
-              << formatBytes(tree.root().bytes) << ", by " << chain->spec();
-    if (auto filter = args->value("--filter"))
-        std::cout << " (filter " << printable(*filter, 80) << ": "
+              << formatBytes(tree.root().bytes) << ", by " << chain.spec();
+    if (opts->filter)
+        std::cout << " (filter " << printable(*opts->filter, 80) << ": "
                   << formatCountOf(tree.filteredObjects(), "object", "objects") << " left out)";
     std::cout << "\n";
     std::printf("%12s %6s %14s %6s  %s\n", "bytes", "%", "objects", "%", "group");

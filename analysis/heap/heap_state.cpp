@@ -23,7 +23,8 @@ HeapState::HeapState(const HeapView& view)
         store_.shape.push_back(src.shape[pos]);
         uint16_t l = src.length16[pos];
         store_.length16.push_back(l);
-        if (l == ObjectStore::kLongLength) store_.long_lengths[id] = src.long_lengths.at(id);
+        // arrayLength() reads 0 where a broken trace left no side-table entry: no throw here.
+        if (l == ObjectStore::kLongLength) store_.long_lengths[id] = src.arrayLength(pos);
         if (!src.explicit_sizes.empty()) {
             auto it = src.explicit_sizes.find(id);
             if (it != src.explicit_sizes.end()) store_.explicit_sizes[id] = it->second;

@@ -448,3 +448,27 @@ TEST(BadInput, FuzzLikeMutationsNeverCrash) {
 
 }  // namespace
 }  // namespace memcity
+
+namespace memcity {
+namespace {
+
+TEST(BadInput, DuplicateIdOfALongArrayStillRebuilds) {
+    // Found by the fuzzer (checksums repaired): object 10 is allocated twice as a long array.
+    // Both copies share the id-keyed side table of long lengths; compacting away the dropped
+    // copy erased the entry the kept copy still pointed at, and rebuilding a heap threw. The
+    // kept copy now reads length 0, as ObjectStore::arrayLength does elsewhere.
+    auto f = TraceFile::open(std::string(MEMCITY_TEST_DATA) + "/fuzz-lost-long-length.mct");
+    ASSERT_TRUE(f.ok()) << f.error().message;
+    HistoryOptions o;
+    o.checkpoint_events = 64;
+    auto h = HeapHistory::build(*f, o);
+    ASSERT_TRUE(h.ok()) << h.error().message;
+    EXPECT_GT(h->diagnostics()[Anomaly::kDuplicateAlloc].count, 0u);
+    for (uint32_t gc = 0; gc < h->gcCount(); ++gc) {
+        auto heap = h->heapAt(gc);
+        EXPECT_TRUE(heap.ok()) << gc;
+    }
+}
+
+}  // namespace
+}  // namespace memcity

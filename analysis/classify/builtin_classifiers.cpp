@@ -10,6 +10,7 @@
 #include "classify/classifier.h"
 #include "classify/expr.h"
 #include "classify/expr_classifiers.h"
+#include "classify/ref_classifiers.h"
 
 namespace memcity {
 namespace {
@@ -310,6 +311,14 @@ const std::vector<ClassifierInfo> kBuiltins = {
     {"length", "buckets=1 (default 0)", "array length, exact or in power-of-two buckets"},
     {"kind", "big=N (default 256)", "instance, small array, big array (length >= N)"},
     {"size", "", "object size in power-of-two buckets"},
+    {"rooted", "",
+     "the GC roots referencing the object itself: kind, then class and field, or thread and method"},
+    {"roots", "", "the closest GC roots reaching the object; 'alive, root not reported' when none does"},
+    {"structure", "", "the data structure holding the object: java.util.HashMap (allocated in ...)"},
+    {"in-degree", "", "how many references point to the object, in buckets"},
+    {"out-degree", "", "how many references the object holds, in buckets"},
+    {"points-to", "(CHAIN) (default type)", "the objects it references, classified by CHAIN"},
+    {"pointed-from", "(CHAIN) (default type)", "the objects referencing it, classified by CHAIN"},
     {"{EXPR}", "", "the value of an expression (docs/expressions.md): {site.method}, {size > 1k}"},
 };
 
@@ -319,6 +328,8 @@ Result<std::unique_ptr<Classifier>> makeClassifier(const std::string& item) {
         if (!c) return Error{"classifier '" + item + "': " + c.error().message};
         return c;
     }
+    if (const std::string name = item.substr(0, item.find('(')); isReferenceClassifier(name))
+        return makeReferenceClassifier(item, name);
     auto parsed = parseSpec(item);
     if (!parsed) return parsed.error();
     const ParsedSpec& p = *parsed;
@@ -392,6 +403,11 @@ bool ClassifierChain::shapeOnly() const {
     return std::all_of(classifiers.begin(), classifiers.end(),
                        [](const auto& c) { return c->shapeOnly(); }) &&
            std::all_of(filters.begin(), filters.end(), [](const auto& f) { return f->shapeOnly(); });
+}
+
+bool ClassifierChain::needsReferences() const {
+    return std::any_of(classifiers.begin(), classifiers.end(),
+                       [](const auto& c) { return c->needsReferences(); });
 }
 
 std::string ClassifierChain::spec() const {

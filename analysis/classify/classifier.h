@@ -28,7 +28,15 @@ enum class Cardinality : uint8_t {
     kOne,        // exactly one value: the object goes to one child
     kMany,       // a set of distinct values: the object goes to each child, counted once above them
     kHierarchy,  // a path of values, outermost first: the object goes down the path
+    kPaths,      // several paths, each ended by kPathEnd: the object goes down each, counted once
+                 // in every node they share (the roots that reference an object, kind -> class ->
+                 // field; the objects an object points to, classified by an inner chain)
 };
+
+// The value a one-to-many classifier gives an object for which it has no value.
+inline constexpr Key kNoValueKey = ~Key{0} - 1;
+// Ends one path of a kPaths classifier's values.
+inline constexpr Key kPathEnd = ~Key{0} - 2;
 
 class Classifier {
 public:
@@ -45,6 +53,13 @@ public:
     virtual void classify(const HeapView& heap, size_t pos, std::vector<Key>& out) const = 0;
     // The name of a value as trees show it: "java.util.HashMap", "age 3".
     virtual std::string label(const SymbolTable& symbols, Key key) const = 0;
+    // The name of the value at `depth` of a path (kHierarchy, kPaths); label() unless overridden.
+    virtual std::string pathLabel(const SymbolTable& symbols, Key key, size_t depth) const {
+        (void)depth;
+        return label(symbols, key);
+    }
+    // True when the classifier reads the heap's references (HeapView::graph() must be set).
+    virtual bool needsReferences() const { return false; }
 };
 
 class Filter {
@@ -62,6 +77,7 @@ struct ClassifierChain {
     std::vector<std::unique_ptr<Filter>> filters;
 
     bool shapeOnly() const;
+    bool needsReferences() const;
     std::string spec() const;  // "type,site(callers=2)"
 };
 

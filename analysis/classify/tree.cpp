@@ -165,6 +165,58 @@ std::vector<SignatureCount> countBySignature(const HeapView& heap, const Classif
     return std::move(all.counts);
 }
 
+// Walks one object down the tree: every node it reaches, each once, in `reached`. `child`
+// gives the node below a parent for a key (kNoNode: there is none, and that branch ends).
+struct Descent {
+    std::vector<uint32_t> current, next;
+    std::vector<Key> keys;
+
+    template <class Child>
+    void run(const HeapView& heap, const ClassifierChain& chain, size_t pos, Child& child,
+             std::vector<uint32_t>& reached) {
+        current.assign(1, ClassificationTree::kRoot);
+        reached.assign(1, ClassificationTree::kRoot);
+        for (size_t level = 0; level < chain.classifiers.size() && !current.empty(); ++level) {
+            const Classifier& c = *chain.classifiers[level];
+            keys.clear();
+            c.classify(heap, pos, keys);
+            if (keys.empty()) keys.push_back(kNoValueKey);
+            const Cardinality card = c.cardinality();
+            if (card == Cardinality::kPaths && keys.back() != kPathEnd) keys.push_back(kPathEnd);
+            const auto lvl = static_cast<uint32_t>(level + 1);
+            next.clear();
+            for (uint32_t node : current) {
+                if (card == Cardinality::kHierarchy || card == Cardinality::kPaths) {
+                    uint32_t at = node;
+                    for (Key k : keys) {
+                        if (k == kPathEnd) {
+                            if (at != kNoNode && at != node) next.push_back(at);
+                            at = node;
+                            continue;
+                        }
+                        if (at == kNoNode) continue;
+                        at = child(at, k, lvl);
+                        if (at != kNoNode) reached.push_back(at);
+                    }
+                    if (card == Cardinality::kHierarchy && at != kNoNode) next.push_back(at);
+                } else {
+                    for (Key k : keys) {
+                        const uint32_t at = child(node, k, lvl);
+                        if (at == kNoNode) continue;
+                        reached.push_back(at);
+                        next.push_back(at);
+                    }
+                }
+            }
+            std::sort(next.begin(), next.end());
+            next.erase(std::unique(next.begin(), next.end()), next.end());
+            current.swap(next);
+        }
+        std::sort(reached.begin(), reached.end());
+        reached.erase(std::unique(reached.begin(), reached.end()), reached.end());
+    }
+};
+
 }  // namespace
 
 ClassificationTree ClassificationTree::build(const HeapView& heap, const ClassifierChain& chain,
@@ -203,8 +255,8 @@ ClassificationTree ClassificationTree::build(const HeapView& heap, const Classif
         tree.nodes_[parent].children.push_back(it->second);
         return it->second;
     };
-    std::vector<uint32_t> current, next, reached;
-    std::vector<Key> keys;
+    std::vector<uint32_t> reached;
+    Descent descent;
     for (const SignatureCount& s : signatures) {
         if (s.objects == 0) continue;
         ++tree.signatures_;
@@ -217,37 +269,7 @@ ClassificationTree ClassificationTree::build(const HeapView& heap, const Classif
             tree.filtered_bytes_ += s.bytes;
             continue;
         }
-        current.assign(1, kRoot);
-        reached.assign(1, kRoot);
-        for (size_t level = 0; level < chain.classifiers.size(); ++level) {
-            const Classifier& c = *chain.classifiers[level];
-            keys.clear();
-            c.classify(heap, s.representative, keys);
-            if (keys.empty()) keys.push_back(kNoValueKey);
-            const auto lvl = static_cast<uint32_t>(level + 1);
-            next.clear();
-            for (uint32_t node : current) {
-                if (c.cardinality() == Cardinality::kHierarchy) {
-                    uint32_t at = node;
-                    for (Key k : keys) {
-                        at = child(at, k, lvl);
-                        reached.push_back(at);
-                    }
-                    next.push_back(at);
-                } else {
-                    for (Key k : keys) {
-                        const uint32_t at = child(node, k, lvl);
-                        reached.push_back(at);
-                        next.push_back(at);
-                    }
-                }
-            }
-            std::sort(next.begin(), next.end());
-            next.erase(std::unique(next.begin(), next.end()), next.end());
-            current.swap(next);
-        }
-        std::sort(reached.begin(), reached.end());
-        reached.erase(std::unique(reached.begin(), reached.end()), reached.end());
+        descent.run(heap, chain, s.representative, child, reached);
         for (uint32_t id : reached) {
             tree.nodes_[id].objects += s.objects;
             tree.nodes_[id].bytes += s.bytes;
@@ -260,7 +282,70 @@ std::string ClassificationTree::label(uint32_t id) const {
     const TreeNode& n = nodes_[id];
     if (id == kRoot) return "Overall";
     if (n.key == kNoValueKey) return "(none)";
-    return chain_->classifiers[n.level - 1]->label(*symbols_, n.key);
+    size_t depth = 0;  // within a path of values (one-to-hierarchy, paths)
+    for (uint32_t at = n.parent; at != kNoNode && nodes_[at].level == n.level; at = nodes_[at].parent)
+        ++depth;
+    return chain_->classifiers[n.level - 1]->pathLabel(*symbols_, n.key, depth);
+}
+
+std::vector<Bitset> ClassificationTree::members(const HeapView& heap, const std::vector<uint32_t>& nodes,
+                                                const TreeOptions& options) const {
+    const size_t n = heap.positions();
+    std::vector<Bitset> out(nodes.size(), Bitset(n));
+    if (nodes.empty() || chain_ == nullptr) return out;
+    std::vector<std::vector<uint32_t>> wanted(nodes_.size());  // node -> indices into `nodes`
+    for (size_t i = 0; i < nodes.size(); ++i)
+        if (nodes[i] < nodes_.size()) wanted[nodes[i]].push_back(static_cast<uint32_t>(i));
+    std::unordered_map<std::pair<uint32_t, Key>, uint32_t, ChildHash> index;
+    for (uint32_t id = 1; id < nodes_.size(); ++id)
+        index.emplace(std::pair{nodes_[id].parent, nodes_[id].key}, id);
+    auto find = [&](uint32_t parent, Key key, uint32_t) {
+        auto it = index.find({parent, key});
+        return it == index.end() ? kNoNode : it->second;
+    };
+    std::vector<const Filter*> filters;
+    for (const auto& f : chain_->filters)
+        filters.push_back(f.get());
+    if (options.extra_filter) filters.push_back(options.extra_filter);
+    const bool shape_only =
+        chain_->shapeOnly() && (!options.extra_filter || options.extra_filter->shapeOnly());
+    // Slices start at multiples of 64 positions, so no two threads write one word of a set.
+    const unsigned threads =
+        std::max(1u, std::min<unsigned>(options.threads, static_cast<unsigned>(n / 65536 + 1)));
+    auto work = [&](unsigned t) {
+        const size_t begin = (n * t / threads) & ~size_t{63};
+        const size_t end = t + 1 == threads ? n : (n * (t + 1) / threads) & ~size_t{63};
+        std::vector<std::vector<uint32_t>> by_shape(shape_only ? heap.shapes().size() : 0);
+        std::vector<uint8_t> shape_done(by_shape.size(), 0);
+        std::vector<uint32_t> reached;
+        Descent descent;
+        for (size_t pos = begin; pos < end; ++pos) {
+            if (!heap.alive(pos)) continue;
+            const std::vector<uint32_t>* path = &reached;
+            if (shape_only) {
+                const uint32_t shape = heap.shapeId(pos);
+                if (!shape_done[shape]) {
+                    shape_done[shape] = 1;
+                    bool accepted = true;
+                    for (const Filter* f : filters)
+                        accepted = accepted && f->accept(heap, pos);
+                    if (accepted) descent.run(heap, *chain_, pos, find, by_shape[shape]);
+                }
+                path = &by_shape[shape];
+            } else {
+                bool accepted = true;
+                for (const Filter* f : filters)
+                    accepted = accepted && f->accept(heap, pos);
+                reached.clear();
+                if (accepted) descent.run(heap, *chain_, pos, find, reached);
+            }
+            for (uint32_t id : *path)
+                for (uint32_t i : wanted[id])
+                    out[i].set(pos);
+        }
+    };
+    runSliced(threads, work);
+    return out;
 }
 
 std::string ClassificationTree::classifierSpec(uint32_t id) const {

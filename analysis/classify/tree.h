@@ -14,12 +14,11 @@
 #include <vector>
 
 #include "classify/classifier.h"
+#include "graph/bitset.h"
 
 namespace memcity {
 
 inline constexpr uint32_t kNoNode = ~uint32_t{0};
-// The value a one-to-many classifier gives an object for which it has no value.
-inline constexpr Key kNoValueKey = ~Key{0} - 1;
 
 enum class Metric : uint8_t {
     kObjects,  // number of objects
@@ -85,6 +84,12 @@ public:
     PrunedChildren prunedChildren(uint32_t id, Metric metric, const PruneOptions& options) const;
     // The name of the classifier that made the node's level ("" for the root).
     std::string classifierSpec(uint32_t id) const;
+
+    // The objects of each of `nodes`: one bit set over the heap's positions per node. `heap` and
+    // `options` must be those the tree was built from (the heap with its graph attached when the
+    // chain reads references). One pass over the heap, `options.threads` at a time.
+    std::vector<Bitset> members(const HeapView& heap, const std::vector<uint32_t>& nodes,
+                                const TreeOptions& options = {}) const;
 
     static uint64_t value(const TreeNode& n, Metric m) { return m == Metric::kObjects ? n.objects : n.bytes; }
 

@@ -15,6 +15,8 @@
 
 namespace memcity {
 
+class HeapGraph;
+
 // What the series knows about one GC. Bytes are object sizes as the trace gives them.
 struct GcRecord {
     uint32_t index = 0;
@@ -97,7 +99,17 @@ public:
     std::span<const uint64_t> watermarks() const { return watermarks_; }
     uint32_t alignment() const { return alignment_; }
 
+    // The heap's references (graph/heap_graph.h), for classifiers that read them; null when the
+    // view has none attached.
+    const HeapGraph* graph() const { return graph_; }
+    HeapView withGraph(const HeapGraph* graph) const {
+        HeapView v = *this;
+        v.graph_ = graph;
+        return v;
+    }
+
 private:
+    const HeapGraph* graph_ = nullptr;
     const ObjectStore* store_;
     size_t end_;
     uint32_t gc_;

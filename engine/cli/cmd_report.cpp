@@ -1,8 +1,10 @@
 // memcity report FILE --gc N [--classify CHAIN] [--filter EXPR] [--metric objects|bytes]
-//                [--depth D] [--all] [--json]
+//                [--depth D] [--all] [--retained] [--json]
 #include <cstdio>
 #include <iostream>
 #include <thread>
+
+#include <unordered_map>
 
 #include "classify/tree.h"
 #include "cli/args.h"
@@ -11,6 +13,7 @@
 #include "cli/json_writer.h"
 #include "cli/load.h"
 #include "cli/text_format.h"
+#include "graph/closure.h"
 
 namespace memcity::cli {
 namespace {
@@ -19,8 +22,17 @@ struct ReportView {
     const ClassificationTree& tree;
     Metric metric;
     PruneOptions prune;
-    uint64_t depth;  // levels below the root to show
+    uint64_t depth;                                            // levels below the root to show
+    std::unordered_map<uint32_t, GroupClosure> closures = {};  // --retained: per shown node
 };
+
+// The nodes the report shows, in the order it shows them.
+void shownNodes(const ReportView& v, uint32_t id, size_t level, std::vector<uint32_t>& out) {
+    out.push_back(id);
+    if (level >= v.depth) return;
+    for (uint32_t c : v.tree.prunedChildren(id, v.metric, v.prune).shown)
+        shownNodes(v, c, level + 1, out);
+}
 
 std::string percent(uint64_t part, uint64_t whole) {
     char buf[16];
@@ -29,16 +41,27 @@ std::string percent(uint64_t part, uint64_t whole) {
     return buf;
 }
 
-void printRow(const ReportView& v, uint64_t objects, uint64_t bytes, size_t indent, const std::string& name) {
+void printRow(const ReportView& v, uint64_t objects, uint64_t bytes, size_t indent, const std::string& name,
+              const GroupClosure* c = nullptr) {
     const TreeNode& root = v.tree.root();
-    std::printf("%12s %s %14s %s  %s%s\n", formatBytes(bytes).c_str(), percent(bytes, root.bytes).c_str(),
-                formatCount(objects).c_str(), percent(objects, root.objects).c_str(),
-                std::string(indent * 2, ' ').c_str(), printable(name, 160).c_str());
+    std::printf("%12s %s %14s %s", formatBytes(bytes).c_str(), percent(bytes, root.bytes).c_str(),
+                formatCount(objects).c_str(), percent(objects, root.objects).c_str());
+    if (!v.closures.empty()) {
+        const uint64_t whole = v.closures.at(ClassificationTree::kRoot).deep.bytes;
+        if (c)
+            std::printf(" %12s %12s %s", formatBytes(c->deep.bytes).c_str(),
+                        formatBytes(c->retained.bytes).c_str(), percent(c->retained.bytes, whole).c_str());
+        else
+            std::printf(" %12s %12s %6s", "", "", "");
+    }
+    std::printf("  %s%s\n", std::string(indent * 2, ' ').c_str(), printable(name, 160).c_str());
 }
 
 void printNode(const ReportView& v, uint32_t id, size_t indent) {
     const TreeNode& n = v.tree.node(id);
-    printRow(v, n.objects, n.bytes, indent, v.tree.label(id));
+    auto closure = v.closures.find(id);
+    printRow(v, n.objects, n.bytes, indent, v.tree.label(id),
+             closure == v.closures.end() ? nullptr : &closure->second);
     if (indent >= v.depth) return;
     PrunedChildren kids = v.tree.prunedChildren(id, v.metric, v.prune);
     for (uint32_t c : kids.shown)
@@ -54,6 +77,14 @@ void jsonNode(const ReportView& v, JsonWriter& j, uint32_t id, size_t level) {
     j.field("name", v.tree.label(id));
     if (id != ClassificationTree::kRoot) j.field("classifier", v.tree.classifierSpec(id));
     j.field("objects", n.objects).field("bytes", n.bytes);
+    if (auto c = v.closures.find(id); c != v.closures.end()) {
+        auto sizes = [&](const char* name, const Sizes& s) {
+            j.key(name).beginObject().field("objects", s.objects).field("bytes", s.bytes).endObject();
+        };
+        sizes("deep", c->second.deep);
+        sizes("retained", c->second.retained);
+        sizes("unreached", c->second.unreached);
+    }
     if (level < v.depth && !n.children.empty()) {
         PrunedChildren kids = v.tree.prunedChildren(id, v.metric, v.prune);
         j.key("children").beginArray();
@@ -81,6 +112,7 @@ int runReport(const Words& words) {
                              {"--metric", true, ""},
                              {"--depth", true, ""},
                              {"--all", false, ""},
+                             {"--retained", false, ""},
                              {"--json", false, ""}});
     if (!args) {
         std::cerr << args.error().message << "\n";
@@ -112,7 +144,15 @@ int runReport(const Words& words) {
         std::cerr << "memcity report: " << loaded->trace->path() << ": the trace has no GCs\n";
         return 1;
     }
-    const uint64_t gc = args->has("--gc") ? *gc_opt : h.gcCount() - 1;
+    // Classifiers that read references, and retained sizes, need the GC's reference snapshot;
+    // without --gc they take the last GC that has one.
+    const bool references = chain.needsReferences() || args->has("--retained");
+    uint64_t gc = h.gcCount() - 1;
+    if (args->has("--gc")) {
+        gc = *gc_opt;
+    } else if (references) {
+        if (auto last = lastSnapshotGc(h)) gc = *last;
+    }
     if (gc >= h.gcCount()) {
         std::cerr << "memcity report: " << h.gcRangeError(gc) << "\n";
         return 1;
@@ -123,11 +163,29 @@ int runReport(const Words& words) {
         std::cerr << "error: " << heap.error().message << "\n";
         return 1;
     }
+    std::unique_ptr<HeapGraph> graph;
+    if (references) {
+        auto g = loadGraph(h, *heap);
+        if (!g) {
+            std::cerr << "memcity report: " << loaded->trace->path() << ": " << g.error().message << "\n";
+            return 1;
+        }
+        graph = std::move(*g);
+    }
+    const HeapView view = heap->view().withGraph(graph.get());
     TreeOptions options;
     options.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
-    const ClassificationTree tree = ClassificationTree::build(heap->view(), chain, options);
+    const ClassificationTree tree = ClassificationTree::build(view, chain, options);
     ReportView v{tree, opts->metric, {}, opts->depth};
     v.prune.enabled = !opts->all;
+    if (args->has("--retained")) {
+        std::vector<uint32_t> nodes;
+        shownNodes(v, ClassificationTree::kRoot, 0, nodes);
+        const std::vector<GroupClosure> closures =
+            closuresOf(*graph, tree.members(view, nodes, options), options.threads);
+        for (size_t i = 0; i < nodes.size(); ++i)
+            v.closures.emplace(nodes[i], closures[i]);
+    }
 
     if (args->has("--json")) {
         JsonWriter j;
@@ -139,6 +197,7 @@ int runReport(const Words& words) {
         else
             j.null();
         j.field("metric", opts->metric_name);
+        if (graph) j.field("snapshot_gc", static_cast<uint64_t>(graph->snapshotGc()));
         j.field("filtered_objects", tree.filteredObjects()).field("filtered_bytes", tree.filteredBytes());
         j.key("tree");
         jsonNode(v, j, ClassificationTree::kRoot, 0);
@@ -153,7 +212,11 @@ int runReport(const Words& words) {
         std::cout << " (filter " << printable(*opts->filter, 80) << ": "
                   << formatCountOf(tree.filteredObjects(), "object", "objects") << " left out)";
     std::cout << "\n";
-    std::printf("%12s %6s %14s %6s  %s\n", "bytes", "%", "objects", "%", "group");
+    if (v.closures.empty())
+        std::printf("%12s %6s %14s %6s  %s\n", "bytes", "%", "objects", "%", "group");
+    else
+        std::printf("%12s %6s %14s %6s %12s %12s %6s  %s\n", "bytes", "%", "objects", "%", "deep", "retained",
+                    "%", "group");
     printNode(v, ClassificationTree::kRoot, 0);
     return 0;
 }

@@ -86,15 +86,49 @@ CHAIN is a comma-separated list (default type,site); docs/classifiers.md describ
   kind(big=N)      instance, small array, big array (length >= N, default 256)
   size             object size in power-of-two buckets
   {EXPR}           the value of an expression, e.g. {site.method} or {size > 1k}
+These read the references, so they need a GC with a reference snapshot:
+  rooted           the GC roots referencing the object: kind, class, static field / thread, method
+  roots            the closest GC roots reaching it ("alive, root not reported" when none)
+  structure        the data structure holding it: java.util.HashMap (allocated in ...)
+  in-degree        references to it, in buckets; out-degree: references it holds
+  points-to(C)     the objects it references, classified by chain C (default type)
+  pointed-from(C)  the objects referencing it, classified by chain C
 
 options:
-  --gc N          the GC whose heap to classify (default: the last)
+  --gc N          the GC whose heap to classify (default: the last; with references or
+                  --retained, the last GC with a reference snapshot)
   --classify C    the classifier chain (default type,site)
   --filter EXPR   classify only the objects for which EXPR is true (docs/expressions.md),
                   e.g. 'type ~ "java.util.*" && age >= 3'
   --metric M      objects or bytes: what orders the groups (default bytes)
   --depth D       levels to show below the root (default: all)
   --all           every group, no "Other"
+  --retained      add each shown group's deep size (everything it reaches) and retained size
+                  (what would be freed with it), from the GC's reference snapshot
+  --json          print JSON instead (docs/cli.md describes its shape)
+  -h, --help      this help
+)"},
+        {"inspect", "one object group: deep and retained size, its GC roots, paths to them",
+         R"(usage: memcity inspect FILE [--gc N] [--classify CHAIN] [--filter EXPR]
+                       [--node PATH[;PATH...]] [--paths K] [--json]
+
+Inspects an object group at GC N (default: the last GC with a reference snapshot): one or
+several nodes of the classification tree (as 'memcity report' shows it), given by their
+labels from the top, separated by '/'; several nodes are separated by ';' and inspected as one
+group (shared ownership). Without --node the whole heap.
+
+Prints the group's objects and shallow size, its deep size (its transitive closure: all it
+reaches), its retained size (its GC closure: what would be freed if the group were), objects
+alive that no reported root reaches, the GC roots referencing it directly, the closest roots
+of its objects, the shortest paths from its objects to a root aggregated by type (a run of one
+type, as in a linked list, is one step), and what it retains by type (ManLang'18, 3-4).
+
+options:
+  --gc N          the GC (it must have a reference snapshot; 'memcity gcs' marks them)
+  --classify C    the classifier chain the node paths refer to (default type,site)
+  --filter EXPR   classify only the objects for which EXPR is true
+  --node PATHS    e.g. 'java.util.HashMap / IdCache.<clinit>(IdCache.java:9)'
+  --paths K       root paths to list (default 10)
   --json          print JSON instead (docs/cli.md describes its shape)
   -h, --help      this help
 )"},

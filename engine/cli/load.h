@@ -4,8 +4,10 @@
 
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "graph/heap_graph.h"
 #include "heap/heap_history.h"
 #include "trace/trace_reader.h"
 #include "util/result.h"
@@ -27,6 +29,13 @@ Result<LoadedTrace> loadTrace(const std::string& path, const LoadOptions& option
 // One line per warning and per anomaly kind. With `errors_are_errors` integrity errors are
 // printed as "error:" (memcity info), otherwise as "warning:".
 void printDiagnostics(const LoadedTrace& t, std::ostream& err, bool errors_are_errors);
+
+// The last GC with a complete reference snapshot, or none.
+std::optional<uint32_t> lastSnapshotGc(const HeapHistory& h);
+
+// The references of `heap` from the snapshot taken at its own GC. Error, one line, when that GC
+// has none: "GC 5 has no reference snapshot; the nearest are GCs 4 and 8 (memcity gcs marks them)".
+Result<std::unique_ptr<HeapGraph>> loadGraph(const HeapHistory& h, const HeapState& heap);
 
 // Where the bundled demo trace lives (empty when it cannot be found).
 std::string demoTracePath();

@@ -1,0 +1,210 @@
+#include "classify/ref_classifiers.h"
+
+#include <algorithm>
+#include <bit>
+
+#include "graph/heap_graph.h"
+
+namespace memcity {
+namespace {
+
+class ReferenceClassifier : public Classifier {
+public:
+    bool shapeOnly() const override { return false; }
+    bool needsReferences() const override { return true; }
+};
+
+// Appends the identity path of every root in `ids`, each ended by kPathEnd.
+void appendIdentities(const HeapGraph& g, std::span<const uint32_t> ids, std::vector<Key>& out) {
+    for (uint32_t id : ids) {
+        std::span<const uint64_t> path = g.rootIdentity(id);
+        out.insert(out.end(), path.begin(), path.end());
+        out.push_back(kPathEnd);
+    }
+}
+
+// Directly GC-rooted (seed 003 §4.3.1): root kind -> class -> static field, kind -> thread ->
+// method, ... for each root that references the object itself.
+class DirectRootClassifier final : public ReferenceClassifier {
+public:
+    std::string spec() const override { return "rooted"; }
+    Cardinality cardinality() const override { return Cardinality::kPaths; }
+    void classify(const HeapView& heap, size_t pos, std::vector<Key>& out) const override {
+        const HeapGraph* g = heap.graph();
+        std::span<const uint32_t> ids = g ? g->directRoots(pos) : std::span<const uint32_t>();
+        if (ids.empty()) {
+            out.push_back(rootkey::kNotDirectlyRooted);
+            out.push_back(kPathEnd);
+            return;
+        }
+        appendIdentities(*g, ids, out);
+    }
+    std::string label(const SymbolTable& symbols, Key key) const override {
+        return rootkey::label(symbols, key);
+    }
+};
+
+// Indirectly GC-rooted (seed 003 §4.3.2), cut at the first roots found: the roots closest to the
+// object (fewest references away; all of them when several are as close).
+class ClosestRootClassifier final : public ReferenceClassifier {
+public:
+    std::string spec() const override { return "roots"; }
+    Cardinality cardinality() const override { return Cardinality::kPaths; }
+    void classify(const HeapView& heap, size_t pos, std::vector<Key>& out) const override {
+        const HeapGraph* g = heap.graph();
+        std::span<const uint32_t> ids = g ? g->closestRoots(pos) : std::span<const uint32_t>();
+        if (ids.empty()) {
+            out.push_back(rootkey::kRootNotReported);
+            out.push_back(kPathEnd);
+            return;
+        }
+        appendIdentities(*g, ids, out);
+    }
+    std::string label(const SymbolTable& symbols, Key key) const override {
+        return rootkey::label(symbols, key);
+    }
+};
+
+// The containing data structure (seed 004 §7.2): "java.util.HashMap (allocated in
+// IdCache.<clinit>(IdCache.java:12))", "not in a data structure", "in several data structures".
+class StructureClassifier final : public ReferenceClassifier {
+public:
+    static constexpr Key kNone = ~Key{0} - 10, kSeveral = ~Key{0} - 11;
+    std::string spec() const override { return "structure"; }
+    Cardinality cardinality() const override { return Cardinality::kOne; }
+    void classify(const HeapView& heap, size_t pos, std::vector<Key>& out) const override {
+        const HeapGraph* g = heap.graph();
+        const uint32_t head = g ? g->container(pos) : kNoPosition;
+        if (head == kNoPosition)
+            out.push_back(kNone);
+        else if (head == HeapGraph::kMultipleContainers)
+            out.push_back(kSeveral);
+        else
+            out.push_back((Key{heap.type(head)} << 32) | heap.site(head));
+    }
+    std::string label(const SymbolTable& symbols, Key key) const override {
+        if (key == kNone) return "not in a data structure";
+        if (key == kSeveral) return "in several data structures";
+        const auto type = static_cast<uint32_t>(key >> 32), site = static_cast<uint32_t>(key);
+        const std::string& name = symbols.type(type).name;
+        return (name.empty() ? "<type " + std::to_string(type) + ">" : name) + " (allocated in " +
+               symbols.siteLabel(site) + ")";
+    }
+};
+
+// References to (in) or from (out) the object, in buckets 0, 1, 2, 3–4, 5–8, ...
+class DegreeClassifier final : public ReferenceClassifier {
+public:
+    explicit DegreeClassifier(bool in) : in_(in) {}
+    std::string spec() const override { return in_ ? "in-degree" : "out-degree"; }
+    Cardinality cardinality() const override { return Cardinality::kOne; }
+    void classify(const HeapView& heap, size_t pos, std::vector<Key>& out) const override {
+        const HeapGraph* g = heap.graph();
+        uint64_t d = 0;
+        if (g) d = in_ ? g->reverse().of(pos).size() : g->refs().degree(pos);
+        out.push_back(d <= 2 ? d : std::bit_width(d - 1) + 1);  // 3–4 -> 3, 5–8 -> 4, ...
+    }
+    std::string label(const SymbolTable&, Key key) const override {
+        const std::string what = in_ ? "referenced " : "references ";
+        if (key <= 2) return what + std::to_string(key) + (key == 1 ? " time" : " times");
+        const uint64_t hi = uint64_t{1} << (key - 1), lo = hi / 2 + 1;
+        return what + std::to_string(lo) + "–" + std::to_string(hi) + " times";
+    }
+
+private:
+    bool in_;
+};
+
+// Points-to / pointed-from (seed 000 §3.7): the object becomes the objects it references (or that
+// reference it), each is classified by the inner chain, and the object goes under every distinct
+// result once.
+class TransformerClassifier final : public ReferenceClassifier {
+public:
+    TransformerClassifier(bool points_to, ClassifierChain inner)
+        : points_to_(points_to), inner_(std::move(inner)) {}
+    std::string spec() const override {
+        return std::string(points_to_ ? "points-to" : "pointed-from") + "(" + inner_.spec() + ")";
+    }
+    Cardinality cardinality() const override { return Cardinality::kPaths; }
+    void classify(const HeapView& heap, size_t pos, std::vector<Key>& out) const override {
+        const HeapGraph* g = heap.graph();
+        if (!g) return;
+        thread_local std::vector<std::vector<Key>> paths;
+        thread_local std::vector<Key> values;
+        size_t used = 0;
+        auto add = [&](uint32_t target) {
+            if (used == paths.size()) paths.emplace_back();
+            std::vector<Key>& p = paths[used++];
+            p.clear();
+            for (const auto& c : inner_.classifiers) {
+                values.clear();
+                c->classify(heap, target, values);
+                p.push_back(values.empty() ? kNoValueKey : values.front());
+            }
+        };
+        if (points_to_)
+            g->refs().forEachTarget(pos, add);
+        else
+            for (uint32_t source : g->reverse().of(pos))
+                add(source);
+        std::sort(paths.begin(), paths.begin() + static_cast<ptrdiff_t>(used));
+        for (size_t i = 0; i < used; ++i) {
+            if (i > 0 && paths[i] == paths[i - 1]) continue;
+            out.insert(out.end(), paths[i].begin(), paths[i].end());
+            out.push_back(kPathEnd);
+        }
+        if (used == 0) {
+            out.push_back(kNothing);
+            out.push_back(kPathEnd);
+        }
+    }
+    std::string label(const SymbolTable& symbols, Key key) const override {
+        return pathLabel(symbols, key, 0);
+    }
+    std::string pathLabel(const SymbolTable& symbols, Key key, size_t depth) const override {
+        if (key == kNothing) return points_to_ ? "references nothing" : "referenced by nothing";
+        if (key == kNoValueKey) return "(none)";
+        return inner_.classifiers[std::min(depth, inner_.classifiers.size() - 1)]->label(symbols, key);
+    }
+
+private:
+    static constexpr Key kNothing = ~Key{0} - 10;
+    bool points_to_;
+    ClassifierChain inner_;
+};
+
+}  // namespace
+
+bool isReferenceClassifier(std::string_view name) {
+    return name == "rooted" || name == "roots" || name == "structure" || name == "in-degree" ||
+           name == "out-degree" || name == "points-to" || name == "pointed-from";
+}
+
+Result<std::unique_ptr<Classifier>> makeReferenceClassifier(const std::string& item,
+                                                            const std::string& name) {
+    const size_t open = item.find('(');
+    if (name == "points-to" || name == "pointed-from") {
+        std::string inner = "type";
+        if (open != std::string::npos) {
+            if (item.back() != ')') return Error{"classifier '" + item + "': expected ')' at the end"};
+            inner = item.substr(open + 1, item.size() - open - 2);
+        }
+        auto chain = parseChain(inner);
+        if (!chain) return Error{"classifier '" + item + "': " + chain.error().message};
+        for (const auto& c : chain->classifiers)
+            if (c->cardinality() != Cardinality::kOne)
+                return Error{"classifier '" + item +
+                             "': the inner classifiers must give one value per object, '" + c->spec() +
+                             "' gives several"};
+        return std::unique_ptr<Classifier>(
+            std::make_unique<TransformerClassifier>(name == "points-to", std::move(*chain)));
+    }
+    if (open != std::string::npos)
+        return Error{"classifier '" + item + "': unknown parameter (it takes none)"};
+    if (name == "rooted") return std::unique_ptr<Classifier>(std::make_unique<DirectRootClassifier>());
+    if (name == "roots") return std::unique_ptr<Classifier>(std::make_unique<ClosestRootClassifier>());
+    if (name == "structure") return std::unique_ptr<Classifier>(std::make_unique<StructureClassifier>());
+    return std::unique_ptr<Classifier>(std::make_unique<DegreeClassifier>(name == "in-degree"));
+}
+
+}  // namespace memcity

@@ -1,0 +1,23 @@
+// Classifiers that read the heap's references (graph/heap_graph.h), so they need a reference
+// snapshot: the GC roots that reference an object directly (seed 003 §4.3.1) and its closest
+// roots (§4.3.2), the data structure it is contained in (seed 004 §7.2), its in- and out-degree,
+// and the points-to and pointed-from transformers (seed 000 §3.7), which classify the objects an
+// object references, or that reference it, by an inner chain.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "classify/classifier.h"
+#include "util/result.h"
+
+namespace memcity {
+
+// True when `name` is one of these classifiers.
+bool isReferenceClassifier(std::string_view name);
+
+// `item` is the whole spec ("points-to(type,site)", "in-degree"), `name` the part before '('.
+Result<std::unique_ptr<Classifier>> makeReferenceClassifier(const std::string& item, const std::string& name);
+
+}  // namespace memcity

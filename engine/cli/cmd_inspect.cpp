@@ -1,0 +1,296 @@
+// memcity inspect FILE [--gc N] [--classify CHAIN] [--filter EXPR] [--node PATH[;PATH...]]
+//                 [--paths K] [--json]
+//
+// An object group — one or several classification tree nodes — at one GC (seed 003 §4.4): its
+// objects and shallow size, deep size (transitive closure), retained size (GC closure), the GC
+// roots that reference it directly and the roots closest to it, its shortest paths to the roots
+// aggregated by type, and what it retains, by type.
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <map>
+#include <thread>
+
+#include "classify/tree.h"
+#include "cli/args.h"
+#include "cli/classify_args.h"
+#include "cli/commands.h"
+#include "cli/json_writer.h"
+#include "cli/load.h"
+#include "cli/text_format.h"
+#include "graph/closure.h"
+
+namespace memcity::cli {
+namespace {
+
+// "java.util.HashMap / IdCache.<clinit>(IdCache.java:9)" -> its labels; ';' separates nodes.
+std::vector<std::vector<std::string>> parseNodes(const std::string& text) {
+    std::vector<std::vector<std::string>> nodes;
+    auto trim = [](std::string s) {
+        const size_t a = s.find_first_not_of(' '), b = s.find_last_not_of(' ');
+        return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
+    };
+    size_t start = 0;
+    while (start <= text.size()) {
+        const size_t semi = text.find(';', start);
+        const std::string one =
+            text.substr(start, semi == std::string::npos ? std::string::npos : semi - start);
+        std::vector<std::string> labels;
+        size_t s = 0;
+        while (s <= one.size()) {
+            const size_t slash = one.find('/', s);
+            std::string l = trim(one.substr(s, slash == std::string::npos ? std::string::npos : slash - s));
+            if (!l.empty()) labels.push_back(l);
+            if (slash == std::string::npos) break;
+            s = slash + 1;
+        }
+        nodes.push_back(std::move(labels));
+        if (semi == std::string::npos) break;
+        start = semi + 1;
+    }
+    return nodes;
+}
+
+struct Counted {
+    std::string name;
+    uint64_t objects = 0, bytes = 0;
+};
+
+std::vector<Counted> sortedCounts(std::map<std::string, Counted>& m, size_t max) {
+    std::vector<Counted> v;
+    for (auto& [k, c] : m) {
+        c.name = k;
+        v.push_back(c);
+    }
+    std::stable_sort(v.begin(), v.end(), [](const Counted& a, const Counted& b) {
+        return a.bytes != b.bytes ? a.bytes > b.bytes : a.objects > b.objects;
+    });
+    if (v.size() > max) v.resize(max);
+    return v;
+}
+
+}  // namespace
+
+int runInspect(const Words& words) {
+    auto args = Args::parse("inspect", words,
+                            {{"--gc", true, ""},
+                             {"--classify", true, ""},
+                             {"--filter", true, ""},
+                             {"--node", true, ""},
+                             {"--paths", true, ""},
+                             {"--json", false, ""}});
+    if (!args) {
+        std::cerr << args.error().message << "\n";
+        return 1;
+    }
+    if (args->help()) return printHelp("inspect");
+    if (args->positionals().size() != 1) {
+        std::cerr << "memcity inspect: expected one trace file (see 'memcity inspect --help')\n";
+        return 1;
+    }
+    auto opts = readClassifyArgs(*args, "inspect", "type,site", "bytes");
+    if (!opts) {
+        std::cerr << opts.error().message << "\n";
+        return 1;
+    }
+    auto gc_opt = args->unsignedValue("--gc", UINT64_MAX);
+    auto paths_opt = args->unsignedValue("--paths", 10, 1, 1000);
+    if (!gc_opt || !paths_opt) {
+        std::cerr << (gc_opt ? paths_opt.error() : gc_opt.error()).message << "\n";
+        return 1;
+    }
+    auto loaded = loadTrace(args->positionals()[0]);
+    if (!loaded) {
+        std::cerr << "error: " << loaded.error().message << "\n";
+        return 1;
+    }
+    const HeapHistory& h = *loaded->history;
+    const std::string& file = loaded->trace->path();
+    const std::optional<uint32_t> last = lastSnapshotGc(h);
+    if (!args->has("--gc") && !last) {
+        std::cerr << "memcity inspect: " << file
+                  << ": the trace has no reference snapshot (record with --refs N); inspect needs one\n";
+        return 1;
+    }
+    const uint64_t gc = args->has("--gc") ? *gc_opt : *last;
+    if (gc >= h.gcCount()) {
+        std::cerr << "memcity inspect: " << h.gcRangeError(gc) << "\n";
+        return 1;
+    }
+    printDiagnostics(*loaded, std::cerr, false);
+    auto heap = h.heapAt(static_cast<uint32_t>(gc));
+    if (!heap) {
+        std::cerr << "error: " << heap.error().message << "\n";
+        return 1;
+    }
+    auto graph_r = loadGraph(h, *heap);
+    if (!graph_r) {
+        std::cerr << "memcity inspect: " << file << ": " << graph_r.error().message << "\n";
+        return 1;
+    }
+    const HeapGraph& graph = **graph_r;
+    const HeapView view = heap->view().withGraph(&graph);
+    TreeOptions options;
+    options.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+    const ClassifierChain& chain = opts->chain;
+    const ClassificationTree tree = ClassificationTree::build(view, chain, options);
+
+    // The group: the union of the named nodes.
+    std::vector<uint32_t> nodes;
+    for (const auto& labels : parseNodes(args->value("--node").value_or(""))) {
+        const uint32_t id = tree.find(labels);
+        if (id == kNoNode) {
+            std::string path;
+            for (const std::string& l : labels)
+                path += (path.empty() ? "" : " / ") + l;
+            // Name the level that did not match, with what it offers.
+            std::vector<std::string> prefix;
+            uint32_t at = ClassificationTree::kRoot;
+            for (const std::string& l : labels) {
+                prefix.push_back(l);
+                const uint32_t next = tree.find(prefix);
+                if (next == kNoNode) break;
+                at = next;
+            }
+            std::string offers;
+            const std::vector<uint32_t> kids = tree.sortedChildren(at, Metric::kBytes);
+            for (size_t i = 0; i < kids.size() && i < 5; ++i)
+                offers += (offers.empty() ? "" : "; ") + tree.label(kids[i]);
+            std::cerr << "memcity inspect: no node '" << path << "' at GC " << gc << " by " << chain.spec()
+                      << (offers.empty() ? std::string()
+                                         : " (under '" + tree.label(at) + "': " + offers + ")")
+                      << "\n";
+            return 1;
+        }
+        nodes.push_back(id);
+    }
+    Bitset group(view.positions());
+    for (const Bitset& m : tree.members(view, nodes, options))
+        group |= m;
+
+    const GroupClosure c = closureOf(graph, group);
+    const Bitset transitive = transitiveClosure(graph, group);
+    const Bitset retained = gcClosure(graph, group, transitive);
+    const RootPaths paths = rootPaths(graph, group, *paths_opt);
+
+    std::map<std::string, Counted> direct, closest, retained_types;
+    const SymbolTable& symbols = view.symbols();
+    group.forEach([&](size_t pos) {
+        const uint64_t bytes = view.size(pos);
+        for (uint32_t id : graph.directRoots(pos)) {
+            Counted& k = direct[graph.rootIdentityLabel(id)];
+            ++k.objects, k.bytes += bytes;
+        }
+        for (uint32_t id : graph.closestRoots(pos)) {
+            Counted& k = closest[graph.rootIdentityLabel(id)];
+            ++k.objects, k.bytes += bytes;
+        }
+    });
+    retained.forEach([&](size_t pos) {
+        Counted& k = retained_types[symbols.type(view.type(pos)).name];
+        ++k.objects, k.bytes += view.size(pos);
+    });
+    const std::vector<Counted> direct_v = sortedCounts(direct, 20), closest_v = sortedCounts(closest, 20),
+                               types_v = sortedCounts(retained_types, 10);
+    std::vector<std::string> names;
+    for (uint32_t id : nodes)
+        names.push_back(tree.path(id).empty() ? "Overall" : tree.path(id));
+    if (nodes.empty()) names.push_back("Overall");
+
+    if (args->has("--json")) {
+        JsonWriter j;
+        j.beginObject();
+        j.field("file", file).field("gc", gc).field("snapshot_gc", static_cast<uint64_t>(graph.snapshotGc()));
+        j.field("classifiers", chain.spec());
+        j.key("nodes").beginArray();
+        for (const std::string& n : names)
+            j.value(n);
+        j.endArray();
+        auto sizes = [&](const char* name, const Sizes& s) {
+            j.key(name).beginObject().field("objects", s.objects).field("bytes", s.bytes).endObject();
+        };
+        sizes("shallow", c.shallow);
+        sizes("deep", c.deep);
+        sizes("retained", c.retained);
+        sizes("unreached", c.unreached);
+        sizes("heap", Sizes{view.liveObjects(), view.liveBytes()});
+        auto list = [&](const char* name, const std::vector<Counted>& v) {
+            j.key(name).beginArray();
+            for (const Counted& k : v)
+                j.beginObject()
+                    .field("name", k.name)
+                    .field("objects", k.objects)
+                    .field("bytes", k.bytes)
+                    .endObject();
+            j.endArray();
+        };
+        list("direct_roots", direct_v);
+        list("closest_roots", closest_v);
+        j.key("root_paths").beginObject();
+        j.field("reached_objects", paths.reached_objects).field("unreached_objects", paths.unreached_objects);
+        j.field("other_paths", paths.other_paths).field("other_objects", paths.other_objects);
+        j.key("paths").beginArray();
+        for (const RootPath& p : paths.paths) {
+            j.beginObject();
+            j.field("root", graph.rootIdentityLabel(p.root_identity));
+            j.field("objects", p.objects).field("shortest", static_cast<uint64_t>(p.shortest));
+            j.key("steps").beginArray();
+            for (const RootPathStep& s : p.steps)
+                j.beginObject()
+                    .field("type", symbols.type(s.type).name)
+                    .field("repeated", s.repeated)
+                    .endObject();
+            j.endArray();
+            j.endObject();
+        }
+        j.endArray();
+        j.endObject();
+        list("retained_by_type", types_v);
+        j.endObject();
+        std::cout << j.str();
+        return 0;
+    }
+
+    std::cout << file << ", GC " << gc << " (references from its snapshot), by " << chain.spec() << "\n";
+    for (const std::string& n : names)
+        std::cout << "  group: " << printable(n, 160) << "\n";
+    const uint64_t heap_bytes = view.liveBytes();
+    auto pct = [&](uint64_t b) {
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "%5.1f%%",
+                      heap_bytes ? 100.0 * static_cast<double>(b) / static_cast<double>(heap_bytes) : 0.0);
+        return std::string(buf);
+    };
+    auto row = [&](const char* what, const Sizes& s, const char* note) {
+        std::printf("  %-10s %14s objects %12s %s  %s\n", what, formatCount(s.objects).c_str(),
+                    formatBytes(s.bytes).c_str(), pct(s.bytes).c_str(), note);
+    };
+    std::cout << "\n";
+    row("shallow", c.shallow, "the group's own objects");
+    row("deep", c.deep, "its transitive closure: everything it reaches");
+    row("retained", c.retained, "its GC closure: what would be freed with it");
+    if (c.unreached.objects) row("unreached", c.unreached, "alive, root not reported");
+    auto table = [&](const char* title, const std::vector<Counted>& v, const char* none) {
+        std::cout << "\n" << title << "\n";
+        if (v.empty()) std::cout << "  " << none << "\n";
+        for (const Counted& k : v)
+            std::printf("  %14s objects %12s  %s\n", formatCount(k.objects).c_str(),
+                        formatBytes(k.bytes).c_str(), printable(k.name, 160).c_str());
+    };
+    table("GC roots referencing the group directly:", direct_v, "none");
+    table("closest GC roots (the roots fewest references away from each object):", closest_v,
+          "none: no reported root reaches the group");
+    std::cout << "\nshortest paths to the GC roots, by type (objects, references):\n";
+    for (const RootPath& p : paths.paths)
+        std::printf("  %14s %4u  %s\n", formatCount(p.objects).c_str(), p.shortest,
+                    printable(describePath(graph, p), 400).c_str());
+    if (paths.other_paths)
+        std::printf("  %14s       and %s more paths\n", formatCount(paths.other_objects).c_str(),
+                    formatCount(paths.other_paths).c_str());
+    if (paths.unreached_objects)
+        std::printf("  %14s       alive, root not reported\n", formatCount(paths.unreached_objects).c_str());
+    table("retained objects by type:", types_v, "nothing");
+    return 0;
+}
+
+}  // namespace memcity::cli

@@ -101,8 +101,11 @@ Bitset gcClosureFromRoots(const HeapGraph& graph, const Bitset& group, const Bit
 
 }  // namespace
 
-Bitset gcClosure(const HeapGraph& graph, const Bitset& group, const Bitset& transitive) {
-    if (transitive.count() * 4 > graph.size()) return gcClosureFromRoots(graph, group, transitive);
+Bitset gcClosure(const HeapGraph& graph, const Bitset& group, const Bitset& transitive,
+                 ClosureMethod method) {
+    if (method == ClosureMethod::kAuto)
+        method = transitive.count() * 4 > graph.size() ? ClosureMethod::kFromRoots : ClosureMethod::kLocal;
+    if (method == ClosureMethod::kFromRoots) return gcClosureFromRoots(graph, group, transitive);
     return gcClosureLocal(graph, group, transitive);
 }
 

@@ -30,7 +30,9 @@ Bitset transitiveClosure(const HeapGraph& graph, const Bitset& group);
 // seed 003 §3.2.2 (it touches only the closure and its predecessors) for closures smaller than a
 // quarter of the heap, and one pass from the roots that steps around the group for larger ones
 // (no reverse graph needed); both give the same set.
-Bitset gcClosure(const HeapGraph& graph, const Bitset& group, const Bitset& transitive);
+enum class ClosureMethod { kAuto, kLocal, kFromRoots };
+Bitset gcClosure(const HeapGraph& graph, const Bitset& group, const Bitset& transitive,
+                 ClosureMethod method = ClosureMethod::kAuto);
 
 struct GroupClosure {
     Sizes shallow;    // the group itself

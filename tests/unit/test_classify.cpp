@@ -223,9 +223,10 @@ TEST(Classify, ChainErrorsNameWhatIsWrong) {
         ASSERT_FALSE(c.ok()) << spec;
         EXPECT_EQ(c.error().message, message) << spec;
     };
-    expect_error("tpye",
-                 "classifier 'tpye': unknown (classifiers: type, package, site, calls, thread, age, length, "
-                 "kind, size, {EXPR})");
+    expect_error(
+        "tpye",
+        "classifier 'tpye': unknown (classifiers: type, package, site, calls, thread, age, length, "
+        "kind, size, rooted, roots, structure, in-degree, out-degree, points-to, pointed-from, {EXPR})");
     expect_error("site(caller=2)",
                  "classifier 'site(caller=2)': unknown parameter 'caller' (parameters: callers)");
     expect_error("type(x=1)", "classifier 'type(x=1)': unknown parameter 'x' (it takes none)");

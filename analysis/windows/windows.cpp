@@ -285,12 +285,12 @@ std::optional<Window> narrowed(const std::vector<GcRecord>& gcs, const std::vect
     Window w = leakWindow(gcs, p, best_a, best_b, window.kind, window.leak.series);
     w.narrowed = true;
     std::string of = window.kind == WindowKind::kLeakRegression ? "regression" : "heuristic";
-    w.reason = "the fastest-growing " + std::to_string(min_len) + ".." + std::to_string(max_len) +
-               " of the " + of + " window's " + std::to_string(k) + " points (grows " +
-               percent(w.leak.growth_share);
+    const std::string sizes = min_len == max_len ? std::to_string(min_len)
+                                                 : std::to_string(min_len) + ".." + std::to_string(max_len);
+    w.reason = "the fastest-growing sub-window of " + sizes + " of the " + of + " window's " +
+               std::to_string(k) + " points: grows " + percent(w.leak.growth_share);
     if (window.leak.growth_per_s > 0)
-        w.reason += ", " + number(w.leak.growth_per_s / window.leak.growth_per_s, 1) + "x its rate";
-    w.reason += ")";
+        w.reason += ", " + number(w.leak.growth_per_s / window.leak.growth_per_s, 1) + "x the window's rate";
     return w;
 }
 

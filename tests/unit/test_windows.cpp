@@ -116,7 +116,9 @@ TEST(Windows, LinearLeakAfterAFlatStart) {
         EXPECT_EQ(n->last_gc, 11u);
         EXPECT_EQ(n->leak.points, 3u);
         EXPECT_DOUBLE_EQ(n->leak.growth_per_s, 500.0);
-        EXPECT_EQ(n->reason.rfind("the fastest-growing 3..5 of the ", 0), 0u) << n->reason;
+        EXPECT_EQ(n->reason, std::string("the fastest-growing sub-window of 3..5 of the ") +
+                                 (kind == WindowKind::kLeakRegression ? "regression" : "heuristic") +
+                                 " window's 11 points: grows 100.0%, 1.0x the window's rate");
     }
     EXPECT_EQ(r.windows.size(), 4u);  // the two leak windows and their narrowed ones; no GC trouble
     EXPECT_EQ(r.windows[0].kind, WindowKind::kLeakRegression);

@@ -124,7 +124,9 @@ Window leakWindow(const std::vector<GcRecord>& gcs, const std::vector<Point>& p,
             f.peak_gc = gcs[p[i].pos].index;
         }
     }
-    f.growth_bytes = static_cast<int64_t>(f.last_bytes) - static_cast<int64_t>(f.first_bytes);
+    f.growth_bytes = f.last_bytes >= f.first_bytes
+                         ? static_cast<int64_t>(std::min<uint64_t>(f.last_bytes - f.first_bytes, INT64_MAX))
+                         : -static_cast<int64_t>(std::min<uint64_t>(f.first_bytes - f.last_bytes, INT64_MAX));
     f.growth_share =
         static_cast<double>(f.growth_bytes) / static_cast<double>(std::max<uint64_t>(f.first_bytes, 1));
     const double duration = seconds(w.start_ns, w.end_ns);

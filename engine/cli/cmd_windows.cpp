@@ -11,6 +11,7 @@
 #include "cli/json_writer.h"
 #include "cli/load.h"
 #include "cli/text_format.h"
+#include "trace/event_decoder.h"
 #include "windows/windows.h"
 
 namespace memcity::cli {
@@ -121,7 +122,8 @@ std::string rate(double per_s) {
 void printWindow(const Window& w, const std::string& path) {
     std::printf("%s\n", title(w).c_str());
     std::printf("  GCs %u..%u (%s, %s: %s .. %s)\n", w.first_gc, w.last_gc,
-                formatCountOf(w.gcs, "GC", "GCs").c_str(), formatDuration(w.end_ns - w.start_ns).c_str(),
+                formatCountOf(w.gcs, "GC", "GCs").c_str(),
+                formatDuration(clampNs(durationNs(w.start_ns, w.end_ns))).c_str(),
                 formatDuration(w.start_ns).c_str(), formatDuration(w.end_ns).c_str());
     switch (w.kind) {
         case WindowKind::kLeakRegression:
@@ -164,7 +166,7 @@ void printWindow(const Window& w, const std::string& path) {
 
 void printText(const WindowReport& r, const std::string& path) {
     std::printf("%s: %s over %s\n", path.c_str(), formatCountOf(r.gcs, "GC", "GCs").c_str(),
-                formatDuration(r.run.end_ns - r.run.start_ns).c_str());
+                formatDuration(clampNs(durationNs(r.run.start_ns, r.run.end_ns))).c_str());
     if (r.leak_series == LeakSeries::kReachable)
         std::printf("leaks looked for in reachable memory (%s with a reference snapshot)\n",
                     formatCountOf(r.leak_points, "GC", "GCs").c_str());
@@ -207,7 +209,9 @@ void jsonWindow(JsonWriter& j, const Window& w) {
     j.beginObject();
     j.field("kind", windowKindName(w.kind)).field("narrowed", w.narrowed);
     j.field("first_gc", w.first_gc).field("last_gc", w.last_gc).field("gcs", w.gcs);
-    j.field("start_ns", w.start_ns).field("end_ns", w.end_ns).field("duration_ns", w.end_ns - w.start_ns);
+    j.field("start_ns", w.start_ns)
+        .field("end_ns", w.end_ns)
+        .field("duration_ns", durationNs(w.start_ns, w.end_ns));
     switch (w.kind) {
         case WindowKind::kLeakRegression:
         case WindowKind::kLeakHeuristic: {

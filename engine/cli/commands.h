@@ -19,6 +19,7 @@ int runRecord(const Words& args);
 int runReport(const Words& args);
 int runDiff(const Words& args);
 int runInspect(const Words& args);
+int runWindows(const Words& args);
 
 struct CommandHelp {
     std::string_view name;

@@ -240,3 +240,130 @@ TEST(Cli, ReportPrintsTheClassificationTree) {
 
 }  // namespace
 }  // namespace memcity
+
+namespace memcity {
+namespace {
+
+TEST(Cli, WindowsFindsTheDemoLeak) {
+    const std::string demo = std::string(MEMCITY_TEST_DATA) + "/../../assets/demo.mct";
+    Outcome r = run("windows " + demo);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(r.err.empty()) << r.err;
+    EXPECT_NE(r.out.find("leaks looked for in reachable memory (13 GCs with a reference snapshot)\n"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("memory leak (heuristic)\n  GCs 0..48 (49 GCs, "), std::string::npos) << r.out;
+    EXPECT_NE(
+        r.out.find("  reachable memory 510.0 KiB -> 2.7 MiB (+2.2 MiB, +445.3%), peak 3.4 MiB at GC 44\n"),
+        std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("  next: memcity diff " + demo + " --from 0 --to 48 --classify type,site"),
+              std::string::npos)
+        << r.out;
+    // What the window's diff shows: the audit history's entries, one per request, all kept.
+    Outcome d = run("diff " + demo + " --from 0 --to 48 --classify type --depth 1 --all");
+    ASSERT_EQ(d.status, 0) << d.err;
+    EXPECT_NE(d.out.find("         2,500              0              0    ShopServer$AuditEntry\n"),
+              std::string::npos)
+        << d.out;
+
+    Outcome j = run("windows " + demo + " --json --leak-method heuristic --no-narrow");
+    ASSERT_EQ(j.status, 0) << j.err;
+    for (const char* key : {"\"leak_series\": \"reachable\"", "\"leak_points\": 13",
+                            "\"kind\": \"leak-heuristic\"", "\"first_gc\": 0", "\"last_gc\": 48",
+                            "\"peak_gc\": 44", "\"points\": 13", "\"narrowed\": false", "\"notes\": ["})
+        EXPECT_NE(j.out.find(key), std::string::npos) << key << "\n" << j.out;
+    EXPECT_EQ(j.out.find("leak-regression"), std::string::npos) << j.out;
+    EXPECT_EQ(j.out.find("\"narrowed\": true"), std::string::npos) << j.out;
+}
+
+TEST(Cli, WindowsOnTheScenarios) {
+    Outcome g = run("windows " + synth("growing-map") + " --json");
+    ASSERT_EQ(g.status, 0) << g.err;
+    EXPECT_NE(g.out.find("\"kind\": \"leak-heuristic\",\n      \"narrowed\": false,\n      \"first_gc\": 3,\n"
+                         "      \"last_gc\": 26,"),
+              std::string::npos)
+        << g.out;
+
+    Outcome c = run("windows " + synth("churn"));
+    ASSERT_EQ(c.status, 0) << c.err;
+    EXPECT_NE(c.out.find("\nhigh memory churn\n  GCs "), std::string::npos) << c.out;
+    EXPECT_NE(c.out.find("\nhigh GC overhead\n  GCs "), std::string::npos) << c.out;
+    EXPECT_EQ(c.out.find("memory leak"), std::string::npos) << c.out;
+
+    const std::string steady = synth("steady");
+    Outcome s = run("windows " + steady);
+    ASSERT_EQ(s.status, 0) << s.err;
+    EXPECT_NE(s.out.find("\nno suspicious window\nnot found:\n"), std::string::npos) << s.out;
+    EXPECT_NE(s.out.find("  gc-overhead: no window: the highest overhead over 5..50 GCs is "),
+              std::string::npos);
+    // The paper's algorithms take the steady server's warm-up for a leak over the whole run.
+    Outcome p = run("windows " + steady + " --paper --leak-method heuristic --no-narrow");
+    ASSERT_EQ(p.status, 0) << p.err;
+    EXPECT_NE(p.out.find("memory leak (heuristic)\n  GCs 0..30 (31 GCs, "), std::string::npos) << p.out;
+    // Thresholds move: at 5% the steady server's GC overhead (5.6%) is a window.
+    Outcome o = run("windows " + steady + " --min-overhead 5 --json");
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_NE(o.out.find("\"kind\": \"gc-overhead\""), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("\"min_overhead\": 0.05"), std::string::npos) << o.out;
+}
+
+TEST(Cli, WindowsOnTinyTraces) {
+    testing::TraceBuilder none("cli-no-gc");
+    none.alloc(0).alloc(1);
+    Outcome r = run("windows " + none.finish());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("\nno suspicious window\nnot found:\n  no window: the trace has no GCs\n"),
+              std::string::npos)
+        << r.out;
+    testing::TraceBuilder one("cli-one-gc");
+    one.alloc(0).alloc(1).gc(0, 2, {1});
+    Outcome o = run("windows " + one.finish() + " --json");
+    ASSERT_EQ(o.status, 0) << o.err;
+    EXPECT_NE(o.out.find("\"windows\": []"), std::string::npos) << o.out;
+    EXPECT_NE(o.out.find("\"leak: no window: live memory is known at 1 GC, a window needs 3\""),
+              std::string::npos)
+        << o.out;
+    EXPECT_EQ(o.out.find("nan"), std::string::npos) << o.out;
+}
+
+TEST(Cli, WindowsBadOptions) {
+    for (auto [args, message] : std::vector<std::pair<std::string, std::string>>{
+             {"", "memcity windows: expected one trace file (see 'memcity windows --help')"},
+             {"x.mct --leak-method fast",
+              "memcity windows: --leak-method expects regression, heuristic or both, got 'fast'"},
+             {"x.mct --leak-series heap",
+              "memcity windows: --leak-series expects auto, reachable or live, got 'heap'"},
+             {"x.mct --churn all", "memcity windows: --churn expects freed or short-lived, got 'all'"},
+             {"x.mct --min-overhead 150",
+              "memcity windows: --min-overhead expects a percentage from 0 to 100, got '150'"},
+             {"x.mct --min-overhead ten",
+              "memcity windows: --min-overhead expects a percentage from 0 to 100, got 'ten'"},
+             {"x.mct --min-growth -5",
+              "memcity windows: --min-growth expects a percentage of at least 0, got '-5'"},
+             {"x.mct --min-r2 2", "memcity windows: --min-r2 expects a number from 0 to 1, got '2'"},
+             {"x.mct --min-churn-ratio nan",
+              "memcity windows: --min-churn-ratio expects a number of at least 0, got 'nan'"},
+             {"x.mct --min-gcs 0", "memcity windows: --min-gcs expects an integer from 1 to 100000, got '0'"},
+             {"x.mct --min-gcs 10 --max-gcs 5", "memcity windows: --max-gcs 5 is below --min-gcs 10"},
+             {"x.mct --min-points 1",
+              "memcity windows: --min-points expects an integer from 2 to 100000, got '1'"},
+             {"x.mct --window 3",
+              "memcity windows: unknown option '--window' (see 'memcity windows --help')"},
+             {"/nonexistent.mct", "error: /nonexistent.mct: cannot open: No such file or directory"},
+         }) {
+        Outcome e = run("windows " + args);
+        EXPECT_EQ(e.status, 1) << args;
+        EXPECT_EQ(e.err, message + "\n") << args;
+        EXPECT_TRUE(e.out.empty()) << args;
+    }
+    Outcome h = run("windows --help");
+    EXPECT_EQ(h.status, 0);
+    EXPECT_NE(h.out.find("usage: memcity windows FILE"), std::string::npos);
+    EXPECT_NE(run("--help").out.find("  windows "), std::string::npos);
+    // 12.5% is a percentage too.
+    EXPECT_EQ(run("windows " + synth("gc-hotspot") + " --min-overhead 12.5%").status, 0);
+}
+
+}  // namespace
+}  // namespace memcity

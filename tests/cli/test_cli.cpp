@@ -365,5 +365,62 @@ TEST(Cli, WindowsBadOptions) {
     EXPECT_EQ(run("windows " + synth("gc-hotspot") + " --min-overhead 12.5%").status, 0);
 }
 
+// Seed 003 §5.1 from the command line: the two cache maps together retain 5,222,272 bytes at
+// scale 1, each alone far less (docs/scenarios.md).
+TEST(Cli, InspectAndRetainedSizesOnMultiCache) {
+    const std::string path = synth("multi-cache");
+    const std::string id_map =
+        "java.util.HashMap/jku.anttracks.example.data.IdCache.<clinit>(IdCache.java:9)";
+    const std::string name_map =
+        "java.util.HashMap/jku.anttracks.example.data.NameCache.<clinit>(NameCache.java:9)";
+    Outcome both = run("inspect " + path + " --node '" + id_map + ";" + name_map + "' --json");
+    ASSERT_EQ(both.status, 0) << both.err;
+    EXPECT_NE(both.out.find("\"retained\": {\n    \"objects\": 160004,\n    \"bytes\": 5222272\n"),
+              std::string::npos)
+        << both.out;
+    EXPECT_NE(both.out.find("\"name\": \"static field jku.anttracks.example.data.IdCache.idCache\""),
+              std::string::npos)
+        << both.out;
+    Outcome one = run("inspect " + path + " --node '" + id_map + "'");
+    ASSERT_EQ(one.status, 0) << one.err;
+    EXPECT_NE(one.out.find("retained           40,002 objects      1.2 MiB"), std::string::npos) << one.out;
+    EXPECT_NE(one.out.find("static field jku.anttracks.example.data.IdCache.idCache → java.util.HashMap"),
+              std::string::npos)
+        << one.out;
+
+    Outcome r = run("report " + path +
+                    " --classify type,site --filter 'type == \"java.util.HashMap\"' --retained --all --json");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("\"retained\": {\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\"bytes\": 1251136"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\"bytes\": 771136"), std::string::npos) << r.out;
+
+    Outcome roots = run("report " + path + " --classify rooted,type --all");
+    ASSERT_EQ(roots.status, 0) << roots.err;
+    EXPECT_NE(roots.out.find("1   0.0%        idCache\n"), std::string::npos) << roots.out;
+
+    for (auto [args, message] : std::vector<std::pair<std::string, std::string>>{
+             {"inspect " + path + " --node 'java.util.HashMap/Foo'",
+              "memcity inspect: no node 'java.util.HashMap / Foo' at GC 13 by type,site (under "
+              "'java.util.HashMap': "},
+             {"inspect " + path + " --gc 99", "memcity inspect: " + path + ": GC 99 is out of range"},
+             {"report " + path + " --classify 'points-to(calls)'",
+              "memcity report: classifier 'points-to(calls)': the inner classifiers must give one value"},
+         }) {
+        Outcome e = run(args);
+        EXPECT_EQ(e.status, 1) << args;
+        EXPECT_EQ(lines(e.err), 1u) << e.err;
+        EXPECT_EQ(e.err.rfind(message, 0), 0u) << e.err;
+    }
+    // A GC without a snapshot is named, with the nearest that have one.
+    const std::string sparse = synth("growing-map", "--refs 3");
+    Outcome e = run("inspect " + sparse + " --gc 4");
+    EXPECT_EQ(e.status, 1);
+    EXPECT_EQ(
+        e.err,
+        "memcity inspect: " + sparse +
+            ": GC 4 has no reference snapshot; the nearest are GCs 3 and 6 ('memcity gcs' marks them)\n");
+}
+
 }  // namespace
 }  // namespace memcity

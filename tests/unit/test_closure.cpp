@@ -383,5 +383,45 @@ TEST(Closure, GrowingMapContainingDataStructure) {
     EXPECT_GE(rt.node(instance).objects, 4'000u + 4'000u + 10'000u + 10'000u);
 }
 
+// The bundled real recording (a web shop on H2 whose static audit history leaks): at its last
+// GC the 2,500 audit entries hang off ShopServer.AUDIT_HISTORY, a ConcurrentHashMap made in
+// ShopServer's static initializer, and retain a third of the heap (the orders they point to).
+TEST(Closure, DemoRecordingAuditHistory) {
+    Loaded l(MEMCITY_DEMO_TRACE, 48);
+    const HeapView view = l.view();
+    auto chain = parseChain("type");
+    ASSERT_TRUE(chain.ok());
+    auto tree = ClassificationTree::build(view, *chain);
+    const uint32_t entries = tree.find({"ShopServer$AuditEntry"});
+    ASSERT_NE(entries, kNoNode);
+    EXPECT_EQ(tree.node(entries).objects, 2'500u);
+    const Bitset group = tree.members(view, {entries}).front();
+    const GroupClosure c = closureOf(*l.graph, group);
+    EXPECT_GT(c.retained.bytes * 100, view.liveBytes() * 30);
+    EXPECT_EQ(c.unreached.objects, 0u);
+    const RootPaths paths = rootPaths(*l.graph, group);
+    EXPECT_EQ(paths.reached_objects, 2'500u);
+    for (const RootPath& p : paths.paths) {
+        EXPECT_EQ(l.graph->rootIdentityLabel(p.root_identity), "static field ShopServer.AUDIT_HISTORY");
+        EXPECT_EQ(view.symbols().type(p.steps.front().type).name, "java.util.concurrent.ConcurrentHashMap");
+        EXPECT_EQ(view.symbols().type(p.steps.back().type).name, "ShopServer$AuditEntry");
+    }
+
+    auto by = parseChain("structure,type");
+    ASSERT_TRUE(by.ok());
+    auto st = ClassificationTree::build(view, *by);
+    EXPECT_EQ(st.node(st.find({"java.util.concurrent.ConcurrentHashMap (allocated in "
+                               "ShopServer.<clinit>(ShopServer.java:28))",
+                               "ShopServer$AuditEntry"}))
+                  .objects,
+              2'500u);
+    auto roots = parseChain("roots,type");
+    ASSERT_TRUE(roots.ok());
+    auto rt = ClassificationTree::build(view, *roots);
+    EXPECT_EQ(
+        rt.node(rt.find({"static field", "ShopServer", "AUDIT_HISTORY", "ShopServer$AuditEntry"})).objects,
+        2'500u);
+}
+
 }  // namespace
 }  // namespace memcity

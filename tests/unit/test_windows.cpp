@@ -663,7 +663,7 @@ TEST(WindowsScenario, SteadyHasNoWindow) {
 // memory is known at 13 GCs (a snapshot every 4th): 510 KiB at GC 0, growing at every snapshot
 // to 3.4 MiB at GC 44; the final GC at exit (48) drops it to 2.7 MiB, 79% of the peak.
 TEST(WindowsScenario, DemoRecordingLeaks) {
-    const Traced t = open(std::string(MEMCITY_TEST_DATA) + "/../../assets/demo.mct");
+    const Traced t = open(MEMCITY_DEMO_TRACE);
     ASSERT_EQ(t.history->gcCount(), 49u);
     const WindowReport r = t.windows();
     expectFinite(r);

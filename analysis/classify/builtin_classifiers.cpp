@@ -10,6 +10,7 @@
 #include "classify/classifier.h"
 #include "classify/expr.h"
 #include "classify/expr_classifiers.h"
+#include "classify/plugin_classifier.h"
 
 namespace memcity {
 namespace {
@@ -311,6 +312,7 @@ const std::vector<ClassifierInfo> kBuiltins = {
     {"kind", "big=N (default 256)", "instance, small array, big array (length >= N)"},
     {"size", "", "object size in power-of-two buckets"},
     {"{EXPR}", "", "the value of an expression (docs/expressions.md): {site.method}, {size > 1k}"},
+    {"plugin", "path=FILE, then the plugin's own", "a classifier from a shared library (docs/plugins.md)"},
 };
 
 Result<std::unique_ptr<Classifier>> makeClassifier(const std::string& item) {
@@ -406,7 +408,7 @@ Result<ClassifierChain> parseChain(std::string_view text) {
     if (!items) return items.error();
     ClassifierChain chain;
     for (const std::string& item : *items) {
-        auto c = makeClassifier(item);
+        auto c = isPluginSpec(item) ? loadPluginClassifier(item) : makeClassifier(item);
         if (!c) return c.error();
         chain.classifiers.push_back(std::move(*c));
     }

@@ -4,6 +4,7 @@
 #include <iostream>
 #include <thread>
 
+#include "classify/plugin_classifier.h"
 #include "classify/tree.h"
 #include "cli/args.h"
 #include "cli/classify_args.h"
@@ -126,6 +127,10 @@ int runReport(const Words& words) {
     TreeOptions options;
     options.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
     const ClassificationTree tree = ClassificationTree::build(heap->view(), chain, options);
+    if (Status st = pluginErrors(chain); !st) {
+        std::cerr << "memcity report: " << st.error().message << "\n";
+        return 1;
+    }
     ReportView v{tree, opts->metric, {}, opts->depth};
     v.prune.enabled = !opts->all;
 

@@ -312,7 +312,6 @@ const std::vector<ClassifierInfo> kBuiltins = {
     {"kind", "big=N (default 256)", "instance, small array, big array (length >= N)"},
     {"size", "", "object size in power-of-two buckets"},
     {"{EXPR}", "", "the value of an expression (docs/expressions.md): {site.method}, {size > 1k}"},
-    {"plugin", "path=FILE, then the plugin's own", "a classifier from a shared library (docs/plugins.md)"},
 };
 
 Result<std::unique_ptr<Classifier>> makeClassifier(const std::string& item) {

@@ -19,6 +19,9 @@
  * instance. init and destroy are called once per instance, never at the same time as any other
  * call on that instance. A plugin that changes its instance in classify or label (a table of
  * interned names) must lock.
+ *
+ * A plugin written in C++ defines memcity_plugin_entry with C linkage (this header's declaration
+ * gives it) and lets no exception leave a function that memcity calls.
  */
 #ifndef MEMCITY_PLUGIN_H
 #define MEMCITY_PLUGIN_H
@@ -68,12 +71,16 @@ typedef struct memcity_frame {
  * the classify call it was handed to. Ids are the trace's symbol ids: equal ids mean equal
  * names, 0 means unknown, and they are the cheap way to cache per type, site or thread.
  *
+ * The fields are filled for every object; what costs more to work out (the object's id, its
+ * birth GC and age, the frames of its site) is computed when a get_ function asks for it, so a
+ * plugin that does not read it pays nothing (call each at most once per object: each call does
+ * the work again).
+ *
  * For a plugin whose descriptor says shape_only, memcity hands over one object per shape (type,
  * site and thread) and gives its values to every object of the shape: such a plugin must read
- * only the type, site (frames) and thread fields. */
+ * only the type, site (frames) and thread. */
 typedef struct memcity_object memcity_object;
 struct memcity_object {
-    uint64_t id;                /* the object's id in the trace, unique among live objects */
     uint32_t type_id;           /* type */
     uint32_t site_id;           /* allocation site */
     uint32_t thread_id;         /* allocating thread */
@@ -83,14 +90,20 @@ struct memcity_object {
     uint64_t length;            /* array length in elements; 0 for an instance */
     uint64_t size;              /* shallow size in bytes */
     uint32_t gc;                /* index of the GC whose heap is being classified */
-    uint32_t birth_gc;          /* index of the first GC the object lived through */
-    uint32_t age;               /* GCs survived up to and including `gc` (1: born since the last) */
-    uint32_t frame_count;       /* frames recorded for the allocation site (0: unknown site) */
-    /* Frame `index` of the allocation site, 0 being the allocating frame and frame_count - 1
-     * the outermost recorded caller. Returns 1 and fills *out, or 0 when index >= frame_count.
-     * Computed on demand: a plugin that reads no frames pays nothing for them. */
-    int (*frame)(const memcity_object* object, uint32_t index, memcity_frame* out);
-    const void* host; /* memcity's own (frame uses it); do not touch */
+
+    /* The object's id in the trace, unique among the live objects. */
+    uint64_t (*get_id)(const memcity_object* object);
+    /* Index of the first GC the object lived through (it was born before that GC ended). */
+    uint32_t (*get_birth_gc)(const memcity_object* object);
+    /* GCs survived up to and including `gc`: gc - birth_gc + 1 (1: born since the previous GC). */
+    uint32_t (*get_age)(const memcity_object* object);
+    /* Frames recorded for the allocation site (0: unknown site). */
+    uint32_t (*get_frame_count)(const memcity_object* object);
+    /* Frame `index` of the allocation site, 0 being the allocating frame and frame count - 1 the
+     * outermost recorded caller. Returns 1 and fills *out, or 0 when index is past the last frame. */
+    int (*get_frame)(const memcity_object* object, uint32_t index, memcity_frame* out);
+
+    const void* host; /* memcity's own (the get_ functions use it); do not touch */
 };
 
 /* One PARAM=VALUE of the chain spec, other than path. NUL-terminated, quotes removed, valid only

@@ -104,17 +104,44 @@ struct Library {
     }
 };
 
-// The frames behind memcity_object::frame, for the duration of one classify call.
+// What memcity_object's get_ functions read, for the duration of one classify call.
 struct HostObject {
-    const SymbolTable* symbols;
-    std::span<const Frame> frames;
+    const HeapView* heap;
+    size_t pos;
+    uint32_t site;
 };
 
-int frameOf(const memcity_object* object, uint32_t index, memcity_frame* out) {
-    const auto* host = static_cast<const HostObject*>(object->host);
-    if (index >= host->frames.size()) return 0;
-    const Frame& f = host->frames[index];
-    const MethodInfo& m = host->symbols->method(f.method);
+const HostObject& hostOf(const memcity_object* object) {
+    return *static_cast<const HostObject*>(object->host);
+}
+
+uint64_t getId(const memcity_object* object) {
+    const HostObject& h = hostOf(object);
+    return h.heap->id(h.pos);
+}
+
+uint32_t getBirthGc(const memcity_object* object) {
+    const HostObject& h = hostOf(object);
+    return h.heap->birthGc(h.pos);
+}
+
+uint32_t getAge(const memcity_object* object) {
+    const HostObject& h = hostOf(object);
+    return h.heap->age(h.pos);
+}
+
+uint32_t getFrameCount(const memcity_object* object) {
+    const HostObject& h = hostOf(object);
+    return static_cast<uint32_t>(h.heap->symbols().siteFrames(h.site).size());
+}
+
+int getFrame(const memcity_object* object, uint32_t index, memcity_frame* out) {
+    const HostObject& h = hostOf(object);
+    const SymbolTable& symbols = h.heap->symbols();
+    const std::span<const Frame> frames = symbols.siteFrames(h.site);
+    if (index >= frames.size()) return 0;
+    const Frame& f = frames[index];
+    const MethodInfo& m = symbols.method(f.method);
     out->class_name = {m.class_name.data(), m.class_name.size()};
     out->method = {m.name.data(), m.name.size()};
     out->line = f.line;
@@ -153,9 +180,8 @@ public:
     void classify(const HeapView& heap, size_t pos, std::vector<Key>& out) const override {
         const SymbolTable& symbols = heap.symbols();
         const Shape& shape = heap.shape(pos);
-        HostObject host{&symbols, symbols.siteFrames(shape.site)};
+        const HostObject host{&heap, pos, shape.site};
         memcity_object o;
-        o.id = heap.id(pos);
         o.type_id = shape.type;
         o.site_id = shape.site;
         o.thread_id = shape.thread;
@@ -163,19 +189,20 @@ public:
         o.type_name = view(symbols.type(shape.type).name);
         o.thread_name = view(symbols.thread(shape.thread).name);
         o.length = shape.size == 0 ? heap.store().arrayLength(pos) : 0;
-        o.size = heap.size(pos);
+        o.size = shape.size != 0 ? shape.size : heap.size(pos);
         o.gc = heap.gc();
-        o.birth_gc = heap.birthGc(pos);
-        o.age = o.gc - o.birth_gc + 1;
-        o.frame_count = static_cast<uint32_t>(host.frames.size());
-        o.frame = frameOf;
+        o.get_id = getId;
+        o.get_birth_gc = getBirthGc;
+        o.get_age = getAge;
+        o.get_frame_count = getFrameCount;
+        o.get_frame = getFrame;
         o.host = &host;
 
         if (cardinality_ == Cardinality::kOne) {
             Key key = 0;
             const size_t n = plugin_->classify(instance_, &o, &key, 1);
             if (n != 1 || key >= MEMCITY_RESERVED_KEY_MIN) {
-                breach(o.id, n, n == 1 ? key : 0);
+                breach(heap.id(pos), n, n == 1 ? key : 0);
                 key = kPluginErrorKey;
             }
             out.push_back(key);
@@ -185,14 +212,11 @@ public:
         out.resize(first + capacity_);
         Key* keys = out.data() + first;
         const size_t n = plugin_->classify(instance_, &o, keys, capacity_);
-        const bool reserved = n <= capacity_ && std::any_of(keys, keys + n, [](Key k) {
-                                  return k >= MEMCITY_RESERVED_KEY_MIN;
-                              });
-        if (n > capacity_ || reserved || (n == 0 && cardinality_ == Cardinality::kHierarchy)) {
-            breach(o.id, n,
-                   reserved
-                       ? *std::find_if(keys, keys + n, [](Key k) { return k >= MEMCITY_RESERVED_KEY_MIN; })
-                       : 0);
+        const Key* reserved =
+            n <= capacity_ ? std::find_if(keys, keys + n, [](Key k) { return k >= MEMCITY_RESERVED_KEY_MIN; })
+                           : keys + n;
+        if (n > capacity_ || reserved != keys + n || (n == 0 && cardinality_ == Cardinality::kHierarchy)) {
+            breach(heap.id(pos), n, reserved != keys + n ? *reserved : 0);
             out.resize(first);
             out.push_back(kPluginErrorKey);
             return;

@@ -86,6 +86,7 @@ CHAIN is a comma-separated list (default type,site); docs/classifiers.md describ
   kind(big=N)      instance, small array, big array (length >= N, default 256)
   size             object size in power-of-two buckets
   {EXPR}           the value of an expression, e.g. {site.method} or {size > 1k}
+  plugin(path=F,...) a classifier from a shared library F (docs/plugins.md)
 
 options:
   --gc N          the GC whose heap to classify (default: the last)

@@ -35,7 +35,9 @@ static size_t bad_label(void* instance, uint64_t key, char* buffer, size_t capac
 
 static const memcity_plugin kBad = {
     .abi_version = BAD_KIND == 1 ? MEMCITY_PLUGIN_ABI_VERSION + 1 : MEMCITY_PLUGIN_ABI_VERSION,
-    .cardinality = BAD_KIND == 2 ? 7 : BAD_KIND == 5 ? MEMCITY_ONE : MEMCITY_MANY,
+    .cardinality = BAD_KIND == 2   ? 7
+                   : BAD_KIND == 5 ? MEMCITY_ONE
+                                   : MEMCITY_MANY,
     .name = "bad",
     .shape_only = 1,
     .max_keys = 2,

@@ -5,7 +5,8 @@
  *
  * Fields: id, type_id, site_id, thread_id, is_array, type_name (its length), thread_name (its
  * length), length, size, gc, birth_gc, age, frame_count, frame_line (line of the allocating frame,
- * plus one; 0 when there is none), frame_past_end (what frame() says for index frame_count: 0).
+ * plus one; 0 when there is none), frame_past_end (what get_frame says for the index past the
+ * last frame: 0).
  * Labels are the key in decimal. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,9 +14,9 @@
 
 #include "memcity_plugin.h"
 
-static const char* const kFields[] = {"id",     "type_id", "site_id",  "thread_id", "is_array",
-                                      "type_name", "thread_name", "length", "size", "gc",
-                                      "birth_gc", "age",     "frame_count", "frame_line", "frame_past_end"};
+static const char* const kFields[] = {
+    "id",   "type_id", "site_id",  "thread_id", "is_array",    "type_name",  "thread_name",   "length",
+    "size", "gc",      "birth_gc", "age",       "frame_count", "frame_line", "frame_past_end"};
 enum { kFieldCount = sizeof kFields / sizeof kFields[0] };
 
 static int probe_init(const memcity_param* params, size_t param_count, void** instance, char* error,
@@ -46,7 +47,7 @@ static size_t probe_classify(void* instance, const memcity_object* o, uint64_t* 
     memcity_frame frame;
     (void)capacity;
     switch (*(const size_t*)instance) {
-        case 0: keys[0] = o->id; break;
+        case 0: keys[0] = o->get_id(o); break;
         case 1: keys[0] = o->type_id; break;
         case 2: keys[0] = o->site_id; break;
         case 3: keys[0] = o->thread_id; break;
@@ -56,11 +57,11 @@ static size_t probe_classify(void* instance, const memcity_object* o, uint64_t* 
         case 7: keys[0] = o->length; break;
         case 8: keys[0] = o->size; break;
         case 9: keys[0] = o->gc; break;
-        case 10: keys[0] = o->birth_gc; break;
-        case 11: keys[0] = o->age; break;
-        case 12: keys[0] = o->frame_count; break;
-        case 13: keys[0] = o->frame(o, 0, &frame) ? (uint64_t)(frame.line + 1) : 0; break;
-        default: keys[0] = (uint64_t)o->frame(o, o->frame_count, &frame); break;
+        case 10: keys[0] = o->get_birth_gc(o); break;
+        case 11: keys[0] = o->get_age(o); break;
+        case 12: keys[0] = o->get_frame_count(o); break;
+        case 13: keys[0] = o->get_frame(o, 0, &frame) ? (uint64_t)(frame.line + 1) : 0; break;
+        default: keys[0] = (uint64_t)o->get_frame(o, o->get_frame_count(o), &frame); break;
     }
     return 1;
 }

@@ -111,8 +111,8 @@ static size_t size_class_label(void* instance, uint64_t key, char* buffer, size_
     } else if (key >= sc->limit_count) {
         n = snprintf(buffer, capacity, "over %llu B", (unsigned long long)sc->limits[sc->limit_count - 1]);
     } else {
-        n = snprintf(buffer, capacity, "%llu B \xe2\x80\x93 %llu B", (unsigned long long)sc->limits[key - 1] + 1,
-                     (unsigned long long)sc->limits[key]);
+        n = snprintf(buffer, capacity, "%llu B \xe2\x80\x93 %llu B",
+                     (unsigned long long)sc->limits[key - 1] + 1, (unsigned long long)sc->limits[key]);
     }
     return n < 0 ? 0 : (size_t)n;
 }

@@ -148,7 +148,7 @@ static int frame_name(const memcity_frame* f, char* buffer, size_t capacity) {
 static size_t stack_classify(void* instance, const memcity_object* object, uint64_t* keys, size_t capacity) {
     Stack* st = (Stack*)instance;
     size_t n = 0;
-    uint32_t frames = object->frame_count, i;
+    uint32_t frames = object->get_frame_count(object), i;
     if (st->thread) {
         if (object->thread_name.size == 0)
             keys[n++] = intern(st, "<unknown thread>", strlen("<unknown thread>"));
@@ -166,7 +166,7 @@ static size_t stack_classify(void* instance, const memcity_object* object, uint6
         char local[512];
         char* name = local;
         int len;
-        object->frame(object, i, &f);
+        object->get_frame(object, i, &f);
         len = frame_name(&f, local, sizeof local);
         if (len < 0) len = 0;
         if ((size_t)len >= sizeof local) {

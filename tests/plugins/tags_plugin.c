@@ -95,7 +95,7 @@ static size_t tags_classify(void* instance, const memcity_object* object, uint64
     if (object->is_array) keys[n++] = kArray;
     if (!object->is_array && is_collection(object->type_name)) keys[n++] = kCollection;
     if (object->size >= t->big) keys[n++] = kBig;
-    if (object->age >= t->old) keys[n++] = kOld;
+    if (object->get_age(object) >= t->old) keys[n++] = kOld;
     return n;
 }
 

@@ -142,6 +142,14 @@ TEST(Plugin, OneToOneWithParameters) {
     auto q = ClassificationTree::build(s.heap.view(), quoted);
     EXPECT_EQ(at(q, {"up to 16 B"}), (Counts{2, 32}));
     EXPECT_EQ(at(q, {"over 16 B"}), (Counts{6, 1424}));
+
+    // A path with a space, a comma and parentheses, in quotes.
+    const std::filesystem::path dir = testing::tempPath("my plugins, (copy)");
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy_file(kSizeClass, dir / "size class.so");
+    ClassifierChain odd = chainOf("plugin(path=\"" + (dir / "size class.so").string() + "\",limits=16),type");
+    EXPECT_EQ(at(ClassificationTree::build(s.heap.view(), odd), {"over 16 B", "int[]"}), (Counts{2, 1272}));
+    std::filesystem::remove_all(dir);
 }
 
 TEST(Plugin, SizeClassWithoutLimitsMatchesTheBuiltinSize) {
@@ -282,7 +290,7 @@ TEST(Plugin, TwoThreadsGiveTheSameTree) {
 
 TEST(Plugin, LoadErrorsAreOneLine) {
     const std::string bad_abi = MEMCITY_BAD_ABI_PLUGIN, no_entry = MEMCITY_BAD_NO_ENTRY_PLUGIN;
-    const std::string cardinality = MEMCITY_BAD_CARDINALITY_PLUGIN;
+    const std::string cardinality = MEMCITY_BAD_CARDINALITY_PLUGIN, overflow = MEMCITY_BAD_OVERFLOW_PLUGIN;
     const std::string text = testing::tempPath("not-a-library");
     testing::writeFile(text, {'h', 'e', 'l', 'l', 'o', '\n'});
     struct Case {
@@ -308,6 +316,8 @@ TEST(Plugin, LoadErrorsAreOneLine) {
         {"plugin(path=" + kTags + ",colour=red)",
          "classifier 'plugin(path=" + kTags +
              ",colour=red)': tags: unknown parameter 'colour' (parameters: big, old)"},
+        {"plugin(path=" + overflow + ",x=1)",
+         "classifier 'plugin(path=" + overflow + ",x=1)': bad takes no parameters, got 'x'"},
         {"plugin", "classifier 'plugin': path=FILE is required (see docs/plugins.md)"},
         {"plugin(limits=16)", "classifier 'plugin(limits=16)': path=FILE is required (see docs/plugins.md)"},
         {"plugin(path)", "classifier 'plugin(path)': expected PARAM=VALUE, found 'path'"},

@@ -10,6 +10,7 @@
 #include "classify/classifier.h"
 #include "classify/expr.h"
 #include "classify/expr_classifiers.h"
+#include "classify/plugin_classifier.h"
 #include "classify/ref_classifiers.h"
 
 namespace memcity {
@@ -422,7 +423,7 @@ Result<ClassifierChain> parseChain(std::string_view text) {
     if (!items) return items.error();
     ClassifierChain chain;
     for (const std::string& item : *items) {
-        auto c = makeClassifier(item);
+        auto c = isPluginSpec(item) ? loadPluginClassifier(item) : makeClassifier(item);
         if (!c) return c.error();
         chain.classifiers.push_back(std::move(*c));
     }

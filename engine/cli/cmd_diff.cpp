@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "classify/diff.h"
+#include "classify/plugin_classifier.h"
 #include "cli/args.h"
 #include "cli/classify_args.h"
 #include "cli/commands.h"
@@ -146,6 +147,10 @@ int runDiff(const Words& words) {
     TreeOptions options;
     options.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
     const HeapDiff diff = HeapDiff::build(a->view(), b->view(), opts->chain, options);
+    if (Status st = pluginErrors(opts->chain); !st) {
+        std::cerr << "memcity diff: " << st.error().message << "\n";
+        return 1;
+    }
     const DiffView v{diff, opts->metric, opts->all, opts->depth};
     if (args->has("--json")) {
         JsonWriter j;

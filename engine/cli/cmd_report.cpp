@@ -6,6 +6,7 @@
 
 #include <unordered_map>
 
+#include "classify/plugin_classifier.h"
 #include "classify/tree.h"
 #include "cli/args.h"
 #include "cli/classify_args.h"
@@ -176,6 +177,10 @@ int runReport(const Words& words) {
     TreeOptions options;
     options.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
     const ClassificationTree tree = ClassificationTree::build(view, chain, options);
+    if (Status st = pluginErrors(chain); !st) {
+        std::cerr << "memcity report: " << st.error().message << "\n";
+        return 1;
+    }
     ReportView v{tree, opts->metric, {}, opts->depth};
     v.prune.enabled = !opts->all;
     if (args->has("--retained")) {

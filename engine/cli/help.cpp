@@ -86,6 +86,7 @@ CHAIN is a comma-separated list (default type,site); docs/classifiers.md describ
   kind(big=N)      instance, small array, big array (length >= N, default 256)
   size             object size in power-of-two buckets
   {EXPR}           the value of an expression, e.g. {site.method} or {size > 1k}
+  plugin(path=F,...) a classifier from a shared library F (docs/plugins.md)
 These read the references, so they need a GC with a reference snapshot:
   rooted           the GC roots referencing the object: kind, class, static field / thread, method
   roots            the closest GC roots reaching it ("alive, root not reported" when none)

@@ -238,6 +238,75 @@ TEST(Cli, ReportPrintsTheClassificationTree) {
     }
 }
 
+// The group named `name` in report --json output: its "objects" and "bytes" as "objects N, bytes N".
+std::string jsonGroup(const std::string& json, const std::string& name) {
+    const size_t at = json.find("\"name\": \"" + name + "\"");
+    if (at == std::string::npos) return "no group " + name;
+    const size_t end = json.find('}', at);
+    auto number = [&](const std::string& key) {
+        const size_t k = json.find("\"" + key + "\": ", at);
+        if (k == std::string::npos || k > end) return std::string("?");
+        const size_t v = k + key.size() + 4;
+        return json.substr(v, json.find_first_of(",\n}", v) - v);
+    };
+    return "objects " + number("objects") + ", bytes " + number("bytes");
+}
+
+TEST(Cli, ReportAndDiffWithAPluginClassifier) {
+    const std::string path = synth("buggy-stack");
+    const std::string plugin = MEMCITY_SIZE_CLASS_PLUGIN;
+    // GC 4 (GC b): 10,000 TestObjects of 16 B; the BuggyStack (24 B) and the main Thread (40 B);
+    // the stack's Object[16384] (65,552 B).
+    Outcome r = run("report " + path + " --gc 4 --classify 'plugin(path=" + plugin +
+                    ",limits=16:64),type' --json --all");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_NE(r.out.find("\"classifiers\": \"plugin(path=" + plugin + ",limits=16:64),type\""),
+              std::string::npos)
+        << r.out;
+    EXPECT_EQ(jsonGroup(r.out, "Overall"), "objects 10003, bytes 225616");
+    EXPECT_EQ(jsonGroup(r.out, "up to 16 B"), "objects 10000, bytes 160000");
+    EXPECT_EQ(jsonGroup(r.out, "at.jku.data.TestObject"), "objects 10000, bytes 160000");
+    EXPECT_EQ(jsonGroup(r.out, "17 B – 64 B"), "objects 2, bytes 64");
+    EXPECT_EQ(jsonGroup(r.out, "at.jku.data.BuggyStack"), "objects 1, bytes 24");
+    EXPECT_EQ(jsonGroup(r.out, "over 64 B"), "objects 1, bytes 65552");
+    EXPECT_EQ(jsonGroup(r.out, "java.lang.Object[]"), "objects 1, bytes 65552");
+
+    // Between GC a and GC b: born 1,000, died 1,000, permanent 9,000 TestObjects (docs/scenarios.md).
+    Outcome d =
+        run("diff " + path + " --from 3 --to 4 --classify 'plugin(path=" + plugin + ",limits=16)' --depth 1");
+    ASSERT_EQ(d.status, 0) << d.err;
+    EXPECT_NE(d.out.find("         1,000          1,000          9,000    up to 16 B\n"), std::string::npos)
+        << d.out;
+    EXPECT_NE(d.out.find("             0              0              3    over 16 B\n"), std::string::npos)
+        << d.out;
+
+    const std::string overflow = MEMCITY_BAD_OVERFLOW_PLUGIN;
+    for (auto [args, message] : std::vector<std::pair<std::string, std::string>>{
+             {"report " + path + " --classify 'plugin(path=/nonexistent.so)'",
+              "memcity report: classifier 'plugin(path=/nonexistent.so)': /nonexistent.so: cannot open: No "
+              "such "
+              "file or directory"},
+             {"report " + path + " --classify 'type,plugin(path=" + plugin + ",limits=x)'",
+              "memcity report: classifier 'plugin(path=" + plugin +
+                  ",limits=x)': size-class: limits expects up to 32 increasing byte counts separated by ':', "
+                  "got "
+                  "'x'"},
+             {"report " + path + " --gc 4 --classify 'plugin(path=" + overflow + ")'",
+              "memcity report: classifier 'plugin(path=" + overflow +
+                  ")': bad: classify returned 3 keys, more than the capacity 2 for object "},
+             {"diff " + path + " --from 3 --to 4 --classify 'plugin(path=" + overflow + ")'",
+              "memcity diff: classifier 'plugin(path=" + overflow +
+                  ")': bad: classify returned 3 keys, more than the capacity 2 for object "},
+         }) {
+        Outcome e = run(args);
+        EXPECT_EQ(e.status, 1) << args;
+        EXPECT_EQ(lines(e.err), 1u) << e.err;
+        EXPECT_EQ(e.err.rfind(message, 0), 0u) << e.err;
+        EXPECT_EQ(e.out, "") << args;
+    }
+}
+
 }  // namespace
 }  // namespace memcity
 

@@ -62,14 +62,10 @@ size_t DominatorTree::memoryBytes() const {
 }
 
 Result<DominatorTree> computeDominators(const RefGraph& graph, std::span<const uint32_t> roots,
-                                        std::vector<uint64_t> shallow_bytes,
-                                        const DominatorOptions& options) {
+                                        const ShallowSizes& shallow_bytes, const DominatorOptions& options) {
     const size_t n = graph.nodeCount();
     if (n >= DominatorTree::kNone)
         return Error{"dominators: " + std::to_string(n) + " positions is too many (at most 2^32 - 2)"};
-    if (shallow_bytes.size() != n)
-        return Error{"dominators: " + std::to_string(shallow_bytes.size()) +
-                     " shallow sizes for a graph of " + std::to_string(n) + " positions"};
     if (graph.edgeCount() + roots.size() >= DominatorTree::kNone)
         return Error{"dominators: " + std::to_string(graph.edgeCount()) +
                      " references is too many (at most 2^32 - 2, the roots included)"};
@@ -81,7 +77,6 @@ Result<DominatorTree> computeDominators(const RefGraph& graph, std::span<const u
     const auto super = static_cast<uint32_t>(n);
     DominatorTree tree;
     MemoryTally mem;
-    mem.hold(shallow_bytes);
 
     // 1. Depth-first numbering from the super-root (number 0). A node's successors are pushed when
     // it is numbered and numbered when they are popped, so the parent of a node is the node that
@@ -129,7 +124,7 @@ Result<DominatorTree> computeDominators(const RefGraph& graph, std::span<const u
 
     // 2. Predecessors in depth-first numbers (CSR). The super-root's successors are the distinct
     // rooted objects; an object's are its distinct targets other than itself. With two threads,
-    // each half of the sources is counted into its own array and written into its own part of
+    // each half of the positions is counted into its own array and written into its own part of
     // every list, so no two threads touch the same counter.
     t0 = Clock::now();
     std::vector<uint32_t> root_nums;
@@ -138,24 +133,23 @@ Result<DominatorTree> computeDominators(const RefGraph& graph, std::span<const u
         root_nums.push_back(num[r]);
     std::sort(root_nums.begin(), root_nums.end());
     root_nums.erase(std::unique(root_nums.begin(), root_nums.end()), root_nums.end());
-    auto forEachSuccessor = [&](uint32_t u, auto&& f) {
-        if (u == 0) {
+    // Sources are visited in position order, which reads the graph front to back; each thread
+    // takes half of the positions, the first one the super-root too.
+    auto forEachEdge = [&](unsigned part, auto&& f) {
+        if (part == 0)
             for (uint32_t r : root_nums)
-                f(r);
-            return;
+                f(0u, r);
+        const size_t from = part == 0 ? 0 : n / 2, to = threads == 1 || part == 1 ? n : n / 2;
+        for (size_t p = from; p < to; ++p) {
+            const uint32_t u = num[p];
+            if (u == kUnseen) continue;
+            uint32_t last = kUnseen;  // targets come ascending: a repeat follows its first
+            graph.forEachTarget(p, [&](uint32_t t) {
+                if (t == p || t == last) return;
+                last = t;
+                f(u, num[t]);
+            });
         }
-        const uint32_t p = order[u];
-        uint32_t last = kUnseen;  // targets come ascending: a repeat follows its first
-        graph.forEachTarget(p, [&](uint32_t t) {
-            if (t == p || t == last) return;
-            last = t;
-            f(num[t]);
-        });
-    };
-    const uint32_t half = threads == 2 ? reached / 2 : reached;
-    auto sourcesOf = [&](unsigned part) {
-        return part == 0 ? std::pair<uint32_t, uint32_t>{0, half}
-                         : std::pair<uint32_t, uint32_t>{half, reached};
     };
     std::vector<uint32_t> offset(size_t{reached} + 1, 0);  // number -> start of its predecessors
     std::vector<uint32_t> upper;                           // the second thread's counters
@@ -164,9 +158,7 @@ Result<DominatorTree> computeDominators(const RefGraph& graph, std::span<const u
     mem.hold(upper);
     inParallel(threads, [&](unsigned part) {
         std::vector<uint32_t>& count = part == 0 ? offset : upper;
-        auto [from, to] = sourcesOf(part);
-        for (uint32_t u = from; u < to; ++u)
-            forEachSuccessor(u, [&](uint32_t v) { ++count[v]; });
+        forEachEdge(part, [&](uint32_t, uint32_t v) { ++count[v]; });
     });
     // Each list holds the first half's sources, then the second half's; both are written
     // backwards from the end of their part, so `offset` ends up at the start of every list.
@@ -184,61 +176,64 @@ Result<DominatorTree> computeDominators(const RefGraph& graph, std::span<const u
     mem.hold(preds);
     inParallel(threads, [&](unsigned part) {
         std::vector<uint32_t>& cursor = part == 0 ? offset : upper;
-        auto [from, to] = sourcesOf(part);
-        for (uint32_t u = from; u < to; ++u)
-            forEachSuccessor(u, [&](uint32_t v) { preds[--cursor[v]] = u; });
+        forEachEdge(part, [&](uint32_t u, uint32_t v) { preds[--cursor[v]] = u; });
     });
     mem.release(upper);
     mem.release(num);
     tree.stats_.predecessor_edges = total;
     tree.stats_.reverse_seconds = secondsSince(t0);
 
-    // 3. Semi-NCA. Semidominators in decreasing depth-first order: a node numbered above w has
-    // been linked to its parent (ancestor[] starts as the parent and is compressed), so eval(v)
-    // is the node of least semidominator on the path from v up to, not including, the root of its
-    // linked tree. Then, in increasing order, idom(w) is the nearest common ancestor of parent(w)
-    // and semi(w): walk up from parent(w) through the dominators already known.
+    // 3. Semi-NCA. Semidominators in decreasing depth-first order: the nodes numbered above w
+    // have been linked to their parents, so eval(v) of a linked v is the least semidominator on
+    // the path from v up to, not including, the root of its linked tree (with path compression).
+    // Then, in increasing order, idom(w) is the nearest common ancestor of parent(w) and semi(w)
+    // in the dominator tree: walk up from parent(w) through the dominators already known.
     t0 = Clock::now();
-    std::vector<uint32_t> semi(reached), label(reached), ancestor(parent);
+    // Per node: its ancestor in the linked forest (at first its parent), and the least
+    // semidominator on the path from it up to, not including, that ancestor's root (a value, not a
+    // node, so no second lookup).
+    struct Link {
+        uint32_t ancestor, least_semi;
+    };
+    std::vector<Link> link(reached);
+    std::vector<uint32_t> semi(reached);
+    mem.hold(link);
     mem.hold(semi);
-    mem.hold(label);
-    mem.hold(ancestor);
-    std::iota(semi.begin(), semi.end(), 0u);
-    std::iota(label.begin(), label.end(), 0u);
+    for (uint32_t v = 0; v < reached; ++v)
+        link[v] = {parent[v], v};
     std::vector<uint32_t> walk;
     auto eval = [&](uint32_t v, uint32_t last_linked) {
-        if (ancestor[v] < last_linked) return label[v];
+        if (link[v].ancestor < last_linked) return link[v].least_semi;
         walk.clear();
         uint32_t x = v;
         do {
             walk.push_back(x);
-            x = ancestor[x];
-        } while (ancestor[x] >= last_linked);
-        uint32_t top = x, top_label = label[x];
+            x = link[x].ancestor;
+        } while (link[x].ancestor >= last_linked);
+        // Path compression: every node on the path now hangs off the root directly.
+        const uint32_t root = link[x].ancestor;
+        uint32_t least = link[x].least_semi;
         while (!walk.empty()) {
-            const uint32_t y = walk.back();
+            Link& y = link[walk.back()];
             walk.pop_back();
-            ancestor[y] = ancestor[top];
-            if (semi[top_label] < semi[label[y]])
-                label[y] = top_label;
-            else
-                top_label = label[y];
-            top = y;
+            y.ancestor = root;
+            least = std::min(least, y.least_semi);
+            y.least_semi = least;
         }
-        return label[v];
+        return least;
     };
     for (uint32_t w = reached - 1; w >= 1; --w) {
         uint32_t s = parent[w];
         for (uint32_t k = offset[w]; k < offset[w + 1]; ++k) {
             const uint32_t v = preds[k];
             // A predecessor numbered below w is not linked yet: it is its own candidate.
-            s = std::min(s, v < w ? v : semi[eval(v, w + 1)]);
+            s = std::min(s, v < w ? v : eval(v, w + 1));
         }
         semi[w] = s;
+        link[w].least_semi = s;
     }
     mem.passing(walk.capacity() * sizeof(uint32_t));
-    mem.release(ancestor);
-    mem.release(label);
+    mem.release(link);
     mem.release(preds);
     mem.release(offset);
     std::vector<uint32_t>& idom = parent;  // rewritten in place, in increasing order
@@ -262,7 +257,12 @@ Result<DominatorTree> computeDominators(const RefGraph& graph, std::span<const u
     mem.release(parent);
     tree.retained_objects_.assign(n, 0);
     mem.hold(tree.retained_objects_);
-    tree.retained_bytes_ = std::move(shallow_bytes);
+    tree.retained_bytes_.resize(n);
+    mem.hold(tree.retained_bytes_);
+    inParallel(threads, [&](unsigned part) {
+        const size_t from = part == 0 ? 0 : n / 2, to = threads == 1 || part == 1 ? n : n / 2;
+        if (from < to) shallow_bytes(from, to, tree.retained_bytes_.data() + from);
+    });
     std::vector<uint32_t>& objects = tree.retained_objects_;
     std::vector<uint64_t>& bytes = tree.retained_bytes_;
     for (size_t p = 0; p < n; ++p) {
@@ -315,18 +315,11 @@ Result<DominatorTree> computeDominators(const HeapView& heap, const HeapSnapshot
     roots.reserve(snapshot.roots.size());
     for (const RootRef& r : snapshot.roots)
         roots.push_back(r.position);
-    auto t0 = Clock::now();
-    std::vector<uint64_t> sizes(n);
-    const unsigned threads = options.threads >= 2 ? 2 : 1;
-    inParallel(threads, [&](unsigned part) {
-        const size_t from = part == 0 ? 0 : n / 2, to = threads == 1 || part == 1 ? n : n / 2;
-        for (size_t p = from; p < to; ++p)
-            sizes[p] = heap.alive(p) ? heap.size(p) : 0;
-    });
-    const double sizes_seconds = secondsSince(t0);
-    auto tree = computeDominators(snapshot.graph, roots, std::move(sizes), options);
-    if (tree) tree->stats_.retained_seconds += sizes_seconds;
-    return tree;
+    auto sizes = [&](size_t begin, size_t end, uint64_t* out) {
+        for (size_t p = begin; p < end; ++p)
+            *out++ = heap.alive(p) ? heap.size(p) : 0;
+    };
+    return computeDominators(snapshot.graph, roots, sizes, options);
 }
 
 }  // namespace memcity

@@ -19,6 +19,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -29,8 +30,13 @@
 
 namespace memcity {
 
+// Writes the shallow size in bytes of positions [begin, end) to out[0 .. end - begin). May be
+// called from two threads at once, on disjoint ranges.
+using ShallowSizes = std::function<void(size_t begin, size_t end, uint64_t* out)>;
+
 struct DominatorOptions {
-    unsigned threads = 1;  // 1 or 2: the predecessor graph and the shallow sizes are built in parallel
+    unsigned threads =
+        1;  // 1 or 2 (more count as 2): the predecessor graph and the shallow sizes in parallel
 };
 
 // What one computation cost. Bytes are the working arrays held at once, not the input graph.
@@ -80,9 +86,7 @@ public:
 
 private:
     friend Result<DominatorTree> computeDominators(const RefGraph& graph, std::span<const uint32_t> roots,
-                                                   std::vector<uint64_t> shallow_bytes,
-                                                   const DominatorOptions& options);
-    friend Result<DominatorTree> computeDominators(const HeapView& heap, const HeapSnapshot& snapshot,
+                                                   const ShallowSizes& shallow_bytes,
                                                    const DominatorOptions& options);
 
     std::vector<uint32_t> idom_;              // per position: a position, superRoot() or kNone
@@ -95,11 +99,12 @@ private:
 };
 
 // The dominator tree of `graph` below the objects at positions `roots` (any order, repeats
-// allowed). `shallow_bytes` holds the size in bytes of every position of the graph (it is moved
-// in and becomes the retained bytes). Errors: sizes or roots that do not fit the graph, a graph
-// of 2^32 - 1 positions or more, or 2^32 predecessor entries or more.
+// allowed). `shallow_bytes` gives the size of every position; it is asked once per position,
+// after the dominators are known, so that the sizes are not held beside the working arrays.
+// Errors: a root outside the graph, a graph of 2^32 - 1 positions or more, or of 2^32 - 1
+// references or more.
 Result<DominatorTree> computeDominators(const RefGraph& graph, std::span<const uint32_t> roots,
-                                        std::vector<uint64_t> shallow_bytes,
+                                        const ShallowSizes& shallow_bytes,
                                         const DominatorOptions& options = {});
 
 // The dominator tree of a heap's object graph below the snapshot's roots; shallow sizes are the

@@ -38,9 +38,16 @@ RefGraph refGraph(const Graph& g) {
     return b.finish();
 }
 
+ShallowSizes sizesOf(const Graph& g) {
+    return [&g](size_t begin, size_t end, uint64_t* out) {
+        std::copy(g.sizes.begin() + static_cast<ptrdiff_t>(begin),
+                  g.sizes.begin() + static_cast<ptrdiff_t>(end), out);
+    };
+}
+
 DominatorTree dominators(const Graph& g, unsigned threads = 1) {
     RefGraph rg = refGraph(g);
-    auto t = computeDominators(rg, g.roots, g.sizes, {threads});
+    auto t = computeDominators(rg, g.roots, sizesOf(g), {threads});
     EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
     return std::move(*t);
 }
@@ -196,12 +203,25 @@ TEST(Dominators, DeepChainNeedsNoRecursion) {
 TEST(Dominators, BadInputIsAnError) {
     Graph g = graph({{1}, {}}, {0});
     RefGraph rg = refGraph(g);
-    auto bad_root = computeDominators(rg, U32{2}, g.sizes);
+    auto bad_root = computeDominators(rg, U32{1, 2}, sizesOf(g));
     ASSERT_FALSE(bad_root.ok());
     EXPECT_EQ(bad_root.error().message, "dominators: a root at position 2, outside the graph's 2 positions");
-    auto bad_sizes = computeDominators(rg, g.roots, U64{1, 2, 3});
-    ASSERT_FALSE(bad_sizes.ok());
-    EXPECT_EQ(bad_sizes.error().message, "dominators: 3 shallow sizes for a graph of 2 positions");
+
+    // A snapshot loaded for another heap.
+    testing::TraceBuilder b("dom-mismatch");
+    b.alloc(0).alloc(1).alloc(2).gc(0, 3);
+    auto file = TraceFile::open(b.finish());
+    ASSERT_TRUE(file.ok());
+    auto history = HeapHistory::build(*file);
+    ASSERT_TRUE(history.ok());
+    auto heap = history->heapAt(0);
+    ASSERT_TRUE(heap.ok());
+    HeapSnapshot snap;
+    snap.graph = std::move(rg);
+    auto mismatch = computeDominators(heap->view(), snap);
+    ASSERT_FALSE(mismatch.ok());
+    EXPECT_EQ(mismatch.error().message,
+              "dominators: the snapshot of GC 0 was loaded for 2 positions, the heap of GC 0 has 3");
 }
 
 // Brute force: the objects reachable from the roots when `removed` (if any) is taken away.

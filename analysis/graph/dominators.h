@@ -35,8 +35,9 @@ namespace memcity {
 using ShallowSizes = std::function<void(size_t begin, size_t end, uint64_t* out)>;
 
 struct DominatorOptions {
-    unsigned threads =
-        1;  // 1 or 2 (more count as 2): the predecessor graph and the shallow sizes in parallel
+    // 1 or 2 (more count as 2): with 2, the predecessor graph and the shallow sizes are built in
+    // two halves at once; the numbering and the dominators themselves are sequential.
+    unsigned threads = 1;
 };
 
 // What one computation cost. Bytes are the working arrays held at once, not the input graph.
@@ -45,8 +46,9 @@ struct DominatorStats {
     double reverse_seconds = 0;     // predecessor graph
     double dominators_seconds = 0;  // semidominators and immediate dominators
     double retained_seconds = 0;    // shallow sizes, subtree sums, children lists
-    uint64_t predecessor_edges =
-        0;                  // distinct references between reached objects, plus one per rooted object
+    // Distinct references between reached objects (self-references left out), plus one per
+    // distinct rooted object.
+    uint64_t predecessor_edges = 0;
     size_t peak_bytes = 0;  // the most working memory held at once, the result's included
 };
 

@@ -413,15 +413,26 @@ TEST(Dominators, MultiCacheMapsRetainOnlyWhatTheyAloneHold) {
         EXPECT_EQ(t->retainedObjects(name_map), 2 + q);
         // Together the maps retain 5,222,272 bytes (the group closure); alone, not half of it.
         EXPECT_LT(t->retainedBytes(id_map) + t->retainedBytes(name_map), 5'222'272u / 2);
-        // Every product hangs directly under the super-root, shared by the two maps.
+        // Every product hangs directly under the super-root, shared by the two maps. It retains
+        // itself (40 bytes) and its two int arrays (40 + 24), not its name: the name map's key is
+        // the same string, which hangs under the super-root too.
         const std::string product = "jku.anttracks.example.data.Product";
-        uint64_t products = 0;
+        uint64_t products = 0, names = 0;
         v.forEachLive([&](size_t p) {
             if (file->symbols().type(v.type(p)).name != product) return;
             ++products;
             EXPECT_EQ(t->idom(p), t->superRoot());
+            EXPECT_EQ(t->retainedObjects(p), 3u);
+            EXPECT_EQ(t->retainedBytes(p), 40u + 40 + 24);
+            (*snap)->graph.forEachTarget(p, [&](uint32_t target) {
+                if (file->symbols().type(v.type(target)).name != "java.lang.String") return;
+                ++names;
+                EXPECT_EQ(t->idom(target), t->superRoot());
+                EXPECT_EQ(t->retainedBytes(target), 24u + 32);  // the String and its byte[]
+            });
         });
         EXPECT_EQ(products, q);
+        EXPECT_EQ(names, q);
         EXPECT_EQ(t->reachedObjects(), v.liveObjects());  // the simulated GC leaves no garbage
         EXPECT_EQ(t->reachedBytes(), v.liveBytes());
     }

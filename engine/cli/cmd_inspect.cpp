@@ -4,7 +4,8 @@
 // An object group — one or several classification tree nodes — at one GC (seed 003 §4.4): its
 // objects and shallow size, deep size (transitive closure), retained size (GC closure), the GC
 // roots that reference it directly and the roots closest to it, its shortest paths to the roots
-// aggregated by type, and what it retains, by type.
+// aggregated by type, what it retains, by type, and the group's objects that retain the most
+// on their own (the dominator tree).
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -19,6 +20,7 @@
 #include "cli/load.h"
 #include "cli/text_format.h"
 #include "graph/closure.h"
+#include "graph/dominators.h"
 
 namespace memcity::cli {
 namespace {
@@ -173,6 +175,29 @@ int runInspect(const Words& words) {
     const Bitset retained = gcClosure(graph, group, transitive);
     const RootPaths paths = rootPaths(graph, group, *paths_opt);
 
+    // The objects that retain the most on their own.
+    struct Single {
+        size_t pos;
+        uint64_t objects, bytes;
+    };
+    std::vector<Single> singles;
+    DominatorOptions dom_options;
+    dom_options.threads = options.threads;
+    auto dom = computeDominators(view, graph.snapshot(), dom_options);
+    if (!dom) {
+        std::cerr << "memcity inspect: " << file << ": " << dom.error().message << "\n";
+        return 1;
+    }
+    group.forEach([&](size_t pos) {
+        if (dom->reached(pos)) singles.push_back({pos, dom->retainedObjects(pos), dom->retainedBytes(pos)});
+    });
+    const size_t shown_singles = std::min<size_t>(singles.size(), 5);
+    std::partial_sort(singles.begin(), singles.begin() + static_cast<ptrdiff_t>(shown_singles), singles.end(),
+                      [](const Single& a, const Single& b) {
+                          return a.bytes != b.bytes ? a.bytes > b.bytes : a.pos < b.pos;
+                      });
+    singles.resize(shown_singles);
+
     std::map<std::string, Counted> direct, closest, retained_types;
     const SymbolTable& symbols = view.symbols();
     group.forEach([&](size_t pos) {
@@ -246,6 +271,13 @@ int runInspect(const Words& words) {
         j.endArray();
         j.endObject();
         list("retained_by_type", types_v);
+        j.key("largest_objects").beginArray();
+        for (const Single& o : singles) {
+            j.beginObject().field("id", view.id(o.pos)).field("type", symbols.type(view.type(o.pos)).name);
+            j.key("retained").beginObject().field("objects", o.objects).field("bytes", o.bytes).endObject();
+            j.endObject();
+        }
+        j.endArray();
         j.endObject();
         std::cout << j.str();
         return 0;
@@ -290,6 +322,12 @@ int runInspect(const Words& words) {
     if (paths.unreached_objects)
         std::printf("  %14s       alive, root not reported\n", formatCount(paths.unreached_objects).c_str());
     table("retained objects by type:", types_v, "nothing");
+    std::cout << "\nthe group's objects that retain the most on their own (dominator tree):\n";
+    if (singles.empty()) std::cout << "  none: no reported root reaches the group\n";
+    for (const Single& o : singles)
+        std::printf("  %14s objects %12s  object %llu, %s\n", formatCount(o.objects).c_str(),
+                    formatBytes(o.bytes).c_str(), static_cast<unsigned long long>(view.id(o.pos)),
+                    printable(symbols.type(view.type(o.pos)).name, 160).c_str());
     return 0;
 }
 

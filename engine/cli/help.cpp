@@ -122,7 +122,8 @@ Prints the group's objects and shallow size, its deep size (its transitive closu
 reaches), its retained size (its GC closure: what would be freed if the group were), objects
 alive that no reported root reaches, the GC roots referencing it directly, the closest roots
 of its objects, the shortest paths from its objects to a root aggregated by type (a run of one
-type, as in a linked list, is one step), and what it retains by type (ManLang'18, 3-4).
+type, as in a linked list, is one step), what it retains by type, and the group's objects that
+retain the most on their own (their dominator subtrees) (ManLang'18, 3-4).
 
 options:
   --gc N          the GC (it must have a reference snapshot; 'memcity gcs' marks them)

@@ -7,6 +7,7 @@
 
 #include "classify/tree.h"
 #include "graph/closure.h"
+#include "graph/dominators.h"
 #include "heap/heap_history.h"
 #include "synth/synth.h"
 #include "unit/trace_builder.h"
@@ -292,6 +293,48 @@ TEST(Closure, GcClosureMatchesBruteForceOnRandomGraphs) {
             for (ClosureMethod m : {ClosureMethod::kAuto, ClosureMethod::kLocal, ClosureMethod::kFromRoots})
                 EXPECT_EQ(l.ids(gcClosure(*l.graph, gs, t, m)), expect_gc)
                     << "seed " << seed << " trial " << trial << " method " << static_cast<int>(m);
+        }
+    }
+}
+
+// Seed 003 §3.2.2: the GC closure of a single object is its dominator subtree. Every object of
+// the hand-made heap and of random graphs, both ways.
+TEST(Closure, SingleObjectClosuresEqualDominatorSubtrees) {
+    std::vector<std::string> traces{handMade()};
+    for (unsigned seed = 1; seed <= 6; ++seed) {
+        std::mt19937 rng(seed * 7919);
+        const uint64_t n = 150;
+        TraceBuilder b("closure-dom");
+        for (uint64_t id = 0; id < n; ++id)
+            id % 5 == 0 ? b.allocArray(id, 3, rng() % 40) : b.alloc(id, 1 + rng() % 2);
+        b.gc(0, n);
+        std::vector<std::pair<uint64_t, std::vector<Edge>>> objects;
+        for (uint64_t id = 0; id < n; ++id) {
+            std::vector<Edge> e;
+            for (unsigned k = rng() % 4; k > 0; --k)
+                e.push_back(TraceBuilder::strong(rng() % n));
+            if (!e.empty()) objects.emplace_back(id, e);
+        }
+        std::vector<Root> roots;
+        for (int i = 0; i < 6; ++i)
+            roots.push_back(TraceBuilder::staticRoot(rng() % n));
+        b.snapshot(0, objects, roots);
+        traces.push_back(b.finish());
+    }
+    for (const std::string& path : traces) {
+        Loaded l(path);
+        auto dom = computeDominators(l.heap.view(), l.graph->snapshot());
+        ASSERT_TRUE(dom.ok()) << dom.error().message;
+        for (size_t pos = 0; pos < l.heap.objectCount(); ++pos) {
+            Bitset one(l.heap.objectCount());
+            one.set(pos);
+            const GroupClosure c = closureOf(*l.graph, one);
+            if (!l.graph->reachable().test(pos)) {
+                EXPECT_FALSE(dom->reached(pos));
+                continue;
+            }
+            EXPECT_EQ(c.retained, (Sizes{dom->retainedObjects(pos), dom->retainedBytes(pos)}))
+                << path << " position " << pos;
         }
     }
 }

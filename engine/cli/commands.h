@@ -18,6 +18,7 @@ int runSynth(const Words& args);
 int runRecord(const Words& args);
 int runReport(const Words& args);
 int runDiff(const Words& args);
+int runSeries(const Words& args);
 
 struct CommandHelp {
     std::string_view name;

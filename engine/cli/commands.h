@@ -20,6 +20,7 @@ int runReport(const Words& args);
 int runDiff(const Words& args);
 int runInspect(const Words& args);
 int runWindows(const Words& args);
+int runSeries(const Words& args);
 
 struct CommandHelp {
     std::string_view name;

@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
     if (first == "diff") return runDiff(rest);
     if (first == "inspect") return runInspect(rest);
     if (first == "windows") return runWindows(rest);
+    if (first == "series") return runSeries(rest);
     // Anything else that is not an option is a trace to open.
     if (first.empty() || first[0] != '-') {
         if (first.find('.') == std::string::npos && first.find('/') == std::string::npos) {

@@ -491,5 +491,56 @@ TEST(Cli, InspectAndRetainedSizesOnMultiCache) {
             ": GC 4 has no reference snapshot; the nearest are GCs 3 and 6 ('memcity gcs' marks them)\n");
 }
 
+TEST(Cli, SeriesShowsEveryGroupOverTime) {
+    const std::string path = synth("buggy-stack");
+    // TestObjects at GCs 0..4: 2,049, 4,097, 8,193, 10,000, 10,000 (GC a and GC b hold N).
+    Outcome r = run("series " + path + " --classify type --metric objects --depth 1");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find(", GC 0..4 (5 GCs), by type, 5 groups, sorted by growth of objects\n"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("       2,049       10,000       +7,951  \u2582\u2583\u2587\u2588\u2588" +
+                         std::string(19, ' ') + "    at.jku.data.TestObject\n"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("           3            3            0  "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("Other (3 groups)"), std::string::npos) << r.out;
+    Outcome w = run("series " + path + " --classify type --from 3 --to 4 --sort end --metric bytes --all");
+    ASSERT_EQ(w.status, 0) << w.err;
+    EXPECT_NE(w.out.find(", GC 3..4 (2 GCs), by type, 5 groups, sorted by end of bytes\n"), std::string::npos)
+        << w.out;
+    EXPECT_NE(w.out.find("   156.2 KiB    156.2 KiB            0  "), std::string::npos) << w.out;
+    EXPECT_EQ(w.out.find("Other"), std::string::npos) << w.out;
+
+    Outcome j = run("series " + path + " --classify type --json --depth 1 --to 1");
+    ASSERT_EQ(j.status, 0) << j.err;
+    EXPECT_NE(j.out.find("\"gcs\": [\n    0,\n    1\n  ]"), std::string::npos) << j.out;
+    EXPECT_NE(j.out.find("\"name\": \"at.jku.data.TestObject\""), std::string::npos) << j.out;
+    EXPECT_NE(j.out.find("\"objects\": [\n          2049,\n          4097\n        ]"), std::string::npos)
+        << j.out;
+    EXPECT_NE(j.out.find("\"sort\": \"growth\""), std::string::npos) << j.out;
+    EXPECT_NE(j.out.find("\"other\": {"), std::string::npos) << j.out;
+
+    Outcome h = run("series --help");
+    EXPECT_EQ(h.status, 0);
+    EXPECT_EQ(h.out.rfind("usage: memcity series FILE", 0), 0u) << h.out;
+    EXPECT_NE(run("--help").out.find("  series  "), std::string::npos);
+
+    for (auto [args, message] : std::vector<std::pair<std::string, std::string>>{
+             {" --sort size", "memcity series: --sort expects start, end or growth, got 'size'"},
+             {" --from 4 --to 3", "memcity series: --from 4 is after --to 3"},
+             {" --to 99", "memcity series: " + path + ": GC 99 is out of range: the trace has 5 GCs (0..4)"},
+             {" --from 5", "memcity series: " + path + ": GC 5 is out of range: the trace has 5 GCs (0..4)"},
+             {" --classify tpye", "memcity series: classifier 'tpye': unknown (classifiers: "},
+             {" --metric weight", "memcity series: --metric expects objects or bytes, got 'weight'"},
+             {" --from x", "memcity series: --from expects"},
+         }) {
+        Outcome e = run("series " + path + args);
+        EXPECT_EQ(e.status, 1) << args;
+        EXPECT_EQ(lines(e.err), 1u) << e.err;
+        EXPECT_EQ(e.err.rfind(message, 0), 0u) << e.err;
+    }
+}
+
 }  // namespace
 }  // namespace memcity

@@ -1,0 +1,171 @@
+// Tree series (STAG'20 §5, seed 004): the classification trees of every GC in a window, merged
+// into one *meta tree* that holds every node ever seen, with per-GC objects and bytes per node.
+//
+// A meta node is (parent meta node, level, key): the same group keeps the same id at every GC,
+// also when it vanishes and comes back. Each GC stores a column of (objects, bytes) per meta
+// node; nodes created after that GC, and nodes with no objects at it, read 0. A column is dense
+// (one entry per node that existed at that GC) or, when few nodes have objects, sparse.
+//
+// Sort strategies (start size, end size, absolute growth) fix one order of every node's children
+// for the whole series, so that a layout keeps its nodes in place while time moves (§5.1,
+// "relative position animation"). Pruning keeps a prefix of that order (see prunedChildren).
+//
+// One forward pass over the GCs builds the series. When every classifier and filter reads only
+// the object's shape, each shape is classified once for the whole series and the live objects
+// are counted per shape, incrementally (ShapeCounter: only the epochs that lost objects are
+// counted again); otherwise each heap is classified by ClassificationTree and merged in.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "classify/classifier.h"
+#include "classify/tree.h"
+#include "heap/heap_history.h"
+#include "util/result.h"
+
+namespace memcity {
+
+enum class SortStrategy : uint8_t {
+    kStartSize,  // by the value at the first GC of the series, largest first
+    kEndSize,    // by the value at the last GC, largest first
+    kGrowth,     // by absolute growth (last minus first), largest first; shrinking nodes last
+};
+
+struct SeriesCounts {
+    uint64_t objects = 0;
+    uint64_t bytes = 0;  // shallow bytes
+    bool operator==(const SeriesCounts&) const = default;
+};
+
+struct SeriesNode {
+    uint32_t parent = kNoNode;
+    uint32_t level = 0;  // 0: the root; otherwise 1 + the index of the classifier that made it
+    uint32_t depth = 0;  // edges from the root (a one-to-hierarchy classifier adds several)
+    Key key = 0;
+    uint32_t first_gc = 0;           // the first GC at which the node held objects
+    std::vector<uint32_t> children;  // in order of first appearance (sortedChildren orders them)
+};
+
+struct SeriesOptions {
+    static constexpr uint32_t kLastGc = UINT32_MAX;
+    uint32_t from = 0;        // first GC of the series
+    uint32_t to = kLastGc;    // last GC of the series (kLastGc: the trace's last)
+    unsigned threads = 1;     // threads that count the objects of a heap
+    bool incremental = true;  // shape-only chains: count again only the epochs that lost objects
+    // Lossless mode: the node at this path of labels below the root (empty: the root) keeps the
+    // ids of its objects at every GC (selectedIds). Costs about 1-2 bytes per object and GC.
+    std::optional<std::vector<std::string>> lossless_path;
+    // Called with every heap before it is classified: the place to attach what classifiers of
+    // that heap read besides the heap (a reference snapshot). An error stops the build with it.
+    std::function<Status(const HeapView&)> before_heap;
+    // Called after each GC is counted, with that GC; false cancels the build.
+    std::function<bool(uint32_t gc)> progress;
+};
+
+// The children a display shows for one node over the whole series, and those folded into
+// "Other" (the same at every GC).
+struct SeriesPrunedChildren {
+    std::vector<uint32_t> shown;   // in the sort order
+    std::vector<uint32_t> folded;  // in the sort order
+};
+
+class TreeSeries {
+public:
+    // Classifies the live objects of every GC in [options.from, options.to] (those that pass the
+    // chain's filters) in one forward pass over the history. Errors: an empty or out-of-range
+    // window, a failing before_heap, a cancelled build, a replay failure.
+    // Contract: `history` (with its trace's symbols) and `chain` outlive the series.
+    static Result<TreeSeries> build(const HeapHistory& history, const ClassifierChain& chain,
+                                    const SeriesOptions& options = {});
+
+    static constexpr uint32_t kRoot = 0;
+    size_t size() const { return nodes_.size(); }  // meta nodes, the root included
+    const SeriesNode& node(uint32_t id) const { return nodes_[id]; }
+    const SeriesNode& root() const { return nodes_[kRoot]; }
+    uint32_t firstGc() const { return from_; }
+    uint32_t lastGc() const { return from_ + static_cast<uint32_t>(columns_.size()) - 1; }
+    size_t gcCount() const { return columns_.size(); }
+
+    // "Overall" for the root, "(none)" for a one-to-many classifier's no-value node, else the
+    // classifier's name for the key.
+    std::string label(uint32_t id) const;
+    // Labels from the root's child down, joined by " / ".
+    std::string path(uint32_t id) const;
+    // The node at the end of a path of labels below the root, or kNoNode.
+    uint32_t find(const std::vector<std::string>& labels) const;
+    // The name of the classifier that made the node's level ("" for the root).
+    std::string classifierSpec(uint32_t id) const;
+
+    // The node's objects and bytes at GC `gc`; zero when it had none or `gc` is outside the series.
+    SeriesCounts counts(uint32_t id, uint32_t gc) const;
+    uint64_t value(uint32_t id, uint32_t gc, Metric metric) const;
+    // The value at fractional GC time `t` (clamped to the series), linear between two GCs: the
+    // value a tween shows at t = 3.25 is a quarter of the way from GC 3's to GC 4's.
+    double valueAt(uint32_t id, double t, Metric metric) const;
+    // One value per GC of the series.
+    std::vector<uint64_t> values(uint32_t id, Metric metric) const;
+    // Last minus first.
+    int64_t growth(uint32_t id, Metric metric) const;
+    // Sums over several nodes (an "Other" group): may count an object more than once under a
+    // one-to-many classifier.
+    uint64_t sum(std::span<const uint32_t> ids, uint32_t gc, Metric metric) const;
+    double sumAt(std::span<const uint32_t> ids, double t, Metric metric) const;
+    // Objects left out by the chain's filters at GC `gc`.
+    SeriesCounts filtered(uint32_t gc) const;
+
+    // Children in the strategy's order, the same for the whole series. Ties: by the value at the
+    // last GC, then at the first, then by label.
+    std::vector<uint32_t> sortedChildren(uint32_t id, SortStrategy strategy, Metric metric) const;
+    // The shortest prefix of sortedChildren that holds `share` of the node's value at every GC of
+    // the series at which the node holds anything, at most `max_children` long (at least one
+    // child); the rest is "Other". Keeping a prefix of the sort order, not the largest children
+    // of each GC, keeps the shown nodes fixed while time moves (§5.1, "tree pruning revisited");
+    // asking for the share at every GC means no GC hides more than 1 - share in "Other" unless
+    // the cap is reached.
+    SeriesPrunedChildren prunedChildren(uint32_t id, SortStrategy strategy, Metric metric,
+                                        const PruneOptions& options = {}) const;
+
+    // Lossless mode: the node whose objects were kept (kNoNode when off, or when no object ever
+    // reached the path), and the ids of its objects at GC `gc`, ascending (empty outside the series).
+    bool lossless() const { return lossless_; }
+    uint32_t selectedNode() const { return selected_; }
+    std::vector<uint64_t> selectedIds(uint32_t gc) const;
+    // Ids held by the selected node at both GCs (permanent objects between them).
+    std::vector<uint64_t> commonIds(uint32_t gc_a, uint32_t gc_b) const;
+
+    // Bytes the series holds (nodes, columns, kept ids).
+    size_t memoryBytes() const;
+    // How it was counted: per shape (every classifier and filter read only the shape) or per heap.
+    bool countedPerShape() const { return per_shape_; }
+
+private:
+    friend class SeriesBuilder;
+
+    // One GC's (objects, bytes) per node: dense (values[id] for id < nodes) or sparse (values[i]
+    // for ids[i], ascending).
+    struct Column {
+        uint32_t nodes = 0;
+        bool dense = true;
+        std::vector<uint32_t> ids;
+        std::vector<SeriesCounts> values;
+    };
+    const Column* column(uint32_t gc) const;
+
+    std::vector<SeriesNode> nodes_;
+    std::vector<Column> columns_;  // one per GC from from_
+    std::vector<SeriesCounts> filtered_;
+    const ClassifierChain* chain_ = nullptr;
+    const SymbolTable* symbols_ = nullptr;
+    uint32_t from_ = 0;
+    bool per_shape_ = false;
+    bool lossless_ = false;
+    uint32_t selected_ = kNoNode;
+    std::vector<std::vector<uint8_t>> ids_;  // per GC: ascending ids as varint deltas
+};
+
+}  // namespace memcity

@@ -1,0 +1,132 @@
+// bench_series: the tree series (one meta tree, per-GC counts) over every GC of the big-heap
+// workload.
+//
+//   GCs, meta nodes, seconds, objects/s (live objects summed over the GCs), the series' own
+//   memory and the process's peak resident growth while building it (the replay's working heap
+//   included), for type,site (shape-only: counted per shape, incrementally and in full) and
+//   age,type (reads every object), with 1 and 2 threads, and once keeping the ids of one type's
+//   objects (lossless mode); first, the time the replay of the heaps alone takes (any series
+//   pays it). Target: type,site over 200 GCs and 10.3 M live objects (scale 40) in <= 10 s.
+//
+// usage: bench_series [--scale N] [--trace-dir DIR]
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "bench_traces.h"
+#include "classify/series.h"
+#include "heap/heap_history.h"
+
+using namespace memcity;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// Resident memory of this process in bytes: current (VmRSS) or peak (VmHWM).
+uint64_t residentBytes(const char* which) {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind(which, 0) == 0) return std::stoull(line.substr(std::strlen(which) + 1)) * 1024;
+    return 0;
+}
+
+void resetPeak() {
+    std::ofstream("/proc/self/clear_refs") << "5";
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    bench::TraceArgs args;
+    if (!bench::parseTraceArgs(argc, argv, "bench_series", &args)) return 1;
+    const std::string path = args.dir + "/big-heap-norefs.mct";
+    if (!bench::ensureTrace("big-heap", path, args.scale, 0)) return 1;
+    auto file = TraceFile::open(path);
+    if (!file) {
+        std::fprintf(stderr, "%s\n", file.error().message.c_str());
+        return 1;
+    }
+    HistoryOptions ho;
+    ho.reachability = false;
+    ho.threads = 2;
+    auto history = HeapHistory::build(*file, ho);
+    if (!history) {
+        std::fprintf(stderr, "%s\n", history.error().message.c_str());
+        return 1;
+    }
+    uint64_t objects = 0, peak = 0;
+    for (const GcRecord& g : history->gcs()) {
+        objects += g.live_objects;
+        peak = std::max(peak, g.live_objects);
+    }
+    std::printf(
+        "\n== tree series, big-heap scale %u: %zu GCs, %.1f M live objects at the peak, %.0f M summed over "
+        "the GCs, %zu shapes, %u cores here ==\n",
+        args.scale, history->gcCount(), static_cast<double>(peak) / 1e6, static_cast<double>(objects) / 1e6,
+        history->shapes().size(), std::thread::hardware_concurrency());
+    // The replay alone: what any series pays before counting anything.
+    {
+        auto t0 = Clock::now();
+        Status st = history->forEachHeap(0, static_cast<uint32_t>(history->gcCount() - 1),
+                                         [](const HeapView&) { return true; });
+        const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+        if (!st) {
+            std::fprintf(stderr, "%s\n", st.error().message.c_str());
+            return 1;
+        }
+        std::printf("replaying the %zu heaps alone (forEachHeap): %.2f s\n", history->gcCount(), s);
+    }
+    std::printf("%-10s %-12s %7s %4s %10s %8s %14s %12s %12s\n", "chain", "counting", "threads", "GCs",
+                "meta nodes", "seconds", "objects/s", "series", "peak RSS +");
+
+    struct Case {
+        const char* chain;
+        bool incremental;
+        unsigned threads;
+        const char* lossless = nullptr;  // a type whose object ids are kept at every GC
+    };
+    for (Case c : {Case{"type,site", true, 1}, Case{"type,site", true, 2}, Case{"type,site", false, 1},
+                   Case{"type,site", false, 2}, Case{"type,site", true, 2, "java.util.HashMap$Node[]"},
+                   Case{"age,type", true, 1}, Case{"age,type", true, 2}}) {
+        auto chain = parseChain(c.chain);
+        if (!chain) {
+            std::fprintf(stderr, "%s\n", chain.error().message.c_str());
+            return 1;
+        }
+        SeriesOptions so;
+        so.threads = c.threads;
+        so.incremental = c.incremental;
+        if (c.lossless) so.lossless_path = std::vector<std::string>{c.lossless};
+        resetPeak();
+        const uint64_t base = residentBytes("VmRSS:");
+        auto t0 = Clock::now();
+        auto series = TreeSeries::build(*history, *chain, so);
+        const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+        if (!series) {
+            std::fprintf(stderr, "%s\n", series.error().message.c_str());
+            return 1;
+        }
+        const uint64_t rss = residentBytes("VmHWM:") - base;
+        const char* counting = !series->countedPerShape() ? "per heap"
+                               : c.incremental            ? "incremental"
+                                                          : "full";
+        std::printf("%-10s %-12s %7u %4zu %10zu %8.2f %12.1f M %9.2f MiB %9.1f MiB\n", c.chain, counting,
+                    c.threads, series->gcCount(), series->size(), s, static_cast<double>(objects) / s / 1e6,
+                    static_cast<double>(series->memoryBytes()) / (1 << 20),
+                    static_cast<double>(rss) / (1 << 20));
+        if (c.lossless) {
+            uint64_t kept = 0;
+            for (uint32_t g = series->firstGc(); g <= series->lastGc(); ++g)
+                kept += series->selectedIds(g).size();
+            std::printf("%-23s   (lossless: the ids of %s at every GC, %.1f M ids kept)\n", "", c.lossless,
+                        static_cast<double>(kept) / 1e6);
+        }
+        std::fflush(stdout);
+    }
+    std::printf("target: type,site over every GC in <= 10 s on 2 cores\n");
+    return 0;
+}

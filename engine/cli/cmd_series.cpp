@@ -1,0 +1,257 @@
+// memcity series FILE [--classify CHAIN] [--filter EXPR] [--from A] [--to B] [--sort start|end|growth]
+//                [--metric objects|bytes] [--depth D] [--all] [--json]
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include "classify/series.h"
+#include "cli/args.h"
+#include "cli/classify_args.h"
+#include "cli/commands.h"
+#include "cli/json_writer.h"
+#include "cli/load.h"
+#include "cli/text_format.h"
+
+namespace memcity::cli {
+namespace {
+
+constexpr size_t kSparkColumns = 24;
+
+struct SeriesView {
+    const TreeSeries& series;
+    SortStrategy sort;
+    Metric metric;
+    PruneOptions prune;
+    uint64_t depth;  // levels below the root to show
+};
+
+std::string metricText(uint64_t v, Metric m) {
+    return m == Metric::kObjects ? formatCount(v) : formatBytes(v);
+}
+
+std::string growthText(int64_t g, Metric m) {
+    if (g == 0) return "0";
+    const uint64_t magnitude = g < 0 ? uint64_t{0} - static_cast<uint64_t>(g) : static_cast<uint64_t>(g);
+    return (g < 0 ? "-" : "+") + metricText(magnitude, m);
+}
+
+// The values as block characters, one column per GC (or the largest of a few GCs per column),
+// the row's largest at full height; a column with nothing is blank.
+std::string sparkline(const std::vector<uint64_t>& values) {
+    static const char* blocks[] = {" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+    const size_t cols = std::min(values.size(), kSparkColumns);
+    std::vector<uint64_t> col(cols, 0);
+    for (size_t c = 0; c < cols; ++c) {
+        const size_t a = c * values.size() / cols, b = std::max(a + 1, (c + 1) * values.size() / cols);
+        for (size_t g = a; g < b; ++g)
+            col[c] = std::max(col[c], values[g]);
+    }
+    const uint64_t top = cols ? *std::max_element(col.begin(), col.end()) : 0;
+    std::string s;
+    for (uint64_t v : col) {
+        int e = 0;
+        if (v > 0) {
+            const double eighths = static_cast<double>(v) * 8 / static_cast<double>(top);
+            e = std::clamp(static_cast<int>(eighths + 0.5), 1, 8);
+        }
+        s += blocks[e];
+    }
+    return s + std::string(kSparkColumns - cols, ' ');
+}
+
+void printRow(const SeriesView& v, const std::vector<uint64_t>& values, size_t indent,
+              const std::string& name) {
+    const uint64_t first = values.front(), last = values.back();
+    const int64_t growth = static_cast<int64_t>(last) - static_cast<int64_t>(first);
+    std::printf("%12s %12s %12s  %s  %s%s\n", metricText(first, v.metric).c_str(),
+                metricText(last, v.metric).c_str(), growthText(growth, v.metric).c_str(),
+                sparkline(values).c_str(), std::string(indent * 2, ' ').c_str(),
+                printable(name, 160).c_str());
+}
+
+// One value per GC summed over several nodes.
+std::vector<uint64_t> sums(const SeriesView& v, const std::vector<uint32_t>& ids, Metric m) {
+    std::vector<uint64_t> out;
+    for (uint32_t g = v.series.firstGc(); g <= v.series.lastGc(); ++g)
+        out.push_back(v.series.sum(ids, g, m));
+    return out;
+}
+
+void printNode(const SeriesView& v, uint32_t id, size_t indent) {
+    printRow(v, v.series.values(id, v.metric), indent, v.series.label(id));
+    if (indent >= v.depth) return;
+    const SeriesPrunedChildren kids = v.series.prunedChildren(id, v.sort, v.metric, v.prune);
+    for (uint32_t c : kids.shown)
+        printNode(v, c, indent + 1);
+    if (!kids.folded.empty())
+        printRow(v, sums(v, kids.folded, v.metric), indent + 1,
+                 "Other (" + formatCountOf(kids.folded.size(), "group", "groups") + ")");
+}
+
+void jsonValues(JsonWriter& j, const char* key, const std::vector<uint64_t>& values) {
+    j.key(key).beginArray();
+    for (uint64_t x : values)
+        j.value(x);
+    j.endArray();
+}
+
+void jsonNode(const SeriesView& v, JsonWriter& j, uint32_t id, size_t level) {
+    const TreeSeries& s = v.series;
+    j.beginObject();
+    j.field("id", id).field("name", s.label(id));
+    if (id != TreeSeries::kRoot) j.field("classifier", s.classifierSpec(id));
+    j.field("first_gc", s.node(id).first_gc);
+    jsonValues(j, "objects", s.values(id, Metric::kObjects));
+    jsonValues(j, "bytes", s.values(id, Metric::kBytes));
+    if (level < v.depth && !s.node(id).children.empty()) {
+        const SeriesPrunedChildren kids = s.prunedChildren(id, v.sort, v.metric, v.prune);
+        j.key("children").beginArray();
+        for (uint32_t c : kids.shown)
+            jsonNode(v, j, c, level + 1);
+        j.endArray();
+        if (!kids.folded.empty()) {
+            j.key("other").beginObject();
+            j.field("groups", static_cast<uint64_t>(kids.folded.size()));
+            jsonValues(j, "objects", sums(v, kids.folded, Metric::kObjects));
+            jsonValues(j, "bytes", sums(v, kids.folded, Metric::kBytes));
+            j.endObject();
+        }
+    }
+    j.endObject();
+}
+
+}  // namespace
+
+int runSeries(const Words& words) {
+    auto args = Args::parse("series", words,
+                            {{"--from", true, ""},
+                             {"--to", true, ""},
+                             {"--classify", true, ""},
+                             {"--filter", true, ""},
+                             {"--sort", true, ""},
+                             {"--metric", true, ""},
+                             {"--depth", true, ""},
+                             {"--all", false, ""},
+                             {"--json", false, ""}});
+    if (!args) {
+        std::cerr << args.error().message << "\n";
+        return 1;
+    }
+    if (args->help()) return printHelp("series");
+    if (args->positionals().size() != 1) {
+        std::cerr << "memcity series: expected one trace file (see 'memcity series --help')\n";
+        return 1;
+    }
+    auto opts = readClassifyArgs(*args, "series", "type,site", "bytes");
+    if (!opts) {
+        std::cerr << opts.error().message << "\n";
+        return 1;
+    }
+    const std::string sort_name = args->value("--sort").value_or("growth");
+    SortStrategy sort = SortStrategy::kGrowth;
+    if (sort_name == "start") {
+        sort = SortStrategy::kStartSize;
+    } else if (sort_name == "end") {
+        sort = SortStrategy::kEndSize;
+    } else if (sort_name != "growth") {
+        std::cerr << "memcity series: --sort expects start, end or growth, got '" << printable(sort_name, 40)
+                  << "'\n";
+        return 1;
+    }
+    auto from = args->unsignedValue("--from", 0);
+    auto to = args->unsignedValue("--to", UINT64_MAX);
+    for (const Result<uint64_t>* r : {&from, &to})
+        if (!*r) {
+            std::cerr << r->error().message << "\n";
+            return 1;
+        }
+    auto loaded = loadTrace(args->positionals()[0], {.reachability = false});
+    if (!loaded) {
+        std::cerr << "error: " << loaded.error().message << "\n";
+        return 1;
+    }
+    const HeapHistory& h = *loaded->history;
+    if (h.gcCount() == 0) {
+        std::cerr << "memcity series: " << loaded->trace->path() << ": the trace has no GCs\n";
+        return 1;
+    }
+    const uint64_t last = args->has("--to") ? *to : h.gcCount() - 1;
+    for (uint64_t gc : {*from, last})
+        if (gc >= h.gcCount()) {
+            std::cerr << "memcity series: " << h.gcRangeError(gc) << "\n";
+            return 1;
+        }
+    if (*from > last) {
+        std::cerr << "memcity series: --from " << *from << " is after --to " << last << "\n";
+        return 1;
+    }
+    printDiagnostics(*loaded, std::cerr, false);
+
+    SeriesOptions so;
+    so.from = static_cast<uint32_t>(*from);
+    so.to = static_cast<uint32_t>(last);
+    so.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+    const bool tty = ::isatty(STDERR_FILENO);
+    if (tty) {
+        so.progress = [&](uint32_t gc) {
+            std::fprintf(stderr, "\rclassifying GC %u of %llu..%llu   ", gc,
+                         static_cast<unsigned long long>(*from), static_cast<unsigned long long>(last));
+            std::fflush(stderr);
+            return true;
+        };
+    }
+    auto series = TreeSeries::build(h, opts->chain, so);
+    if (tty) std::fprintf(stderr, "\r\033[K");
+    if (!series) {
+        std::cerr << "error: " << series.error().message << "\n";
+        return 1;
+    }
+    SeriesView v{*series, sort, opts->metric, {}, opts->depth};
+    v.prune.enabled = !opts->all;
+
+    if (args->has("--json")) {
+        JsonWriter j;
+        j.beginObject();
+        j.field("file", loaded->trace->path()).field("from", *from).field("to", last);
+        j.field("classifiers", opts->chain.spec());
+        j.key("filter");
+        if (opts->filter)
+            j.value(*opts->filter);
+        else
+            j.null();
+        j.field("metric", opts->metric_name).field("sort", sort_name);
+        j.field("meta_nodes", static_cast<uint64_t>(series->size()));
+        j.key("gcs").beginArray();
+        for (uint32_t g = series->firstGc(); g <= series->lastGc(); ++g)
+            j.value(g);
+        j.endArray();
+        std::vector<uint64_t> fo, fb;
+        for (uint32_t g = series->firstGc(); g <= series->lastGc(); ++g) {
+            fo.push_back(series->filtered(g).objects);
+            fb.push_back(series->filtered(g).bytes);
+        }
+        jsonValues(j, "filtered_objects", fo);
+        jsonValues(j, "filtered_bytes", fb);
+        j.key("tree");
+        jsonNode(v, j, TreeSeries::kRoot, 0);
+        j.endObject();
+        std::cout << j.str();
+        return 0;
+    }
+    std::cout << loaded->trace->path() << ", GC " << *from << ".." << last << " ("
+              << formatCountOf(series->gcCount(), "GC", "GCs") << "), by " << opts->chain.spec() << ", "
+              << formatCountOf(series->size(), "group", "groups") << ", sorted by " << sort_name << " of "
+              << opts->metric_name;
+    if (opts->filter) std::cout << " (filter " << printable(*opts->filter, 80) << ")";
+    std::cout << "\n";
+    const std::string first_head = "GC " + std::to_string(*from), last_head = "GC " + std::to_string(last);
+    std::printf("%12s %12s %12s  %-*s  %s\n", first_head.c_str(), last_head.c_str(), "growth",
+                static_cast<int>(kSparkColumns), "over time", "group");
+    printNode(v, TreeSeries::kRoot, 0);
+    return 0;
+}
+
+}  // namespace memcity::cli

@@ -33,9 +33,15 @@ void runSliced(unsigned threads, F& work) {
         th.join();
 }
 
+// A child is found by its parent, its level and its key (the level keeps a one-to-hierarchy
+// classifier's deeper values apart from the next classifier's values).
+using ChildKey = std::pair<uint64_t, Key>;  // (parent | level << 32, key)
+inline ChildKey childKey(uint32_t parent, uint32_t level, Key key) {
+    return {parent | (uint64_t{level} << 32), key};
+}
 struct ChildHash {
-    size_t operator()(const std::pair<uint32_t, Key>& p) const {
-        return static_cast<size_t>((p.second ^ (uint64_t{p.first} << 40) ^ p.first) * 0x9e3779b97f4a7c15ull);
+    size_t operator()(const ChildKey& p) const {
+        return static_cast<size_t>((p.second ^ (p.first << 24) ^ p.first) * 0x9e3779b97f4a7c15ull);
     }
 };
 
@@ -243,9 +249,10 @@ ClassificationTree ClassificationTree::build(const HeapView& heap, const Classif
 
     // 2. Classify one object per signature and add the signature's counts to every node it
     //    reaches, once each.
-    std::unordered_map<std::pair<uint32_t, Key>, uint32_t, ChildHash> child_index;  // (parent, key) -> child
+    std::unordered_map<ChildKey, uint32_t, ChildHash> child_index;
     auto child = [&](uint32_t parent, Key key, uint32_t level) {
-        auto [it, added] = child_index.try_emplace({parent, key}, static_cast<uint32_t>(tree.nodes_.size()));
+        auto [it, added] =
+            child_index.try_emplace(childKey(parent, level, key), static_cast<uint32_t>(tree.nodes_.size()));
         if (!added) return it->second;
         TreeNode n;
         n.parent = parent;
@@ -296,11 +303,11 @@ std::vector<Bitset> ClassificationTree::members(const HeapView& heap, const std:
     std::vector<std::vector<uint32_t>> wanted(nodes_.size());  // node -> indices into `nodes`
     for (size_t i = 0; i < nodes.size(); ++i)
         if (nodes[i] < nodes_.size()) wanted[nodes[i]].push_back(static_cast<uint32_t>(i));
-    std::unordered_map<std::pair<uint32_t, Key>, uint32_t, ChildHash> index;
+    std::unordered_map<ChildKey, uint32_t, ChildHash> index;
     for (uint32_t id = 1; id < nodes_.size(); ++id)
-        index.emplace(std::pair{nodes_[id].parent, nodes_[id].key}, id);
-    auto find = [&](uint32_t parent, Key key, uint32_t) {
-        auto it = index.find({parent, key});
+        index.emplace(childKey(nodes_[id].parent, nodes_[id].level, nodes_[id].key), id);
+    auto find = [&](uint32_t parent, Key key, uint32_t level) {
+        auto it = index.find(childKey(parent, level, key));
         return it == index.end() ? kNoNode : it->second;
     };
     std::vector<const Filter*> filters;

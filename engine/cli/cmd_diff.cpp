@@ -122,6 +122,14 @@ int runDiff(const Words& words) {
             std::cerr << r->error().message << "\n";
             return 1;
         }
+    // Classifiers that read references need one heap's snapshot; across GCs they are not loaded.
+    for (const auto& c : opts->chain.classifiers)
+        if (c->needsReferences()) {
+            std::cerr << "memcity diff: classifier '" << c->spec()
+                      << "' reads references, which diff does not load; use it with 'memcity report' or "
+                         "'memcity inspect' at a GC with a reference snapshot\n";
+            return 1;
+        }
     auto loaded = loadTrace(args->positionals()[0]);
     if (!loaded) {
         std::cerr << "error: " << loaded.error().message << "\n";

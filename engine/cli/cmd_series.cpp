@@ -168,6 +168,14 @@ int runSeries(const Words& words) {
             std::cerr << r->error().message << "\n";
             return 1;
         }
+    // Classifiers that read references need one heap's snapshot; across GCs they are not loaded.
+    for (const auto& c : opts->chain.classifiers)
+        if (c->needsReferences()) {
+            std::cerr << "memcity series: classifier '" << c->spec()
+                      << "' reads references, which series does not load; use it with 'memcity report' or "
+                         "'memcity inspect' at a GC with a reference snapshot\n";
+            return 1;
+        }
     auto loaded = loadTrace(args->positionals()[0], {.reachability = false});
     if (!loaded) {
         std::cerr << "error: " << loaded.error().message << "\n";

@@ -473,6 +473,9 @@ TEST(Cli, InspectAndRetainedSizesOnMultiCache) {
               "memcity inspect: no node 'java.util.HashMap / Foo' at GC 13 by type,site (under "
               "'java.util.HashMap': "},
              {"inspect " + path + " --gc 99", "memcity inspect: " + path + ": GC 99 is out of range"},
+             {"series " + path + " --classify roots", "memcity series: classifier 'roots' reads references"},
+             {"diff " + path + " --from 0 --to 13 --classify structure",
+              "memcity diff: classifier 'structure' reads references"},
              {"report " + path + " --classify 'points-to(calls)'",
               "memcity report: classifier 'points-to(calls)': the inner classifiers must give one value"},
          }) {

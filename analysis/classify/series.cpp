@@ -66,14 +66,26 @@ public:
     }
 
     // Classifies one heap into the next column. False (with `error`) stops the pass.
-    bool onHeap(const HeapView& heap) {
+    bool onHeap(const HeapView& replayed) {
+        if (options_.include_gc && !options_.include_gc(replayed.gc())) return true;
         if (options_.before_heap) {
-            if (Status st = options_.before_heap(heap); !st) {
+            if (Status st = options_.before_heap(replayed); !st) {
                 error_ = st.error();
                 return false;
             }
         }
+        std::optional<HeapView> prepared;
+        if (options_.prepare_heap) {
+            auto v = options_.prepare_heap(replayed);
+            if (!v) {
+                error_ = v.error();
+                return false;
+            }
+            prepared.emplace(*v);
+        }
+        const HeapView& heap = prepared ? *prepared : replayed;
         gc_ = heap.gc();
+        s_.gcs_.push_back(gc_);
         std::vector<uint64_t> ids;
         if (s_.per_shape_)
             countPerShape(heap, &ids);
@@ -342,15 +354,26 @@ Result<TreeSeries> TreeSeries::build(const HeapHistory& history, const Classifie
         history.forEachHeap(options.from, to, [&](const HeapView& heap) { return builder.onHeap(heap); });
     if (builder.error()) return *builder.error();
     if (!st) return st.error();
-    if (series.columns_.size() != size_t{to} - options.from + 1)
+    size_t expected = 0;
+    for (uint32_t g = options.from; g <= to; ++g)
+        expected += !options.include_gc || options.include_gc(g);
+    if (expected == 0)
+        return Error{file + ": none of GCs " + std::to_string(options.from) + ".." + std::to_string(to) +
+                     " was chosen for the series"};
+    if (series.columns_.size() != expected || series.gcs_.size() != expected)
         return Error{file + ": the heaps of GCs " + std::to_string(options.from) + ".." + std::to_string(to) +
                      " could not all be rebuilt"};
     return series;
 }
 
+size_t TreeSeries::indexOf(uint32_t gc) const {
+    auto it = std::lower_bound(gcs_.begin(), gcs_.end(), gc);
+    return it != gcs_.end() && *it == gc ? static_cast<size_t>(it - gcs_.begin()) : gcs_.size();
+}
+
 const TreeSeries::Column* TreeSeries::column(uint32_t gc) const {
-    if (gc < from_ || gc - from_ >= columns_.size()) return nullptr;
-    return &columns_[gc - from_];
+    const size_t i = indexOf(gc);
+    return i < columns_.size() ? &columns_[i] : nullptr;
 }
 
 SeriesCounts TreeSeries::counts(uint32_t id, uint32_t gc) const {
@@ -374,15 +397,16 @@ double TreeSeries::valueAt(uint32_t id, double t, Metric metric) const {
 
 std::vector<uint64_t> TreeSeries::values(uint32_t id, Metric metric) const {
     std::vector<uint64_t> out;
-    out.reserve(columns_.size());
-    for (uint32_t g = from_; g - from_ < columns_.size(); ++g)
+    out.reserve(gcs_.size());
+    for (uint32_t g : gcs_)
         out.push_back(value(id, g, metric));
     return out;
 }
 
 int64_t TreeSeries::growth(uint32_t id, Metric metric) const {
     if (columns_.empty()) return 0;
-    return static_cast<int64_t>(value(id, lastGc(), metric)) - static_cast<int64_t>(value(id, from_, metric));
+    return static_cast<int64_t>(value(id, lastGc(), metric)) -
+           static_cast<int64_t>(value(id, firstGc(), metric));
 }
 
 uint64_t TreeSeries::sum(std::span<const uint32_t> ids, uint32_t gc, Metric metric) const {
@@ -394,18 +418,21 @@ uint64_t TreeSeries::sum(std::span<const uint32_t> ids, uint32_t gc, Metric metr
 
 double TreeSeries::sumAt(std::span<const uint32_t> ids, double t, Metric metric) const {
     if (columns_.empty()) return 0;
-    const double first = from_, last = lastGc();
+    const double first = firstGc(), last = lastGc();
     t = std::clamp(t, first, last);
-    const auto g = static_cast<uint32_t>(std::floor(t));
-    const double a = static_cast<double>(sum(ids, g, metric));
-    if (g >= lastGc()) return a;
-    const double b = static_cast<double>(sum(ids, g + 1, metric));
-    return a + (b - a) * (t - static_cast<double>(g));
+    // Between the two GCs of the series around t (consecutive unless include_gc chose).
+    auto next = std::upper_bound(gcs_.begin(), gcs_.end(), static_cast<uint32_t>(std::floor(t)));
+    const uint32_t g0 = *(next - 1);
+    const double a = static_cast<double>(sum(ids, g0, metric));
+    if (next == gcs_.end()) return a;
+    const uint32_t g1 = *next;
+    const double b = static_cast<double>(sum(ids, g1, metric));
+    return a + (b - a) * (t - static_cast<double>(g0)) / static_cast<double>(g1 - g0);
 }
 
 SeriesCounts TreeSeries::filtered(uint32_t gc) const {
-    if (gc < from_ || gc - from_ >= filtered_.size()) return {};
-    return filtered_[gc - from_];
+    const size_t i = indexOf(gc);
+    return i < filtered_.size() ? filtered_[i] : SeriesCounts{};
 }
 
 std::string TreeSeries::label(uint32_t id) const {
@@ -454,7 +481,7 @@ std::vector<uint32_t> TreeSeries::sortedChildren(uint32_t id, SortStrategy strat
     };
     std::vector<Entry> entries;
     entries.reserve(nodes_[id].children.size());
-    const uint32_t first = from_, last = columns_.empty() ? from_ : lastGc();
+    const uint32_t first = firstGc(), last = lastGc();
     for (uint32_t c : nodes_[id].children) {
         Entry e{c, 0, value(c, first, metric), value(c, last, metric), label(c)};
         switch (strategy) {
@@ -499,7 +526,7 @@ SeriesPrunedChildren TreeSeries::prunedChildren(uint32_t id, SortStrategy strate
         out.shown.push_back(c);
         covered = true;
         for (size_t g = 0; g < whole.size(); ++g) {
-            shown[g] += value(c, from_ + static_cast<uint32_t>(g), metric);
+            shown[g] += value(c, gcs_[g], metric);
             if (whole[g] != 0 &&
                 static_cast<double>(shown[g]) < options.share * static_cast<double>(whole[g]))
                 covered = false;
@@ -510,8 +537,9 @@ SeriesPrunedChildren TreeSeries::prunedChildren(uint32_t id, SortStrategy strate
 
 std::vector<uint64_t> TreeSeries::selectedIds(uint32_t gc) const {
     std::vector<uint64_t> out;
-    if (gc < from_ || gc - from_ >= ids_.size()) return out;
-    const std::vector<uint8_t>& bytes = ids_[gc - from_];
+    const size_t i = indexOf(gc);
+    if (i >= ids_.size()) return out;
+    const std::vector<uint8_t>& bytes = ids_[i];
     uint64_t last = 0, v = 0;
     unsigned shift = 0;
     for (uint8_t b : bytes) {

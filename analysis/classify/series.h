@@ -63,6 +63,12 @@ struct SeriesOptions {
     // Called with every heap before it is classified: the place to attach what classifiers of
     // that heap read besides the heap (a reference snapshot). An error stops the build with it.
     std::function<Status(const HeapView&)> before_heap;
+    // Which GCs of the window to classify (default: every one). A series whose classifiers read
+    // references takes the GCs with a reference snapshot.
+    std::function<bool(uint32_t gc)> include_gc;
+    // The view to classify instead of the replayed one (a compacted heap with its references
+    // attached); it must stay valid until the next call. An error stops the build with it.
+    std::function<Result<HeapView>(const HeapView&)> prepare_heap;
     // Called after each GC is counted, with that GC; false cancels the build.
     std::function<bool(uint32_t gc)> progress;
 };
@@ -87,9 +93,11 @@ public:
     size_t size() const { return nodes_.size(); }  // meta nodes, the root included
     const SeriesNode& node(uint32_t id) const { return nodes_[id]; }
     const SeriesNode& root() const { return nodes_[kRoot]; }
-    uint32_t firstGc() const { return from_; }
-    uint32_t lastGc() const { return from_ + static_cast<uint32_t>(columns_.size()) - 1; }
-    size_t gcCount() const { return columns_.size(); }
+    uint32_t firstGc() const { return gcs_.empty() ? 0 : gcs_.front(); }
+    uint32_t lastGc() const { return gcs_.empty() ? 0 : gcs_.back(); }
+    size_t gcCount() const { return gcs_.size(); }
+    // The GCs the series holds, ascending: every GC of the window unless include_gc chose.
+    const std::vector<uint32_t>& gcs() const { return gcs_; }
 
     // "Overall" for the root, "(none)" for a one-to-many classifier's no-value node, else the
     // classifier's name for the key.
@@ -155,9 +163,12 @@ private:
         std::vector<SeriesCounts> values;
     };
     const Column* column(uint32_t gc) const;
+    // The index of `gc` in gcs_, or gcs_.size() when the series does not hold it.
+    size_t indexOf(uint32_t gc) const;
 
     std::vector<SeriesNode> nodes_;
-    std::vector<Column> columns_;  // one per GC from from_
+    std::vector<Column> columns_;  // one per GC of gcs_
+    std::vector<uint32_t> gcs_;
     std::vector<SeriesCounts> filtered_;
     const ClassifierChain* chain_ = nullptr;
     const SymbolTable* symbols_ = nullptr;

@@ -75,7 +75,7 @@ void printRow(const SeriesView& v, const std::vector<uint64_t>& values, size_t i
 // One value per GC summed over several nodes.
 std::vector<uint64_t> sums(const SeriesView& v, const std::vector<uint32_t>& ids, Metric m) {
     std::vector<uint64_t> out;
-    for (uint32_t g = v.series.firstGc(); g <= v.series.lastGc(); ++g)
+    for (uint32_t g : v.series.gcs())
         out.push_back(v.series.sum(ids, g, m));
     return out;
 }
@@ -168,14 +168,6 @@ int runSeries(const Words& words) {
             std::cerr << r->error().message << "\n";
             return 1;
         }
-    // Classifiers that read references need one heap's snapshot; across GCs they are not loaded.
-    for (const auto& c : opts->chain.classifiers)
-        if (c->needsReferences()) {
-            std::cerr << "memcity series: classifier '" << c->spec()
-                      << "' reads references, which series does not load; use it with 'memcity report' or "
-                         "'memcity inspect' at a GC with a reference snapshot\n";
-            return 1;
-        }
     auto loaded = loadTrace(args->positionals()[0], {.reachability = false});
     if (!loaded) {
         std::cerr << "error: " << loaded.error().message << "\n";
@@ -211,6 +203,30 @@ int runSeries(const Words& words) {
             return true;
         };
     }
+    // Classifiers that read references classify the GCs of the window that have a reference
+    // snapshot, each heap compacted with its references attached.
+    std::unique_ptr<HeapState> state;
+    std::unique_ptr<HeapGraph> graph;
+    if (opts->chain.needsReferences()) {
+        so.include_gc = [&](uint32_t gc) { return h.gcs()[gc].has_snapshot; };
+        so.prepare_heap = [&](const HeapView& replayed) -> Result<HeapView> {
+            graph.reset();
+            state = std::make_unique<HeapState>(replayed);
+            auto g = loadGraph(h, *state);
+            if (!g) return g.error();
+            graph = std::move(*g);
+            return state->view().withGraph(graph.get());
+        };
+        bool any = false;
+        for (uint64_t g = *from; g <= last; ++g)
+            any = any || h.gcs()[g].has_snapshot;
+        if (!any) {
+            std::cerr << "memcity series: " << loaded->trace->path()
+                      << ": the chain reads references, and none of GCs " << *from << ".." << last
+                      << " has a reference snapshot ('memcity gcs' marks them)\n";
+            return 1;
+        }
+    }
     auto series = TreeSeries::build(h, opts->chain, so);
     if (tty) std::fprintf(stderr, "\r\033[K");
     if (!series) {
@@ -233,11 +249,11 @@ int runSeries(const Words& words) {
         j.field("metric", opts->metric_name).field("sort", sort_name);
         j.field("meta_nodes", static_cast<uint64_t>(series->size()));
         j.key("gcs").beginArray();
-        for (uint32_t g = series->firstGc(); g <= series->lastGc(); ++g)
+        for (uint32_t g : series->gcs())
             j.value(g);
         j.endArray();
         std::vector<uint64_t> fo, fb;
-        for (uint32_t g = series->firstGc(); g <= series->lastGc(); ++g) {
+        for (uint32_t g : series->gcs()) {
             fo.push_back(series->filtered(g).objects);
             fb.push_back(series->filtered(g).bytes);
         }
@@ -250,12 +266,14 @@ int runSeries(const Words& words) {
         return 0;
     }
     std::cout << loaded->trace->path() << ", GC " << *from << ".." << last << " ("
-              << formatCountOf(series->gcCount(), "GC", "GCs") << "), by " << opts->chain.spec() << ", "
-              << formatCountOf(series->size(), "group", "groups") << ", sorted by " << sort_name << " of "
-              << opts->metric_name;
+              << formatCountOf(series->gcCount(), "GC", "GCs")
+              << (opts->chain.needsReferences() ? " with a reference snapshot" : "") << "), by "
+              << opts->chain.spec() << ", " << formatCountOf(series->size(), "group", "groups")
+              << ", sorted by " << sort_name << " of " << opts->metric_name;
     if (opts->filter) std::cout << " (filter " << printable(*opts->filter, 80) << ")";
     std::cout << "\n";
-    const std::string first_head = "GC " + std::to_string(*from), last_head = "GC " + std::to_string(last);
+    const std::string first_head = "GC " + std::to_string(series->firstGc()),
+                      last_head = "GC " + std::to_string(series->lastGc());
     std::printf("%12s %12s %12s  %-*s  %s\n", first_head.c_str(), last_head.c_str(), "growth",
                 static_cast<int>(kSparkColumns), "over time", "group");
     printNode(v, TreeSeries::kRoot, 0);

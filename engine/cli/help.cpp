@@ -199,6 +199,8 @@ classifiers (default type,site; see 'memcity report --help') and merges the tree
 a group keeps its place at every GC, also when it vanishes and comes back (STAG'20, 5).
 Each row shows the group's size at the first and the last GC, its growth, and its size over
 time as a small chart (one column per GC, or the largest of a few GCs per column).
+With classifiers that read references (structure, roots, ...), only the GCs of the window
+that have a reference snapshot.
 
 One order of the children holds for the whole window: by growth (last minus first, the
 default), by size at the first GC (start) or at the last (end). Each level shows the first

@@ -473,7 +473,6 @@ TEST(Cli, InspectAndRetainedSizesOnMultiCache) {
               "memcity inspect: no node 'java.util.HashMap / Foo' at GC 13 by type,site (under "
               "'java.util.HashMap': "},
              {"inspect " + path + " --gc 99", "memcity inspect: " + path + ": GC 99 is out of range"},
-             {"series " + path + " --classify roots", "memcity series: classifier 'roots' reads references"},
              {"diff " + path + " --from 0 --to 13 --classify structure",
               "memcity diff: classifier 'structure' reads references"},
              {"report " + path + " --classify 'points-to(calls)'",
@@ -543,6 +542,34 @@ TEST(Cli, SeriesShowsEveryGroupOverTime) {
         EXPECT_EQ(lines(e.err), 1u) << e.err;
         EXPECT_EQ(e.err.rfind(message, 0), 0u) << e.err;
     }
+}
+
+// The tree series with a classifier that reads references: the GCs with a snapshot, the leaking
+// cache of seed 004 §7.2 first by growth; a window without a snapshot is refused.
+TEST(Cli, SeriesByContainingDataStructure) {
+    const std::string path = synth("growing-map");
+    Outcome r = run("series " + path + " --classify structure --depth 1");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("GC 0..26 (27 GCs with a reference snapshot), by structure"), std::string::npos)
+        << r.out;
+    const size_t overall = r.out.find("Overall\n");
+    ASSERT_NE(overall, std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("java.util.concurrent.ConcurrentHashMap (allocated in "
+                         "com.dynatrace.easytravel.business.JourneyService.<init>(JourneyService.java:51))",
+                         overall),
+              std::string::npos)
+        << r.out;
+    const size_t next_line = r.out.find('\n', overall + 8);
+    EXPECT_NE(r.out.substr(overall, next_line - overall).find("ConcurrentHashMap"), std::string::npos)
+        << r.out;
+
+    const std::string sparse = synth("growing-map", "--refs 3");
+    Outcome e = run("series " + sparse + " --classify structure --from 4 --to 5");
+    EXPECT_EQ(e.status, 1);
+    EXPECT_EQ(e.err,
+              "memcity series: " + sparse +
+                  ": the chain reads references, and none of GCs 4..5 has a reference snapshot ('memcity "
+                  "gcs' marks them)\n");
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include "classify/series.h"
 #include "classify/shape_counter.h"
 #include "classify/tree.h"
+#include "graph/heap_graph.h"
 #include "heap/heap_history.h"
 #include "synth/synth.h"
 #include "unit/trace_builder.h"
@@ -664,6 +665,58 @@ TEST(Series, BuggyStackTestObjectsOverTime) {
     Ids only_b;
     std::set_difference(b.begin(), b.end(), a.begin(), a.end(), std::back_inserter(only_b));
     EXPECT_EQ(born, only_b);
+}
+
+// A series over chosen GCs only: values and interpolation between the GCs it holds.
+TEST(Series, ChosenGcsOnly) {
+    Loaded l = scenario("buggy-stack");
+    ClassifierChain chain = chainOf("type");
+    SeriesOptions o;
+    o.include_gc = [](uint32_t gc) { return gc % 2 == 0; };
+    TreeSeries s = seriesOf(*l.history, chain, o);
+    EXPECT_EQ(s.gcs(), (std::vector<uint32_t>{0, 2, 4}));
+    const uint32_t t = s.find({"at.jku.data.TestObject"});
+    EXPECT_EQ(s.values(t, Metric::kObjects), (std::vector<uint64_t>{2'049, 8'193, 10'000}));
+    EXPECT_EQ(s.value(t, 1, Metric::kObjects), 0u);  // not in the series
+    EXPECT_DOUBLE_EQ(s.valueAt(t, 1.0, Metric::kObjects), (2'049.0 + 8'193.0) / 2);
+    EXPECT_DOUBLE_EQ(s.valueAt(t, 3.0, Metric::kObjects), (8'193.0 + 10'000.0) / 2);
+    EXPECT_EQ(s.growth(t, Metric::kObjects), 10'000 - 2'049);
+    o.include_gc = [](uint32_t) { return false; };
+    EXPECT_FALSE(TreeSeries::build(*l.history, chain, o).ok());
+}
+
+// Seed 004 §7.2 with the containing-data-structure classifier (it reads references: each GC's
+// snapshot is attached to its heap): the leaking cache ranks first by growth.
+TEST(Series, GrowingMapCacheRanksFirstByStructure) {
+    Loaded l = scenario("growing-map");
+    ClassifierChain chain = chainOf("structure,type");
+    std::unique_ptr<HeapState> state;
+    std::unique_ptr<HeapGraph> graph;
+    SeriesOptions o;
+    o.include_gc = [&](uint32_t gc) { return l.history->gcs()[gc].has_snapshot; };
+    o.prepare_heap = [&](const HeapView& replayed) -> Result<HeapView> {
+        graph.reset();
+        state = std::make_unique<HeapState>(replayed);
+        auto snap = l.history->snapshotFor(*state);
+        if (!snap) return snap.error();
+        graph = std::make_unique<HeapGraph>(state->view(), std::move(**snap));
+        return state->view().withGraph(graph.get());
+    };
+    TreeSeries s = seriesOf(*l.history, chain, o);
+    EXPECT_EQ(s.gcCount(), l.history->gcCount());
+    const auto top = s.sortedChildren(TreeSeries::kRoot, SortStrategy::kGrowth, Metric::kBytes);
+    ASSERT_FALSE(top.empty());
+    EXPECT_EQ(s.label(top[0]),
+              "java.util.concurrent.ConcurrentHashMap (allocated in "
+              "com.dynatrace.easytravel.business.JourneyService.<init>(JourneyService.java:51))");
+    const uint32_t keys =
+        s.find({s.label(top[0]), "com.dynatrace.easytravel.business.JourneyService$QueryKey"});
+    ASSERT_NE(keys, kNoNode);
+    EXPECT_EQ(s.value(keys, s.lastGc(), Metric::kObjects), 4'000u);
+    // It grows at every GC of the serving phase (3..26).
+    const std::vector<uint64_t> v = s.values(top[0], Metric::kBytes);
+    for (size_t g = 4; g < v.size(); ++g)
+        EXPECT_GT(v[g], v[g - 1]) << "GC " << g;
 }
 
 }  // namespace

@@ -40,22 +40,9 @@ int main(int argc, char** argv) {
     bench::TraceArgs args;
     if (!bench::parseTraceArgs(argc, argv, "bench_classify", &args)) return 1;
     const uint32_t scale = args.scale;
-    const std::string& dir = args.dir;
-    const std::string path = dir + "/big-heap-norefs.mct";
-    if (!bench::ensureTrace("big-heap", path, scale, 0)) return 1;
-    auto file = TraceFile::open(path);
-    if (!file) {
-        std::fprintf(stderr, "%s\n", file.error().message.c_str());
-        return 1;
-    }
-    HistoryOptions ho;
-    ho.reachability = false;
-    ho.threads = 2;
-    auto history = HeapHistory::build(*file, ho);
-    if (!history) {
-        std::fprintf(stderr, "%s\n", history.error().message.c_str());
-        return 1;
-    }
+    auto workload = bench::openBigHeap(args, false);
+    if (!workload) return 1;
+    const auto& history = workload->history;
     auto heap = history->heapAt(static_cast<uint32_t>(history->gcCount() - 1));
     if (!heap) {
         std::fprintf(stderr, "%s\n", heap.error().message.c_str());

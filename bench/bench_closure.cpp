@@ -32,21 +32,9 @@ double since(Clock::time_point t0) {
 int main(int argc, char** argv) {
     bench::TraceArgs args;
     if (!bench::parseTraceArgs(argc, argv, "bench_closure", &args)) return 1;
-    const std::string path = args.dir + "/big-heap-refs.mct";
-    if (!bench::ensureTrace("big-heap", path, args.scale, 1)) return 1;
-    auto file = TraceFile::open(path);
-    if (!file) {
-        std::fprintf(stderr, "%s\n", file.error().message.c_str());
-        return 1;
-    }
-    HistoryOptions ho;
-    ho.reachability = false;
-    ho.threads = 2;
-    auto history = HeapHistory::build(*file, ho);
-    if (!history) {
-        std::fprintf(stderr, "%s\n", history.error().message.c_str());
-        return 1;
-    }
+    auto workload = bench::openBigHeap(args, true);
+    if (!workload) return 1;
+    const auto& history = workload->history;
     const auto last = static_cast<uint32_t>(history->gcCount() - 1);
     auto heap = history->heapAt(last);
     if (!heap) {

@@ -20,42 +20,14 @@
 using namespace memcity;
 using Clock = std::chrono::steady_clock;
 
-namespace {
-
-// Resident memory of this process in bytes: current (VmRSS) or peak (VmHWM).
-uint64_t residentBytes(const char* which) {
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind(which, 0) == 0) return std::stoull(line.substr(std::strlen(which) + 1)) * 1024;
-    return 0;
-}
-
-void resetPeak() {
-    // Writing 5 to clear_refs resets VmHWM to the current RSS (Linux 4.0+).
-    std::ofstream("/proc/self/clear_refs") << "5";
-}
-
-}  // namespace
+namespace {}  // namespace
 
 int main(int argc, char** argv) {
     bench::TraceArgs args;
     if (!bench::parseTraceArgs(argc, argv, "bench_dominators", &args)) return 1;
-    const std::string path = args.dir + "/big-heap-refs.mct";
-    if (!bench::ensureTrace("big-heap", path, args.scale, 1)) return 1;
-    auto file = TraceFile::open(path);
-    if (!file) {
-        std::fprintf(stderr, "%s\n", file.error().message.c_str());
-        return 1;
-    }
-    HistoryOptions ho;
-    ho.reachability = false;
-    ho.threads = 2;
-    auto history = HeapHistory::build(*file, ho);
-    if (!history) {
-        std::fprintf(stderr, "%s\n", history.error().message.c_str());
-        return 1;
-    }
+    auto workload = bench::openBigHeap(args, true);
+    if (!workload) return 1;
+    const auto& history = workload->history;
     auto heap = history->heapAt(static_cast<uint32_t>(history->gcCount() - 1));
     if (!heap) {
         std::fprintf(stderr, "%s\n", heap.error().message.c_str());
@@ -88,8 +60,8 @@ int main(int argc, char** argv) {
         uint64_t rss_peak = 0;
         for (int run = 0; run < 3; ++run) {
             tree = Error{""};  // free the previous tree before measuring
-            resetPeak();
-            const uint64_t before = residentBytes("VmRSS:");
+            bench::resetPeak();
+            const uint64_t before = bench::residentBytes("VmRSS:");
             t0 = Clock::now();
             tree = computeDominators(view, sn, {threads});
             const double total = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -97,7 +69,7 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "%s\n", tree.error().message.c_str());
                 return 1;
             }
-            if (run == 0) rss_peak = residentBytes("VmHWM:") - before;
+            if (run == 0) rss_peak = bench::residentBytes("VmHWM:") - before;
             const DominatorStats& s = tree->stats();
             best.dfs_seconds = std::min(best.dfs_seconds, s.dfs_seconds);
             best.reverse_seconds = std::min(best.reverse_seconds, s.reverse_seconds);
@@ -167,7 +139,7 @@ int main(int argc, char** argv) {
     std::printf(
         "largest retained object   %s (position %u): %llu objects, %.1f MB (%.2f%% of the reached heap); "
         "freeing it alone frees %llu objects, %.1f MB (brute force: %s)\n",
-        file->symbols().type(view.type(largest)).name.c_str(), largest,
+        view.symbols().type(view.type(largest)).name.c_str(), largest,
         static_cast<unsigned long long>(t.retainedObjects(largest)),
         static_cast<double>(t.retainedBytes(largest)) / 1e6,
         100.0 * static_cast<double>(t.retainedBytes(largest)) / static_cast<double>(t.reachedBytes()),

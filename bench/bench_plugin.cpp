@@ -42,21 +42,9 @@ double timeTree(const HeapView& heap, const ClassifierChain& chain, unsigned thr
 int main(int argc, char** argv) {
     bench::TraceArgs args;
     if (!bench::parseTraceArgs(argc, argv, "bench_plugin", &args)) return 1;
-    const std::string path = args.dir + "/big-heap-norefs.mct";
-    if (!bench::ensureTrace("big-heap", path, args.scale, 0)) return 1;
-    auto file = TraceFile::open(path);
-    if (!file) {
-        std::fprintf(stderr, "%s\n", file.error().message.c_str());
-        return 1;
-    }
-    HistoryOptions ho;
-    ho.reachability = false;
-    ho.threads = 2;
-    auto history = HeapHistory::build(*file, ho);
-    if (!history) {
-        std::fprintf(stderr, "%s\n", history.error().message.c_str());
-        return 1;
-    }
+    auto workload = bench::openBigHeap(args, false);
+    if (!workload) return 1;
+    const auto& history = workload->history;
     auto heap = history->heapAt(static_cast<uint32_t>(history->gcCount() - 1));
     if (!heap) {
         std::fprintf(stderr, "%s\n", heap.error().message.c_str());

@@ -32,21 +32,6 @@ double seconds(Clock::time_point a, Clock::time_point b) {
     return std::chrono::duration<double>(b - a).count();
 }
 
-// Resident memory of this process in bytes: current (VmRSS) or peak (VmHWM).
-uint64_t residentBytes(const char* which) {
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line)) {
-        if (line.rfind(which, 0) == 0) return std::stoull(line.substr(std::strlen(which) + 1)) * 1024;
-    }
-    return 0;
-}
-
-void resetPeak() {
-    // Writing 5 to clear_refs resets VmHWM to the current RSS (Linux 4.0+).
-    std::ofstream("/proc/self/clear_refs") << "5";
-}
-
 struct BuildRun {
     double seconds = 0;
     uint64_t events = 0;
@@ -60,8 +45,8 @@ BuildRun timeBuild(const std::string& path, unsigned threads, bool reachability)
         std::fprintf(stderr, "%s\n", file.error().message.c_str());
         std::exit(1);
     }
-    resetPeak();
-    uint64_t base = residentBytes("VmRSS:");
+    bench::resetPeak();
+    uint64_t base = bench::residentBytes("VmRSS:");
     HistoryOptions o;
     o.threads = threads;
     o.reachability = reachability;
@@ -76,7 +61,7 @@ BuildRun timeBuild(const std::string& path, unsigned threads, bool reachability)
     r.seconds = seconds(t0, t1);
     r.events = h->counts().total();
     r.peak_live = h->counts().peak_live_objects;
-    r.rss_delta = residentBytes("VmHWM:") - base;
+    r.rss_delta = bench::residentBytes("VmHWM:") - base;
     return r;
 }
 
@@ -137,12 +122,12 @@ int main(int argc, char** argv) {
     ro.reachability = false;
     auto rh = HeapHistory::build(*rfile, ro);
     auto heap = rh->heapAt(static_cast<uint32_t>(rh->gcCount() - 1));
-    resetPeak();
-    uint64_t before = residentBytes("VmRSS:");
+    bench::resetPeak();
+    uint64_t before = bench::residentBytes("VmRSS:");
     auto t0 = Clock::now();
     auto snap = rh->snapshotFor(*heap);
     double load = seconds(t0, Clock::now());
-    uint64_t rss = residentBytes("VmHWM:") - before;
+    uint64_t rss = bench::residentBytes("VmHWM:") - before;
     if (!snap || !snap->has_value()) return 1;
     const HeapSnapshot& sn = **snap;
     t0 = Clock::now();

@@ -23,41 +23,14 @@
 using namespace memcity;
 using Clock = std::chrono::steady_clock;
 
-namespace {
-
-// Resident memory of this process in bytes: current (VmRSS) or peak (VmHWM).
-uint64_t residentBytes(const char* which) {
-    std::ifstream in("/proc/self/status");
-    std::string line;
-    while (std::getline(in, line))
-        if (line.rfind(which, 0) == 0) return std::stoull(line.substr(std::strlen(which) + 1)) * 1024;
-    return 0;
-}
-
-void resetPeak() {
-    std::ofstream("/proc/self/clear_refs") << "5";
-}
-
-}  // namespace
+namespace {}  // namespace
 
 int main(int argc, char** argv) {
     bench::TraceArgs args;
     if (!bench::parseTraceArgs(argc, argv, "bench_series", &args)) return 1;
-    const std::string path = args.dir + "/big-heap-norefs.mct";
-    if (!bench::ensureTrace("big-heap", path, args.scale, 0)) return 1;
-    auto file = TraceFile::open(path);
-    if (!file) {
-        std::fprintf(stderr, "%s\n", file.error().message.c_str());
-        return 1;
-    }
-    HistoryOptions ho;
-    ho.reachability = false;
-    ho.threads = 2;
-    auto history = HeapHistory::build(*file, ho);
-    if (!history) {
-        std::fprintf(stderr, "%s\n", history.error().message.c_str());
-        return 1;
-    }
+    auto workload = bench::openBigHeap(args, false);
+    if (!workload) return 1;
+    const auto& history = workload->history;
     uint64_t objects = 0, peak = 0;
     for (const GcRecord& g : history->gcs()) {
         objects += g.live_objects;
@@ -101,8 +74,8 @@ int main(int argc, char** argv) {
         so.threads = c.threads;
         so.incremental = c.incremental;
         if (c.lossless) so.lossless_path = std::vector<std::string>{c.lossless};
-        resetPeak();
-        const uint64_t base = residentBytes("VmRSS:");
+        bench::resetPeak();
+        const uint64_t base = bench::residentBytes("VmRSS:");
         auto t0 = Clock::now();
         auto series = TreeSeries::build(*history, *chain, so);
         const double s = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -110,7 +83,7 @@ int main(int argc, char** argv) {
             std::fprintf(stderr, "%s\n", series.error().message.c_str());
             return 1;
         }
-        const uint64_t rss = residentBytes("VmHWM:") - base;
+        const uint64_t rss = bench::residentBytes("VmHWM:") - base;
         const char* counting = !series->countedPerShape() ? "per heap"
                                : c.incremental            ? "incremental"
                                                           : "full";

@@ -6,10 +6,14 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <optional>
 #include <string>
 
+#include "heap/heap_history.h"
 #include "synth/synth.h"
 
 namespace memcity::bench {
@@ -64,6 +68,49 @@ inline bool parseTraceArgs(int argc, char** argv, const char* name, TraceArgs* o
     }
     std::filesystem::create_directories(out->dir);
     return true;
+}
+
+// The big-heap workload, written if needed (`refs`: a reference snapshot every 25th GC and at
+// the last), opened and rebuilt with two threads and no reachability walk. Prints why and
+// returns nothing when that fails.
+struct Workload {
+    std::unique_ptr<TraceFile> file;
+    std::unique_ptr<HeapHistory> history;
+};
+inline std::optional<Workload> openBigHeap(const TraceArgs& args, bool refs) {
+    const std::string path = args.dir + (refs ? "/big-heap-refs.mct" : "/big-heap-norefs.mct");
+    if (!ensureTrace("big-heap", path, args.scale, refs ? 1 : 0)) return std::nullopt;
+    auto file = TraceFile::open(path);
+    if (!file) {
+        std::fprintf(stderr, "%s\n", file.error().message.c_str());
+        return std::nullopt;
+    }
+    Workload w;
+    w.file = std::make_unique<TraceFile>(std::move(*file));
+    HistoryOptions ho;
+    ho.reachability = false;
+    ho.threads = 2;
+    auto history = HeapHistory::build(*w.file, ho);
+    if (!history) {
+        std::fprintf(stderr, "%s\n", history.error().message.c_str());
+        return std::nullopt;
+    }
+    w.history = std::make_unique<HeapHistory>(std::move(*history));
+    return w;
+}
+
+// Resident memory of this process in bytes: current ("VmRSS:") or peak ("VmHWM:").
+inline uint64_t residentBytes(const char* which) {
+    std::ifstream in("/proc/self/status");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind(which, 0) == 0) return std::stoull(line.substr(std::strlen(which) + 1)) * 1024;
+    return 0;
+}
+
+// Resets the peak (VmHWM) to the current resident memory (Linux 4.0+).
+inline void resetPeak() {
+    std::ofstream("/proc/self/clear_refs") << "5";
 }
 
 }  // namespace memcity::bench

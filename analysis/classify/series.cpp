@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "classify/shape_counter.h"
+#include "classify/tree_nodes.h"
 
 namespace memcity {
 namespace {
@@ -436,10 +437,7 @@ SeriesCounts TreeSeries::filtered(uint32_t gc) const {
 }
 
 std::string TreeSeries::label(uint32_t id) const {
-    const SeriesNode& n = nodes_[id];
-    if (id == kRoot) return "Overall";
-    if (n.key == kNoValueKey) return "(none)";
-    return chain_->classifiers[n.level - 1]->label(*symbols_, n.key);
+    return tree_nodes::label(nodes_, *chain_, *symbols_, id);
 }
 
 std::string TreeSeries::classifierSpec(uint32_t id) const {
@@ -448,28 +446,11 @@ std::string TreeSeries::classifierSpec(uint32_t id) const {
 }
 
 std::string TreeSeries::path(uint32_t id) const {
-    std::vector<uint32_t> up;
-    for (uint32_t at = id; at != kRoot && at != kNoNode; at = nodes_[at].parent)
-        up.push_back(at);
-    std::string s;
-    for (auto it = up.rbegin(); it != up.rend(); ++it)
-        s += (s.empty() ? "" : " / ") + label(*it);
-    return s;
+    return tree_nodes::path(nodes_, id, [this](uint32_t n) { return label(n); });
 }
 
 uint32_t TreeSeries::find(const std::vector<std::string>& labels) const {
-    uint32_t at = kRoot;
-    for (const std::string& l : labels) {
-        uint32_t found = kNoNode;
-        for (uint32_t c : nodes_[at].children)
-            if (label(c) == l) {
-                found = c;
-                break;
-            }
-        if (found == kNoNode) return kNoNode;
-        at = found;
-    }
-    return at;
+    return tree_nodes::find(nodes_, labels, [this](uint32_t n) { return label(n); });
 }
 
 std::vector<uint32_t> TreeSeries::sortedChildren(uint32_t id, SortStrategy strategy, Metric metric) const {

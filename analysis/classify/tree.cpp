@@ -4,6 +4,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include "classify/tree_nodes.h"
+
 namespace memcity {
 namespace {
 
@@ -286,13 +288,7 @@ ClassificationTree ClassificationTree::build(const HeapView& heap, const Classif
 }
 
 std::string ClassificationTree::label(uint32_t id) const {
-    const TreeNode& n = nodes_[id];
-    if (id == kRoot) return "Overall";
-    if (n.key == kNoValueKey) return "(none)";
-    size_t depth = 0;  // within a path of values (one-to-hierarchy, paths)
-    for (uint32_t at = n.parent; at != kNoNode && nodes_[at].level == n.level; at = nodes_[at].parent)
-        ++depth;
-    return chain_->classifiers[n.level - 1]->pathLabel(*symbols_, n.key, depth);
+    return tree_nodes::label(nodes_, *chain_, *symbols_, id);
 }
 
 std::vector<Bitset> ClassificationTree::members(const HeapView& heap, const std::vector<uint32_t>& nodes,
@@ -361,28 +357,11 @@ std::string ClassificationTree::classifierSpec(uint32_t id) const {
 }
 
 std::string ClassificationTree::path(uint32_t id) const {
-    std::vector<uint32_t> chain;
-    for (uint32_t at = id; at != kRoot && at != kNoNode; at = nodes_[at].parent)
-        chain.push_back(at);
-    std::string s;
-    for (auto it = chain.rbegin(); it != chain.rend(); ++it)
-        s += (s.empty() ? "" : " / ") + label(*it);
-    return s;
+    return tree_nodes::path(nodes_, id, [this](uint32_t n) { return label(n); });
 }
 
 uint32_t ClassificationTree::find(const std::vector<std::string>& labels) const {
-    uint32_t at = kRoot;
-    for (const std::string& l : labels) {
-        uint32_t found = kNoNode;
-        for (uint32_t c : nodes_[at].children)
-            if (label(c) == l) {
-                found = c;
-                break;
-            }
-        if (found == kNoNode) return kNoNode;
-        at = found;
-    }
-    return at;
+    return tree_nodes::find(nodes_, labels, [this](uint32_t n) { return label(n); });
 }
 
 std::vector<uint32_t> ClassificationTree::sortedChildren(uint32_t id, Metric metric) const {

@@ -122,14 +122,6 @@ int runDiff(const Words& words) {
             std::cerr << r->error().message << "\n";
             return 1;
         }
-    // Classifiers that read references need one heap's snapshot; across GCs they are not loaded.
-    for (const auto& c : opts->chain.classifiers)
-        if (c->needsReferences()) {
-            std::cerr << "memcity diff: classifier '" << c->spec()
-                      << "' reads references, which diff does not load; use it with 'memcity report' or "
-                         "'memcity inspect' at a GC with a reference snapshot\n";
-            return 1;
-        }
     auto loaded = loadTrace(args->positionals()[0]);
     if (!loaded) {
         std::cerr << "error: " << loaded.error().message << "\n";
@@ -154,7 +146,21 @@ int runDiff(const Words& words) {
     }
     TreeOptions options;
     options.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
-    const HeapDiff diff = HeapDiff::build(a->view(), b->view(), opts->chain, options);
+    // Classifiers that read references need both GCs' snapshots: born and permanent objects are
+    // classified with B's references, the dead with A's.
+    std::unique_ptr<HeapGraph> graph_a, graph_b;
+    if (opts->chain.needsReferences()) {
+        for (auto [state, graph] : {std::pair{&*a, &graph_a}, std::pair{&*b, &graph_b}}) {
+            auto g = loadGraph(h, *state);
+            if (!g) {
+                std::cerr << "memcity diff: " << loaded->trace->path() << ": " << g.error().message << "\n";
+                return 1;
+            }
+            *graph = std::move(*g);
+        }
+    }
+    const HeapDiff diff = HeapDiff::build(a->view().withGraph(graph_a.get()),
+                                          b->view().withGraph(graph_b.get()), opts->chain, options);
     if (Status st = pluginErrors(opts->chain); !st) {
         std::cerr << "memcity diff: " << st.error().message << "\n";
         return 1;

@@ -142,6 +142,7 @@ Compares the heaps of GC A and GC B: objects live at B only were born, those liv
 died, those live at both are permanent (ICPE'18, 5.3). They are grouped by a classifier chain
 (default type; see 'memcity report --help'): born and permanent objects as they are at B, dead
 ones as they were at A. Each level lists its 9 largest groups, the rest as "Other".
+Classifiers that read references (structure, roots, ...) need a reference snapshot at both GCs.
 
 options:
   --from A, --to B  the two GCs (A <= B)

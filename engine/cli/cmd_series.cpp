@@ -1,11 +1,9 @@
 // memcity series FILE [--classify CHAIN] [--filter EXPR] [--from A] [--to B] [--sort start|end|growth]
 //                [--metric objects|bytes] [--depth D] [--all] [--json]
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
-#include <thread>
 
 #include "classify/series.h"
 #include "cli/args.h"
@@ -13,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/json_writer.h"
 #include "cli/load.h"
+#include "cli/series_build.h"
 #include "cli/text_format.h"
 
 namespace memcity::cli {
@@ -151,23 +150,11 @@ int runSeries(const Words& words) {
         return 1;
     }
     const std::string sort_name = args->value("--sort").value_or("growth");
-    SortStrategy sort = SortStrategy::kGrowth;
-    if (sort_name == "start") {
-        sort = SortStrategy::kStartSize;
-    } else if (sort_name == "end") {
-        sort = SortStrategy::kEndSize;
-    } else if (sort_name != "growth") {
-        std::cerr << "memcity series: --sort expects start, end or growth, got '" << printable(sort_name, 40)
-                  << "'\n";
+    auto sort = parseSort(sort_name, "series");
+    if (!sort) {
+        std::cerr << sort.error().message << "\n";
         return 1;
     }
-    auto from = args->unsignedValue("--from", 0);
-    auto to = args->unsignedValue("--to", UINT64_MAX);
-    for (const Result<uint64_t>* r : {&from, &to})
-        if (!*r) {
-            std::cerr << r->error().message << "\n";
-            return 1;
-        }
     auto loaded = loadTrace(args->positionals()[0], {.reachability = false});
     if (!loaded) {
         std::cerr << "error: " << loaded.error().message << "\n";
@@ -178,68 +165,26 @@ int runSeries(const Words& words) {
         std::cerr << "memcity series: " << loaded->trace->path() << ": the trace has no GCs\n";
         return 1;
     }
-    const uint64_t last = args->has("--to") ? *to : h.gcCount() - 1;
-    for (uint64_t gc : {*from, last})
-        if (gc >= h.gcCount()) {
-            std::cerr << "memcity series: " << h.gcRangeError(gc) << "\n";
-            return 1;
-        }
-    if (*from > last) {
-        std::cerr << "memcity series: --from " << *from << " is after --to " << last << "\n";
+    auto window = readGcWindow(*args, h, "series");
+    if (!window) {
+        std::cerr << window.error().message << "\n";
         return 1;
     }
+    const uint64_t from = window->from, last = window->to;
     printDiagnostics(*loaded, std::cerr, false);
 
-    SeriesOptions so;
-    so.from = static_cast<uint32_t>(*from);
-    so.to = static_cast<uint32_t>(last);
-    so.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
-    const bool tty = ::isatty(STDERR_FILENO);
-    if (tty) {
-        so.progress = [&](uint32_t gc) {
-            std::fprintf(stderr, "\rclassifying GC %u of %llu..%llu   ", gc,
-                         static_cast<unsigned long long>(*from), static_cast<unsigned long long>(last));
-            std::fflush(stderr);
-            return true;
-        };
-    }
-    // Classifiers that read references classify the GCs of the window that have a reference
-    // snapshot, each heap compacted with its references attached.
-    std::unique_ptr<HeapState> state;
-    std::unique_ptr<HeapGraph> graph;
-    if (opts->chain.needsReferences()) {
-        so.include_gc = [&](uint32_t gc) { return h.gcs()[gc].has_snapshot; };
-        so.prepare_heap = [&](const HeapView& replayed) -> Result<HeapView> {
-            graph.reset();
-            state = std::make_unique<HeapState>(replayed);
-            auto g = loadGraph(h, *state);
-            if (!g) return g.error();
-            graph = std::move(*g);
-            return state->view().withGraph(graph.get());
-        };
-        bool any = false;
-        for (uint64_t g = *from; g <= last; ++g)
-            any = any || h.gcs()[g].has_snapshot;
-        if (!any) {
-            std::cerr << "memcity series: " << loaded->trace->path()
-                      << ": the chain reads references, and none of GCs " << *from << ".." << last
-                      << " has a reference snapshot ('memcity gcs' marks them)\n";
-            return 1;
-        }
-    }
-    auto series = TreeSeries::build(h, opts->chain, so);
-    if (tty) std::fprintf(stderr, "\r\033[K");
+    auto series = buildSeries(*loaded, opts->chain, {.window = *window}, "series");
     if (!series) {
-        std::cerr << "error: " << series.error().message << "\n";
+        std::cerr << series.error().message << "\n";
         return 1;
     }
-    SeriesView v{*series, sort, opts->metric, {}, opts->depth};
+    SeriesView v{*series, *sort, opts->metric, {}, opts->depth};
     v.prune.enabled = !opts->all;
 
     if (args->has("--json")) {
         JsonWriter j;
         j.beginObject();
-        j.field("file", loaded->trace->path()).field("from", *from).field("to", last);
+        j.field("file", loaded->trace->path()).field("from", from).field("to", last);
         j.field("classifiers", opts->chain.spec());
         j.key("filter");
         if (opts->filter)
@@ -265,7 +210,7 @@ int runSeries(const Words& words) {
         std::cout << j.str();
         return 0;
     }
-    std::cout << loaded->trace->path() << ", GC " << *from << ".." << last << " ("
+    std::cout << loaded->trace->path() << ", GC " << from << ".." << last << " ("
               << formatCountOf(series->gcCount(), "GC", "GCs")
               << (opts->chain.needsReferences() ? " with a reference snapshot" : "") << "), by "
               << opts->chain.spec() << ", " << formatCountOf(series->size(), "group", "groups")

@@ -1,5 +1,6 @@
 // Sunburst and icicle: the adjacency layout of a tree series (extents, order, tweening, scaling,
-// local and global views, pruning), on tiny hand-made traces with exact answers.
+// local and global views, pruning) and the draw lists and picking built from it, on tiny
+// hand-made traces with exact answers.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,6 +8,7 @@
 #include <map>
 
 #include "scene/radial_layout.h"
+#include "scene/radial_scene.h"
 #include "scene/scene_test_util.h"
 #include "unit/trace_builder.h"
 
@@ -406,6 +408,308 @@ TEST(RadialLayout, DrillPathNamesTheBranch) {
     EXPECT_EQ(drillPath(s, TreeSeries::kRoot), (std::vector<std::string>{"Overall"}));
     EXPECT_EQ(drillPath(s, s.find({"B", kOther, "worker"})),
               (std::vector<std::string>{"Overall", "B", kOther, "worker"}));
+}
+
+// ---- Draw lists and picking ----
+
+constexpr PixelRect kViewport{{10.0f, 20.0f}, {410.0f, 440.0f}};
+
+// Angle of fraction f, as the scene draws it.
+float angleOf(double f) {
+    return kSunburstStartAngle + static_cast<float>(f) * kTwoPi;
+}
+
+glm::vec2 arcMid(const render::Arc& a) {
+    const float am = 0.5f * (a.a0 + a.a1), rm = 0.5f * (a.r0 + a.r1);
+    return a.center + rm * glm::vec2(std::cos(am), std::sin(am));
+}
+
+TEST(RadialScene, SunburstArcsFollowTheLayout) {
+    LoadedSeries l = loadSeries(deepTrace(), "type,site,thread");
+    const TreeSeries& s = *l.series;
+    RadialLayoutOptions lo;
+    lo.view = RadialView::kGlobal;
+    const RadialLayout layout = layoutRadial(s, 2.0, lo);
+    RadialSceneOptions so;
+    render::DrawList dl;
+    const RadialScene scene = buildRadialScene(s, layout, kViewport, so, dl);
+    // The rings: 4 levels in a square of the viewport less padding and the breadcrumb band.
+    const float radius = 0.5f * std::min(400.0f - 12.0f, 420.0f - 12.0f - 18.0f);
+    EXPECT_FLOAT_EQ(scene.ring_px, radius / 4.0f);
+    size_t drawn = 0;
+    for (const RadialItem& item : layout.items)
+        drawn += item.extent() > 0;
+    ASSERT_EQ(dl.arcs.size(), drawn);
+    EXPECT_TRUE(dl.rects.empty());
+    for (const render::Arc& a : dl.arcs) {
+        const auto it = std::find_if(layout.items.begin(), layout.items.end(),
+                                     [&](const RadialItem& item) { return pickIdOf(item) == a.id; });
+        ASSERT_NE(it, layout.items.end());
+        EXPECT_LT(a.a0, a.a1);
+        // Inside the item's angles, short of them by at most the gap.
+        const float gap = so.sector_gap_px / (0.5f * (a.r0 + a.r1));
+        EXPECT_GE(a.a0, angleOf(it->start) - 1e-5f);
+        EXPECT_LE(a.a1, angleOf(it->end) + 1e-5f);
+        EXPECT_NEAR(a.a1 - a.a0, static_cast<float>(it->extent()) * kTwoPi, gap + 1e-5f);
+        // Rings of equal thickness, the root a disc.
+        EXPECT_FLOAT_EQ(a.r1, static_cast<float>(it->depth + 1) * scene.ring_px);
+        if (it->depth == 0) {
+            EXPECT_EQ(a.r0, 0.0f);
+        } else {
+            EXPECT_FLOAT_EQ(a.r0, static_cast<float>(it->depth) * scene.ring_px + so.ring_gap_px);
+        }
+        EXPECT_EQ(a.center, scene.center);
+    }
+    EXPECT_NEAR(dl.arcs[0].a1 - dl.arcs[0].a0, kTwoPi, 1e-5f);  // the unscaled root: a whole disc
+}
+
+TEST(RadialScene, PickReturnsTheItemUnderThePixel) {
+    LoadedSeries l = loadSeries(lengthsTrace(), "type,length");
+    const TreeSeries& s = *l.series;
+    for (RadialShape shape : {RadialShape::kSunburst, RadialShape::kIcicle}) {
+        for (RadialView view : {RadialView::kLocal, RadialView::kGlobal}) {
+            SCOPED_TRACE(::testing::Message()
+                         << "shape " << static_cast<int>(shape) << " view " << static_cast<int>(view));
+            RadialLayoutOptions lo;
+            lo.view = view;
+            lo.metric = Metric::kObjects;
+            const RadialLayout layout = layoutRadial(s, 1.0, lo);
+            RadialSceneOptions so;
+            so.shape = shape;
+            render::DrawList dl;
+            const RadialScene scene = buildRadialScene(s, layout, kViewport, so, dl);
+            size_t checked = 0, others = 0;
+            auto check = [&](glm::vec2 p, uint32_t id) {
+                const RadialHit hit = pickRadial(scene, p);
+                EXPECT_EQ(hit.pick_id, id);
+                ASSERT_NE(hit.item, kNoItem);
+                EXPECT_EQ(pickIdOf(layout.items[hit.item]), id);
+                EXPECT_EQ(hit.other, isOtherPickId(id));
+                EXPECT_EQ(hit.node, pickIdNode(id));
+                ++checked;
+                others += hit.other;
+            };
+            for (const render::Arc& a : dl.arcs)
+                check(arcMid(a), a.id);
+            for (const render::Rect& r : dl.rects)
+                check(0.5f * (r.min + r.max), r.id);
+            EXPECT_EQ(checked, layout.items.size());
+            EXPECT_EQ(others, 1u);
+            // Misses: outside the viewport, and beyond the last ring / in the padding.
+            EXPECT_EQ(pickRadial(scene, {0.0f, 0.0f}).item, kNoItem);
+            EXPECT_EQ(pickRadial(scene, kViewport.max + glm::vec2(5.0f)).item, kNoItem);
+            if (shape == RadialShape::kSunburst) {
+                EXPECT_EQ(pickRadial(scene, scene.center).node, layout.root);
+                const float outside = scene.ring_px * static_cast<float>(scene.levels) + 1.0f;
+                EXPECT_EQ(pickRadial(scene, scene.center + glm::vec2(outside, 0.0f)).item, kNoItem);
+            }
+        }
+    }
+}
+
+TEST(RadialScene, IcicleRowsRunTopDown) {
+    LoadedSeries l = loadSeries(ordersTrace(), "type");
+    const TreeSeries& s = *l.series;
+    RadialLayoutOptions lo;
+    lo.scale = RadialScale::kScaled;
+    const RadialLayout layout = layoutRadial(s, 0.0, lo);  // the heap at GC 0 is 176 of 344 bytes
+    RadialSceneOptions so;
+    so.shape = RadialShape::kIcicle;
+    so.breadcrumb = false;
+    render::DrawList dl;
+    const RadialScene scene = buildRadialScene(s, layout, kViewport, so, dl);
+    ASSERT_EQ(dl.rects.size(), 4u);
+    EXPECT_TRUE(dl.arcs.empty());
+    const PixelRect chart = kViewport.inset(so.padding_px);
+    EXPECT_EQ(scene.chart.min, chart.min);
+    EXPECT_FLOAT_EQ(scene.ring_px, chart.height() / 2.0f);
+    const render::Rect& root = dl.rects[0];
+    EXPECT_EQ(root.id, TreeSeries::kRoot);
+    EXPECT_FLOAT_EQ(root.min.y, chart.min.y);
+    EXPECT_FLOAT_EQ(root.max.y, chart.min.y + scene.ring_px - so.ring_gap_px);
+    // Scaled: the root is 176/344 of the width (less the gap), its children fill it in the row below.
+    EXPECT_NEAR(root.max.x - root.min.x, 176.0f / 344.0f * chart.width() - so.sector_gap_px, 1e-3f);
+    float x = chart.min.x;
+    for (size_t i = 1; i < 4; ++i) {
+        const render::Rect& r = dl.rects[i];
+        EXPECT_FLOAT_EQ(r.min.y, chart.min.y + scene.ring_px);
+        EXPECT_NEAR(r.min.x, x + 0.5f * so.sector_gap_px, 1e-3f);
+        x = chart.min.x + static_cast<float>(layout.items[i].end) * chart.width();
+        EXPECT_NEAR(r.max.x, x - 0.5f * so.sector_gap_px, 1e-3f);
+    }
+    EXPECT_NEAR(x, root.max.x + 0.5f * so.sector_gap_px, 1e-3f);
+}
+
+// The width a label was checked with (the fallback estimate).
+float widthOf(const render::Label& label) {
+    return estimateTextWidth(label.text, label.size_px);
+}
+
+TEST(RadialScene, LabelsOnlyWhereTheyFit) {
+    LoadedSeries l = loadSeries(deepTrace(), "type,site,thread");
+    const TreeSeries& s = *l.series;
+    RadialLayoutOptions lo;
+    lo.view = RadialView::kGlobal;
+    const RadialLayout layout = layoutRadial(s, 2.0, lo);
+    for (RadialShape shape : {RadialShape::kSunburst, RadialShape::kIcicle}) {
+        RadialSceneOptions so;
+        so.shape = shape;
+        so.breadcrumb = false;
+        render::DrawList dl;
+        buildRadialScene(s, layout, kViewport, so, dl);
+        ASSERT_FALSE(dl.labels.empty());
+        for (const render::Label& label : dl.labels) {
+            EXPECT_EQ(label.anchor, render::TextAnchor::kCenter);
+            const float w = widthOf(label);
+            bool inside = false;
+            if (shape == RadialShape::kIcicle) {
+                for (const render::Rect& r : dl.rects)
+                    inside = inside || (label.pos.x > r.min.x && label.pos.x < r.max.x &&
+                                        label.pos.y > r.min.y && label.pos.y < r.max.y &&
+                                        w <= r.max.x - r.min.x && label.size_px <= r.max.y - r.min.y);
+            } else {
+                // Every corner of the text's box within one arc's radii and angles.
+                for (const render::Arc& a : dl.arcs) {
+                    bool all = true;
+                    for (glm::vec2 c : {glm::vec2(-0.5f, -0.5f), glm::vec2(0.5f, -0.5f),
+                                        glm::vec2(-0.5f, 0.5f), glm::vec2(0.5f, 0.5f)}) {
+                        const glm::vec2 d = label.pos + c * glm::vec2(w, label.size_px) - a.center;
+                        const float r = glm::length(d);
+                        float ang = std::atan2(d.y, d.x);
+                        while (ang < a.a0)
+                            ang += kTwoPi;
+                        const bool full = a.a1 - a.a0 >= kTwoPi - 1e-4f;
+                        all = all && r >= a.r0 && r <= a.r1 && (full || ang <= a.a1);
+                    }
+                    const float arc_len = (a.a1 - a.a0) * 0.5f * (a.r0 + a.r1);
+                    inside = inside || (all && (a.r0 == 0 || arc_len >= w));
+                }
+            }
+            EXPECT_TRUE(inside) << label.text;
+        }
+        // A measure that finds every text too wide leaves no label; one that finds them all
+        // narrow labels every sector with room for the text's height.
+        so.measure = [](std::string_view, float) { return 1e6f; };
+        render::DrawList none;
+        buildRadialScene(s, layout, kViewport, so, none);
+        EXPECT_TRUE(none.labels.empty());
+        std::vector<std::string> measured;
+        so.measure = [&](std::string_view text, float) {
+            measured.emplace_back(text);
+            return 1.0f;
+        };
+        render::DrawList all;
+        buildRadialScene(s, layout, kViewport, so, all);
+        EXPECT_FALSE(measured.empty());
+        EXPECT_EQ(all.labels.size(), shape == RadialShape::kSunburst ? all.arcs.size() : all.rects.size());
+    }
+}
+
+TEST(RadialScene, LongLabelsAreShortenedOrLeftOut) {
+    EXPECT_EQ(fitText("Overall", 10.0f, 100.0f, nullptr), "Overall");          // 38.5 px
+    EXPECT_EQ(fitText("java.util.HashMap", 10.0f, 40.0f, nullptr), "java..");  // 6 chars: 33 px
+    EXPECT_EQ(fitText("java.util.HashMap", 10.0f, 20.0f, nullptr), std::nullopt);
+    EXPECT_FLOAT_EQ(estimateTextWidth("äbc", 10.0f), 16.5f);  // code points, not bytes
+}
+
+TEST(RadialScene, BreadcrumbShowsTheDrillPath) {
+    LoadedSeries l = loadSeries(deepTrace(), "type,site,thread");
+    const TreeSeries& s = *l.series;
+    RadialLayoutOptions lo;
+    lo.drill_root = s.find({"A", kRun});
+    const RadialLayout layout = layoutRadial(s, 2.0, lo);
+    RadialSceneOptions so;
+    so.measure = [](std::string_view text, float) { return static_cast<float>(text.size()); };
+    render::DrawList dl;
+    buildRadialScene(s, layout, kViewport, so, dl);
+    ASSERT_FALSE(dl.labels.empty());
+    const render::Label& crumb = dl.labels[0];
+    EXPECT_EQ(crumb.text, "Overall / A / " + kRun);
+    EXPECT_EQ(crumb.anchor, render::TextAnchor::kTopLeft);
+    EXPECT_EQ(crumb.pos, kViewport.min + glm::vec2(so.padding_px));
+    // Too narrow for the whole path: its tail.
+    so.measure = [](std::string_view text, float) { return 10.0f * static_cast<float>(text.size()); };
+    render::DrawList narrow;
+    buildRadialScene(s, layout, {{0.0f, 0.0f}, {300.0f, 300.0f}}, so, narrow);
+    ASSERT_FALSE(narrow.labels.empty());
+    EXPECT_EQ(narrow.labels[0].text, ".. / " + kRun);
+}
+
+TEST(RadialScene, ColoursFlagsAndTheGlobalViewsBranch) {
+    LoadedSeries l = loadSeries(ordersTrace(), "type");
+    const TreeSeries& s = *l.series;
+    const uint32_t a = s.find({"A"}), b = s.find({"B"}), ints = s.find({"int[]"});
+    RadialLayoutOptions lo;
+    const RadialLayout at1 = layoutRadial(s, 1.0, lo);
+    // Trend from GC 0 to t: A 80 -> 32 shrinks, int[] 24 -> 144 grows strongly; at GC 0 all stable.
+    EXPECT_EQ(radialItemColor(s, at1, itemOf(at1, a), RadialColoring::kTrend),
+              palette::trendColor(Trend::kShrinking));
+    EXPECT_EQ(radialItemColor(s, at1, itemOf(at1, ints), RadialColoring::kTrend),
+              palette::trendColor(Trend::kStronglyGrowing));
+    const RadialLayout at0 = layoutRadial(s, 0.0, lo);
+    EXPECT_EQ(radialItemColor(s, at0, itemOf(at0, ints), RadialColoring::kTrend),
+              palette::trendColor(Trend::kStable));
+    // Categories: the top-level node's place in the sort order (int[], B, A).
+    EXPECT_EQ(radialItemColor(s, at1, itemOf(at1, ints), RadialColoring::kCategory),
+              palette::categoryColor(0));
+    EXPECT_EQ(radialItemColor(s, at1, itemOf(at1, a), RadialColoring::kCategory), palette::categoryColor(2));
+
+    // Selection and hover flags, by pick id.
+    RadialSceneOptions so;
+    so.selected = {b};
+    so.hovered = a;
+    render::DrawList dl;
+    buildRadialScene(s, at1, kViewport, so, dl);
+    for (const render::Arc& arc : dl.arcs) {
+        EXPECT_EQ((arc.flags & render::kFlagSelected) != 0, arc.id == b);
+        EXPECT_EQ((arc.flags & render::kFlagHighlighted) != 0, arc.id == a);
+    }
+
+    // The global view drilled into B: B's branch is highlighted, the rest dimmed, B has a rim.
+    lo.view = RadialView::kGlobal;
+    lo.drill_root = b;
+    const RadialLayout g = layoutRadial(s, 1.0, lo);
+    render::DrawList gl;
+    buildRadialScene(s, g, kViewport, RadialSceneOptions{}, gl);
+    ASSERT_EQ(gl.arcs.size(), 5u);  // root, int[], B and its rim, A
+    size_t rims = 0;
+    for (const render::Arc& arc : gl.arcs) {
+        const bool branch = arc.id == b || arc.id == TreeSeries::kRoot;
+        EXPECT_EQ((arc.flags & render::kFlagHighlighted) != 0, branch) << arc.id;
+        EXPECT_EQ(render::alphaOf(arc.color), branch ? 255 : RadialSceneOptions{}.off_branch_alpha) << arc.id;
+        if (arc.id == b && arc.color == palette::kSelection) {
+            ++rims;
+            EXPECT_FLOAT_EQ(arc.r1 - arc.r0, 3.0f);
+        }
+    }
+    EXPECT_EQ(rims, 1u);
+}
+
+TEST(RadialScene, LocalAndGlobalSideBySide) {
+    LoadedSeries l = loadSeries(deepTrace(), "type,site,thread");
+    const TreeSeries& s = *l.series;
+    RadialLayoutOptions lo;
+    lo.drill_root = s.find({"B"});
+    const RadialLayout local = layoutRadial(s, 1.0, lo);
+    lo.view = RadialView::kGlobal;
+    const RadialLayout global = layoutRadial(s, 1.0, lo);
+    const PixelRect left{{0.0f, 0.0f}, {300.0f, 300.0f}}, right{{300.0f, 0.0f}, {600.0f, 300.0f}};
+    render::DrawList dl;
+    RadialSceneOptions so;
+    const RadialScene ls = buildRadialScene(s, local, left, so, dl);
+    const size_t local_arcs = dl.arcs.size();
+    so.breadcrumb = false;
+    const RadialScene gs = buildRadialScene(s, global, right, so, dl);
+    ASSERT_GT(dl.arcs.size(), local_arcs);
+    for (size_t i = 0; i < dl.arcs.size(); ++i) {
+        const PixelRect& box = i < local_arcs ? left : right;
+        const render::Arc& arc = dl.arcs[i];
+        EXPECT_TRUE(box.contains(arc.center - glm::vec2(arc.r1)) &&
+                    box.contains(arc.center + glm::vec2(arc.r1 - 1)));
+    }
+    // The same pixel offset picks in each view's own layout: B is the local centre.
+    EXPECT_EQ(pickRadial(ls, ls.center).node, s.find({"B"}));
+    EXPECT_EQ(pickRadial(gs, gs.center).node, TreeSeries::kRoot);
 }
 
 }  // namespace

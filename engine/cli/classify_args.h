@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "classify/tree.h"
 #include "cli/args.h"
@@ -22,5 +23,10 @@ struct ClassifyArgs {
 // Reads the options; errors are one line that starts with "memcity COMMAND: ".
 Result<ClassifyArgs> readClassifyArgs(const Args& args, std::string_view command,
                                       std::string_view default_chain, std::string_view default_metric);
+
+// Node paths as --node and --drill take them: labels from the root's child down separated by
+// '/', nodes separated by ';', spaces around labels ignored:
+// "java.util.HashMap / IdCache.<clinit>(IdCache.java:9); byte[]" -> {{HashMap, IdCache...}, {byte[]}}.
+std::vector<std::vector<std::string>> parseNodePaths(const std::string& text);
 
 }  // namespace memcity::cli

@@ -41,11 +41,14 @@ void buildArcs(const std::vector<Arc>& arcs, float max_error_px, std::vector<Arc
         const float span = std::min(arc.a1 - arc.a0, kTwoPi);
         // The largest segment angle whose chord stays within `error` of the outer circle.
         const float max_step = arc.r1 > error ? 2.0f * std::acos(1.0f - error / arc.r1) : kTwoPi;
-        const float segments = std::ceil(span / max_step);
-        const uint32_t pieces = std::clamp(
-            static_cast<uint32_t>(std::ceil(segments / static_cast<float>(gpu::kArcSegmentsPerInstance))), 1u,
-            256u);
+        const float total_segments = std::ceil(span / max_step);
+        const uint32_t pieces =
+            std::clamp(static_cast<uint32_t>(
+                           std::ceil(total_segments / static_cast<float>(gpu::kArcSegmentsPerInstance))),
+                       1u, 256u);
         const float step = span / static_cast<float>(pieces);
+        const auto segments = static_cast<uint32_t>(
+            std::clamp(std::ceil(step / max_step), 1.0f, static_cast<float>(gpu::kArcSegmentsPerInstance)));
         for (uint32_t p = 0; p < pieces; ++p) {
             ArcInstance a;
             a.shape = {arc.center, r0, arc.r1};
@@ -54,6 +57,7 @@ void buildArcs(const std::vector<Arc>& arcs, float max_error_px, std::vector<Arc
             a.angles = {start, end, arc.a0, arc.a0 + span};
             a.color = arc.color;
             a.flags = arc.flags;
+            a.segments = segments;
             out->push_back(a);
         }
     }

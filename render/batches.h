@@ -20,6 +20,8 @@ struct ArcInstance {
     glm::vec4 angles{0.0f};  // xy: this piece's start and end angle, zw: the whole arc's (radians)
     uint32_t color = 0;
     uint32_t flags = 0;
+    uint32_t segments =
+        1;  // 1..kArcSegmentsPerInstance segments used; the strip's other vertices repeat the last edge
 };
 
 // One glyph or label background (vertex attributes of glyph.vert).
@@ -34,8 +36,9 @@ struct GlyphInstance {
 // Returns the number of opaque boxes at the front of `out`.
 uint32_t orderBoxes(const std::vector<BoxInstance>& boxes, glm::vec3 eye, std::vector<BoxInstance>* out);
 
-// Cuts each arc into pieces of kArcSegmentsPerInstance segments, enough pieces that no chord of
-// the outer edge strays more than `max_error_px` from the circle. Arcs with a1 <= a0 or
+// Cuts each arc into pieces of at most kArcSegmentsPerInstance segments, with enough segments
+// that no chord of the outer edge strays more than `max_error_px` from the circle (a thin
+// sliver of a sunburst is a single segment: 2 triangles). Arcs with a1 <= a0 or
 // r1 <= r0 draw nothing; spans beyond a full turn are clamped to one turn.
 void buildArcs(const std::vector<Arc>& arcs, float max_error_px, std::vector<ArcInstance>* out);
 

@@ -93,7 +93,8 @@ PipelineDesc describe(PipelineKind kind) {
                            {{0, 0, kVec4, offset(offsetof(ArcInstance, shape))},
                             {1, 0, kVec4, offset(offsetof(ArcInstance, angles))},
                             {2, 0, kColor, offset(offsetof(ArcInstance, color))},
-                            {3, 0, kUint, offset(offsetof(ArcInstance, flags))}}};
+                            {3, 0, kUint, offset(offsetof(ArcInstance, flags))},
+                            {4, 0, kUint, offset(offsetof(ArcInstance, segments))}}};
             d.name = "arcs";
             return d;
         }
@@ -153,7 +154,7 @@ static_assert(sizeof(WorldLine) == 28);
 static_assert(sizeof(Rect) == 28 && offsetof(Rect, max) == offsetof(Rect, min) + 8);
 static_assert(sizeof(Vertex2D) == 12);
 static_assert(sizeof(Line2D) == 24 && offsetof(Line2D, b) == offsetof(Line2D, a) + 8);
-static_assert(sizeof(ArcInstance) == 40 && sizeof(GlyphInstance) == 36);
+static_assert(sizeof(ArcInstance) == 44 && sizeof(GlyphInstance) == 36);
 static_assert(kFlagSelected == gpu::kGpuFlagSelected && kFlagHighlighted == gpu::kGpuFlagHighlighted);
 
 }  // namespace

@@ -38,7 +38,9 @@ TEST(BatchesTest, ArcsAreCutFinelyEnoughAndCoverTheirSpan) {
     EXPECT_FLOAT_EQ(out.back().angles.y, 0.6f);
     const size_t ring = out.size() - 1;
     // Chord error of each segment of the ring within 0.2 px: segment angle <= 2 acos(1 - 0.2/400).
-    const float step = (out[0].angles.y - out[0].angles.x) / static_cast<float>(gpu::kArcSegmentsPerInstance);
+    EXPECT_EQ(out.back().segments, 1u);
+    const float step = (out[0].angles.y - out[0].angles.x) / static_cast<float>(out[0].segments);
+    EXPECT_LE(out[0].segments, gpu::kArcSegmentsPerInstance);
     EXPECT_LE(400.0f * (1 - std::cos(step / 2)), 0.2f + 1e-4f);
     EXPECT_FLOAT_EQ(out[0].angles.x, 0.0f);
     EXPECT_NEAR(out[ring - 1].angles.y, 2 * kPi, 1e-5f);

@@ -254,6 +254,15 @@ TEST_F(SceneTest, SameListTwiceGivesIdenticalImages) {
     const FrameStats stats = renderer().lastFrame();
     EXPECT_EQ(stats.boxes_drawn, 64u);
     EXPECT_GE(stats.draw_calls, 8u);
+    EXPECT_GT(stats.wall_ms, 0.0);
+    // GPU memory is counted and named.
+    const MemoryStats memory = renderer().memoryStats();
+    EXPECT_GE(memory.blocks, 1u);
+    EXPECT_GE(memory.live_allocations, 4u);
+    bool atlas = false;
+    for (const auto& [name, size] : renderer().memoryAllocations())
+        atlas = atlas || (name == "glyph atlas" && size > 0);
+    EXPECT_TRUE(atlas);
 }
 
 TEST_F(SceneTest, BadSizesAreErrorsNotCrashes) {

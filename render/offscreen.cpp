@@ -1,5 +1,6 @@
 #include "render/offscreen.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace memcity::render {
@@ -11,6 +12,21 @@ Result<RenderTarget> RenderTarget::create(const Device& device, Allocator& alloc
         return Error{"render target size " + std::to_string(options.width) + "x" +
                      std::to_string(options.height) + " is outside 1.." + std::to_string(max_dim) +
                      " (this device's maxImageDimension2D)"};
+    // Refuse what would exhaust the device (lavapipe would try, in system memory).
+    const VkDeviceSize samples = options.samples;
+    const VkDeviceSize bytes_per_pixel = (samples > 1 ? 4 * samples : 0) + 4 * samples +
+                                         (options.own_color ? 4 : 0) + (options.readback ? 4 : 0);
+    const VkDeviceSize bytes = VkDeviceSize{options.width} * options.height * bytes_per_pixel;
+    VkDeviceSize heap = 0;
+    const VkPhysicalDeviceMemoryProperties& memory = device.memoryProperties();
+    for (uint32_t i = 0; i < memory.memoryHeapCount; ++i)
+        if (memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)
+            heap = std::max(heap, memory.memoryHeaps[i].size);
+    if (heap > 0 && bytes > heap / 2)
+        return Error{"render target " + std::to_string(options.width) + "x" + std::to_string(options.height) +
+                     " with " + std::to_string(samples) + " samples needs " + std::to_string(bytes >> 20) +
+                     " MiB, more than half of the device's largest memory heap (" +
+                     std::to_string(heap >> 20) + " MiB)"};
     RenderTarget t;
     t.options_ = options;
     if (options.samples != VK_SAMPLE_COUNT_1_BIT) {

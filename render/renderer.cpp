@@ -696,4 +696,11 @@ MemoryStats Renderer::memoryStats() const {
     return MemoryStats{s.blocks, s.block_bytes, s.live_allocations, s.live_bytes};
 }
 
+std::vector<std::pair<std::string, uint64_t>> Renderer::memoryAllocations() const {
+    std::vector<std::pair<std::string, uint64_t>> out;
+    for (auto& [name, size] : impl_->allocator->liveAllocations())
+        out.emplace_back(name, size);
+    return out;
+}
+
 }  // namespace memcity::render

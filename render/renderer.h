@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "render/draw_list.h"
@@ -104,6 +105,8 @@ public:
     uint64_t validationMessages() const;
     FrameStats lastFrame() const;
     MemoryStats memoryStats() const;
+    // The live GPU allocations by name ("frame upload", "glyph atlas", ...) and size in bytes.
+    std::vector<std::pair<std::string, uint64_t>> memoryAllocations() const;
 
 private:
     struct Impl;

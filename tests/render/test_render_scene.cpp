@@ -2,6 +2,7 @@
 // edges, a box where the camera puts it, depth order, blending, arc coverage, labels inside
 // their measured box, repeatable frames and size errors.
 #include <cmath>
+#include <cstdlib>
 #include <numbers>
 
 #include "render/batches.h"
@@ -254,6 +255,15 @@ TEST_F(SceneTest, SameListTwiceGivesIdenticalImages) {
     const FrameStats stats = renderer().lastFrame();
     EXPECT_EQ(stats.boxes_drawn, 64u);
     EXPECT_GE(stats.draw_calls, 8u);
+    EXPECT_GT(stats.wall_ms, 0.0);
+    // GPU memory is counted and named.
+    const MemoryStats memory = renderer().memoryStats();
+    EXPECT_GE(memory.blocks, 1u);
+    EXPECT_GE(memory.live_allocations, 4u);
+    bool atlas = false;
+    for (const auto& [name, size] : renderer().memoryAllocations())
+        atlas = atlas || (name == "glyph atlas" && size > 0);
+    EXPECT_TRUE(atlas);
 }
 
 TEST_F(SceneTest, BadSizesAreErrorsNotCrashes) {
@@ -282,6 +292,32 @@ TEST_F(SceneTest, EmptyStringsAndOddInputsDrawNothingBad) {
     list.lines.push_back({{5, 5}, {5, 5}, 2.0f, rgba(255, 0, 0)});     // zero length
     const Image image = render(list, 16, 16);
     EXPECT_EQ(image.width, 16u);
+}
+
+}  // namespace
+}  // namespace memcity::render::testing
+
+namespace memcity::render::testing {
+namespace {
+
+TEST(RendererCreateTest, BadFontPathIsAClearError) {
+    RendererOptions options;
+    options.font_path = "/nonexistent/fonts/missing.ttf";
+    auto r = Renderer::create(options);
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("/nonexistent/fonts/missing.ttf"), std::string::npos)
+        << r.error().message;
+}
+
+TEST(RendererCreateTest, MissingValidationLayerIsAClearError) {
+    // VK_LAYER_PATH replaces the loader's layer search folders: no layer can be found.
+    ASSERT_EQ(setenv("VK_LAYER_PATH", "/nonexistent/layers", 1), 0);
+    RendererOptions options;
+    options.validation = true;
+    auto r = Renderer::create(options);
+    unsetenv("VK_LAYER_PATH");
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.error().message.find("VK_LAYER_KHRONOS_validation"), std::string::npos) << r.error().message;
 }
 
 }  // namespace

@@ -5,6 +5,10 @@
 #include <vector>
 
 #include "scene/camera.h"
+#include "scene/city_layout.h"
+#include "scene/city_scene.h"
+#include "scene/city_state.h"
+#include "scene/scene_fixture.h"
 
 namespace memcity::scene {
 namespace {
@@ -140,6 +144,55 @@ TEST(Geometry, PickBoxTakesTheNearestBoxDrawn) {
     const Ray up{glm::vec3(0.5f, -1, 0.5f), glm::vec3(0, 1, 0)};
     EXPECT_EQ(pickBox(boxes, up)->index, 0u);
     EXPECT_FALSE(pickBox(boxes, Ray{glm::vec3(5, 10, 5), glm::vec3(0, -1, 0)}).has_value());
+}
+
+// Picking: the pixel of a building's roof picks that building, in the draw list's boxes and in
+// the exact city; a pixel on a plate between buildings picks the district.
+TEST(Camera, PickingHitsTheBuildingUnderThePixel) {
+    testing::Fixture f = testing::fixtureOf(testing::lifecycleTrace(), "type,site");
+    const TreeSeries& s = *f.series;
+    const CityLayout l = *buildCityLayout(s);
+    const CityState st = cityAt(l, s, 3.0);
+    const glm::vec2 viewport(1280, 720);
+    for (const char* preset : {"top", "overview"}) {
+        const render::CameraMatrices cam =
+            cameraPreset(preset, l.bounds, viewport.x / viewport.y)->matrices();
+        render::DrawList dl;
+        CitySceneOptions o;
+        o.merge = false;
+        buildCityDrawList(l, st, cam, viewport, o, dl);
+        for (const std::vector<std::string>& path : {std::vector<std::string>{"int[]", testing::kOther},
+                                                     {"A", testing::kRun},
+                                                     {"B", testing::kOther}}) {
+            const uint32_t id = s.find(path), b = l.findBuilding(id);
+            ASSERT_NE(b, kNoIndex);
+            if (st.buildings[b].alpha == 0) continue;  // B/other holds nothing at GC 3
+            const Bounds box = buildingBounds(l, st, b);
+            const glm::vec3 roof(box.center().x, box.max.y, box.center().z);
+            const auto px = projectToPixel(cam, viewport, roof);
+            ASSERT_TRUE(px.has_value());
+            const Ray ray = rayThroughPixel(cam, viewport, glm::vec2(*px));
+            const auto hit = pickBox(dl.boxes, ray);
+            ASSERT_TRUE(hit.has_value()) << preset << " " << path[0];
+            EXPECT_EQ(dl.boxes[hit->index].id, id) << preset << " " << path[0];
+            const auto exact = pickCity(l, st, ray);
+            ASSERT_TRUE(exact.has_value());
+            EXPECT_EQ(exact->id, id);
+            EXPECT_FALSE(exact->district);
+            EXPECT_EQ(exact->index, b);
+        }
+        // Just inside the corner of int[]'s plate, where no building stands.
+        const uint32_t d = l.findDistrict(s.find({"int[]"}));
+        const CityDistrict& district = l.districts[d];
+        const glm::vec3 corner(district.x0 + 0.5f, district.y1, district.z1 - 0.5f);
+        const Ray ray = rayThroughPixel(cam, viewport, glm::vec2(*projectToPixel(cam, viewport, corner)));
+        const auto exact = pickCity(l, st, ray);
+        ASSERT_TRUE(exact.has_value());
+        EXPECT_TRUE(exact->district) << preset;
+        EXPECT_EQ(exact->id, district.node) << preset;
+        // A ray pointing away from the city hits nothing.
+        EXPECT_FALSE(pickCity(l, st, Ray{glm::vec3(0, 1000, 0), glm::vec3(0, 1, 0)}).has_value());
+    }
 }
 
 }  // namespace

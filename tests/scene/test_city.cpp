@@ -1,5 +1,5 @@
-// The city: layout (treemap, streets, pruning, Other) and the state at fractional t (heights,
-// tween, fade, trends).
+// The city: layout (treemap, streets, pruning, Other), the state at fractional t (heights, tween,
+// fade, trends), and what the draw list holds (fixed footprints, merging, labels, legend).
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -7,6 +7,7 @@
 #include <set>
 
 #include "scene/city_layout.h"
+#include "scene/city_scene.h"
 #include "scene/city_state.h"
 #include "scene/scene_fixture.h"
 #include "scene/time_cursor.h"
@@ -402,6 +403,206 @@ TEST(CityState, ColoursShowTheTrendSinceTheFirstGc) {
     o.trend_from = 1.5;  // 24 -> 32
     EXPECT_EQ(cityAt(l, s, 3.0, o).buildings[a_run].trend, Trend::kGrowing);
     EXPECT_EQ(cityAt(l, s, 3.0, o).buildings[a_other].trend, Trend::kGrowing);  // 8 -> 16
+}
+
+render::DrawList frameOf(const CityLayout& l, const CityState& st, const OrbitCamera& cam,
+                         const CitySceneOptions& o, CitySceneStats* stats = nullptr) {
+    render::DrawList dl;
+    const CitySceneStats got = buildCityDrawList(l, st, cam.matrices(), {1280.0f, 720.0f}, o, dl);
+    if (stats) *stats = got;
+    return dl;
+}
+
+OrbitCamera overview(const CityLayout& l) {
+    auto cam = cameraPreset("overview", l.bounds, 1280.0f / 720.0f);
+    EXPECT_TRUE(cam.ok());
+    return *cam;
+}
+
+// Positions are computed once: at every t each building's box has the same footprint.
+TEST(CityScene, FootprintsNeverMoveWhileTimeDoes) {
+    Fixture f = fixtureOf(testing::scenarioTrace("growing-map"), "type,site");
+    const TreeSeries& s = *f.series;
+    const CityLayout l = layoutOf(s);
+    const OrbitCamera cam = overview(l);
+    CitySceneOptions o;
+    o.merge = false;
+    o.cull = false;
+    std::map<std::pair<uint32_t, float>, std::array<float, 4>> seen;
+    size_t checked = 0;
+    for (double t = 0; t <= static_cast<double>(s.gcCount() - 1); t += 0.5) {
+        const render::DrawList dl = frameOf(l, cityAt(l, s, t), cam, o);
+        for (const render::BoxInstance& b : dl.boxes) {
+            // A plate and a building are told apart by where they stand.
+            const std::array<float, 4> rect = {b.min.x, b.min.z, b.max.x, b.max.z};
+            const auto [it, fresh] = seen.emplace(std::make_pair(b.id, b.min.y), rect);
+            if (!fresh) {
+                EXPECT_EQ(it->second, rect) << s.path(b.id) << " moved at t=" << t;
+                ++checked;
+            }
+        }
+    }
+    EXPECT_GT(checked, 100u);
+    for (const CityBuilding& b : l.buildings) {
+        const auto it = seen.find({b.id, b.base});
+        if (it != seen.end()) {
+            EXPECT_EQ(it->second, (std::array<float, 4>{b.x0, b.z0, b.x1, b.z1}));
+        }
+    }
+}
+
+TEST(CityScene, BoxesCarryIdsColoursAndSelection) {
+    Fixture f = fixtureOf(testing::lifecycleTrace(), "type,site");
+    const TreeSeries& s = *f.series;
+    const CityLayout l = layoutOf(s);
+    const CityState st = cityAt(l, s, 3.0);
+    const uint32_t ints_other = s.find({"int[]", kOther}), a = s.find({"A"});
+    CitySceneOptions o;
+    o.selected = {ints_other};
+    o.highlighted = {a};
+    CitySceneStats stats;
+    const render::DrawList dl = frameOf(l, st, overview(l), o, &stats);
+    EXPECT_EQ(stats.plates, l.districts.size());
+    EXPECT_EQ(stats.buildings + stats.hidden_buildings, l.buildings.size());
+    size_t selected = 0, highlighted = 0;
+    for (const render::BoxInstance& b : dl.boxes) {
+        if (b.id == ints_other && b.max.y > b.min.y + 1) {
+            EXPECT_EQ(b.flags, render::kFlagSelected);
+            EXPECT_EQ(b.color, palette::trendColor(Trend::kStronglyGrowing));
+            EXPECT_FLOAT_EQ(b.max.y - b.min.y, l.options.height);
+        }
+        selected += (b.flags & render::kFlagSelected) != 0;
+        highlighted += (b.flags & render::kFlagHighlighted) != 0;
+    }
+    EXPECT_EQ(selected, 1u);
+    EXPECT_EQ(highlighted, 1u);  // A's plate
+    EXPECT_EQ(dl.clear_color, palette::kBackground);
+    EXPECT_EQ(dl.camera.eye, overview(l).eye());
+}
+
+TEST(CityScene, CullingDropsWhatIsOffScreen) {
+    Fixture f = fixtureOf(testing::scenarioTrace("big-heap"), "type,site,thread");
+    const TreeSeries& s = *f.series;
+    const CityLayout l = layoutOf(s);
+    const CityState st = cityAt(l, s, static_cast<double>(s.gcCount() - 1));
+    // Close to one corner of the city, looking at it.
+    OrbitCamera cam = overview(l);
+    cam.target = glm::vec3(100.0f, 0.0f, 100.0f);
+    cam.distance = 150.0f;
+    cam.fitClipPlanes(l.bounds);
+    CitySceneOptions o;
+    o.merge = false;
+    o.labels = false;
+    CitySceneStats culled, all;
+    const render::DrawList kept = frameOf(l, st, cam, o, &culled);
+    o.cull = false;
+    const render::DrawList every = frameOf(l, st, cam, o, &all);
+    EXPECT_LT(kept.boxes.size(), every.boxes.size() / 2);
+    EXPECT_GT(culled.culled_buildings, 0u);
+    EXPECT_EQ(culled.buildings + culled.culled_buildings + culled.hidden_buildings, l.buildings.size());
+    const Frustum frustum = frustumOf(cam.matrices());
+    std::set<std::pair<uint32_t, float>> drawn;
+    for (const render::BoxInstance& b : kept.boxes) {
+        EXPECT_TRUE(frustum.intersects({b.min, b.max}));
+        drawn.emplace(b.id, b.min.y);
+    }
+    // Every box left out is outside the frustum.
+    for (const render::BoxInstance& b : every.boxes)
+        if (!drawn.count({b.id, b.min.y})) {
+            EXPECT_FALSE(frustum.intersects({b.min, b.max}));
+        }
+}
+
+TEST(CityScene, MergingFarAwayKeepsTheFootprintAndVolume) {
+    Fixture f = fixtureOf(testing::scenarioTrace("big-heap"), "type,site,thread");
+    const TreeSeries& s = *f.series;
+    CityLayoutOptions lo;
+    lo.prune.enabled = false;
+    const CityLayout l = layoutOf(s, lo);
+    const CityState st = cityAt(l, s, static_cast<double>(s.gcCount() - 1));
+    OrbitCamera cam = overview(l);
+    cam.dolly(4.0f);
+    cam.fitClipPlanes(l.bounds);
+    CitySceneOptions o;
+    o.labels = false;
+    CitySceneStats merged, plain;
+    const render::DrawList few = frameOf(l, st, cam, o, &merged);
+    o.merge = false;
+    const render::DrawList many = frameOf(l, st, cam, o, &plain);
+    EXPECT_GT(merged.merged_boxes, 0u);
+    EXPECT_LT(few.boxes.size() * 2, many.boxes.size());
+    EXPECT_EQ(merged.buildings + merged.merged_buildings, plain.buildings);
+    // Each merged box covers the buildings it stands for and holds about their volume.
+    double box_area = 0, lot_area = 0, box_volume = 0, volume = 0;
+    for (const render::BoxInstance& b : few.boxes) {
+        const uint32_t d = l.findDistrict(b.id);
+        if (d == kNoIndex || b.min.y != l.districts[d].y1) continue;  // a plate, or a building
+        const CityDistrict& district = l.districts[d];
+        box_area += static_cast<double>((b.max.x - b.min.x) * (b.max.z - b.min.z));
+        box_volume += static_cast<double>((b.max.x - b.min.x) * (b.max.z - b.min.z) * (b.max.y - b.min.y));
+        for (uint32_t i = district.building_begin; i < district.building_end; ++i) {
+            const CityBuilding& x = l.buildings[i];
+            EXPECT_TRUE(inside(x.x0, x.z0, x.x1, x.z1, b.min.x, b.min.z, b.max.x, b.max.z));
+            lot_area += static_cast<double>(x.area());
+            volume += static_cast<double>(x.area()) *
+                      static_cast<double>(x.base + st.buildings[i].height - district.y1) *
+                      (st.buildings[i].alpha > 0);
+        }
+    }
+    EXPECT_GE(box_area, lot_area);
+    EXPECT_LT(box_area, lot_area * 2);
+    EXPECT_GE(box_volume, volume * 0.999);
+    EXPECT_LT(box_volume, volume * 2);
+    // Near the city nothing is merged.
+    const CitySceneStats near = [&] {
+        CitySceneStats st2;
+        o.merge = true;
+        frameOf(l, st, overview(l), o, &st2);
+        return st2;
+    }();
+    EXPECT_LT(near.merged_buildings, merged.merged_buildings);
+}
+
+TEST(CityScene, LabelsDoNotOverlapAndTheLegendShowsTheFourTrends) {
+    Fixture f = fixtureOf(testing::scenarioTrace("multi-cache"), "package,type,site");
+    const TreeSeries& s = *f.series;
+    const CityLayout l = layoutOf(s);
+    const CityState st = cityAt(l, s, static_cast<double>(s.gcCount() - 1));
+    CitySceneOptions o;
+    CitySceneStats stats;
+    const render::DrawList dl = frameOf(l, st, overview(l), o, &stats);
+    ASSERT_GT(stats.labels, 1u);
+    ASSERT_EQ(dl.labels.size(), stats.labels + 1 + kTrendCount);
+    std::vector<std::pair<glm::vec2, glm::vec2>> boxes;
+    for (size_t i = 0; i < stats.labels; ++i) {
+        const render::Label& label = dl.labels[i];
+        EXPECT_EQ(label.anchor, render::TextAnchor::kCenter);
+        const float w = textWidth(o, label.text, label.size_px) + 6, h = label.size_px + 4;
+        const glm::vec2 a = label.pos - glm::vec2(w, h) * 0.5f, b = a + glm::vec2(w, h);
+        EXPECT_GE(a.x, 0.0f);
+        EXPECT_LE(b.x, 1280.0f);
+        for (const auto& [c, d] : boxes)
+            EXPECT_FALSE(a.x < d.x && c.x < b.x && a.y < d.y && c.y < b.y) << label.text;
+        boxes.emplace_back(a, b);
+        bool known = false;
+        for (const std::string& text : l.district_labels)
+            known |= text == label.text || (label.text.ends_with("...") &&
+                                            text.starts_with(label.text.substr(0, label.text.size() - 3)));
+        EXPECT_TRUE(known) << label.text;
+    }
+    // The legend: a panel and four swatches in the trend colours, strongest growth first.
+    ASSERT_EQ(dl.rects.size(), 1u + kTrendCount);
+    EXPECT_EQ(dl.rects[1].color, palette::trendColor(Trend::kStronglyGrowing));
+    EXPECT_EQ(dl.rects[4].color, palette::trendColor(Trend::kShrinking));
+    EXPECT_EQ(dl.labels.back().text, "shrinking");
+    EXPECT_GT(dl.rects[0].min.y, 720.0f / 2);  // bottom left
+    // A measure function is used when given: text too wide for every district gives no label.
+    o.measure_text = [](std::string_view, float) { return 1e6f; };
+    frameOf(l, st, overview(l), o, &stats);
+    EXPECT_EQ(stats.labels, 0u);
+    o.legend = false;
+    o.labels = false;
+    EXPECT_TRUE(frameOf(l, st, overview(l), o).labels.empty());
 }
 
 }  // namespace

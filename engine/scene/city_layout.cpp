@@ -62,9 +62,10 @@ Rect inset(const Rect& r, double pad, double max_share) {
 
 // Squarified treemap (Bruls, Huizing, van Wijk 2000) keeping the given order: rows are filled
 // along the shorter side of what is left while adding an item improves the row's worst aspect
-// ratio. `weights` are positive; out[i] is the cell of weights[i]; the cells tile `r` exactly.
-void squarify(std::span<const double> weights, Rect r, std::vector<Rect>& out) {
-    out.assign(weights.size(), Rect{});
+// ratio. `weights` are positive; out[i] (out.size() == weights.size()) becomes the cell of
+// weights[i]; the cells tile `r` exactly.
+void squarify(std::span<const double> weights, Rect r, std::span<Rect> out) {
+    std::fill(out.begin(), out.end(), Rect{});
     double total = 0;
     for (double w : weights)
         total += w;
@@ -151,16 +152,19 @@ private:
         items_.push_back(Item{node, depth, true});
         const std::span<const uint32_t> children = order_.childrenOf(node);
         const uint32_t shown = order_.shown_count[node];
-        std::vector<uint32_t> kids;
+        // This district's kids go on a stack shared with the calls below (which leave it as
+        // they found it), then into kids_ as one block.
+        const size_t base = stack_.size();
         for (uint32_t j = 0; j < shown; ++j) {
             const uint32_t c = children[j];
             if (order_.peak[mi_][c] == 0) continue;
             if (!series_.node(c).children.empty() && depth + 1 < o_.max_depth) {
-                kids.push_back(addDistrict(c, depth + 1));
+                const uint32_t kid = addDistrict(c, depth + 1);
+                stack_.push_back(kid);
             } else {
                 Item b{c, depth + 1, false};
                 b.peak = {static_cast<double>(order_.peak[0][c]), static_cast<double>(order_.peak[1][c])};
-                kids.push_back(static_cast<uint32_t>(items_.size()));
+                stack_.push_back(static_cast<uint32_t>(items_.size()));
                 items_.push_back(b);
             }
         }
@@ -173,19 +177,20 @@ private:
         other.group_mid = static_cast<uint32_t>(out_.group_ids.size());
         out_.group_ids.insert(out_.group_ids.end(), children.begin(), children.begin() + shown);
         other.group_end = static_cast<uint32_t>(out_.group_ids.size());
-        kids.push_back(static_cast<uint32_t>(items_.size()));
+        stack_.push_back(static_cast<uint32_t>(items_.size()));
         items_.push_back(other);
 
         items_[index].kids_begin = static_cast<uint32_t>(kids_.size());
-        kids_.insert(kids_.end(), kids.begin(), kids.end());
+        kids_.insert(kids_.end(), stack_.begin() + static_cast<ptrdiff_t>(base), stack_.end());
         items_[index].kids_end = static_cast<uint32_t>(kids_.size());
+        stack_.resize(base);
         return index;
     }
 
-    // series.label(id), asked once per distinct (level, key, depth within the level's path): a
-    // label depends on nothing else (tree_nodes::label), and deep cities repeat a few labels in
-    // thousands of districts (the same thread under every site).
-    const std::string& labelOf(uint32_t id) {
+    // The index of series.label(id) in out_.labels, asked once per distinct (level, key, depth
+    // within the level's path): a label depends on nothing else (tree_nodes::label), and deep
+    // cities repeat a few labels in thousands of districts (the same thread under every site).
+    uint32_t labelOf(uint32_t id) {
         const SeriesNode& node = series_.node(id);
         uint32_t depth = 0;
         for (uint32_t at = node.parent; at != kNoNode && series_.node(at).level == node.level;
@@ -193,7 +198,10 @@ private:
             ++depth;
         const LabelKey key{node.level, depth, node.key};
         auto it = labels_.find(key);
-        if (it == labels_.end()) it = labels_.emplace(key, series_.label(id)).first;
+        if (it == labels_.end()) {
+            it = labels_.emplace(key, static_cast<uint32_t>(out_.labels.size())).first;
+            out_.labels.push_back(series_.label(id));
+        }
         return it->second;
     }
 
@@ -212,28 +220,30 @@ private:
         d.y1 = d.y0 + o_.plate_height;
         d.weight = it.weight;
         out_.districts.push_back(d);
-        out_.district_labels.push_back(labelOf(it.id));
+        out_.districts.back().label = labelOf(it.id);
 
         const double pad = 0.5 * static_cast<double>(o_.street) *
                            std::pow(static_cast<double>(o_.street_decay), static_cast<double>(it.depth));
         const double share = static_cast<double>(o_.max_street_share);
         const Rect inner = inset(r, pad, share);
-        std::vector<uint32_t> kids;
-        std::vector<double> weights;
+        // The kids that take space and their cells, on stacks shared with the calls below.
+        const size_t base = stack_.size();
+        weights_.clear();
         for (uint32_t k = it.kids_begin; k < it.kids_end; ++k) {
             if (items_[kids_[k]].weight <= 0) continue;
-            kids.push_back(kids_[k]);
-            weights.push_back(items_[kids_[k]].weight);
+            stack_.push_back(kids_[k]);
+            weights_.push_back(items_[kids_[k]].weight);
         }
-        std::vector<Rect> cells;
-        squarify(weights, inner, cells);
+        const size_t count = stack_.size() - base;
+        cells_.resize(base + count);
+        squarify(weights_, inner, std::span<Rect>(cells_).subspan(base, count));
 
         const auto first = static_cast<uint32_t>(out_.buildings.size());
-        for (size_t k = 0; k < kids.size(); ++k) {
-            const Item& kid = items_[kids[k]];
+        for (size_t k = base; k < base + count; ++k) {
+            const Item& kid = items_[stack_[k]];
             if (kid.district) continue;
             const Rect c =
-                inset(cells[k], pad, std::min(share, static_cast<double>(o_.max_building_gap_share)));
+                inset(cells_[k], pad, std::min(share, static_cast<double>(o_.max_building_gap_share)));
             CityBuilding b;
             b.id = kid.id;
             b.district = di;
@@ -249,8 +259,10 @@ private:
             out_.buildings.push_back(b);
         }
         const auto direct = static_cast<uint32_t>(out_.buildings.size());
-        for (size_t k = 0; k < kids.size(); ++k)
-            if (items_[kids[k]].district) place(kids[k], inset(cells[k], pad, share), di);
+        for (size_t k = base; k < base + count; ++k)
+            if (items_[stack_[k]].district) place(stack_[k], inset(cells_[k], pad, share), di);
+        stack_.resize(base);
+        cells_.resize(base);
         CityDistrict& done = out_.districts[di];
         done.building_begin = first;
         done.direct_end = direct;
@@ -287,6 +299,10 @@ private:
     SeriesOrder order_;
     std::vector<Item> items_;
     std::vector<uint32_t> kids_;
+    // Scratch shared by the recursive calls, each using the end it found and leaving it so.
+    std::vector<uint32_t> stack_;
+    std::vector<Rect> cells_;
+    std::vector<double> weights_;
     struct LabelKey {
         uint32_t level, depth;
         Key key;
@@ -297,7 +313,7 @@ private:
             return static_cast<size_t>((k.key * 0x9e3779b97f4a7c15ull) ^ (uint64_t{k.level} << 32 | k.depth));
         }
     };
-    std::unordered_map<LabelKey, std::string, LabelHash> labels_;
+    std::unordered_map<LabelKey, uint32_t, LabelHash> labels_;
 };
 
 }  // namespace

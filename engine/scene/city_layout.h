@@ -81,6 +81,7 @@ struct CityDistrict {
     uint32_t building_begin = 0, direct_end = 0, building_end = 0;  // see "Storage" above
     float max_building_side = 0;  // the longest footprint side of the buildings inside
     double weight = 0;            // sum of the buildings' peaks inside (layout metric)
+    uint32_t label = 0;           // index into CityLayout::labels
 };
 
 struct CityBuilding {
@@ -130,16 +131,19 @@ SeriesOrder orderSeries(const TreeSeries& series, SortStrategy sort, Metric metr
 
 struct CityLayout {
     CityLayoutOptions options;
-    std::vector<CityDistrict> districts;       // preorder; [0] is the root
-    std::vector<CityBuilding> buildings;       // see "Storage"
-    std::vector<uint32_t> group_ids;           // the "Other" buildings' node lists
-    std::vector<std::string> district_labels;  // series.label(node) per district
+    std::vector<CityDistrict> districts;  // preorder; [0] is the root
+    std::vector<CityBuilding> buildings;  // see "Storage"
+    std::vector<uint32_t> group_ids;      // the "Other" buildings' node lists
+    std::vector<std::string> labels;      // the distinct district labels (districtLabel)
     Bounds bounds;                        // the plates and the tallest building at its peak (options.height)
     std::array<double, 2> global_peak{};  // the largest building peak per metric (metricIndex)
     size_t node_count = 0;                // series.size() when laid out
     size_t gc_count = 0;                  // series.gcCount() when laid out
 
+    // series.label(node) of district `index`.
+    const std::string& districtLabel(size_t index) const { return labels[districts[index].label]; }
     // Index of the building showing `id` (a node or an Other id), or kNoIndex.
+    // Both finds are linear scans.
     uint32_t findBuilding(uint32_t id) const;
     // Index of the district of node `id`, or kNoIndex.
     uint32_t findDistrict(uint32_t id) const;

@@ -97,6 +97,15 @@ private:
         return d.max_building_side * focal_px_ / distance < o_.merge_below_px;
     }
 
+    // A cheap first look before projecting a district for its label: its longest side seen from
+    // its plate's nearest point, with room to spare for the perspective (a plate seen off the
+    // view's axis looks wider), against min_label_district_px.
+    bool mayHoldLabel(const CityDistrict& d) const {
+        const Bounds plate_top{glm::vec3(d.x0, d.y1, d.z0), glm::vec3(d.x1, d.y1, d.z1)};
+        const float distance = std::max(distanceTo(plate_top, camera_.eye), 1e-6f);
+        return std::max(d.x1 - d.x0, d.z1 - d.z0) * focal_px_ / distance >= 0.25f * o_.min_label_district_px;
+    }
+
     void plate(uint32_t i) {
         const CityDistrict& d = layout_.districts[i];
         render::BoxInstance box;
@@ -111,7 +120,8 @@ private:
         box.flags = flagsOf(d.node);
         out_.boxes.push_back(box);
         ++stats_.plates;
-        if (d.depth >= 1) candidates_.push_back({i, (d.x1 - d.x0) * (d.z1 - d.z0)});
+        if (d.depth >= 1 && o_.labels && mayHoldLabel(d))
+            candidates_.push_back({i, (d.x1 - d.x0) * (d.z1 - d.z0)});
     }
 
     void building(uint32_t b) {
@@ -215,7 +225,7 @@ private:
             if (!center) continue;
             const float size =
                 std::max(o_.min_label_size_px, o_.label_size_px - 2.0f * static_cast<float>(d.depth - 1));
-            std::string text = fit(layout_.district_labels[c.district], size, hi.x - lo.x);
+            std::string text = fit(layout_.districtLabel(c.district), size, hi.x - lo.x);
             if (text.empty()) continue;
             const float w = textWidth(o_, text, size) + 6.0f, h = size + 4.0f;
             const glm::vec2 a(center->x - w * 0.5f, center->y - h * 0.5f), b(a.x + w, a.y + h);

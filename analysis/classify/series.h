@@ -123,6 +123,21 @@ public:
     // one-to-many classifier.
     uint64_t sum(std::span<const uint32_t> ids, uint32_t gc, Metric metric) const;
     double sumAt(std::span<const uint32_t> ids, double t, Metric metric) const;
+    // Every node's counts at the GC with index `index` of gcs() (contract: index < gcCount()):
+    // calls f(uint32_t id, const SeriesCounts&) in ascending id order, for every node of a dense
+    // column (zeros included) or only the nodes holding objects of a sparse one. The way to read
+    // whole columns fast (a layout reads every node at every GC; counts() searches per call).
+    template <class F>
+    void forEachCount(size_t index, F&& f) const {
+        const Column& c = columns_[index];
+        if (c.dense) {
+            for (uint32_t id = 0; id < c.nodes; ++id)
+                f(id, c.values[id]);
+        } else {
+            for (size_t i = 0; i < c.ids.size(); ++i)
+                f(c.ids[i], c.values[i]);
+        }
+    }
     // Objects left out by the chain's filters at GC `gc`.
     SeriesCounts filtered(uint32_t gc) const;
 

@@ -1,0 +1,164 @@
+// bench_layout: the memory city over a real tree series of the big-heap workload (scale 40: 200
+// GCs) with a fine-grained chain (type, site, thread, array length in power-of-two buckets: about
+// 20k meta nodes; --chain picks another).
+//
+//   the series (GCs, meta nodes; its build is not what is measured); the time one pass over all
+//   its columns takes (the floor of any layout that reads every count); then per city (every node
+//   shown, and pruned to 90% / 9 / "Other"): the layout (the order, pruning and peaks of every
+//   node read from the columns, the treemap, labels) with 1 and 2 threads, districts and
+//   buildings; one tween step (cityAt at a fractional t); the frame (culling, merging, labels,
+//   legend into a draw list) with the boxes it holds, from the overview, from far away and from
+//   the street, merged and not. Milliseconds, medians of repeated runs. Targets: layout <= 20 ms,
+//   tween <= 2 ms for ~20k buildings.
+//
+// usage: bench_layout [--scale N] [--trace-dir DIR] [--chain CHAIN]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "bench_traces.h"
+#include "classify/series.h"
+#include "scene/camera.h"
+#include "scene/city_layout.h"
+#include "scene/city_scene.h"
+#include "scene/city_state.h"
+
+using namespace memcity;
+using namespace memcity::scene;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+constexpr const char* kDefaultChain = "type,site,thread,length(buckets=1)";
+
+// The median of `runs` timings of f, in milliseconds.
+double medianMs(int runs, const std::function<void()>& f) {
+    std::vector<double> ms;
+    for (int i = 0; i < runs; ++i) {
+        const auto t0 = Clock::now();
+        f();
+        ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    }
+    std::sort(ms.begin(), ms.end());
+    return ms[ms.size() / 2];
+}
+
+void benchCity(const TreeSeries& series, const char* name, const CityLayoutOptions& options) {
+    CityLayout layout;
+    std::printf("\n-- %s --\n", name);
+    for (unsigned threads : {1u, 2u}) {
+        CityLayoutOptions o = options;
+        o.threads = threads;
+        const double order_ms = medianMs(7, [&] {
+            SeriesOrder order = orderSeries(series, o.sort, o.metric, o.prune, threads);
+            (void)order;
+        });
+        const double layout_ms = medianMs(7, [&] { layout = std::move(*buildCityLayout(series, o)); });
+        std::printf("layout, %u thread%s: %8.2f ms (order, pruning and peaks of every node: %.2f ms)\n",
+                    threads, threads == 1 ? " " : "s", layout_ms, order_ms);
+    }
+    std::printf("%zu districts, %zu buildings\n", layout.districts.size(), layout.buildings.size());
+
+    CityState state;
+    const double t = static_cast<double>(series.gcCount() - 1) * 0.6 + 0.37;  // between two GCs
+    double tick = 0;
+    const double tween_ms = medianMs(41, [&] {
+        cityAt(layout, series, t + tick, {}, state);
+        tick = tick > 0 ? 0 : 0.25;  // alternate, so both columns change
+    });
+    size_t standing = 0;
+    for (const BuildingState& b : state.buildings)
+        standing += b.alpha > 0;
+    std::printf("tween step (cityAt at t = %.2f, %zu buildings standing):  %8.3f ms\n", t, standing,
+                tween_ms);
+
+    const glm::vec2 viewport(1280, 720);
+    struct View {
+        const char* name;
+        OrbitCamera camera;
+    };
+    std::vector<View> views;
+    views.push_back({"overview", *cameraPreset("overview", layout.bounds, viewport.x / viewport.y)});
+    OrbitCamera far = views[0].camera;
+    far.dolly(3.0f);
+    far.fitClipPlanes(layout.bounds);
+    views.push_back({"far (overview x3)", far});
+    views.push_back({"street", *cameraPreset("street", layout.bounds, viewport.x / viewport.y)});
+    std::printf("%-20s %-7s %9s %8s %8s %8s %8s %8s\n", "frame", "merge", "ms", "boxes", "plates", "single",
+                "merged", "culled");
+    for (const View& v : views) {
+        const render::CameraMatrices m = v.camera.matrices();
+        for (bool merge : {true, false}) {
+            CitySceneOptions o;
+            o.merge = merge;
+            render::DrawList dl;
+            CitySceneStats stats;
+            const double ms = medianMs(15, [&] {
+                dl.clear();
+                stats = buildCityDrawList(layout, state, m, viewport, o, dl);
+            });
+            std::printf("%-20s %-7s %9.3f %8zu %8zu %8zu %8zu %8zu\n", v.name, merge ? "on" : "off", ms,
+                        dl.boxes.size(), stats.plates, stats.buildings, stats.merged_boxes,
+                        stats.culled_buildings);
+        }
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    // --chain is ours; the rest goes to the shared trace options.
+    std::string chain_spec = kDefaultChain;
+    std::vector<char*> rest = {argv[0]};
+    for (int i = 1; i < argc; ++i) {
+        if (std::string(argv[i]) == "--chain" && i + 1 < argc)
+            chain_spec = argv[++i];
+        else
+            rest.push_back(argv[i]);
+    }
+    bench::TraceArgs args;
+    if (!bench::parseTraceArgs(static_cast<int>(rest.size()), rest.data(), "bench_layout [--chain CHAIN]",
+                               &args))
+        return 1;
+    auto workload = bench::openBigHeap(args, false);
+    if (!workload) return 1;
+    auto chain = parseChain(chain_spec);
+    if (!chain) {
+        std::fprintf(stderr, "%s\n", chain.error().message.c_str());
+        return 1;
+    }
+    SeriesOptions so;
+    so.threads = 2;
+    const auto t0 = Clock::now();
+    auto series = TreeSeries::build(*workload->history, *chain, so);
+    if (!series) {
+        std::fprintf(stderr, "%s\n", series.error().message.c_str());
+        return 1;
+    }
+    std::printf(
+        "== memory city, big-heap scale %u, chain %s: %zu GCs, %zu meta nodes (series built in %.1f s) ==\n",
+        args.scale, chain_spec.c_str(), series->gcCount(), series->size(),
+        std::chrono::duration<double>(Clock::now() - t0).count());
+    // The floor of any layout that reads every count: one pass over all columns.
+    {
+        uint64_t total = 0;
+        const double ms = medianMs(5, [&] {
+            for (size_t g = 0; g < series->gcCount(); ++g)
+                series->forEachCount(g, [&](uint32_t, const SeriesCounts& c) { total += c.bytes; });
+        });
+        std::printf(
+            "reading every column once (%zu x %zu counts, %.0f MiB): %.2f ms\n", series->gcCount(),
+            series->size(),
+            static_cast<double>(series->gcCount() * series->size() * sizeof(SeriesCounts)) / (1 << 20), ms);
+        if (total == 0) std::printf("(an empty series)\n");
+    }
+    CityLayoutOptions all;
+    all.prune.enabled = false;
+    benchCity(*series, "every node shown", all);
+    benchCity(*series, "pruned (90% / 9 / Other)", CityLayoutOptions{});
+    std::printf("\ntargets: layout <= 20 ms, tween <= 2 ms for ~20k buildings\n");
+    return 0;
+}

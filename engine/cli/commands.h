@@ -21,6 +21,7 @@ int runDiff(const Words& args);
 int runInspect(const Words& args);
 int runWindows(const Words& args);
 int runSeries(const Words& args);
+int runRender(const Words& args);
 
 struct CommandHelp {
     std::string_view name;

@@ -219,6 +219,52 @@ options:
   --json            print JSON instead: the tree with per-GC arrays (docs/cli.md)
   -h, --help        this help
 )"},
+        {"render", "draw the city, sunburst, icicle or timeline at a GC, or an animation, to PNG",
+         R"(usage: memcity render FILE [--view V] [--gc N] [--classify CHAIN] [--filter EXPR] [--metric M]
+                      [--sort S] [--size WxH] [--camera NAME] [--drill PATH] [--select PATHS]
+                      [--scaled] [--all] [--depth D] -o OUT.png
+       memcity render FILE [same options] [--from A] [--to B] --frames K -o DIR
+
+Draws a view of the heap offscreen with Vulkan (Mesa's lavapipe when there is no GPU) and
+writes a PNG; with --frames, K pictures from GC A to GC B (DIR/frame_0000.png, ...), tweened
+between the GCs. The same input gives the same picture every run on the same driver.
+
+The groups come from a tree series over GCs A..B (default: the whole trace; see 'memcity
+series --help'), so a building keeps its lot and the camera its place at every GC: the
+picture at GC N and an animation over the same window show the city from the same point.
+
+views:
+  city       districts for the groups that hold groups, buildings for the rest: footprint by
+             the group's peak over the window, height by its size now, colour by its growth
+             since the window's first GC (blue shrinking, grey stable, orange growing,
+             vermillion strongly growing); stable and shrinking buildings are translucent
+  sunburst   the local view (the drill-down group and two levels below it) beside the global
+             view (the whole tree, the drill-down branch highlighted)
+  icicle     the same as rows of rectangles
+  timeline   live bytes after each GC, reachable bytes where a reference snapshot was taken,
+             GC pauses, and the suspicious windows ('memcity windows') as bands
+
+options:
+  --view V          city (default), sunburst, icicle or timeline
+  --gc N            the GC to draw (default: the last of the window)
+  --from A, --to B  the window of GCs the groups and the layout come from (default: all)
+  --frames K        draw K pictures evenly from A to B into the directory given by -o
+  --classify C      the classifier chain (default type,site; see 'memcity report --help')
+  --filter EXPR     classify only the objects for which EXPR is true
+  --metric M        bytes (default) or objects: what sizes show
+  --sort S          growth (default), start or end: the fixed order of each group's children
+  --size WxH        picture size in pixels (default 1280x720)
+  --camera NAME     city camera: overview (default), top, front or street
+  --drill PATH      sunburst / icicle: the group to drill down to, its labels separated by '/'
+  --select PATHS    draw these groups selected (paths separated by ';')
+  --scaled          sunburst / icicle: the chart's extent follows the heap's size over time
+  --all             every group, no "Other"
+  --depth D         levels below the root to draw (default 8)
+  --samples N       multisampling (default 4, lowered to what the device supports)
+  --validate        turn the Vulkan validation layer on (for debugging)
+  -o, --output F    the PNG to write, or the directory for --frames
+  -h, --help        this help
+)"},
         {"synth", "write a synthetic trace with exactly known answers",
          R"(usage: memcity synth SCENARIO -o FILE [--scale N] [--seed S] [--refs N|off] [--no-compress]
        memcity synth --list

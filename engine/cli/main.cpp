@@ -51,6 +51,7 @@ int main(int argc, char** argv) {
     if (first == "inspect") return runInspect(rest);
     if (first == "windows") return runWindows(rest);
     if (first == "series") return runSeries(rest);
+    if (first == "render") return runRender(rest);
     // Anything else that is not an option is a trace to open.
     if (first.empty() || first[0] != '-') {
         if (first.find('.') == std::string::npos && first.find('/') == std::string::npos) {

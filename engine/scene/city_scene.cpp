@@ -254,7 +254,7 @@ private:
         for (int t = 0; t < kTrendCount; ++t)
             width = std::max(width, size + 6.0f + textWidth(o_, trendName(static_cast<Trend>(t)), size));
         const float height = row * static_cast<float>(kTrendCount + 1);
-        const glm::vec2 origin(margin, viewport_.y - margin - height - 2 * pad);
+        const glm::vec2 origin(margin, viewport_.y - o_.legend_bottom_inset_px - margin - height - 2 * pad);
         out_.rects.push_back({origin, origin + glm::vec2(width + 2 * pad, height + 2 * pad),
                               palette::withAlpha(palette::kPanel, 220), 0, render::kFlagNone});
         glm::vec2 at = origin + glm::vec2(pad, pad);

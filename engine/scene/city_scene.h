@@ -56,8 +56,9 @@ struct CitySceneOptions {
     // code point).
     std::function<float(std::string_view text, float size_px)> measure_text;
 
-    bool legend = true;            // the four trend colours, bottom left
-    float legend_size_px = 14.0f;  // its text size
+    bool legend = true;                   // the four trend colours, bottom left
+    float legend_bottom_inset_px = 0.0f;  // the legend stays this far above the viewport's bottom
+    float legend_size_px = 14.0f;         // its text size
     std::string legend_title = "growth since the first GC";
 };
 

@@ -17,8 +17,12 @@ constexpr float kRimPx = 3.0f;        // the drill root's rim in the global view
 class Colorer {
 public:
     Colorer(const TreeSeries& series, const RadialLayout& layout, RadialColoring coloring,
-            const TrendOptions& trend)
-        : series_(series), layout_(layout), coloring_(coloring), trend_(trend) {
+            const TrendOptions& trend, double trend_from)
+        : series_(series),
+          layout_(layout),
+          coloring_(coloring),
+          trend_(trend),
+          trend_from_(trend_from < 0 ? static_cast<double>(series.firstGc()) : trend_from) {
         if (coloring != RadialColoring::kCategory) return;
         const std::vector<uint32_t> top =
             series.sortedChildren(TreeSeries::kRoot, layout.sort, layout.metric);
@@ -28,7 +32,7 @@ public:
 
     uint32_t operator()(const RadialItem& item) const {
         if (coloring_ == RadialColoring::kTrend) {
-            const double first = radialItemValueAt(series_, layout_, item, series_.firstGc());
+            const double first = radialItemValueAt(series_, layout_, item, trend_from_);
             const uint32_t c = palette::trendColor(classifyTrend(first, item.value, trend_));
             return item.isOther() ? palette::mix(c, kOtherColor, 0.45f) : c;
         }
@@ -51,6 +55,7 @@ private:
     const RadialLayout& layout_;
     RadialColoring coloring_;
     TrendOptions trend_;
+    double trend_from_;
     std::unordered_map<uint32_t, uint32_t> category_;
 };
 
@@ -87,7 +92,7 @@ public:
           options_(options),
           out_(out),
           scene_(scene),
-          colorer_(series, layout, options.coloring, options.trend) {
+          colorer_(series, layout, options.coloring, options.trend, options.trend_from) {
         dimmed_ = layout.root != layout.drill_root;  // a global view drilled below the series root
     }
 
@@ -226,8 +231,8 @@ private:
 }  // namespace
 
 uint32_t radialItemColor(const TreeSeries& series, const RadialLayout& layout, const RadialItem& item,
-                         RadialColoring coloring, const TrendOptions& trend) {
-    return Colorer(series, layout, coloring, trend)(item);
+                         RadialColoring coloring, const TrendOptions& trend, double trend_from) {
+    return Colorer(series, layout, coloring, trend, trend_from)(item);
 }
 
 RadialScene buildRadialScene(const TreeSeries& series, const RadialLayout& layout, PixelRect viewport,

@@ -52,6 +52,9 @@ struct RadialSceneOptions {
     RadialShape shape = RadialShape::kSunburst;
     RadialColoring coloring = RadialColoring::kTrend;
     TrendOptions trend;
+    // The GC time (as TreeSeries::valueAt takes it) the trend compares the value at t with;
+    // negative: the series' first GC.
+    double trend_from = -1.0;
     float padding_px = 6.0f;     // between the viewport's edge and the chart
     float sector_gap_px = 1.5f;  // between neighbours along a ring / row, pixels
     float ring_gap_px = 1.0f;    // between rings / rows, pixels
@@ -93,6 +96,6 @@ RadialHit pickRadial(const RadialScene& scene, glm::vec2 pixel);
 
 // The fill of an item before flags and dimming (exposed for legends and tests).
 uint32_t radialItemColor(const TreeSeries& series, const RadialLayout& layout, const RadialItem& item,
-                         RadialColoring coloring, const TrendOptions& trend = {});
+                         RadialColoring coloring, const TrendOptions& trend = {}, double trend_from = -1.0);
 
 }  // namespace memcity::scene

@@ -120,11 +120,13 @@ TimelineLayout layoutTimeline(std::span<const GcRecord> gcs, PixelRect viewport,
     }
     if (l.t1_ns <= l.t0_ns) l.t1_ns = l.t0_ns + 1;
 
-    // About four grid steps of 1, 2 or 5 in the unit of the largest value.
+    // About four grid steps of 1, 2 or 5 in the unit of the largest value; fewer when the plot is
+    // too short for four rows of labels (at least 28 pixels apart).
+    const double steps = std::clamp(std::floor(static_cast<double>(l.plot.height()) / 28.0), 1.0, 4.0);
     double unit = 1.0;
     while (static_cast<double>(top) >= 1024.0 * unit && unit < 1024.0 * 1024 * 1024 * 1024)
         unit *= 1024.0;
-    const double step = std::max(1.0, niceStep(static_cast<double>(top) / unit / 4.0) * unit);
+    const double step = std::max(1.0, niceStep(static_cast<double>(top) / unit / steps) * unit);
     l.byte_step = static_cast<uint64_t>(std::llround(step));
     l.max_bytes = std::max<uint64_t>(l.byte_step, (top + l.byte_step - 1) / l.byte_step * l.byte_step);
     return l;
@@ -301,19 +303,16 @@ TimelineScene buildTimelineScene(const TimelineLayout& layout, std::span<const G
         if (leak) entries.push_back({"leak", render::rgba(213, 94, 0)});
         if (overhead) entries.push_back({"GC overhead", render::rgba(240, 228, 66)});
         if (churn) entries.push_back({"churn", render::rgba(204, 121, 167)});
-        float x = plot.max.x;
+        // Left-aligned, so the cursor's label (at the right end when t is the last GC) never hides it.
+        float x = plot.min.x;
         const float y = layout.top_row.center().y;
-        for (auto it = entries.rbegin(); it != entries.rend(); ++it) {
-            const float w = textWidth(options.measure, it->first, label_px);
+        for (const auto& [text, color] : entries) {
+            out.rects.push_back(
+                {{x, y - 4.0f}, {x + 8.0f, y + 4.0f}, palette::withAlpha(color, 255), 0, render::kFlagNone});
+            x += 12.0f;
             out.labels.push_back(
-                makeLabel({x, y}, it->first, palette::kText, label_px, render::TextAnchor::kRightCenter));
-            x -= w + 4.0f;
-            out.rects.push_back({{x - 8.0f, y - 4.0f},
-                                 {x, y + 4.0f},
-                                 palette::withAlpha(it->second, 255),
-                                 0,
-                                 render::kFlagNone});
-            x -= 8.0f + 10.0f;
+                makeLabel({x, y}, text, palette::kText, label_px, render::TextAnchor::kLeftCenter));
+            x += textWidth(options.measure, text, label_px) + 14.0f;
         }
     }
     if (cursor_label) out.labels.push_back(std::move(*cursor_label));

@@ -1,0 +1,234 @@
+// memcity render FILE [--view city|sunburst|icicle|timeline] [--gc N] [--classify CHAIN] [--filter EXPR]
+//                [--metric objects|bytes] [--sort growth|start|end] [--size WxH] [--camera NAME]
+//                [--drill PATH] [--scaled] [--all] -o OUT.png
+// memcity render FILE ... [--from A] [--to B] --frames K -o DIR
+//
+// Draws a view offscreen with the Vulkan renderer (lavapipe when there is no GPU) and writes PNGs.
+// The series spans --from..--to (default: the whole trace), so the city's lots and the camera are
+// those of that whole window: a picture at GC N and frame k of an animation over the same window
+// put every building in the same place.
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+
+#include "cli/args.h"
+#include "cli/classify_args.h"
+#include "cli/commands.h"
+#include "cli/load.h"
+#include "cli/series_build.h"
+#include "cli/text_format.h"
+#include "render/png.h"
+#include "render/renderer.h"
+#include "scene/views.h"
+#include "windows/windows.h"
+
+namespace memcity::cli {
+namespace {
+
+constexpr uint32_t kMaxSide = 8192;
+constexpr uint64_t kMaxFrames = 10000;
+
+int fail(const std::string& message) {
+    std::cerr << message << "\n";
+    return 1;
+}
+
+// "1280x720" -> {1280, 720}.
+Result<glm::uvec2> parseSize(const std::string& text) {
+    const size_t x = text.find('x');
+    uint64_t w = 0, h = 0;
+    if (x == std::string::npos || !parseUnsigned(text.substr(0, x), &w) ||
+        !parseUnsigned(text.substr(x + 1), &h))
+        return Error{"memcity render: --size expects WIDTHxHEIGHT (like 1280x720), got '" +
+                     printable(text, 40) + "'"};
+    if (w < 16 || h < 16 || w > kMaxSide || h > kMaxSide)
+        return Error{"memcity render: --size " + printable(text, 40) +
+                     " is out of range (16..8192 on each side)"};
+    return glm::uvec2{static_cast<uint32_t>(w), static_cast<uint32_t>(h)};
+}
+
+// The base name of a path, for the title bar.
+std::string baseName(const std::string& path) {
+    const size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+bool isDirectory(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+}  // namespace
+
+int runRender(const Words& words) {
+    auto args = Args::parse("render", words,
+                            {{"--view", true, ""},
+                             {"--gc", true, ""},
+                             {"--from", true, ""},
+                             {"--to", true, ""},
+                             {"--frames", true, ""},
+                             {"--classify", true, ""},
+                             {"--filter", true, ""},
+                             {"--metric", true, ""},
+                             {"--sort", true, ""},
+                             {"--size", true, ""},
+                             {"--camera", true, ""},
+                             {"--drill", true, ""},
+                             {"--scaled", false, ""},
+                             {"--all", false, ""},
+                             {"--depth", true, ""},
+                             {"--select", true, ""},
+                             {"--samples", true, ""},
+                             {"--validate", false, ""},
+                             {"--output", true, "-o"}});
+    if (!args) return fail(args.error().message);
+    if (args->help()) return printHelp("render");
+    if (args->positionals().size() != 1)
+        return fail("memcity render: expected one trace file (see 'memcity render --help')");
+    const std::optional<std::string> output = args->value("--output");
+    if (!output || output->empty())
+        return fail("memcity render: -o OUT.png (or -o DIR with --frames) is required");
+
+    auto view = scene::parseViewKind(args->value("--view").value_or("city"));
+    if (!view) return fail("memcity render: " + view.error().message);
+    auto opts = readClassifyArgs(*args, "render", "type,site", "bytes");
+    if (!opts) return fail(opts.error().message);
+    auto sort = parseSort(args->value("--sort").value_or("growth"), "render");
+    if (!sort) return fail(sort.error().message);
+    auto size = parseSize(args->value("--size").value_or("1280x720"));
+    if (!size) return fail(size.error().message);
+    auto frames = args->unsignedValue("--frames", 1, 2, kMaxFrames);
+    if (!frames) return fail(frames.error().message);
+    auto samples = args->unsignedValue("--samples", 4, 1, 64);
+    if (!samples) return fail(samples.error().message);
+    const bool animate = args->has("--frames");
+    if (animate && args->has("--gc"))
+        return fail(
+            "memcity render: --gc picks one picture; --frames animates --from..--to (give one of them)");
+    const std::string camera_name = args->value("--camera").value_or("overview");
+    if (*view == scene::ViewKind::kCity) {
+        bool known = false;
+        for (std::string_view n : scene::cameraPresetNames())
+            known = known || n == camera_name;
+        if (!known) {
+            std::string names;
+            for (std::string_view n : scene::cameraPresetNames())
+                names += (names.empty() ? "" : ", ") + std::string(n);
+            return fail("memcity render: unknown camera '" + printable(camera_name, 40) + "' (expected " +
+                        names + ")");
+        }
+    } else if (args->has("--camera")) {
+        return fail("memcity render: --camera is for the city view");
+    }
+    if (animate && !isDirectory(*output) && ::mkdir(output->c_str(), 0777) != 0)
+        return fail("memcity render: cannot create the directory " + *output + ": " + std::strerror(errno));
+
+    // Reachable bytes (the timeline, the leak window) come from the reference snapshots.
+    auto loaded = loadTrace(args->positionals()[0]);
+    if (!loaded) return fail("error: " + loaded.error().message);
+    const HeapHistory& h = *loaded->history;
+    if (h.gcCount() == 0) return fail("memcity render: " + loaded->trace->path() + ": the trace has no GCs");
+    auto window = readGcWindow(*args, h, "render");
+    if (!window) return fail(window.error().message);
+    auto gc = args->unsignedValue("--gc", window->to);
+    if (!gc) return fail(gc.error().message);
+    if (*gc < window->from || *gc > window->to) {
+        if (*gc >= h.gcCount()) return fail("memcity render: " + h.gcRangeError(*gc));
+        return fail("memcity render: --gc " + std::to_string(*gc) + " is outside --from " +
+                    std::to_string(window->from) + " --to " + std::to_string(window->to));
+    }
+    printDiagnostics(*loaded, std::cerr, false);
+
+    auto series = buildSeries(*loaded, opts->chain, {.window = *window}, "render");
+    if (!series) return fail(series.error().message);
+
+    std::vector<Window> windows;
+    if (auto found = findWindows(h.gcs()); found) windows = std::move(found->windows);
+
+    render::RendererOptions ro;
+    ro.samples = static_cast<uint32_t>(*samples);
+    ro.validation = args->has("--validate");
+    auto renderer = render::Renderer::create(ro);
+    if (!renderer) return fail("memcity render: " + renderer.error().message);
+    render::Renderer& r = **renderer;
+
+    scene::ViewInputs in;
+    in.series = &*series;
+    in.gcs = h.gcs();
+    in.windows = windows;
+    in.title = baseName(loaded->trace->path());
+    in.chain = opts->chain.spec();
+    scene::ViewOptions vo;
+    vo.kind = *view;
+    vo.metric = opts->metric;
+    vo.sort = *sort;
+    vo.prune.enabled = !opts->all;
+    vo.city_prune.enabled = !opts->all;
+    vo.camera = camera_name;
+    if (args->has("--depth")) vo.depth = static_cast<uint32_t>(std::min<uint64_t>(opts->depth, 64));
+    vo.scale = args->has("--scaled") ? scene::RadialScale::kScaled : scene::RadialScale::kUnscaled;
+    vo.measure = [&r](std::string_view text, float px) { return r.textWidth(text, px); };
+    if (auto drill = args->value("--drill")) {
+        const auto paths = parseNodePaths(*drill);
+        if (paths.size() != 1)
+            return fail("memcity render: --drill takes one node path, like 'java.util.HashMap'");
+        vo.drill_root = series->find(paths[0]);
+        if (vo.drill_root == kNoNode)
+            return fail("memcity render: --drill: no group '" + printable(*drill, 120) +
+                        "' in the series ('memcity series' lists the groups)");
+    }
+    if (auto select = args->value("--select")) {
+        for (const auto& path : parseNodePaths(*select)) {
+            const uint32_t id = series->find(path);
+            if (id == kNoNode)
+                return fail("memcity render: --select: no group '" + printable(*select, 120) +
+                            "' in the series");
+            vo.selected.push_back(id);
+        }
+    }
+    auto composer = scene::ViewComposer::prepare(in, vo, glm::vec2(*size));
+    if (!composer) return fail("memcity render: " + composer.error().message);
+
+    render::DrawList list;
+    auto draw = [&](double t, const std::string& path) -> bool {
+        composer->compose(t, list);
+        auto image = r.renderToImage(list, size->x, size->y);
+        if (!image) {
+            std::cerr << "memcity render: " << image.error().message << "\n";
+            return false;
+        }
+        if (Status s = render::writePng(path, *image); !s) {
+            std::cerr << "memcity render: " << s.error().message << "\n";
+            return false;
+        }
+        return true;
+    };
+
+    const auto start = std::chrono::steady_clock::now();
+    if (!animate) {
+        if (!draw(composer->indexTimeOf(static_cast<uint32_t>(*gc)), *output)) return 1;
+        std::cerr << "wrote " << *output << " (" << scene::viewKindName(*view) << ", GC " << *gc << ", "
+                  << size->x << "x" << size->y << ", " << r.deviceName() << ")\n";
+        return 0;
+    }
+    const double last_t = composer->maxT();
+    for (uint64_t k = 0; k < *frames; ++k) {
+        const double t = last_t * static_cast<double>(k) / static_cast<double>(*frames - 1);
+        char name[32];
+        std::snprintf(name, sizeof name, "/frame_%04llu.png", static_cast<unsigned long long>(k));
+        if (!draw(t, *output + name)) return 1;
+    }
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    std::cerr << "wrote " << *frames << " frames to " << *output << " (" << scene::viewKindName(*view)
+              << ", GC " << window->from << ".." << window->to << ", " << size->x << "x" << size->y << ", "
+              << formatDuration(static_cast<int64_t>(s * 1e9 / static_cast<double>(*frames)))
+              << " per frame, " << r.deviceName() << ")\n";
+    return 0;
+}
+
+}  // namespace memcity::cli

@@ -1,0 +1,247 @@
+#include "scene/views.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include <glm/gtc/matrix_transform.hpp>
+
+#include "scene/palette.h"
+
+namespace memcity::scene {
+namespace {
+
+constexpr float kTitleBarPx = 30.0f;
+constexpr float kTitleTextPx = 15.0f;
+
+std::string formatValue(double v, Metric metric) {
+    char buf[64];
+    if (metric == Metric::kObjects) {
+        std::snprintf(buf, sizeof buf, "%.0f objects", v);
+        return buf;
+    }
+    return formatAxisBytes(v);
+}
+
+// A projection that draws what `projection` shows for the whole framebuffer into `rect` instead
+// (OpenGL clip conventions, y up in clip space, pixels y down).
+glm::mat4 intoRect(const glm::mat4& projection, PixelRect rect, glm::vec2 size) {
+    glm::mat4 m(1.0f);
+    m[0][0] = rect.width() / size.x;
+    m[1][1] = rect.height() / size.y;
+    m[3][0] = (rect.min.x + rect.max.x) / size.x - 1.0f;
+    m[3][1] = 1.0f - (rect.min.y + rect.max.y) / size.y;
+    return m * projection;
+}
+
+std::string trendTitle(double gcs) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "growth over the last %.0f GC%s", gcs, gcs == 1.0 ? "" : "s");
+    return buf;
+}
+
+}  // namespace
+
+std::string_view viewKindName(ViewKind kind) {
+    switch (kind) {
+        case ViewKind::kCity: return "city";
+        case ViewKind::kSunburst: return "sunburst";
+        case ViewKind::kIcicle: return "icicle";
+        case ViewKind::kTimeline: return "timeline";
+    }
+    return "?";
+}
+
+Result<ViewKind> parseViewKind(std::string_view name) {
+    for (ViewKind k : {ViewKind::kCity, ViewKind::kSunburst, ViewKind::kIcicle, ViewKind::kTimeline})
+        if (name == viewKindName(k)) return k;
+    return Error{"unknown view '" + printable(name, 40) + "' (expected city, sunburst, icicle or timeline)"};
+}
+
+Result<ViewComposer> ViewComposer::prepare(const ViewInputs& inputs, const ViewOptions& options,
+                                           glm::vec2 size) {
+    if (!inputs.series) return Error{"no tree series to draw"};
+    if (inputs.series->gcCount() == 0) return Error{"the tree series holds no GC"};
+    if (size.x < 1 || size.y < 1) return Error{"the picture has no pixels"};
+    ViewComposer c;
+    c.inputs_ = inputs;
+    c.options_ = options;
+    c.size_ = size;
+    c.cursor_ = TimeCursor::over(*inputs.series);
+    if (options.kind == ViewKind::kCity) {
+        CityLayoutOptions lo;
+        lo.metric = options.metric;
+        lo.sort = options.sort;
+        lo.prune = options.city_prune;
+        lo.max_depth = std::max<uint32_t>(options.depth, 1);
+        auto layout = buildCityLayout(*inputs.series, lo);
+        if (!layout) return layout.error();
+        c.city_layout_ = std::move(*layout);
+        const PixelRect rect = c.mainRect();
+        auto camera = cameraPreset(options.camera, c.city_layout_.bounds, rect.width() / rect.height());
+        if (!camera) return camera.error();
+        c.camera_ = *camera;
+    }
+    return c;
+}
+
+double ViewComposer::trendGcs() const {
+    return std::max(1.0, std::round(maxT() * options_.trend_window));
+}
+
+double ViewComposer::trendFrom(double t) const {
+    return std::max(0.0, t - trendGcs());
+}
+
+PixelRect ViewComposer::mainRect() const {
+    PixelRect r{{0.0f, 0.0f}, size_};
+    if (options_.title_bar) r.min.y = std::min(kTitleBarPx, size_.y * 0.5f);
+    if (options_.time_strip && options_.kind != ViewKind::kTimeline && !inputs_.gcs.empty())
+        r.max.y = std::max(r.min.y + 1.0f, size_.y - std::clamp(size_.y * 0.17f, 60.0f, 150.0f));
+    return r;
+}
+
+ViewFrameStats ViewComposer::compose(double t, render::DrawList& out) {
+    out.clear();
+    out.clear_color = palette::kBackground;
+    t = std::clamp(t, 0.0, maxT());
+    ViewFrameStats stats;
+    const PixelRect rect = mainRect();
+    switch (options_.kind) {
+        case ViewKind::kCity: {
+            CityStateOptions so;
+            so.metric = options_.metric;
+            cityAt(city_layout_, *inputs_.series, t, so, city_state_);
+            render::CameraMatrices m = camera_.matrices();
+            m.projection = intoRect(m.projection, rect, size_);
+            CitySceneOptions co;
+            co.selected = options_.selected;
+            co.measure_text = options_.measure;
+            co.legend_bottom_inset_px = size_.y - rect.max.y;
+            co.legend_title = trendTitle(trendGcs());
+            stats.city = buildCityDrawList(city_layout_, city_state_, m, size_, co, out);
+            break;
+        }
+        case ViewKind::kSunburst:
+        case ViewKind::kIcicle: drawRadial(t, rect, stats, out); break;
+        case ViewKind::kTimeline: {
+            const TimelineLayout layout = layoutTimeline(inputs_.gcs, rect.inset(8.0f));
+            TimelineSceneOptions to;
+            to.t = TimeCursor::gcTimeOf(inputs_.series->gcs(), t);
+            to.range_from = inputs_.series->firstGc();
+            to.range_to = inputs_.series->lastGc();
+            to.measure = options_.measure;
+            buildTimelineScene(layout, inputs_.gcs, inputs_.windows, to, out);
+            break;
+        }
+    }
+    if (options_.time_strip && options_.kind != ViewKind::kTimeline && !inputs_.gcs.empty())
+        drawTimeStrip(t, {{0.0f, rect.max.y}, size_}, out);
+    if (options_.title_bar) drawTitle(t, out);
+    return stats;
+}
+
+void ViewComposer::drawRadial(double t, PixelRect rect, ViewFrameStats& stats, render::DrawList& out) const {
+    const TreeSeries& s = *inputs_.series;
+    const double gc_time = TimeCursor::gcTimeOf(s.gcs(), t);
+    RadialLayoutOptions lo;
+    lo.metric = options_.metric;
+    lo.sort = options_.sort;
+    lo.prune = options_.prune;
+    lo.drill_root = options_.drill_root;
+    lo.scale = options_.scale;
+    lo.global_levels = std::max<uint32_t>(options_.depth, 1);
+    RadialSceneOptions so;
+    so.shape = options_.kind == ViewKind::kSunburst ? RadialShape::kSunburst : RadialShape::kIcicle;
+    so.measure = options_.measure;
+    so.selected = options_.selected;
+    so.trend_from = TimeCursor::gcTimeOf(s.gcs(), trendFrom(t));
+
+    // The local view (drill root and two levels) takes the larger left part, the global view
+    // (the whole tree, the drill branch highlighted) the right.
+    const float split = rect.min.x + rect.width() * 0.58f;
+    const float heading = 22.0f;
+    const PixelRect local{{rect.min.x, rect.min.y + heading}, {split, rect.max.y}};
+    const PixelRect global{{split, rect.min.y + heading}, rect.max};
+    for (const auto& [view, area, name] : {std::tuple{RadialView::kLocal, local, "local view"},
+                                           std::tuple{RadialView::kGlobal, global, "global view"}}) {
+        lo.view = view;
+        const RadialLayout layout = layoutRadial(s, gc_time, lo);
+        so.breadcrumb = view == RadialView::kLocal;
+        stats.radial_items += layout.items.size();
+        buildRadialScene(s, layout, area.inset(4.0f), so, out);
+        render::Label l;
+        l.pos = {area.min.x + 8.0f, area.min.y - heading + 3.0f};
+        l.text = name;
+        l.color = palette::kTextDim;
+        l.size_px = 13.0f;
+        out.labels.push_back(std::move(l));
+    }
+    out.lines.push_back({{split, rect.min.y + 4.0f}, {split, rect.max.y - 4.0f}, 1.0f, palette::kGrid});
+}
+
+void ViewComposer::drawTimeStrip(double t, PixelRect rect, render::DrawList& out) const {
+    out.rects.push_back({rect.min, rect.max, palette::kPanel, 0, render::kFlagNone});
+    TimelineLayoutOptions lo;
+    lo.axis_label_size_px = 10.0f;
+    lo.pause_strip_px = 6.0f;
+    const TimelineLayout layout = layoutTimeline(inputs_.gcs, rect.inset(4.0f), lo);
+    TimelineSceneOptions so;
+    so.t = TimeCursor::gcTimeOf(inputs_.series->gcs(), t);
+    so.range_from = inputs_.series->firstGc();
+    so.range_to = inputs_.series->lastGc();
+    so.legend = false;
+    so.measure = options_.measure;
+    buildTimelineScene(layout, inputs_.gcs, inputs_.windows, so, out);
+}
+
+void ViewComposer::drawTitle(double t, render::DrawList& out) const {
+    const TreeSeries& s = *inputs_.series;
+    const float bar = std::min(kTitleBarPx, size_.y * 0.5f);
+    out.rects.push_back({{0.0f, 0.0f}, {size_.x, bar}, palette::kPanel, 0, render::kFlagNone});
+
+    const double gc_time = TimeCursor::gcTimeOf(s.gcs(), t);
+    const auto before = static_cast<uint32_t>(std::floor(gc_time));
+    const uint32_t after = std::min<uint32_t>(before + 1, s.lastGc());
+    char when[96];
+    if (gc_time == static_cast<double>(before) || after == before) {
+        std::snprintf(when, sizeof when, "GC %u", before);
+    } else {
+        std::snprintf(when, sizeof when, "GC %u \xe2\x86\x92 %u", before, after);
+    }
+    std::string time_text;
+    if (before < inputs_.gcs.size() && !inputs_.gcs.empty()) {
+        const double f = gc_time - before;
+        const double ns0 = static_cast<double>(inputs_.gcs[before].end_ns - inputs_.gcs.front().start_ns);
+        const double ns1 =
+            static_cast<double>(inputs_.gcs[std::min<size_t>(after, inputs_.gcs.size() - 1)].end_ns -
+                                inputs_.gcs.front().start_ns);
+        time_text = "  at " + formatAxisSeconds(ns0 + (ns1 - ns0) * f);
+    }
+    const std::string value =
+        formatValue(s.valueAt(TreeSeries::kRoot, gc_time, options_.metric), options_.metric);
+    const std::string sep = "   \xc2\xb7   ";
+    std::string text = inputs_.title + sep + when + time_text + sep + value;
+    if (!inputs_.chain.empty()) text += sep + "by " + inputs_.chain;
+
+    render::Label title;
+    title.pos = {10.0f, bar * 0.5f};
+    title.anchor = render::TextAnchor::kLeftCenter;
+    title.text = std::move(text);
+    title.color = palette::kText;
+    title.size_px = std::min(kTitleTextPx, bar * 0.6f);
+    out.labels.push_back(std::move(title));
+
+    render::Label view;
+    view.pos = {size_.x - 10.0f, bar * 0.5f};
+    view.anchor = render::TextAnchor::kRightCenter;
+    view.text = std::string("memcity \xc2\xb7 ") + std::string(viewKindName(options_.kind));
+    view.color = palette::kTextDim;
+    view.size_px = std::min(kTitleTextPx, bar * 0.6f);
+    // The view's name only where the title leaves room for it.
+    const float title_w = textWidth(options_.measure, out.labels.back().text, out.labels.back().size_px);
+    if (title_w + 40.0f + textWidth(options_.measure, view.text, view.size_px) < size_.x)
+        out.labels.push_back(std::move(view));
+}
+
+}  // namespace memcity::scene

@@ -1,0 +1,118 @@
+// A whole picture of one view at one moment: the city, the sunburst, the icicle or the timeline,
+// with a title bar and, under the tree views, a strip of the timeline showing where in time the
+// picture stands. `memcity render` draws these frames; the explorer's main view is the same.
+//
+// A ViewComposer is prepared once for a series and the options (the city's layout, its camera and
+// the radial drill root are fixed then), and composes frames at any index time t: nothing but the
+// tweened values changes between two frames, so an animation never moves the camera or a lot.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "classify/series.h"
+#include "heap/heap_state.h"
+#include "render/draw_list.h"
+#include "scene/camera.h"
+#include "scene/city_layout.h"
+#include "scene/city_scene.h"
+#include "scene/city_state.h"
+#include "scene/radial_layout.h"
+#include "scene/radial_scene.h"
+#include "scene/screen.h"
+#include "scene/time_cursor.h"
+#include "scene/timeline_scene.h"
+#include "util/result.h"
+#include "windows/windows.h"
+
+namespace memcity::scene {
+
+enum class ViewKind : uint8_t {
+    kCity,      // the memory city: districts and buildings
+    kSunburst,  // the local view (drill root + 2 levels) beside the global view
+    kIcicle,    // the same as rows of rectangles
+    kTimeline,  // live and reachable bytes, pauses, suspicious windows
+};
+std::string_view viewKindName(ViewKind kind);
+// "city", "sunburst", "icicle" or "timeline"; the error lists them.
+Result<ViewKind> parseViewKind(std::string_view name);
+
+// What the views read. Contract: everything pointed to outlives the composer.
+struct ViewInputs {
+    const TreeSeries* series = nullptr;  // required
+    std::span<const GcRecord> gcs;       // every GC of the trace (HeapHistory::gcs())
+    std::span<const Window> windows;     // suspicious windows (may be empty)
+    std::string title;                   // the trace's name, shown in the title bar
+    std::string chain;                   // the classifier chain's spec, shown in the title bar
+};
+
+struct ViewOptions {
+    ViewKind kind = ViewKind::kCity;
+    Metric metric = Metric::kBytes;
+    SortStrategy sort = SortStrategy::kGrowth;
+    // Pruning of the sunburst and icicle (the paper's 90% / 9 / "Other"); the city shows far more
+    // groups (city_prune) since it has room for tens of thousands of buildings.
+    PruneOptions prune;
+    PruneOptions city_prune{.share = 0.995, .max_children = 64, .enabled = true};
+    // Colours show the growth over the last trend_window of the series' GCs before t (a share of
+    // the series, at least one GC): what grows *now* stands out, not what grew at start-up.
+    double trend_window = 0.25;
+    std::string camera = "overview";          // city camera preset (cameraPresetNames())
+    uint32_t drill_root = TreeSeries::kRoot;  // sunburst / icicle drill-down root (a series node)
+    RadialScale scale = RadialScale::kUnscaled;
+    uint32_t depth = 8;  // levels below the root: the city's deepest districts, the global view's rings
+    bool title_bar = true;
+    bool time_strip = true;          // a timeline strip under the city, sunburst and icicle
+    std::vector<uint32_t> selected;  // node ids (or Other ids) drawn selected in every view
+    MeasureText measure;             // text widths in pixels (the renderer's font); null: estimate
+};
+
+// How a frame went (for benchmarks and the explorer's status line).
+struct ViewFrameStats {
+    CitySceneStats city;
+    size_t radial_items = 0;
+};
+
+class ViewComposer {
+public:
+    // Lays out what stays fixed for the series: the city's lots and its camera (for a viewport of
+    // `size` pixels), the radial drill root. Errors: no series, an unknown camera preset, a
+    // series without GCs.
+    static Result<ViewComposer> prepare(const ViewInputs& inputs, const ViewOptions& options, glm::vec2 size);
+
+    // Index time of the series (scene/time_cursor.h): 0 .. gcCount() - 1.
+    double maxT() const { return cursor_.maxT(); }
+    // The index time of GC number `gc` (between held GCs: interpolated; clamped to the series).
+    double indexTimeOf(uint32_t gc) const { return cursor_.indexTimeOf(gc); }
+
+    // Clears `out` and draws the view at index time `t` (clamped) into it.
+    ViewFrameStats compose(double t, render::DrawList& out);
+
+    const CityLayout& cityLayout() const { return city_layout_; }
+    const OrbitCamera& camera() const { return camera_; }
+    glm::vec2 size() const { return size_; }
+
+private:
+    ViewComposer() = default;
+    // The rectangle the main view takes (below the title bar, above the time strip).
+    PixelRect mainRect() const;
+    void drawTitle(double t, render::DrawList& out) const;
+    void drawTimeStrip(double t, PixelRect rect, render::DrawList& out) const;
+    void drawRadial(double t, PixelRect rect, ViewFrameStats& stats, render::DrawList& out) const;
+    // The index time the trend colours compare the value at t with, and how many GCs back it is.
+    double trendFrom(double t) const;
+    double trendGcs() const;
+
+    ViewInputs inputs_;
+    ViewOptions options_;
+    glm::vec2 size_{0.0f};
+    TimeCursor cursor_;
+    CityLayout city_layout_;
+    CityState city_state_;
+    OrbitCamera camera_;
+};
+
+}  // namespace memcity::scene

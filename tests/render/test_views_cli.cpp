@@ -1,0 +1,169 @@
+// End-to-end pictures: `memcity render` on a known scenario, compared with the reference PNGs in
+// tests/golden/ (looked at by a person whenever they change). MEMCITY_UPDATE_GOLDEN=1 rewrites the
+// references instead of comparing; look at them before committing.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "render/png.h"
+#include "unit/trace_builder.h"
+
+namespace memcity {
+namespace {
+
+struct Outcome {
+    int status = -1;
+    std::string out, err;
+};
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+Outcome run(const std::string& args) {
+    const std::string out = testing::tempPath("stdout"), err = testing::tempPath("stderr");
+    const std::string cmd = std::string(MEMCITY_BINARY) + " " + args + " >" + out + " 2>" + err;
+    const int raw = std::system(cmd.c_str());
+    Outcome r;
+    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
+    r.out = slurp(out);
+    r.err = slurp(err);
+    return r;
+}
+
+// The growing-map scenario (STAG'20 §7.2): a cache whose keys lack equals/hashCode grows GC by GC.
+const std::string& growingMap() {
+    static const std::string path = [] {
+        // A fixed file name: the title bar shows it, and the reference pictures too.
+        const std::string dir = testing::tempPath("views");
+        EXPECT_EQ(::mkdir(dir.c_str(), 0777), 0);
+        const std::string p = dir + "/growing-map.mct";
+        const Outcome r = run("synth growing-map -o " + p);
+        EXPECT_EQ(r.status, 0) << r.err;
+        return p;
+    }();
+    return path;
+}
+
+render::Image load(const std::string& path) {
+    auto image = render::readPng(path);
+    EXPECT_TRUE(image.ok()) << (image.ok() ? "" : image.error().message);
+    return image ? std::move(*image) : render::Image{};
+}
+
+// Renders `args` to a PNG and compares it with tests/golden/NAME.png: at most 1% of the pixels may
+// differ by more than 24 in a channel (other drivers and Mesa versions antialias a little
+// differently; a changed layout or colour moves far more).
+void expectGolden(const std::string& name, const std::string& args) {
+    const std::string out = testing::tempPath(name + ".png");
+    const Outcome r = run("render " + growingMap() + " " + args + " -o " + out);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const std::string golden = std::string(MEMCITY_GOLDEN_DIR) + "/" + name + ".png";
+    if (const char* update = std::getenv("MEMCITY_UPDATE_GOLDEN"); update && std::string(update) == "1") {
+        ASSERT_TRUE(render::writePng(golden, load(out)).ok());
+        GTEST_SKIP() << "rewrote " << golden;
+    }
+    const render::Image got = load(out), want = load(golden);
+    const render::ImageDiff d = render::compareImages(got, want, 24);
+    EXPECT_TRUE(d.same_size) << got.width << "x" << got.height << " vs " << want.width << "x" << want.height;
+    EXPECT_LE(d.fractionOverThreshold(), 0.01)
+        << name << ": " << d.pixels_over_threshold << " of " << d.pixel_count << " pixels differ (mean "
+        << d.mean_abs_diff << "); the picture is " << out << ", the reference " << golden;
+}
+
+TEST(RenderGolden, City) {
+    expectGolden("city", "--view city --gc 20 --size 800x450");
+}
+TEST(RenderGolden, CityTop) {
+    expectGolden("city_top", "--view city --camera top --size 800x450");
+}
+TEST(RenderGolden, Sunburst) {
+    expectGolden("sunburst", "--view sunburst --gc 20 --size 800x450");
+}
+TEST(RenderGolden, Icicle) {
+    expectGolden("icicle", "--view icicle --gc 20 --size 800x450");
+}
+TEST(RenderGolden, Timeline) {
+    expectGolden("timeline", "--view timeline --gc 20 --size 800x450");
+}
+
+TEST(RenderCli, SameInputSamePicture) {
+    const std::string a = testing::tempPath("same-a.png"), b = testing::tempPath("same-b.png");
+    for (const std::string& out : {a, b}) {
+        const Outcome r = run("render " + growingMap() + " --view city --gc 12 --size 320x200 -o " + out);
+        ASSERT_EQ(r.status, 0) << r.err;
+    }
+    EXPECT_EQ(slurp(a), slurp(b));
+}
+
+TEST(RenderCli, AnimationWritesEveryFrameAndEndsAtTheLastGc) {
+    const std::string dir = testing::tempPath("frames");
+    const Outcome r = run("render " + growingMap() + " --view sunburst --frames 4 --size 320x200 -o " + dir);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.err.find("wrote 4 frames"), std::string::npos) << r.err;
+    for (const char* f : {"frame_0000.png", "frame_0001.png", "frame_0002.png", "frame_0003.png"}) {
+        const render::Image img = load(dir + "/" + f);
+        EXPECT_EQ(img.width, 320u);
+        EXPECT_EQ(img.height, 200u);
+    }
+    // The last frame is the picture of the last GC.
+    const std::string last = testing::tempPath("last.png");
+    ASSERT_EQ(run("render " + growingMap() + " --view sunburst --size 320x200 -o " + last).status, 0);
+    EXPECT_TRUE(render::compareImages(load(dir + "/frame_0003.png"), load(last), 0).identical());
+    // Frames differ from each other: the heap grows.
+    EXPECT_FALSE(render::compareImages(load(dir + "/frame_0000.png"), load(last), 0).identical());
+}
+
+TEST(RenderCli, TheCityKeepsItsCameraThroughTime) {
+    // The same window, two GCs: the plates (drawn the same at every GC) stay where they are, so
+    // the pictures differ only where buildings grew.
+    const std::string a = testing::tempPath("gc5.png"), b = testing::tempPath("gc6.png");
+    ASSERT_EQ(run("render " + growingMap() + " --gc 5 --size 320x200 -o " + a).status, 0);
+    ASSERT_EQ(run("render " + growingMap() + " --gc 6 --size 320x200 -o " + b).status, 0);
+    const render::ImageDiff d = render::compareImages(load(a), load(b), 8);
+    EXPECT_GT(d.pixels_over_threshold, 0u);
+    EXPECT_LT(d.fractionOverThreshold(), 0.25);
+}
+
+TEST(RenderCli, BadInputGetsOneLineAndExitStatus1) {
+    const std::string t = growingMap(), out = testing::tempPath("bad.png");
+    struct Case {
+        std::string args, err;
+    };
+    const Case cases[] = {
+        {"render " + t, "memcity render: -o OUT.png (or -o DIR with --frames) is required\n"},
+        {"render " + t + " --view tower -o " + out,
+         "memcity render: unknown view 'tower' (expected city, sunburst, icicle or timeline)\n"},
+        {"render " + t + " --camera drone -o " + out,
+         "memcity render: unknown camera 'drone' (expected overview, top, front, street)\n"},
+        {"render " + t + " --size 0x10 -o " + out,
+         "memcity render: --size 0x10 is out of range (16..8192 on each side)\n"},
+        {"render " + t + " --size big -o " + out,
+         "memcity render: --size expects WIDTHxHEIGHT (like 1280x720), got 'big'\n"},
+        {"render " + t + " --gc 9999 -o " + out,
+         "memcity render: " + t + ": GC 9999 is out of range: the trace has"},
+        {"render " + t + " --gc 3 --frames 5 -o " + out,
+         "memcity render: --gc picks one picture; --frames animates --from..--to (give one of them)\n"},
+        {"render " + t + " --view sunburst --drill nowhere -o " + out,
+         "memcity render: --drill: no group 'nowhere' in the series ('memcity series' lists the groups)\n"},
+        {"render /nonexistent.mct -o " + out, "error: /nonexistent.mct"},
+        {"render " + t + " -o /nonexistent-dir/x.png", "memcity render: /nonexistent-dir/x.png"},
+    };
+    for (const Case& c : cases) {
+        const Outcome r = run(c.args);
+        EXPECT_EQ(r.status, 1) << c.args;
+        EXPECT_EQ(r.err.substr(0, c.err.size()), c.err) << c.args;
+        EXPECT_LE(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
+}
+
+}  // namespace
+}  // namespace memcity

@@ -86,6 +86,43 @@ void OrbitCamera::frame(const Bounds& bounds, float margin) {
     fitClipPlanes(bounds);
 }
 
+void OrbitCamera::frameTightly(const Bounds& bounds, float margin) {
+    frame(bounds, margin);
+    // frame() keeps the target in the middle of the view, so a box seen from above leaves empty
+    // space on one side. Move the target towards the middle of the box's picture and the eye
+    // closer, in damped steps (perspective makes each step approximate; near corners swing
+    // widely), and keep the best camera that still shows every corner inside the margin.
+    const float limit = 1.0f / margin;
+    OrbitCamera best = *this;
+    float best_extent = 0.0f;
+    for (int step = 0; step < 48; ++step) {
+        const glm::mat4 vp = viewProjection();
+        glm::vec2 lo(INFINITY), hi(-INFINITY);
+        bool behind = false;
+        for (const glm::vec3& c : bounds.corners()) {
+            const glm::vec4 p = vp * glm::vec4(c, 1.0f);
+            behind = behind || p.w <= 1e-6f;
+            const glm::vec2 ndc = glm::vec2(p) / p.w;
+            lo = glm::min(lo, ndc);
+            hi = glm::max(hi, ndc);
+        }
+        if (behind) break;
+        const glm::vec2 center = (lo + hi) * 0.5f, extent = (hi - lo) * 0.5f;
+        const float widest = std::max(extent.x, extent.y);
+        const bool inside = lo.x >= -limit && lo.y >= -limit && hi.x <= limit && hi.y <= limit;
+        if (inside && widest > best_extent) {
+            best = *this;
+            best_extent = widest;
+        }
+        if (inside && widest >= limit * 0.995f) break;
+        const float half_h = distance * std::tan(fov_y * 0.5f), half_w = half_h * aspect;
+        pan(0.5f * center.x * half_w, 0.5f * center.y * half_h);
+        distance *= std::clamp(std::sqrt(widest * margin), 0.85f, 1.15f);
+    }
+    *this = best;
+    fitClipPlanes(bounds);
+}
+
 namespace {
 constexpr std::array<std::string_view, 4> kPresetNames = {"overview", "top", "front", "street"};
 }
@@ -126,7 +163,7 @@ Result<OrbitCamera> cameraPreset(std::string_view name, const Bounds& bounds, fl
             valid += (valid.empty() ? "" : ", ") + std::string(n);
         return Error{"unknown camera preset '" + std::string(name) + "' (valid: " + valid + ")"};
     }
-    cam.frame(bounds);
+    cam.frameTightly(bounds);
     return cam;
 }
 

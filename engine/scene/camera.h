@@ -49,10 +49,14 @@ struct OrbitCamera {
     // Moves the eye along its current direction until every corner of `bounds` is inside the view
     // with `margin` (1.05: 5% to spare), then fits the clip planes.
     void frame(const Bounds& bounds, float margin = 1.05f);
+    // frame(), then moves the target and the eye until the picture of `bounds` is centred and
+    // fills the view on its tighter axis (with `margin`): no empty band on one side.
+    void frameTightly(const Bounds& bounds, float margin = 1.05f);
 };
 
 // The presets, fitted to `bounds` (the city's) for a viewport of `aspect`:
-//   overview  a 3/4 view from above (yaw 35 degrees, pitch 35 degrees), the whole city framed;
+//   overview  a 3/4 view from above (yaw 35 degrees, pitch 35 degrees), the whole city framed
+//             tightly (frameTightly);
 //             the default
 //   top       straight down, the whole city framed (+x right, -z up on screen)
 //   front     from the front (+z), 10 degrees above the horizon, the whole city framed

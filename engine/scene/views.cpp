@@ -110,6 +110,7 @@ ViewFrameStats ViewComposer::compose(double t, render::DrawList& out) {
     switch (options_.kind) {
         case ViewKind::kCity: {
             CityStateOptions so;
+            so.trend_from = trendFrom(t);
             so.metric = options_.metric;
             cityAt(city_layout_, *inputs_.series, t, so, city_state_);
             render::CameraMatrices m = camera_.matrices();

@@ -56,7 +56,7 @@ struct ViewOptions {
     // Pruning of the sunburst and icicle (the paper's 90% / 9 / "Other"); the city shows far more
     // groups (city_prune) since it has room for tens of thousands of buildings.
     PruneOptions prune;
-    PruneOptions city_prune{.share = 0.995, .max_children = 64, .enabled = true};
+    PruneOptions city_prune{.share = 0.999, .max_children = 400, .enabled = true};
     // Colours show the growth over the last trend_window of the series' GCs before t (a share of
     // the series, at least one GC): what grows *now* stands out, not what grew at start-up.
     double trend_window = 0.25;

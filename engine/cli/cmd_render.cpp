@@ -209,9 +209,17 @@ int runRender(const Words& words) {
         return true;
     };
 
+    // With --validate, any message of the validation layer fails the command.
+    auto validated = [&]() -> bool {
+        if (!ro.validation || r.validationMessages() == 0) return true;
+        std::cerr << "memcity render: the Vulkan validation layer reported " << r.validationMessages()
+                  << " message(s) (printed above)\n";
+        return false;
+    };
+
     const auto start = std::chrono::steady_clock::now();
     if (!animate) {
-        if (!draw(composer->indexTimeOf(static_cast<uint32_t>(*gc)), *output)) return 1;
+        if (!draw(composer->indexTimeOf(static_cast<uint32_t>(*gc)), *output) || !validated()) return 1;
         std::cerr << "wrote " << *output << " (" << scene::viewKindName(*view) << ", GC " << *gc << ", "
                   << size->x << "x" << size->y << ", " << r.deviceName() << ")\n";
         return 0;
@@ -223,6 +231,7 @@ int runRender(const Words& words) {
         std::snprintf(name, sizeof name, "/frame_%04llu.png", static_cast<unsigned long long>(k));
         if (!draw(t, *output + name)) return 1;
     }
+    if (!validated()) return 1;
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cerr << "wrote " << *frames << " frames to " << *output << " (" << scene::viewKindName(*view)
               << ", GC " << window->from << ".." << window->to << ", " << size->x << "x" << size->y << ", "

@@ -133,6 +133,19 @@ TEST(RenderCli, TheCityKeepsItsCameraThroughTime) {
     EXPECT_LT(d.fractionOverThreshold(), 0.25);
 }
 
+TEST(RenderCli, EveryViewPassesTheValidationLayer) {
+    // --validate fails the command on any message of VK_LAYER_KHRONOS_validation.
+    for (const char* view : {"city", "sunburst", "icicle", "timeline"}) {
+        const Outcome r = run("render " + growingMap() + " --view " + view +
+                              " --gc 9 --size 320x200 --validate -o " + testing::tempPath("validated.png"));
+        EXPECT_EQ(r.status, 0) << view << ": " << r.err;
+    }
+    const Outcome anim =
+        run("render " + growingMap() + " --camera street --frames 3 --size 320x200 --validate -o " +
+            testing::tempPath("validated-frames"));
+    EXPECT_EQ(anim.status, 0) << anim.err;
+}
+
 TEST(RenderCli, BadInputGetsOneLineAndExitStatus1) {
     const std::string t = growingMap(), out = testing::tempPath("bad.png");
     struct Case {

@@ -10,33 +10,18 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/run_memcity.h"
 #include "render/png.h"
 #include "unit/trace_builder.h"
 
 namespace memcity {
 namespace {
 
-struct Outcome {
-    int status = -1;
-    std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+using testing::Outcome;
+using testing::slurp;
 
 Outcome run(const std::string& args) {
-    const std::string out = testing::tempPath("stdout"), err = testing::tempPath("stderr");
-    const std::string cmd = std::string(MEMCITY_BINARY) + " " + args + " >" + out + " 2>" + err;
-    const int raw = std::system(cmd.c_str());
-    Outcome r;
-    r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
-    r.out = slurp(out);
-    r.err = slurp(err);
-    return r;
+    return testing::runMemcity(args);
 }
 
 // The growing-map scenario (STAG'20 §7.2): a cache whose keys lack equals/hashCode grows GC by GC.

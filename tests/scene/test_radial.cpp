@@ -9,15 +9,15 @@
 
 #include "scene/radial_layout.h"
 #include "scene/radial_scene.h"
-#include "scene/scene_test_util.h"
+#include "scene/scene_fixture.h"
 #include "unit/trace_builder.h"
 
 namespace memcity::scene {
 namespace {
 
-using testing::LoadedSeries;
-using testing::loadSeries;
-using testing::TraceBuilder;
+using memcity::testing::TraceBuilder;
+using testing::Fixture;
+using testing::fixtureOf;
 
 // Bytes (A 16, B 24, int[1] 24):
 //   GC 0: A x5 (80), B x3 (72), int[1] x1 (24)   = 176
@@ -127,7 +127,7 @@ std::vector<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t, uint32_t>> struct
 }
 
 TEST(RadialLayout, RingsSumToTheirParentWithAnglesProportionalToValues) {
-    LoadedSeries l = loadSeries(ordersTrace(), "type");
+    Fixture l = fixtureOf(ordersTrace(), "type");
     const TreeSeries& s = *l.series;
     RadialLayoutOptions o;  // bytes, by growth, unscaled, local view of the root
     RadialLayout at0 = layoutRadial(s, 0.0, o);
@@ -160,7 +160,7 @@ TEST(RadialLayout, RingsSumToTheirParentWithAnglesProportionalToValues) {
 }
 
 TEST(RadialLayout, ChildrenStayInsideTheirParentsInOneOrderAtEveryTime) {
-    LoadedSeries l = loadSeries(deepTrace(), "type,site,thread");
+    Fixture l = fixtureOf(deepTrace(), "type,site,thread");
     const TreeSeries& s = *l.series;
     for (RadialView view : {RadialView::kLocal, RadialView::kGlobal}) {
         for (Metric metric : {Metric::kObjects, Metric::kBytes}) {
@@ -194,7 +194,7 @@ TEST(RadialLayout, ChildrenStayInsideTheirParentsInOneOrderAtEveryTime) {
 }
 
 TEST(RadialLayout, TweenHalfwayIsTheMeanOfTheTwoGcs) {
-    LoadedSeries l = loadSeries(deepTrace(), "type,site,thread");
+    Fixture l = fixtureOf(deepTrace(), "type,site,thread");
     const TreeSeries& s = *l.series;
     for (RadialScale scale : {RadialScale::kUnscaled, RadialScale::kScaled}) {
         RadialLayoutOptions o;
@@ -216,7 +216,7 @@ TEST(RadialLayout, TweenHalfwayIsTheMeanOfTheTwoGcs) {
 }
 
 TEST(RadialLayout, NodesWithoutObjectsHaveZeroExtentAndFadeByTween) {
-    LoadedSeries l = loadSeries(deepTrace(), "type,site,thread");
+    Fixture l = fixtureOf(deepTrace(), "type,site,thread");
     const TreeSeries& s = *l.series;
     RadialLayoutOptions o;
     o.metric = Metric::kObjects;
@@ -239,7 +239,7 @@ TEST(RadialLayout, NodesWithoutObjectsHaveZeroExtentAndFadeByTween) {
 }
 
 TEST(RadialLayout, UnscaledRootSpansTheCircleAndScaledFollowsTheHeap) {
-    LoadedSeries l = loadSeries(ordersTrace(), "type");
+    Fixture l = fixtureOf(ordersTrace(), "type");
     const TreeSeries& s = *l.series;
     RadialLayoutOptions o;
     for (double t : {0.0, 0.5, 1.0})
@@ -255,7 +255,7 @@ TEST(RadialLayout, UnscaledRootSpansTheCircleAndScaledFollowsTheHeap) {
 }
 
 TEST(RadialLayout, LocalViewShowsTheDrillRootAndTwoLevels) {
-    LoadedSeries l = loadSeries(deepTrace(), "type,site,thread");
+    Fixture l = fixtureOf(deepTrace(), "type,site,thread");
     const TreeSeries& s = *l.series;
     RadialLayoutOptions o;
     const RadialLayout top = layoutRadial(s, 2.0, o);
@@ -291,7 +291,7 @@ TEST(RadialLayout, LocalViewShowsTheDrillRootAndTwoLevels) {
 }
 
 TEST(RadialLayout, GlobalViewShowsEverythingAndFlagsTheDrillBranch) {
-    LoadedSeries l = loadSeries(deepTrace(), "type,site,thread");
+    Fixture l = fixtureOf(deepTrace(), "type,site,thread");
     const TreeSeries& s = *l.series;
     RadialLayoutOptions o;
     o.view = RadialView::kGlobal;
@@ -326,7 +326,7 @@ TEST(RadialLayout, GlobalViewShowsEverythingAndFlagsTheDrillBranch) {
 }
 
 TEST(RadialLayout, PruningFoldsTheRestIntoOther) {
-    LoadedSeries l = loadSeries(lengthsTrace(), "length");
+    Fixture l = fixtureOf(lengthsTrace(), "length");
     const TreeSeries& s = *l.series;
     RadialLayoutOptions o;
     o.metric = Metric::kObjects;
@@ -374,7 +374,7 @@ TEST(RadialLayout, ChildrenThatDoNotAddUpToTheirParent) {
     b.gc(0, 3);
     const std::string path = b.finish();
     {
-        LoadedSeries l = loadSeries(path, "calls");
+        Fixture l = fixtureOf(path, "calls");
         const TreeSeries& s = *l.series;
         RadialLayoutOptions o;
         o.metric = Metric::kObjects;
@@ -385,7 +385,7 @@ TEST(RadialLayout, ChildrenThatDoNotAddUpToTheirParent) {
         EXPECT_NEAR(g.items[2].end, 1.0, 1e-12);
     }
     {
-        LoadedSeries l = loadSeries(path, "site(callers=1)");
+        Fixture l = fixtureOf(path, "site(callers=1)");
         const TreeSeries& s = *l.series;
         RadialLayoutOptions o;
         o.metric = Metric::kObjects;
@@ -403,7 +403,7 @@ TEST(RadialLayout, ChildrenThatDoNotAddUpToTheirParent) {
 }
 
 TEST(RadialLayout, DrillPathNamesTheBranch) {
-    LoadedSeries l = loadSeries(deepTrace(), "type,site,thread");
+    Fixture l = fixtureOf(deepTrace(), "type,site,thread");
     const TreeSeries& s = *l.series;
     EXPECT_EQ(drillPath(s, TreeSeries::kRoot), (std::vector<std::string>{"Overall"}));
     EXPECT_EQ(drillPath(s, s.find({"B", kOther, "worker"})),
@@ -425,7 +425,7 @@ glm::vec2 arcMid(const render::Arc& a) {
 }
 
 TEST(RadialScene, SunburstArcsFollowTheLayout) {
-    LoadedSeries l = loadSeries(deepTrace(), "type,site,thread");
+    Fixture l = fixtureOf(deepTrace(), "type,site,thread");
     const TreeSeries& s = *l.series;
     RadialLayoutOptions lo;
     lo.view = RadialView::kGlobal;
@@ -464,7 +464,7 @@ TEST(RadialScene, SunburstArcsFollowTheLayout) {
 }
 
 TEST(RadialScene, PickReturnsTheItemUnderThePixel) {
-    LoadedSeries l = loadSeries(lengthsTrace(), "type,length");
+    Fixture l = fixtureOf(lengthsTrace(), "type,length");
     const TreeSeries& s = *l.series;
     for (RadialShape shape : {RadialShape::kSunburst, RadialShape::kIcicle}) {
         for (RadialView view : {RadialView::kLocal, RadialView::kGlobal}) {
@@ -508,7 +508,7 @@ TEST(RadialScene, PickReturnsTheItemUnderThePixel) {
 }
 
 TEST(RadialScene, IcicleRowsRunTopDown) {
-    LoadedSeries l = loadSeries(ordersTrace(), "type");
+    Fixture l = fixtureOf(ordersTrace(), "type");
     const TreeSeries& s = *l.series;
     RadialLayoutOptions lo;
     lo.scale = RadialScale::kScaled;
@@ -546,7 +546,7 @@ float widthOf(const render::Label& label) {
 }
 
 TEST(RadialScene, LabelsOnlyWhereTheyFit) {
-    LoadedSeries l = loadSeries(deepTrace(), "type,site,thread");
+    Fixture l = fixtureOf(deepTrace(), "type,site,thread");
     const TreeSeries& s = *l.series;
     RadialLayoutOptions lo;
     lo.view = RadialView::kGlobal;
@@ -613,7 +613,7 @@ TEST(RadialScene, LongLabelsAreShortenedOrLeftOut) {
 }
 
 TEST(RadialScene, BreadcrumbShowsTheDrillPath) {
-    LoadedSeries l = loadSeries(deepTrace(), "type,site,thread");
+    Fixture l = fixtureOf(deepTrace(), "type,site,thread");
     const TreeSeries& s = *l.series;
     RadialLayoutOptions lo;
     lo.drill_root = s.find({"A", kRun});
@@ -636,7 +636,7 @@ TEST(RadialScene, BreadcrumbShowsTheDrillPath) {
 }
 
 TEST(RadialScene, ColoursFlagsAndTheGlobalViewsBranch) {
-    LoadedSeries l = loadSeries(ordersTrace(), "type");
+    Fixture l = fixtureOf(ordersTrace(), "type");
     const TreeSeries& s = *l.series;
     const uint32_t a = s.find({"A"}), b = s.find({"B"}), ints = s.find({"int[]"});
     RadialLayoutOptions lo;
@@ -686,7 +686,7 @@ TEST(RadialScene, ColoursFlagsAndTheGlobalViewsBranch) {
 }
 
 TEST(RadialScene, LocalAndGlobalSideBySide) {
-    LoadedSeries l = loadSeries(deepTrace(), "type,site,thread");
+    Fixture l = fixtureOf(deepTrace(), "type,site,thread");
     const TreeSeries& s = *l.series;
     RadialLayoutOptions lo;
     lo.drill_root = s.find({"B"});

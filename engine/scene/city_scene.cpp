@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "scene/palette.h"
+#include "scene/screen.h"
 
 namespace memcity::scene {
 namespace {
@@ -287,8 +288,7 @@ private:
 }  // namespace
 
 float textWidth(const CitySceneOptions& options, std::string_view text, float size_px) {
-    if (options.measure_text) return options.measure_text(text, size_px);
-    return 0.55f * size_px * static_cast<float>(codePoints(text));
+    return textWidth(options.measure_text, text, size_px);
 }
 
 CitySceneStats buildCityDrawList(const CityLayout& layout, const CityState& state,

@@ -33,6 +33,7 @@
 #include "scene/camera.h"
 #include "scene/city_layout.h"
 #include "scene/city_state.h"
+#include "scene/screen.h"
 
 namespace memcity::scene {
 
@@ -54,7 +55,7 @@ struct CitySceneOptions {
     float min_label_district_px = 40.0f;
     // Width in pixels of `text` drawn at `size_px`; empty: 0.55 * size_px per character (UTF-8
     // code point).
-    std::function<float(std::string_view text, float size_px)> measure_text;
+    MeasureText measure_text;
 
     bool legend = true;                   // the four trend colours, bottom left
     float legend_bottom_inset_px = 0.0f;  // the legend stays this far above the viewport's bottom

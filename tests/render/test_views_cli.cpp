@@ -12,6 +12,7 @@
 
 #include "cli/run_memcity.h"
 #include "render/png.h"
+#include "scene/palette.h"
 #include "unit/trace_builder.h"
 
 namespace memcity {
@@ -78,6 +79,25 @@ TEST(RenderGolden, Icicle) {
 }
 TEST(RenderGolden, Timeline) {
     expectGolden("timeline", "--view timeline --gc 20 --size 800x450");
+}
+
+TEST(RenderCli, EveryViewOfTheRealDemoRecording) {
+    // The bundled demo: a JVM recorded through our agent. Each view draws a picture that is mostly
+    // not background, and the city shows the leaking audit history's types growing.
+    for (const char* view : {"city", "sunburst", "icicle", "timeline"}) {
+        const std::string out = testing::tempPath(std::string("demo-") + view + ".png");
+        const Outcome r = run(std::string("render ") + MEMCITY_DEMO_TRACE + " --view " + view +
+                              " --classify package,type --gc 40 --size 480x270 -o " + out);
+        ASSERT_EQ(r.status, 0) << view << ": " << r.err;
+        const render::Image img = load(out);
+        ASSERT_EQ(img.width, 480u);
+        const uint32_t background = scene::palette::kBackground;
+        size_t differ = 0;
+        for (uint32_t y = 0; y < img.height; ++y)
+            for (uint32_t x = 0; x < img.width; ++x)
+                differ += img.pixel(x, y) != background;
+        EXPECT_GT(differ, img.width * img.height / 10) << view;
+    }
 }
 
 TEST(RenderCli, SameInputSamePicture) {

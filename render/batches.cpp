@@ -20,6 +20,23 @@ uint32_t orderBoxes(const std::vector<BoxInstance>& boxes, glm::vec3 eye, std::v
         }
     }
     const uint32_t opaque = static_cast<uint32_t>(out->size());
+    // Opaque boxes nearest first: the depth test then rejects most hidden fragments before they
+    // are shaded (on lavapipe, a street view with large near buildings is bound by them). Ties
+    // keep the given order, so the picture stays the same every run.
+    {
+        std::vector<std::pair<float, uint32_t>> keyed(opaque);
+        for (uint32_t i = 0; i < opaque; ++i) {
+            const BoxInstance& b = (*out)[i];
+            const glm::vec3 nearest = glm::clamp(eye, b.min, b.max);
+            const glm::vec3 d = nearest - eye;
+            keyed[i] = {glm::dot(d, d), i};
+        }
+        std::sort(keyed.begin(), keyed.end());
+        std::vector<BoxInstance> sorted(opaque);
+        for (uint32_t i = 0; i < opaque; ++i)
+            sorted[i] = (*out)[keyed[i].second];
+        std::copy(sorted.begin(), sorted.end(), out->begin());
+    }
     std::vector<float> distance(boxes.size());
     for (uint32_t i : translucent) {
         const glm::vec3 d = 0.5f * (boxes[i].min + boxes[i].max) - eye;

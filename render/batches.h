@@ -31,7 +31,8 @@ struct GlyphInstance {
     uint32_t color = 0;
 };
 
-// Boxes in drawing order: the opaque ones (alpha 255) as given, then the translucent ones
+// Boxes in drawing order: the opaque ones (alpha 255) nearest first (by the distance of their
+// nearest point from `eye`, ties in the given order), then the translucent ones
 // sorted back to front by the distance of their centre from `eye` (ties keep their order).
 // Returns the number of opaque boxes at the front of `out`.
 uint32_t orderBoxes(const std::vector<BoxInstance>& boxes, glm::vec3 eye, std::vector<BoxInstance>* out);

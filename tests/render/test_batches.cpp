@@ -11,20 +11,20 @@
 namespace memcity::render {
 namespace {
 
-TEST(BatchesTest, OpaqueFirstThenTranslucentBackToFront) {
+TEST(BatchesTest, OpaqueFrontToBackThenTranslucentBackToFront) {
     std::vector<BoxInstance> boxes = {
         {{0, 0, 0}, {1, 1, 1}, rgba(1, 1, 1, 100), 1, 0},      // distance 0.5ish
-        {{0, 0, 9}, {1, 1, 10}, rgba(1, 1, 1, 255), 2, 0},     // opaque
+        {{0, 0, 9}, {1, 1, 10}, rgba(1, 1, 1, 255), 2, 0},     // opaque, farther
         {{0, 0, -20}, {1, 1, -19}, rgba(1, 1, 1, 100), 3, 0},  // farthest
         {{0, 0, 5}, {1, 1, 6}, rgba(1, 1, 1, 0), 4, 0},        // invisible: dropped
-        {{0, 0, 3}, {1, 1, 4}, rgba(1, 1, 1, 255), 5, 0},      // opaque
+        {{0, 0, 3}, {1, 1, 4}, rgba(1, 1, 1, 255), 5, 0},      // opaque, nearer: drawn first
     };
     std::vector<BoxInstance> out;
     EXPECT_EQ(orderBoxes(boxes, {0.5f, 0.5f, 0.5f}, &out), 2u);
     std::vector<uint32_t> ids;
     for (const BoxInstance& b : out)
         ids.push_back(b.id);
-    EXPECT_EQ(ids, (std::vector<uint32_t>{2, 5, 3, 1}));
+    EXPECT_EQ(ids, (std::vector<uint32_t>{5, 2, 3, 1}));
 }
 
 TEST(BatchesTest, ArcsAreCutFinelyEnoughAndCoverTheirSpan) {

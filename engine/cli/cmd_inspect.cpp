@@ -6,10 +6,8 @@
 // roots that reference it directly and the roots closest to it, its shortest paths to the roots
 // aggregated by type, what it retains, by type, and the group's objects that retain the most
 // on their own (the dominator tree).
-#include <algorithm>
 #include <cstdio>
 #include <iostream>
-#include <map>
 #include <thread>
 
 #include "classify/tree.h"
@@ -19,32 +17,9 @@
 #include "cli/json_writer.h"
 #include "cli/load.h"
 #include "cli/text_format.h"
-#include "graph/closure.h"
-#include "graph/dominators.h"
+#include "graph/group_report.h"
 
 namespace memcity::cli {
-namespace {
-
-struct Counted {
-    std::string name;
-    uint64_t objects = 0, bytes = 0;
-};
-
-std::vector<Counted> sortedCounts(std::map<std::string, Counted>& m, size_t max) {
-    std::vector<Counted> v;
-    for (auto& [k, c] : m) {
-        c.name = k;
-        v.push_back(c);
-    }
-    std::stable_sort(v.begin(), v.end(), [](const Counted& a, const Counted& b) {
-        return a.bytes != b.bytes ? a.bytes > b.bytes : a.objects > b.objects;
-    });
-    if (v.size() > max) v.resize(max);
-    return v;
-}
-
-}  // namespace
-
 int runInspect(const Words& words) {
     auto args = Args::parse("inspect", words,
                             {{"--gc", true, ""},
@@ -142,53 +117,17 @@ int runInspect(const Words& words) {
     for (const Bitset& m : tree.members(view, nodes, options))
         group |= m;
 
-    const GroupClosure c = closureOf(graph, group);
-    const Bitset transitive = transitiveClosure(graph, group);
-    const Bitset retained = gcClosure(graph, group, transitive);
-    const RootPaths paths = rootPaths(graph, group, *paths_opt);
-
-    // The objects that retain the most on their own.
-    struct Single {
-        size_t pos;
-        uint64_t objects, bytes;
-    };
-    std::vector<Single> singles;
-    DominatorOptions dom_options;
-    dom_options.threads = options.threads;
-    auto dom = computeDominators(view, graph.snapshot(), dom_options);
-    if (!dom) {
-        std::cerr << "memcity inspect: " << file << ": " << dom.error().message << "\n";
+    GroupReportOptions report_options;
+    report_options.max_paths = *paths_opt;
+    report_options.threads = options.threads;
+    auto report = buildGroupReport(graph, group, report_options);
+    if (!report) {
+        std::cerr << "memcity inspect: " << file << ": " << report.error().message << "\n";
         return 1;
     }
-    group.forEach([&](size_t pos) {
-        if (dom->reached(pos)) singles.push_back({pos, dom->retainedObjects(pos), dom->retainedBytes(pos)});
-    });
-    const size_t shown_singles = std::min<size_t>(singles.size(), 5);
-    std::partial_sort(singles.begin(), singles.begin() + static_cast<ptrdiff_t>(shown_singles), singles.end(),
-                      [](const Single& a, const Single& b) {
-                          return a.bytes != b.bytes ? a.bytes > b.bytes : a.pos < b.pos;
-                      });
-    singles.resize(shown_singles);
-
-    std::map<std::string, Counted> direct, closest, retained_types;
+    const GroupClosure& c = report->closure;
+    const RootPaths& paths = report->paths;
     const SymbolTable& symbols = view.symbols();
-    group.forEach([&](size_t pos) {
-        const uint64_t bytes = view.size(pos);
-        for (uint32_t id : graph.directRoots(pos)) {
-            Counted& k = direct[graph.rootIdentityLabel(id)];
-            ++k.objects, k.bytes += bytes;
-        }
-        for (uint32_t id : graph.closestRoots(pos)) {
-            Counted& k = closest[graph.rootIdentityLabel(id)];
-            ++k.objects, k.bytes += bytes;
-        }
-    });
-    retained.forEach([&](size_t pos) {
-        Counted& k = retained_types[symbols.type(view.type(pos)).name];
-        ++k.objects, k.bytes += view.size(pos);
-    });
-    const std::vector<Counted> direct_v = sortedCounts(direct, 20), closest_v = sortedCounts(closest, 20),
-                               types_v = sortedCounts(retained_types, 10);
     std::vector<std::string> names;
     for (uint32_t id : nodes)
         names.push_back(tree.path(id).empty() ? "Overall" : tree.path(id));
@@ -210,10 +149,10 @@ int runInspect(const Words& words) {
         sizes("deep", c.deep);
         sizes("retained", c.retained);
         sizes("unreached", c.unreached);
-        sizes("heap", Sizes{view.liveObjects(), view.liveBytes()});
-        auto list = [&](const char* name, const std::vector<Counted>& v) {
+        sizes("heap", report->heap);
+        auto list = [&](const char* name, const std::vector<CountedName>& v) {
             j.key(name).beginArray();
-            for (const Counted& k : v)
+            for (const CountedName& k : v)
                 j.beginObject()
                     .field("name", k.name)
                     .field("objects", k.objects)
@@ -221,8 +160,8 @@ int runInspect(const Words& words) {
                     .endObject();
             j.endArray();
         };
-        list("direct_roots", direct_v);
-        list("closest_roots", closest_v);
+        list("direct_roots", report->direct_roots);
+        list("closest_roots", report->closest_roots);
         j.key("root_paths").beginObject();
         j.field("reached_objects", paths.reached_objects).field("unreached_objects", paths.unreached_objects);
         j.field("other_paths", paths.other_paths).field("other_objects", paths.other_objects);
@@ -242,11 +181,15 @@ int runInspect(const Words& words) {
         }
         j.endArray();
         j.endObject();
-        list("retained_by_type", types_v);
+        list("retained_by_type", report->retained_by_type);
         j.key("largest_objects").beginArray();
-        for (const Single& o : singles) {
-            j.beginObject().field("id", view.id(o.pos)).field("type", symbols.type(view.type(o.pos)).name);
-            j.key("retained").beginObject().field("objects", o.objects).field("bytes", o.bytes).endObject();
+        for (const SingleRetainer& o : report->largest_objects) {
+            j.beginObject().field("id", o.id).field("type", symbols.type(o.type).name);
+            j.key("retained")
+                .beginObject()
+                .field("objects", o.retained.objects)
+                .field("bytes", o.retained.bytes)
+                .endObject();
             j.endObject();
         }
         j.endArray();
@@ -274,15 +217,15 @@ int runInspect(const Words& words) {
     row("deep", c.deep, "its transitive closure: everything it reaches");
     row("retained", c.retained, "its GC closure: what would be freed with it");
     if (c.unreached.objects) row("unreached", c.unreached, "alive, root not reported");
-    auto table = [&](const char* title, const std::vector<Counted>& v, const char* none) {
+    auto table = [&](const char* title, const std::vector<CountedName>& v, const char* none) {
         std::cout << "\n" << title << "\n";
         if (v.empty()) std::cout << "  " << none << "\n";
-        for (const Counted& k : v)
+        for (const CountedName& k : v)
             std::printf("  %14s objects %12s  %s\n", formatCount(k.objects).c_str(),
                         formatBytes(k.bytes).c_str(), printable(k.name, 160).c_str());
     };
-    table("GC roots referencing the group directly:", direct_v, "none");
-    table("closest GC roots (the roots fewest references away from each object):", closest_v,
+    table("GC roots referencing the group directly:", report->direct_roots, "none");
+    table("closest GC roots (the roots fewest references away from each object):", report->closest_roots,
           "none: no reported root reaches the group");
     std::cout << "\nshortest paths to the GC roots, by type (objects, references):\n";
     for (const RootPath& p : paths.paths)
@@ -293,13 +236,13 @@ int runInspect(const Words& words) {
                     formatCount(paths.other_paths).c_str());
     if (paths.unreached_objects)
         std::printf("  %14s       alive, root not reported\n", formatCount(paths.unreached_objects).c_str());
-    table("retained objects by type:", types_v, "nothing");
+    table("retained objects by type:", report->retained_by_type, "nothing");
     std::cout << "\nthe group's objects that retain the most on their own (dominator tree):\n";
-    if (singles.empty()) std::cout << "  none: no reported root reaches the group\n";
-    for (const Single& o : singles)
-        std::printf("  %14s objects %12s  object %llu, %s\n", formatCount(o.objects).c_str(),
-                    formatBytes(o.bytes).c_str(), static_cast<unsigned long long>(view.id(o.pos)),
-                    printable(symbols.type(view.type(o.pos)).name, 160).c_str());
+    if (report->largest_objects.empty()) std::cout << "  none: no reported root reaches the group\n";
+    for (const SingleRetainer& o : report->largest_objects)
+        std::printf("  %14s objects %12s  object %llu, %s\n", formatCount(o.retained.objects).c_str(),
+                    formatBytes(o.retained.bytes).c_str(), static_cast<unsigned long long>(o.id),
+                    printable(symbols.type(o.type).name, 160).c_str());
     return 0;
 }
 

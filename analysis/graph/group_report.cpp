@@ -1,0 +1,122 @@
+#include "graph/group_report.h"
+
+#include <algorithm>
+#include <map>
+#include <optional>
+
+namespace memcity {
+namespace {
+
+using Counts = std::map<std::string, CountedName>;
+
+void add(Counts& counts, const std::string& name, uint64_t bytes) {
+    CountedName& c = counts[name];
+    ++c.objects;
+    c.bytes += bytes;
+}
+
+// The counts most bytes first, then most objects; the map's name order breaks the ties.
+std::vector<CountedName> sortedCounts(Counts& counts, size_t max) {
+    std::vector<CountedName> v;
+    v.reserve(counts.size());
+    for (auto& [name, c] : counts) {
+        c.name = name;
+        v.push_back(std::move(c));
+    }
+    std::stable_sort(v.begin(), v.end(), [](const CountedName& a, const CountedName& b) {
+        return a.bytes != b.bytes ? a.bytes > b.bytes : a.objects > b.objects;
+    });
+    if (v.size() > max) v.resize(max);
+    return v;
+}
+
+// `a` without the positions of `b`.
+Bitset minus(Bitset a, const Bitset& b) {
+    std::vector<uint64_t>& words = a.words();
+    for (size_t w = 0; w < words.size() && w < b.words().size(); ++w)
+        words[w] &= ~b.words()[w];
+    return a;
+}
+
+}  // namespace
+
+Result<GroupReport> buildGroupReport(const HeapGraph& graph, const Bitset& group,
+                                     const GroupReportOptions& options) {
+    if (group.size() != graph.size())
+        return Error{"a group of " + std::to_string(group.size()) + " positions for a heap of " +
+                     std::to_string(graph.size())};
+    if (options.dominator_tree && options.dominator_tree->positions() != graph.size())
+        return Error{"a dominator tree of " + std::to_string(options.dominator_tree->positions()) +
+                     " positions for a heap of " + std::to_string(graph.size())};
+    auto cancelled = [&] { return options.cancelled && options.cancelled(); };
+    const Error cancel{std::string(kGroupReportCancelled)};
+    const HeapView& heap = graph.heap();
+    GroupReport r;
+    r.heap = {heap.liveObjects(), heap.liveBytes()};
+
+    // Closures: the same sets and sizes as closureOf, kept.
+    if (cancelled()) return cancel;
+    r.closure.shallow = sizesOf(heap, group);
+    r.closure.unreached = sizesOf(heap, minus(group, graph.reachable()));
+    r.deep_set = transitiveClosure(graph, group);
+    r.closure.deep = sizesOf(heap, r.deep_set);
+    r.retained_set = gcClosure(graph, group, r.deep_set);
+    r.closure.retained = sizesOf(heap, r.retained_set);
+
+    // Roots, by identity label.
+    if (cancelled()) return cancel;
+    Counts direct, closest;
+    group.forEach([&](size_t pos) {
+        if (!heap.alive(pos)) return;
+        const uint64_t bytes = heap.size(pos);
+        for (uint32_t id : graph.directRoots(pos))
+            add(direct, graph.rootIdentityLabel(id), bytes);
+        for (uint32_t id : graph.closestRoots(pos))
+            add(closest, graph.rootIdentityLabel(id), bytes);
+    });
+    r.direct_roots = sortedCounts(direct, options.max_roots);
+    r.closest_roots = sortedCounts(closest, options.max_roots);
+
+    if (cancelled()) return cancel;
+    r.paths = rootPaths(graph, group, options.max_paths);
+
+    // What the group retains, by type name.
+    if (cancelled()) return cancel;
+    const SymbolTable& symbols = heap.symbols();
+    Counts types;
+    r.retained_set.forEach(
+        [&](size_t pos) { add(types, symbols.type(heap.type(pos)).name, heap.size(pos)); });
+    r.retained_by_type = sortedCounts(types, options.max_types);
+
+    // The group's objects that retain the most on their own.
+    if (!options.dominators) return r;
+    if (cancelled()) return cancel;
+    std::optional<DominatorTree> computed;
+    const DominatorTree* dom = options.dominator_tree;
+    if (!dom) {
+        DominatorOptions dom_options;
+        dom_options.threads = options.threads;
+        auto d = computeDominators(heap, graph.snapshot(), dom_options);
+        if (!d) return d.error();
+        computed = std::move(*d);
+        dom = &*computed;
+    }
+    std::vector<SingleRetainer> singles;
+    group.forEach([&](size_t pos) {
+        if (!heap.alive(pos) || !dom->reached(pos)) return;
+        singles.push_back({static_cast<uint32_t>(pos), heap.id(pos), heap.type(pos),
+                           Sizes{dom->retainedObjects(pos), dom->retainedBytes(pos)}});
+    });
+    const size_t shown = std::min(singles.size(), options.max_singles);
+    std::partial_sort(singles.begin(), singles.begin() + static_cast<ptrdiff_t>(shown), singles.end(),
+                      [](const SingleRetainer& a, const SingleRetainer& b) {
+                          return a.retained.bytes != b.retained.bytes ? a.retained.bytes > b.retained.bytes
+                                                                      : a.position < b.position;
+                      });
+    singles.resize(shown);
+    r.largest_objects = std::move(singles);
+    r.dominators_computed = true;
+    return r;
+}
+
+}  // namespace memcity

@@ -47,6 +47,21 @@ std::vector<uint8_t> encodeIds(const std::vector<uint64_t>& ids) {
 
 }  // namespace
 
+std::string_view sortStrategyName(SortStrategy sort) {
+    switch (sort) {
+        case SortStrategy::kStartSize: return "start";
+        case SortStrategy::kEndSize: return "end";
+        case SortStrategy::kGrowth: return "growth";
+    }
+    return "growth";
+}
+
+std::optional<SortStrategy> parseSortStrategy(std::string_view name) {
+    for (SortStrategy s : {SortStrategy::kStartSize, SortStrategy::kEndSize, SortStrategy::kGrowth})
+        if (name == sortStrategyName(s)) return s;
+    return std::nullopt;
+}
+
 // The forward pass that fills a TreeSeries (see series.h for the two ways of counting).
 class SeriesBuilder {
 public:
@@ -327,6 +342,34 @@ private:
     std::vector<Key> keys_;
 };
 
+TreeSeriesBuilder::TreeSeriesBuilder(const SymbolTable& symbols, const ClassifierChain& chain,
+                                     SeriesOptions options)
+    : options_(std::move(options)) {
+    series_.chain_ = &chain;
+    series_.symbols_ = &symbols;
+    series_.from_ = options_.from;
+    series_.per_shape_ = chain.shapeOnly();
+    builder_ = std::make_unique<SeriesBuilder>(series_, chain, options_, options_.incremental);
+}
+
+TreeSeriesBuilder::~TreeSeriesBuilder() = default;
+
+Status TreeSeriesBuilder::add(const HeapView& heap) {
+    if (failed_) return *failed_;
+    const uint32_t gc = heap.gc();
+    if (gc < options_.from || gc > options_.to) return {};
+    if (!series_.gcs_.empty() && gc <= series_.gcs_.back()) {
+        failed_ = Error{"the tree series was handed GC " + std::to_string(gc) + " after GC " +
+                        std::to_string(series_.gcs_.back())};
+        return *failed_;
+    }
+    if (!builder_->onHeap(heap)) {
+        failed_ = builder_->error().value_or(Error{"the tree series stopped at GC " + std::to_string(gc)});
+        return *failed_;
+    }
+    return {};
+}
+
 Result<TreeSeries> TreeSeries::build(const HeapHistory& history, const ClassifierChain& chain,
                                      const SeriesOptions& options) {
     const std::string& file = history.trace().path();
@@ -339,21 +382,20 @@ Result<TreeSeries> TreeSeries::build(const HeapHistory& history, const Classifie
         return Error{file + ": the series starts at GC " + std::to_string(options.from) +
                      ", after its last GC " + std::to_string(to)};
 
-    TreeSeries series;
-    series.chain_ = &chain;
-    series.symbols_ = &history.trace().symbols();
-    series.from_ = options.from;
-    series.per_shape_ = chain.shapeOnly();
+    SeriesOptions o = options;
+    o.to = to;
     // Late allocations put objects into epochs already counted, and a duplicate id may replace
     // an object by another of the same id: count everything at every GC then.
     const Diagnostics& d = history.diagnostics();
-    const bool incremental =
+    o.incremental =
         options.incremental && d[Anomaly::kLateAlloc].count == 0 && d[Anomaly::kDuplicateAlloc].count == 0;
-    series.columns_.reserve(size_t{to} - options.from + 1);
-    SeriesBuilder builder(series, chain, options, incremental);
-    Status st =
-        history.forEachHeap(options.from, to, [&](const HeapView& heap) { return builder.onHeap(heap); });
-    if (builder.error()) return *builder.error();
+    TreeSeriesBuilder builder(history.trace().symbols(), chain, o);
+    Status added;
+    Status st = history.forEachHeap(options.from, to, [&](const HeapView& heap) {
+        added = builder.add(heap);
+        return added.ok();
+    });
+    if (!added) return added.error();
     if (!st) return st.error();
     size_t expected = 0;
     for (uint32_t g = options.from; g <= to; ++g)
@@ -361,6 +403,7 @@ Result<TreeSeries> TreeSeries::build(const HeapHistory& history, const Classifie
     if (expected == 0)
         return Error{file + ": none of GCs " + std::to_string(options.from) + ".." + std::to_string(to) +
                      " was chosen for the series"};
+    TreeSeries series = builder.take();
     if (series.columns_.size() != expected || series.gcs_.size() != expected)
         return Error{file + ": the heaps of GCs " + std::to_string(options.from) + ".." + std::to_string(to) +
                      " could not all be rebuilt"};

@@ -18,9 +18,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "classify/classifier.h"
@@ -35,6 +37,10 @@ enum class SortStrategy : uint8_t {
     kEndSize,    // by the value at the last GC, largest first
     kGrowth,     // by absolute growth (last minus first), largest first; shrinking nodes last
 };
+
+// "start", "end" or "growth", and back (nothing for another name).
+std::string_view sortStrategyName(SortStrategy sort);
+std::optional<SortStrategy> parseSortStrategy(std::string_view name);
 
 struct SeriesCounts {
     uint64_t objects = 0;
@@ -168,6 +174,7 @@ public:
 
 private:
     friend class SeriesBuilder;
+    friend class TreeSeriesBuilder;
 
     // One GC's (objects, bytes) per node: dense (values[id] for id < nodes) or sparse (values[i]
     // for ids[i], ascending).
@@ -192,6 +199,37 @@ private:
     bool lossless_ = false;
     uint32_t selected_ = kNoNode;
     std::vector<std::vector<uint8_t>> ids_;  // per GC: ascending ids as varint deltas
+};
+
+class SeriesBuilder;
+
+// Builds a series one heap at a time from heaps the caller hands in, in ascending GC order: the
+// explorer feeds it the heaps of a history that is still being rebuilt (HistoryOptions::on_heap)
+// and shows the series so far. TreeSeries::build is this over HeapHistory::forEachHeap.
+// Contract: `symbols` and `chain` outlive the builder and the series it makes; with
+// options.incremental the heaps must come from a history without late or duplicate allocations
+// (known only once it is built: rebuild with TreeSeries::build when it has some).
+class TreeSeriesBuilder {
+public:
+    TreeSeriesBuilder(const SymbolTable& symbols, const ClassifierChain& chain, SeriesOptions options);
+    ~TreeSeriesBuilder();
+    TreeSeriesBuilder(const TreeSeriesBuilder&) = delete;
+    TreeSeriesBuilder& operator=(const TreeSeriesBuilder&) = delete;
+
+    // Classifies the heap of the next GC into a column (nothing for a GC outside options.from..to
+    // or one include_gc leaves out). Errors: a GC not after the last one added, a failing
+    // before_heap or prepare_heap, a cancelled build (options.progress); the builder is then spent.
+    Status add(const HeapView& heap);
+    // The series so far (every GC added).
+    const TreeSeries& series() const { return series_; }
+    // Hands the series over; the builder is spent.
+    TreeSeries take() { return std::move(series_); }
+
+private:
+    SeriesOptions options_;
+    TreeSeries series_;
+    std::unique_ptr<SeriesBuilder> builder_;
+    std::optional<Error> failed_;
 };
 
 }  // namespace memcity

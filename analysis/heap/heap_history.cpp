@@ -62,7 +62,7 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
                 ++i;
             }
         }
-        if (options.on_heap && !options.on_heap(view)) {
+        if (options.on_heap && !options.on_heap(view, data.gcs[view.gc()])) {
             h.stopped_early_ = true;
             return false;
         }

@@ -37,7 +37,9 @@ struct HistoryOptions {
     unsigned threads = 1;                    // 2: a second thread reads and decompresses ahead
     std::string temp_dir;                    // for checkpoints; empty: $TMPDIR or /tmp
     std::function<void(const BuildProgress&)> progress;  // called every few MB of trace
-    std::function<bool(const HeapView&)> on_heap;        // every heap as it completes; false stops
+    // Every heap as it completes, with its GC's record (reachable bytes filled in when the GC has
+    // a snapshot); false stops. Called on the building thread; both are valid during the call only.
+    std::function<bool(const HeapView&, const GcRecord&)> on_heap;
 };
 
 class HeapHistory {

@@ -393,13 +393,17 @@ TEST(Reconstruction, BuildCanStopEarly) {
     std::string path = t.finish();
     HistoryOptions o;
     std::vector<uint32_t> seen;
-    o.on_heap = [&](const HeapView& v) {
+    std::vector<uint64_t> live;
+    o.on_heap = [&](const HeapView& v, const GcRecord& r) {
         seen.push_back(v.gc());
+        live.push_back(r.live_objects);
+        EXPECT_EQ(r.index, v.gc());
         return v.gc() < 2;
     };
     Built b = build(path, o);
     EXPECT_TRUE(b.history->stoppedEarly());
     EXPECT_EQ(seen, (std::vector<uint32_t>{0, 1, 2}));
+    EXPECT_EQ(live, (std::vector<uint64_t>{1, 2, 3}));  // one allocation before each GC
 }
 
 }  // namespace

@@ -721,3 +721,55 @@ TEST(Series, GrowingMapCacheRanksFirstByStructure) {
 
 }  // namespace
 }  // namespace memcity
+
+namespace memcity {
+namespace {
+
+// The explorer builds the series while the history is still being rebuilt, from the heaps the
+// build hands out: the same series as TreeSeries::build afterwards, column for column.
+TEST(SeriesBuilder, FedDuringTheHistoryBuildEqualsTheSeriesBuiltAfter) {
+    const std::string path = testing::tempPath("series-stream-growing-map");
+    ASSERT_TRUE(synth::synthesize("growing-map", path, {}).ok());
+    auto file = TraceFile::open(path);
+    ASSERT_TRUE(file.ok());
+    const ClassifierChain chain = chainOf("package,type,site");
+    TreeSeriesBuilder builder(file->symbols(), chain, {});
+    std::vector<size_t> sizes_seen;
+    HistoryOptions ho;
+    ho.on_heap = [&](const HeapView& heap, const GcRecord&) {
+        EXPECT_TRUE(builder.add(heap).ok());
+        sizes_seen.push_back(builder.series().gcCount());
+        return true;
+    };
+    auto history = HeapHistory::build(*file, ho);
+    ASSERT_TRUE(history.ok());
+    const TreeSeries streamed = builder.take();
+    const TreeSeries built = seriesOf(*history, chain);
+    ASSERT_EQ(streamed.gcs(), built.gcs());
+    ASSERT_EQ(streamed.size(), built.size());
+    EXPECT_EQ(sizes_seen.front(), 1u);  // the first GC is there as soon as its heap is
+    EXPECT_EQ(sizes_seen.back(), built.gcCount());
+    for (uint32_t id = 0; id < built.size(); ++id) {
+        ASSERT_EQ(streamed.path(id), built.path(id));
+        for (uint32_t g : built.gcs())
+            ASSERT_EQ(streamed.counts(id, g), built.counts(id, g)) << built.path(id) << " at GC " << g;
+    }
+}
+
+TEST(SeriesBuilder, RefusesAGcOutOfOrderAndStaysSpent) {
+    Loaded l = scenario("buggy-stack");
+    const ClassifierChain chain = chainOf("type");
+    TreeSeriesBuilder builder(l.file->symbols(), chain, {});
+    auto h3 = l.history->heapAt(3);
+    auto h2 = l.history->heapAt(2);
+    ASSERT_TRUE(h3.ok() && h2.ok());
+    ASSERT_TRUE(builder.add(h3->view()).ok());
+    Status st = builder.add(h2->view());
+    ASSERT_FALSE(st.ok());
+    EXPECT_EQ(st.error().message, "the tree series was handed GC 2 after GC 3");
+    EXPECT_FALSE(builder.add(h3->view()).ok());
+    EXPECT_EQ(builder.series().gcCount(), 1u);
+}
+
+}  // namespace
+}  // namespace memcity

@@ -7,6 +7,16 @@
 #include "classify/tree_nodes.h"
 
 namespace memcity {
+
+std::string_view metricName(Metric metric) {
+    return metric == Metric::kObjects ? "objects" : "bytes";
+}
+
+std::optional<Metric> parseMetric(std::string_view name) {
+    if (name == "objects") return Metric::kObjects;
+    if (name == "bytes") return Metric::kBytes;
+    return std::nullopt;
+}
 namespace {
 
 // Objects and bytes per signature, and one object of it to classify.
@@ -396,6 +406,33 @@ PrunedChildren ClassificationTree::prunedChildren(uint32_t id, Metric metric,
         }
     }
     return out;
+}
+
+std::vector<std::vector<std::string>> parseNodePaths(const std::string& text) {
+    std::vector<std::vector<std::string>> nodes;
+    auto trim = [](std::string s) {
+        const size_t a = s.find_first_not_of(' '), b = s.find_last_not_of(' ');
+        return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
+    };
+    size_t start = 0;
+    while (start <= text.size()) {
+        const size_t semi = text.find(';', start);
+        const std::string one =
+            text.substr(start, semi == std::string::npos ? std::string::npos : semi - start);
+        std::vector<std::string> labels;
+        size_t s = 0;
+        while (s <= one.size()) {
+            const size_t slash = one.find('/', s);
+            std::string l = trim(one.substr(s, slash == std::string::npos ? std::string::npos : slash - s));
+            if (!l.empty()) labels.push_back(l);
+            if (slash == std::string::npos) break;
+            s = slash + 1;
+        }
+        nodes.push_back(std::move(labels));
+        if (semi == std::string::npos) break;
+        start = semi + 1;
+    }
+    return nodes;
 }
 
 }  // namespace memcity

@@ -10,7 +10,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "classify/classifier.h"
@@ -24,6 +26,10 @@ enum class Metric : uint8_t {
     kObjects,  // number of objects
     kBytes,    // bytes of the objects themselves (shallow size)
 };
+
+// "objects" / "bytes", and back (nothing for another name).
+std::string_view metricName(Metric metric);
+std::optional<Metric> parseMetric(std::string_view name);
 
 struct TreeNode {
     uint32_t parent = kNoNode;
@@ -39,6 +45,7 @@ struct PruneOptions {
     double share = 0.9;
     size_t max_children = 9;
     bool enabled = true;  // false: every child is shown
+    bool operator==(const PruneOptions&) const = default;
 };
 
 struct PrunedChildren {
@@ -101,5 +108,11 @@ private:
     uint64_t filtered_objects_ = 0, filtered_bytes_ = 0;
     size_t signatures_ = 0;
 };
+
+// Node paths as --node, --drill and the explorer's scripts take them: labels from the root's child down
+// separated by
+// '/', nodes separated by ';', spaces around labels ignored:
+// "java.util.HashMap / IdCache.<clinit>(IdCache.java:9); byte[]" -> {{HashMap, IdCache...}, {byte[]}}.
+std::vector<std::vector<std::string>> parseNodePaths(const std::string& text);
 
 }  // namespace memcity

@@ -384,4 +384,64 @@ size_t HeapGraph::memoryBytes() const {
            identity_keys_.capacity() * 8;
 }
 
+std::optional<uint32_t> lastSnapshotGc(const HeapHistory& h) {
+    for (size_t g = h.gcCount(); g-- > 0;)
+        if (h.gcs()[g].has_snapshot) return static_cast<uint32_t>(g);
+    return std::nullopt;
+}
+
+Result<std::unique_ptr<HeapGraph>> loadGraph(const HeapHistory& h, const HeapState& heap) {
+    const uint32_t gc = heap.gc();
+    if (!h.gcs()[gc].has_snapshot) {
+        std::optional<uint32_t> before, after;
+        for (uint32_t g = 0; g < h.gcCount(); ++g)
+            if (h.gcs()[g].has_snapshot) {
+                if (g < gc) before = g;
+                if (g > gc && !after) after = g;
+            }
+        std::string msg = "GC " + std::to_string(gc) + " has no reference snapshot";
+        if (!before && !after) return Error{msg + ": the trace has none (record with --refs N)"};
+        msg += "; the nearest ";
+        if (before && after)
+            msg += "are GCs " + std::to_string(*before) + " and " + std::to_string(*after);
+        else
+            msg += "is GC " + std::to_string(before ? *before : *after);
+        return Error{msg + " ('memcity gcs' marks them)"};
+    }
+    auto snap = h.snapshotFor(heap);
+    if (!snap) return snap.error();
+    if (!*snap || (*snap)->gc != gc)
+        return Error{"GC " + std::to_string(gc) + ": its reference snapshot is incomplete"};
+    return std::make_unique<HeapGraph>(heap.view(), std::move(**snap));
+}
+
+bool hasSnapshotIn(const HeapHistory& h, uint32_t from, uint32_t to) {
+    for (uint64_t g = from; g <= to && g < h.gcCount(); ++g)
+        if (h.gcs()[g].has_snapshot) return true;
+    return false;
+}
+
+Result<TreeSeries> buildWindowSeries(const HeapHistory& h, const ClassifierChain& chain,
+                                     SeriesOptions options) {
+    if (!chain.needsReferences()) return TreeSeries::build(h, chain, options);
+    const uint32_t to =
+        std::min<uint32_t>(options.to, h.gcCount() == 0 ? 0 : static_cast<uint32_t>(h.gcCount() - 1));
+    if (!hasSnapshotIn(h, options.from, to))
+        return Error{h.trace().path() + ": the chain reads references, and none of GCs " +
+                     std::to_string(options.from) + ".." + std::to_string(to) +
+                     " has a reference snapshot ('memcity gcs' marks them)"};
+    std::unique_ptr<HeapState> state;
+    std::unique_ptr<HeapGraph> graph;
+    options.include_gc = [&h](uint32_t gc) { return h.gcs()[gc].has_snapshot; };
+    options.prepare_heap = [&](const HeapView& replayed) -> Result<HeapView> {
+        graph.reset();
+        state = std::make_unique<HeapState>(replayed);
+        auto g = loadGraph(h, *state);
+        if (!g) return g.error();
+        graph = std::move(*g);
+        return state->view().withGraph(graph.get());
+    };
+    return TreeSeries::build(h, chain, options);
+}
+
 }  // namespace memcity

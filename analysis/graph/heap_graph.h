@@ -16,12 +16,16 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "classify/series.h"
 #include "graph/bitset.h"
+#include "heap/heap_history.h"
 #include "heap/heap_state.h"
 #include "heap/snapshot.h"
 
@@ -132,5 +136,23 @@ private:
     mutable std::vector<uint32_t> distance_, parent_;
     mutable std::vector<uint32_t> container_;
 };
+
+// The last GC with a complete reference snapshot, or none.
+std::optional<uint32_t> lastSnapshotGc(const HeapHistory& h);
+
+// The references of `heap` from the snapshot taken at its own GC. Error, one line, when that GC
+// has none: "GC 5 has no reference snapshot; the nearest are GCs 4 and 8 (memcity gcs marks them)".
+Result<std::unique_ptr<HeapGraph>> loadGraph(const HeapHistory& h, const HeapState& heap);
+
+// Whether any GC of from..to (inclusive, clamped to the trace) has a reference snapshot.
+bool hasSnapshotIn(const HeapHistory& h, uint32_t from, uint32_t to);
+
+// The tree series of `chain` over options.from..to: over every GC of the window, or, when the
+// chain reads references, over the GCs with a reference snapshot, each heap compacted with its
+// references attached. Errors: those of TreeSeries::build, and a chain that reads references
+// over a window without a snapshot ("the chain reads references, and none of GCs 3..9 has a
+// reference snapshot"). options.include_gc and prepare_heap are this function's.
+Result<TreeSeries> buildWindowSeries(const HeapHistory& h, const ClassifierChain& chain,
+                                     SeriesOptions options);
 
 }  // namespace memcity

@@ -24,9 +24,4 @@ struct ClassifyArgs {
 Result<ClassifyArgs> readClassifyArgs(const Args& args, std::string_view command,
                                       std::string_view default_chain, std::string_view default_metric);
 
-// Node paths as --node and --drill take them: labels from the root's child down separated by
-// '/', nodes separated by ';', spaces around labels ignored:
-// "java.util.HashMap / IdCache.<clinit>(IdCache.java:9); byte[]" -> {{HashMap, IdCache...}, {byte[]}}.
-std::vector<std::vector<std::string>> parseNodePaths(const std::string& text);
-
 }  // namespace memcity::cli

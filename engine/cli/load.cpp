@@ -76,35 +76,4 @@ std::string demoTracePath() {
     return {};
 }
 
-std::optional<uint32_t> lastSnapshotGc(const HeapHistory& h) {
-    for (size_t g = h.gcCount(); g-- > 0;)
-        if (h.gcs()[g].has_snapshot) return static_cast<uint32_t>(g);
-    return std::nullopt;
-}
-
-Result<std::unique_ptr<HeapGraph>> loadGraph(const HeapHistory& h, const HeapState& heap) {
-    const uint32_t gc = heap.gc();
-    if (!h.gcs()[gc].has_snapshot) {
-        std::optional<uint32_t> before, after;
-        for (uint32_t g = 0; g < h.gcCount(); ++g)
-            if (h.gcs()[g].has_snapshot) {
-                if (g < gc) before = g;
-                if (g > gc && !after) after = g;
-            }
-        std::string msg = "GC " + std::to_string(gc) + " has no reference snapshot";
-        if (!before && !after) return Error{msg + ": the trace has none (record with --refs N)"};
-        msg += "; the nearest ";
-        if (before && after)
-            msg += "are GCs " + std::to_string(*before) + " and " + std::to_string(*after);
-        else
-            msg += "is GC " + std::to_string(before ? *before : *after);
-        return Error{msg + " ('memcity gcs' marks them)"};
-    }
-    auto snap = h.snapshotFor(heap);
-    if (!snap) return snap.error();
-    if (!*snap || (*snap)->gc != gc)
-        return Error{"GC " + std::to_string(gc) + ": its reference snapshot is incomplete"};
-    return std::make_unique<HeapGraph>(heap.view(), std::move(**snap));
-}
-
 }  // namespace memcity::cli

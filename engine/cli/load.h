@@ -30,13 +30,6 @@ Result<LoadedTrace> loadTrace(const std::string& path, const LoadOptions& option
 // printed as "error:" (memcity info), otherwise as "warning:".
 void printDiagnostics(const LoadedTrace& t, std::ostream& err, bool errors_are_errors);
 
-// The last GC with a complete reference snapshot, or none.
-std::optional<uint32_t> lastSnapshotGc(const HeapHistory& h);
-
-// The references of `heap` from the snapshot taken at its own GC. Error, one line, when that GC
-// has none: "GC 5 has no reference snapshot; the nearest are GCs 4 and 8 (memcity gcs marks them)".
-Result<std::unique_ptr<HeapGraph>> loadGraph(const HeapHistory& h, const HeapState& heap);
-
 // Where the bundled demo trace lives (empty when it cannot be found).
 std::string demoTracePath();
 

@@ -11,9 +11,7 @@
 namespace memcity::cli {
 
 Result<SortStrategy> parseSort(std::string_view name, std::string_view command) {
-    if (name == "start") return SortStrategy::kStartSize;
-    if (name == "end") return SortStrategy::kEndSize;
-    if (name == "growth") return SortStrategy::kGrowth;
+    if (auto sort = parseSortStrategy(name)) return *sort;
     return Error{"memcity " + std::string(command) + ": --sort expects start, end or growth, got '" +
                  printable(name, 40) + "'"};
 }
@@ -47,29 +45,13 @@ Result<TreeSeries> buildSeries(const LoadedTrace& loaded, const ClassifierChain&
             return true;
         };
     }
-    std::unique_ptr<HeapState> state;
-    std::unique_ptr<HeapGraph> graph;
-    if (chain.needsReferences()) {
-        bool any = false;
-        for (uint32_t g = w.from; g <= w.to; ++g)
-            any = any || h.gcs()[g].has_snapshot;
-        if (!any)
-            return Error{"memcity " + std::string(command) + ": " + loaded.trace->path() +
-                         ": the chain reads references, and none of GCs " + std::to_string(w.from) + ".." +
-                         std::to_string(w.to) + " has a reference snapshot ('memcity gcs' marks them)"};
-        so.include_gc = [&](uint32_t gc) { return h.gcs()[gc].has_snapshot; };
-        so.prepare_heap = [&](const HeapView& replayed) -> Result<HeapView> {
-            graph.reset();
-            state = std::make_unique<HeapState>(replayed);
-            auto g = loadGraph(h, *state);
-            if (!g) return g.error();
-            graph = std::move(*g);
-            return state->view().withGraph(graph.get());
-        };
-    }
-    auto series = TreeSeries::build(h, chain, so);
+    // A chain that reads references over a window without a snapshot is a usage error.
+    const bool usage_error = chain.needsReferences() && !hasSnapshotIn(h, w.from, w.to);
+    auto series = buildWindowSeries(h, chain, so);
     if (tty) std::fprintf(stderr, "\r\033[K");
-    if (!series) return Error{"error: " + series.error().message};
+    if (!series)
+        return Error{(usage_error ? "memcity " + std::string(command) + ": " : std::string("error: ")) +
+                     series.error().message};
     return series;
 }
 

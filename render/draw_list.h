@@ -121,6 +121,15 @@ struct DrawList {
     std::vector<Line2D> lines;
     std::vector<Label> labels;
 
+    // Appends the 2D overlay of `other` (rects, arcs, triangles, lines, labels) after this one's.
+    void append2D(const DrawList& other) {
+        rects.insert(rects.end(), other.rects.begin(), other.rects.end());
+        arcs.insert(arcs.end(), other.arcs.begin(), other.arcs.end());
+        triangles.insert(triangles.end(), other.triangles.begin(), other.triangles.end());
+        lines.insert(lines.end(), other.lines.begin(), other.lines.end());
+        labels.insert(labels.end(), other.labels.begin(), other.labels.end());
+    }
+
     void clear() {
         boxes.clear();
         world_lines.clear();

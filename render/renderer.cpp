@@ -659,6 +659,10 @@ Status Renderer::renderToSwapchain(const DrawList& list, const ImDrawData* imgui
     return {};
 }
 
+void Renderer::waitIdle() {
+    vkDeviceWaitIdle(impl_->device->device());
+}
+
 Status Renderer::uploadImGuiFonts() {
     if (!ImGui::GetCurrentContext())
         return Error{"renderer: no current ImGui context to take the fonts from"};

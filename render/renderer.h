@@ -93,6 +93,10 @@ public:
     // frame may be skipped), not an error.
     Status renderToSwapchain(const DrawList& list, const ImDrawData* imgui = nullptr);
 
+    // Blocks until the GPU finished every frame submitted (timing input to picture: a frame is on
+    // screen once its commands are done and it is presented).
+    void waitIdle();
+
     // Uploads the current ImGui context's font atlas now (otherwise done on first ImDrawData).
     Status uploadImGuiFonts();
 

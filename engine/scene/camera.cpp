@@ -55,6 +55,21 @@ void OrbitCamera::pan(float right, float up_amount) {
     target += glm::normalize(glm::cross(f, u)) * right + u * up_amount;
 }
 
+void OrbitCamera::fly(float right, float up_amount, float forward_amount) {
+    const glm::vec3 level(std::sin(yaw), 0.0f, std::cos(yaw));  // from the target towards the eye, level
+    const glm::vec3 r(std::cos(yaw), 0.0f, -std::sin(yaw));
+    target += r * right + glm::vec3(0.0f, up_amount, 0.0f) - level * forward_amount;
+}
+
+void OrbitCamera::look(float d_yaw, float d_pitch) {
+    const glm::vec3 e = eye();
+    // Looking right turns the view clockwise seen from above: the eye's yaw around the target
+    // grows the other way, and the target swings around the fixed eye.
+    yaw = std::remainder(yaw - d_yaw, glm::two_pi<float>());
+    pitch = std::clamp(pitch - d_pitch, -kMaxPitch, kMaxPitch);
+    target = e + forward() * distance;
+}
+
 void OrbitCamera::fitClipPlanes(const Bounds& bounds) {
     const glm::vec3 e = eye(), f = forward();
     float nearest = INFINITY, farthest = 0.0f;

@@ -43,6 +43,12 @@ struct OrbitCamera {
     void orbit(float d_yaw, float d_pitch);
     void dolly(float factor);
     void pan(float right, float up_amount);
+    // Fly moves (the explorer's WASD + mouse look): move the eye and the target together along the
+    // view's right, world up and forward directions (forward level with the ground, so flying
+    // forward keeps the height; world units); turn the view around the eye (radians: yaw to the
+    // right, pitch up; pitch clamped) so the eye stays where it is.
+    void fly(float right, float up_amount, float forward_amount);
+    void look(float d_yaw, float d_pitch);
     // Sets near and far to cover `bounds` from the current eye (near = 95% of the nearest corner's
     // depth; a small share of far when the eye is inside or very close).
     void fitClipPlanes(const Bounds& bounds);

@@ -39,13 +39,14 @@ double TimeCursor::gcTimeOf(const std::vector<uint32_t>& gcs, double t) {
     return gcs[i] + f * (static_cast<double>(gcs[i + 1]) - static_cast<double>(gcs[i]));
 }
 
-double TimeCursor::indexTimeOf(uint32_t gc) const {
-    if (gcs_.empty() || gc <= gcs_.front()) return 0.0;
-    if (gc >= gcs_.back()) return maxT();
-    const auto next = std::upper_bound(gcs_.begin(), gcs_.end(), gc);
+double TimeCursor::indexTimeOf(double gc_time) const {
+    if (gcs_.empty() || !(gc_time > gcs_.front())) return 0.0;
+    if (gc_time >= gcs_.back()) return maxT();
+    const auto next = std::upper_bound(gcs_.begin(), gcs_.end(), gc_time,
+                                       [](double v, uint32_t g) { return v < static_cast<double>(g); });
     const auto i = static_cast<size_t>(next - gcs_.begin()) - 1;
     const double span = static_cast<double>(gcs_[i + 1]) - static_cast<double>(gcs_[i]);
-    return static_cast<double>(i) + (static_cast<double>(gc) - static_cast<double>(gcs_[i])) / span;
+    return static_cast<double>(i) + (gc_time - static_cast<double>(gcs_[i])) / span;
 }
 
 bool TimeCursor::advance(double dt_seconds) {

@@ -55,9 +55,10 @@ public:
     // t as GC time, for TreeSeries::valueAt: gcBefore() + fraction() * (gcAfter() - gcBefore()).
     double gcTime() const { return gcTimeOf(gcs_, t_); }
     static double gcTimeOf(const std::vector<uint32_t>& gcs, double t);
-    // The index time of GC number `gc`: exact for a held GC; between two held GCs, as far between
-    // their indices as gc is between their numbers; clamped to the series.
-    double indexTimeOf(uint32_t gc) const;
+    // The index time of GC time `gc_time` (a GC number, or fractional: the timeline's scrub
+    // position): exact for a held GC; between two held GCs, as far between their indices as it is
+    // between their numbers; clamped to the series. The inverse of gcTime().
+    double indexTimeOf(double gc_time) const;
 
     // Moves t by speed * dt_seconds when playing (nothing when paused); at an end it stops and
     // pauses, or loops (options.at_end). Returns whether t changed. Contract: dt_seconds >= 0.
@@ -76,7 +77,7 @@ public:
     // Jumps to index time t (clamped to [0, maxT()]); keeps playing or paused.
     void seek(double t);
     // Jumps to GC number `gc` (indexTimeOf).
-    void seekGc(uint32_t gc) { seek(indexTimeOf(gc)); }
+    void seekGc(uint32_t gc) { seek(indexTimeOf(static_cast<double>(gc))); }
     bool atStart() const { return t_ <= 0.0; }
     bool atEnd() const { return t_ >= maxT(); }
 

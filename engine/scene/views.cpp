@@ -113,10 +113,10 @@ ViewFrameStats ViewComposer::compose(double t, render::DrawList& out) {
             so.trend_from = trendFrom(t);
             so.metric = options_.metric;
             cityAt(city_layout_, *inputs_.series, t, so, city_state_);
-            render::CameraMatrices m = camera_.matrices();
-            m.projection = intoRect(m.projection, rect, size_);
+            const render::CameraMatrices m = viewMatrices();
             CitySceneOptions co;
             co.selected = options_.selected;
+            if (hovered_ != kNoPick) co.highlighted.push_back(hovered_);
             co.measure_text = options_.measure;
             co.legend_bottom_inset_px = size_.y - rect.max.y;
             co.legend_title = trendTitle(trendGcs());
@@ -142,7 +142,75 @@ ViewFrameStats ViewComposer::compose(double t, render::DrawList& out) {
     return stats;
 }
 
-void ViewComposer::drawRadial(double t, PixelRect rect, ViewFrameStats& stats, render::DrawList& out) const {
+render::CameraMatrices ViewComposer::viewMatrices() const {
+    render::CameraMatrices m = camera_.matrices();
+    m.projection = intoRect(m.projection, mainRect(), size_);
+    return m;
+}
+
+void ViewComposer::resize(glm::vec2 size) {
+    if (size.x < 1 || size.y < 1) return;
+    size_ = size;
+    const PixelRect rect = mainRect();
+    camera_.aspect = rect.width() / std::max(rect.height(), 1.0f);
+}
+
+Status ViewComposer::resetCamera(std::string_view preset) {
+    const PixelRect rect = mainRect();
+    auto camera = cameraPreset(preset, city_layout_.bounds, rect.width() / std::max(rect.height(), 1.0f));
+    if (!camera) return camera.error();
+    camera_ = *camera;
+    options_.camera = std::string(preset);
+    return {};
+}
+
+std::optional<ViewPick> ViewComposer::pick(glm::vec2 pixel) const {
+    if (!mainRect().contains(pixel)) return std::nullopt;
+    switch (options_.kind) {
+        case ViewKind::kCity: {
+            if (city_state_.buildings.size() != city_layout_.buildings.size()) return std::nullopt;
+            const auto hit =
+                pickCity(city_layout_, city_state_, rayThroughPixel(viewMatrices(), size_, pixel));
+            if (!hit || (hit->district && hit->id == TreeSeries::kRoot)) return std::nullopt;
+            return ViewPick{hit->id, hit->district, false, RadialView::kLocal};
+        }
+        case ViewKind::kSunburst:
+        case ViewKind::kIcicle:
+            for (size_t i = 0; i < radial_scenes_.size(); ++i) {
+                const RadialHit hit = pickRadial(radial_scenes_[i], pixel);
+                if (hit.item == kNoItem) continue;
+                ViewPick p;
+                p.id = hit.pick_id;
+                p.radial_view = i == 0 ? RadialView::kLocal : RadialView::kGlobal;
+                p.drill_root = i == 0 && hit.item == 0;
+                return p;
+            }
+            return std::nullopt;
+        case ViewKind::kTimeline: return std::nullopt;
+    }
+    return std::nullopt;
+}
+
+void placeInRect(render::DrawList& list, PixelRect rect, glm::vec2 framebuffer) {
+    list.camera.projection = intoRect(list.camera.projection, rect, framebuffer);
+    const glm::vec2 d = rect.min;
+    for (render::Rect& r : list.rects) {
+        r.min += d;
+        r.max += d;
+    }
+    for (render::Arc& a : list.arcs)
+        a.center += d;
+    for (render::Vertex2D& v : list.triangles)
+        v.pos += d;
+    for (render::Line2D& l : list.lines) {
+        l.a += d;
+        l.b += d;
+    }
+    for (render::Label& l : list.labels)
+        l.pos += d;
+}
+
+void ViewComposer::drawRadial(double t, PixelRect rect, ViewFrameStats& stats, render::DrawList& out) {
     const TreeSeries& s = *inputs_.series;
     const double gc_time = TimeCursor::gcTimeOf(s.gcs(), t);
     RadialLayoutOptions lo;
@@ -156,6 +224,7 @@ void ViewComposer::drawRadial(double t, PixelRect rect, ViewFrameStats& stats, r
     so.shape = options_.kind == ViewKind::kSunburst ? RadialShape::kSunburst : RadialShape::kIcicle;
     so.measure = options_.measure;
     so.selected = options_.selected;
+    so.hovered = hovered_;
     so.trend_from = TimeCursor::gcTimeOf(s.gcs(), trendFrom(t));
 
     // The local view (drill root and two levels) takes the larger left part, the global view
@@ -170,7 +239,8 @@ void ViewComposer::drawRadial(double t, PixelRect rect, ViewFrameStats& stats, r
         const RadialLayout layout = layoutRadial(s, gc_time, lo);
         so.breadcrumb = view == RadialView::kLocal;
         stats.radial_items += layout.items.size();
-        buildRadialScene(s, layout, area.inset(4.0f), so, out);
+        radial_scenes_[view == RadialView::kLocal ? 0 : 1] =
+            buildRadialScene(s, layout, area.inset(4.0f), so, out);
         render::Label l;
         l.pos = {area.min.x + 8.0f, area.min.y - heading + 3.0f};
         l.text = name;

@@ -7,6 +7,7 @@
 // tweened values changes between two frames, so an animation never moves the camera or a lot.
 #pragma once
 
+#include <array>
 #include <optional>
 #include <span>
 #include <string>
@@ -70,6 +71,14 @@ struct ViewOptions {
     MeasureText measure;             // text widths in pixels (the renderer's font); null: estimate
 };
 
+// What a pixel of the last composed frame shows (ViewComposer::pick).
+struct ViewPick {
+    uint32_t id = 0;          // a series node id, or an Other id (kOtherBit | parent; otherParentOf)
+    bool district = false;    // city: a district plate (id is its node)
+    bool drill_root = false;  // sunburst / icicle: the centre disc or top row of the local view
+    RadialView radial_view = RadialView::kLocal;  // sunburst / icicle: which of the two views
+};
+
 // How a frame went (for benchmarks and the explorer's status line).
 struct ViewFrameStats {
     CitySceneStats city;
@@ -86,22 +95,42 @@ public:
     // Index time of the series (scene/time_cursor.h): 0 .. gcCount() - 1.
     double maxT() const { return cursor_.maxT(); }
     // The index time of GC number `gc` (between held GCs: interpolated; clamped to the series).
-    double indexTimeOf(uint32_t gc) const { return cursor_.indexTimeOf(gc); }
+    double indexTimeOf(uint32_t gc) const { return cursor_.indexTimeOf(static_cast<double>(gc)); }
 
     // Clears `out` and draws the view at index time `t` (clamped) into it.
     ViewFrameStats compose(double t, render::DrawList& out);
 
-    const CityLayout& cityLayout() const { return city_layout_; }
+    // What pixel `pixel` of the last composed frame shows, as compose drew it (the city at that
+    // frame's t, exact buildings rather than merged boxes; the sunburst's and icicle's items).
+    std::optional<ViewPick> pick(glm::vec2 pixel) const;
+    // The rectangle the view itself takes (below the title bar, above the time strip).
+    PixelRect mainRect() const;
+
+    // The explorer's changes between frames; none of them lays the city out again.
+    void setSelected(std::vector<uint32_t> ids) { options_.selected = std::move(ids); }
+    void setHovered(uint32_t id) { hovered_ = id; }  // kNoPick: none
+    void setDrillRoot(uint32_t node) { options_.drill_root = node; }
+    // A new picture size: the camera keeps its place and takes the new aspect.
+    void resize(glm::vec2 size);
+    OrbitCamera& camera() { return camera_; }
     const OrbitCamera& camera() const { return camera_; }
+    // Puts the camera back to a preset (cameraPresetNames()). Error for an unknown name.
+    Status resetCamera(std::string_view preset);
+
+    const ViewOptions& options() const { return options_; }
+    const ViewInputs& inputs() const { return inputs_; }
+    const CityLayout& cityLayout() const { return city_layout_; }
+    // The city as the last frame drew it (heights at its t).
+    const CityState& cityState() const { return city_state_; }
     glm::vec2 size() const { return size_; }
 
 private:
     ViewComposer() = default;
-    // The rectangle the main view takes (below the title bar, above the time strip).
-    PixelRect mainRect() const;
     void drawTitle(double t, render::DrawList& out) const;
     void drawTimeStrip(double t, PixelRect rect, render::DrawList& out) const;
-    void drawRadial(double t, PixelRect rect, ViewFrameStats& stats, render::DrawList& out) const;
+    void drawRadial(double t, PixelRect rect, ViewFrameStats& stats, render::DrawList& out);
+    // The main view's camera matrices, its projection drawn into mainRect().
+    render::CameraMatrices viewMatrices() const;
     // The index time the trend colours compare the value at t with, and how many GCs back it is.
     double trendFrom(double t) const;
     double trendGcs() const;
@@ -113,6 +142,13 @@ private:
     CityLayout city_layout_;
     CityState city_state_;
     OrbitCamera camera_;
+    uint32_t hovered_ = kNoPick;
+    // The last frame's sunburst / icicle, local then global, for picking.
+    std::array<RadialScene, 2> radial_scenes_;
 };
+
+// Moves a frame composed for a picture of rect's size into `rect` of a framebuffer of
+// `framebuffer` pixels: 2D items shift by rect.min, the 3D projection draws into the rect.
+void placeInRect(render::DrawList& list, PixelRect rect, glm::vec2 framebuffer);
 
 }  // namespace memcity::scene

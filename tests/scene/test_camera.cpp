@@ -91,6 +91,37 @@ TEST(Camera, OrbitDollyAndPanKeepTheTargetInView) {
     EXPECT_NEAR(glm::dot(cam.target - target, cam.forward()), 0.0f, 1e-3f);
 }
 
+TEST(Camera, FlyMovesEyeAndTargetTogetherAndLookTurnsAroundTheEye) {
+    OrbitCamera cam = *cameraPreset("overview", kCity, 1.0f);
+    const glm::vec3 eye = cam.eye(), target = cam.target;
+    // Forward is level: the height stays, the eye moves along the view's ground direction.
+    cam.fly(0.0f, 0.0f, 100.0f);
+    const glm::vec3 moved = cam.eye() - eye;
+    EXPECT_NEAR(moved.y, 0.0f, 1e-3f);
+    EXPECT_NEAR(glm::length(moved), 100.0f, 1e-2f);
+    EXPECT_GT(glm::dot(moved, cam.forward()), 0.0f);
+    EXPECT_NEAR(glm::length(cam.target - target), 100.0f, 1e-2f);
+    // Right is perpendicular to the view, up is world up.
+    const glm::vec3 before = cam.eye();
+    cam.fly(50.0f, 20.0f, 0.0f);
+    const glm::vec3 step = cam.eye() - before;
+    EXPECT_NEAR(step.y, 20.0f, 1e-3f);
+    EXPECT_NEAR(glm::dot(step, cam.forward()), 20.0f * cam.forward().y, 1e-2f);
+    EXPECT_GT(glm::dot(step, glm::cross(cam.forward(), cam.up())), 49.0f);
+    // Looking around keeps the eye; looking right turns the view clockwise seen from above.
+    const glm::vec3 at = cam.eye();
+    const glm::vec3 f0 = cam.forward();
+    cam.look(0.2f, 0.0f);
+    EXPECT_NEAR(glm::length(cam.eye() - at), 0.0f, 1e-2f);
+    const glm::vec3 f1 = cam.forward();
+    EXPECT_LT(f0.z * f1.x - f0.x * f1.z, 0.0f);  // y of cross(f0, f1) < 0: a turn to the right
+    cam.look(0.0f, 0.1f);                        // and up
+    EXPECT_GT(cam.forward().y, f1.y);
+    cam.look(0.0f, -10.0f);
+    EXPECT_FLOAT_EQ(cam.pitch, OrbitCamera::kMaxPitch);
+    EXPECT_NEAR(glm::length(cam.eye() - at), 0.0f, 1e-2f);
+}
+
 TEST(Camera, ProjectionAndRaysAgree) {
     const OrbitCamera cam = *cameraPreset("overview", kCity, 2.0f);
     const render::CameraMatrices m = cam.matrices();

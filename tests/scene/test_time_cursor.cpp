@@ -121,6 +121,14 @@ TEST(TimeCursor, IndexTimeOverSparseGcsAndGcTime) {
     EXPECT_DOUBLE_EQ(c.indexTimeOf(4), 1.5);
     EXPECT_DOUBLE_EQ(c.indexTimeOf(6), 2.0);
     EXPECT_DOUBLE_EQ(c.indexTimeOf(100), 3.0);
+    // Fractional GC time (a scrub position) is the inverse of gcTime().
+    EXPECT_DOUBLE_EQ(c.indexTimeOf(3.0), 1.25);
+    EXPECT_DOUBLE_EQ(c.indexTimeOf(6.5), 2.5);
+    EXPECT_DOUBLE_EQ(c.indexTimeOf(-1.0), 0.0);
+    for (double t : {0.0, 0.3, 1.7, 2.25, 3.0}) {
+        c.seek(t);
+        EXPECT_NEAR(c.indexTimeOf(c.gcTime()), t, 1e-12);
+    }
     c.seekGc(1);
     EXPECT_DOUBLE_EQ(c.t(), 0.5);
     c.seek(3.0);

@@ -1,0 +1,88 @@
+// What the explorer's inspector shows about the selection (one or several tree nodes) at one GC,
+// computed on a worker thread into plain values and strings (nothing in it points into a heap):
+// the group's counts, shallow / deep / retained sizes, the GC roots that keep it alive, its
+// shortest paths to them aggregated by type, what it retains by type, the objects that retain the
+// most on their own, and the objects born, dead and permanent since a base GC (ICPE'18 §5.3).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "classify/tree.h"
+#include "explore/worker.h"
+#include "graph/closure.h"
+#include "graph/group_report.h"
+#include "heap/heap_history.h"
+#include "util/result.h"
+
+namespace memcity::explore {
+
+struct InspectionRequest {
+    uint64_t id = 0;                               // echoed in the result (the caller's request counter)
+    std::vector<std::vector<std::string>> groups;  // label paths below the root; empty: the whole heap
+    std::vector<std::string> names;                // what the inspector titles each group
+    uint32_t gc = 0;                               // the GC looked at
+    std::optional<uint32_t> base_gc;               // born / died / permanent since this GC (< gc)
+    unsigned threads = 1;
+};
+
+struct InspectedPath {
+    std::string text;  // "static field ShopServer.AUDIT_HISTORY → ConcurrentHashMap → …"
+    uint64_t objects = 0;
+    uint32_t shortest = 0;  // references
+};
+
+struct InspectedObject {
+    uint64_t id = 0;
+    std::string type;
+    Sizes retained;
+};
+
+struct Inspection {
+    uint64_t request = 0;
+    uint32_t gc = 0;
+    std::vector<std::string> names;
+    Sizes heap;     // the live heap at gc
+    Sizes objects;  // the group at gc (its shallow size)
+    // From the reference snapshot at snapshot_gc (gc itself, or the nearest before, else after);
+    // absent when the trace has none (note says so).
+    std::optional<uint32_t> snapshot_gc;
+    std::optional<GroupClosure> closure;  // shallow / deep / retained / unreached at snapshot_gc
+    std::vector<CountedName> direct_roots, closest_roots, retained_by_type;
+    std::vector<InspectedPath> paths;
+    uint64_t other_paths = 0, other_path_objects = 0, unreached_objects = 0;
+    std::vector<InspectedObject> largest_objects;
+    // Since base_gc: objects born after it and alive at gc, dead since it, alive at both.
+    std::optional<uint32_t> base_gc;
+    std::optional<Sizes> born, died, permanent;
+    std::vector<std::string> notes;  // why something is missing, one line each
+    double seconds = 0;
+};
+
+// The inspection as text, as the inspector panel lists it (scripts print it).
+std::string formatInspection(const Inspection& inspection);
+
+// Computes the inspection. Errors: a GC out of range, a replay failure, a cancelled token.
+// Contract: `history` and `chain` outlive the call (they are read, never changed).
+Result<Inspection> inspect(const HeapHistory& history, const ClassifierChain& chain,
+                           const InspectionRequest& request, const CancelToken& token);
+
+// The snapshot GC an inspection of `gc` reads references from: gc itself when it has one, else
+// the nearest before it, else the nearest after it; none when the trace has no snapshot.
+std::optional<uint32_t> snapshotGcFor(const HeapHistory& history, uint32_t gc);
+
+// Deep and retained sizes of many groups (the tree table's columns) at the snapshot GC for `gc`.
+struct GroupSizes {
+    Sizes deep, retained;
+};
+struct SizesResult {
+    uint32_t snapshot_gc = 0;
+    std::vector<std::optional<GroupSizes>> sizes;  // per group; none when the group is not in that heap
+};
+Result<SizesResult> groupSizes(const HeapHistory& history, const ClassifierChain& chain, uint32_t gc,
+                               const std::vector<std::vector<std::string>>& groups, unsigned threads,
+                               const CancelToken& token);
+
+}  // namespace memcity::explore

@@ -1,0 +1,155 @@
+#include "explore/loader.h"
+
+#include <pthread.h>
+
+#include <chrono>
+
+namespace memcity::explore {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+}  // namespace
+
+TraceLoader::TraceLoader(std::string path, LoaderOptions options)
+    : path_(std::move(path)), options_(std::move(options)) {
+    thread_ = std::thread([this] { run(); });
+    ::pthread_setname_np(thread_.native_handle(), "memcity load");
+}
+
+TraceLoader::~TraceLoader() {
+    stop_ = true;
+    thread_.join();
+}
+
+LoadProgress TraceLoader::progress() const {
+    std::lock_guard lock(mutex_);
+    return progress_;
+}
+
+bool TraceLoader::done() const {
+    std::lock_guard lock(mutex_);
+    return progress_.phase == LoadPhase::kReady || progress_.phase == LoadPhase::kFailed;
+}
+
+std::vector<GcRecord> TraceLoader::gcs() const {
+    std::lock_guard lock(mutex_);
+    return gcs_;
+}
+
+std::optional<TreeSeries> TraceLoader::takeSeries() {
+    std::lock_guard lock(mutex_);
+    std::optional<TreeSeries> out = std::move(series_);
+    series_.reset();
+    return out;
+}
+
+bool TraceLoader::streamedSeriesFinal() const {
+    std::lock_guard lock(mutex_);
+    return series_final_;
+}
+
+void TraceLoader::publish() {
+    version_.fetch_add(1, std::memory_order_acq_rel);
+    if (options_.wake) options_.wake();
+}
+
+void TraceLoader::run() {
+    const Clock::time_point start = Clock::now();
+    auto fail = [&](std::string message) {
+        {
+            std::lock_guard lock(mutex_);
+            progress_.phase = LoadPhase::kFailed;
+            progress_.error = std::move(message);
+            progress_.seconds = secondsSince(start);
+        }
+        publish();
+    };
+
+    auto file = TraceFile::open(path_);
+    if (!file) return fail(file.error().message);
+    trace_ = std::make_unique<TraceFile>(std::move(*file));
+    {
+        std::lock_guard lock(mutex_);
+        progress_.phase = LoadPhase::kRebuilding;
+        progress_.bytes_total = trace_->fileSize();
+        progress_.notes = trace_->warnings();
+        if (trace_->truncated()) progress_.notes.push_back(trace_->truncationNote());
+    }
+    publish();
+
+    std::unique_ptr<TreeSeriesBuilder> stream;
+    if (options_.chain && options_.chain->shapeOnly())
+        stream = std::make_unique<TreeSeriesBuilder>(trace_->symbols(), *options_.chain, SeriesOptions{});
+    Clock::time_point last_series{};
+    bool stream_failed = false;
+
+    HistoryOptions ho;
+    ho.threads = options_.threads;
+    ho.progress = [&](const BuildProgress& p) {
+        {
+            std::lock_guard lock(mutex_);
+            progress_.bytes_done = p.bytes_done;
+            progress_.seconds = secondsSince(start);
+        }
+        publish();
+    };
+    ho.on_heap = [&](const HeapView& heap, const GcRecord& record) {
+        if (stop_) return false;
+        const bool first = heap.gc() == 0;
+        bool series_due = false;
+        if (stream && !stream_failed) {
+            stream_failed = !stream->add(heap).ok();
+            series_due = !stream_failed && (first || secondsSince(last_series) >= options_.series_interval_s);
+        }
+        {
+            std::lock_guard lock(mutex_);
+            gcs_.push_back(record);
+            progress_.gcs = static_cast<uint32_t>(gcs_.size());
+            progress_.seconds = secondsSince(start);
+            if (first) progress_.first_gc_seconds = progress_.seconds;
+        }
+        if (series_due) {
+            // Copied outside the lock: the window only waits for the hand-over.
+            TreeSeries copy = stream->series();
+            std::lock_guard lock(mutex_);
+            series_ = std::move(copy);
+            last_series = Clock::now();
+        }
+        publish();
+        return true;
+    };
+    auto history = HeapHistory::build(*trace_, ho);
+    if (!history) return fail(history.error().message);
+    if (stop_) return;
+    history_ = std::make_unique<HeapHistory>(std::move(*history));
+    if (auto found = findWindows(history_->gcs()); found) windows_ = std::move(found->windows);
+
+    const Diagnostics& d = history_->diagnostics();
+    const bool countable = d[Anomaly::kLateAlloc].count == 0 && d[Anomaly::kDuplicateAlloc].count == 0;
+    {
+        std::lock_guard lock(mutex_);
+        gcs_ = history_->gcs();  // reachable bytes of snapshots read after their GC completed
+        for (size_t i = 0; i < Diagnostics::kKinds; ++i) {
+            const AnomalyRecord& r = d[static_cast<Anomaly>(i)];
+            if (r.count > 0)
+                progress_.notes.push_back(r.first + (r.count > 1
+                                                         ? " (and " + std::to_string(r.count - 1) + " more)"
+                                                         : std::string()));
+        }
+        if (stream && !stream_failed && countable) {
+            series_ = stream->take();
+            series_final_ = true;
+        }
+        progress_.phase = LoadPhase::kReady;
+        progress_.bytes_done = progress_.bytes_total;
+        progress_.seconds = secondsSince(start);
+    }
+    publish();
+}
+
+}  // namespace memcity::explore

@@ -1,0 +1,666 @@
+#include "explore/session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "graph/heap_graph.h"
+#include "scene/city_state.h"
+
+namespace memcity::explore {
+
+// What the workers hand over; update() adopts it on the window's thread.
+struct Session::Pending {
+    std::mutex mutex;
+    // Series.
+    uint64_t series_request = 0;
+    std::shared_ptr<const TreeSeries> series;
+    std::shared_ptr<const ClassifierChain> chain;
+    std::optional<std::string> series_error;
+    // Inspection.
+    std::optional<Inspection> inspection;
+    std::optional<std::pair<uint64_t, std::string>> inspection_error;
+    // Table sizes.
+    std::optional<std::pair<uint32_t, std::map<uint32_t, GroupSizes>>> sizes;  // (gc, sizes)
+};
+
+Session::Session(SessionOptions options)
+    : options_(std::move(options)),
+      chain_(options_.chain),
+      view_(options_.view),
+      pending_(std::make_shared<Pending>()),
+      series_worker_(std::make_unique<Worker>("memcity series")),
+      inspect_worker_(std::make_unique<Worker>("memcity inspect")),
+      sizes_worker_(std::make_unique<Worker>("memcity sizes")) {}
+
+Session::~Session() {
+    // The workers and the loader read the history and the chains: stop them first.
+    series_worker_.reset();
+    inspect_worker_.reset();
+    sizes_worker_.reset();
+    loader_.reset();
+}
+
+void Session::closeTrace() {
+    for (Worker* w : {series_worker_.get(), inspect_worker_.get(), sizes_worker_.get()}) {
+        w->cancel();
+        w->waitIdle();
+    }
+    loader_.reset();
+    pending_ = std::make_shared<Pending>();  // what the stopped jobs left is dropped with the old one
+    series_.reset();
+    series_chain_.reset();
+    series_final_ = false;
+    series_error_.clear();
+    series_window_.reset();
+    gcs_.clear();
+    load_ = {};
+    load_version_ = 0;
+    cursor_ = scene::TimeCursor{};
+    range_.reset();
+    composer_.reset();
+    user_camera_.reset();
+    selection_.clear();
+    drill_root_ = TreeSeries::kRoot;
+    hovered_ = scene::kNoPick;
+    inspection_.reset();
+    inspection_error_.clear();
+    sizes_.clear();
+    sizes_requested_.clear();
+    sizes_gc_ = UINT32_MAX;
+}
+
+void Session::open(const std::string& path) {
+    closeTrace();
+    path_ = path;
+    auto chain = buildChain(chain_);
+    if (chain) stream_chain_ = std::make_shared<const ClassifierChain>(std::move(*chain));
+    LoaderOptions lo;
+    lo.chain = stream_chain_.get();
+    lo.threads = options_.threads;
+    lo.wake = options_.wake;
+    loader_ = std::make_unique<TraceLoader>(path, std::move(lo));
+}
+
+const HeapHistory* Session::history() const {
+    return loaded() ? &loader_->history() : nullptr;
+}
+
+const std::vector<Window>& Session::windows() const {
+    static const std::vector<Window> kNone;
+    return loaded() ? loader_->windows() : kNone;
+}
+
+bool Session::update() {
+    bool changed = false;
+    if (loader_ && loader_->version() != load_version_) {
+        load_version_ = loader_->version();
+        const LoadPhase before = load_.phase;
+        load_ = loader_->progress();
+        gcs_ = loader_->gcs();
+        if (auto streamed = loader_->takeSeries()) {
+            const bool final = loader_->streamedSeriesFinal();
+            adoptSeries(std::make_shared<const TreeSeries>(std::move(*streamed)), stream_chain_, final);
+        }
+        if (before != LoadPhase::kReady && load_.phase == LoadPhase::kReady && !series_final_) recompute();
+        changed = true;
+    }
+    std::unique_lock lock(pending_->mutex);
+    if (pending_->series && pending_->series_request == series_request_) {
+        auto series = std::move(pending_->series);
+        auto chain = std::move(pending_->chain);
+        lock.unlock();
+        series_error_.clear();
+        adoptSeries(std::move(series), std::move(chain), true);
+        lock.lock();
+        changed = true;
+    }
+    if (pending_->series_error) {
+        series_error_ = *pending_->series_error;
+        pending_->series_error.reset();
+        changed = true;
+    }
+    if (pending_->inspection) {
+        if (pending_->inspection->request == inspection_request_) {
+            inspection_ = std::move(pending_->inspection);
+            inspection_error_.clear();
+        }
+        pending_->inspection.reset();
+        changed = true;
+    }
+    if (pending_->inspection_error) {
+        if (pending_->inspection_error->first == inspection_request_)
+            inspection_error_ = pending_->inspection_error->second;
+        pending_->inspection_error.reset();
+        changed = true;
+    }
+    if (pending_->sizes) {
+        if (pending_->sizes->first == sizes_gc_)
+            for (const auto& [id, s] : pending_->sizes->second)
+                sizes_[id] = s;
+        pending_->sizes.reset();
+        changed = true;
+    }
+    lock.unlock();
+    // The inspector follows the cursor: a new GC under it asks for a new inspection.
+    if (series_ && !selection_.empty() && inspection_wanted_.gc != currentGc() && loaded())
+        requestInspection();
+    return changed;
+}
+
+bool Session::settled() const {
+    if (loader_ && (!loader_->done() || loader_->version() != load_version_)) return false;
+    if (!series_worker_->idle() || !inspect_worker_->idle() || !sizes_worker_->idle()) return false;
+    std::lock_guard lock(pending_->mutex);
+    return !pending_->series && !pending_->series_error && !pending_->inspection &&
+           !pending_->inspection_error && !pending_->sizes;
+}
+
+void Session::waitSettled() {
+    for (;;) {
+        update();
+        if (settled()) {
+            update();  // what settling asked for (an inspection following the cursor)
+            if (settled()) return;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+}
+
+bool Session::recomputing() const {
+    return !series_worker_->idle();
+}
+
+// --- series ---------------------------------------------------------------------------------
+
+void Session::adoptSeries(std::shared_ptr<const TreeSeries> series,
+                          std::shared_ptr<const ClassifierChain> chain, bool final) {
+    // Carry the selection and the drill root over by their label paths.
+    std::vector<std::vector<std::string>> selected;
+    std::vector<bool> selected_other;
+    for (uint32_t id : selection_) {
+        selected.push_back(labelsOf(id));
+        selected_other.push_back(scene::isOtherId(id));
+    }
+    const std::vector<std::string> drill = labelsOf(drill_root_);
+    const double gc_time = series_ ? cursor_.gcTime() : 0.0;
+    // While a trace loads, a cursor at the newest GC follows the GCs as they come.
+    const bool at_end = !series_ || cursor_.atEnd();
+    const bool playing = cursor_.playing();
+    const bool had_series = series_ != nullptr;
+
+    if (composer_ && view_ == scene::ViewKind::kCity) user_camera_ = composer_->camera();
+    series_ = std::move(series);
+    series_chain_ = std::move(chain);
+    series_final_ = final;
+    composer_.reset();
+
+    scene::TimeCursorOptions to;
+    to.speed = cursor_.speed();
+    cursor_ = scene::TimeCursor::over(*series_, to);
+    if (at_end && !playing)
+        cursor_.seek(cursor_.maxT());
+    else if (had_series)
+        cursor_.seek(cursor_.indexTimeOf(gc_time));
+    if (playing) cursor_.play();
+
+    selection_.clear();
+    for (size_t i = 0; i < selected.size(); ++i) {
+        const uint32_t id = selected[i].empty() ? TreeSeries::kRoot : series_->find(selected[i]);
+        if (id == kNoNode) continue;
+        selection_.push_back(selected_other[i] ? scene::otherIdOf(id) : id);
+    }
+    const uint32_t d = drill.empty() ? TreeSeries::kRoot : series_->find(drill);
+    drill_root_ = d == kNoNode ? TreeSeries::kRoot : d;
+    hovered_ = scene::kNoPick;
+    sizes_.clear();
+    sizes_gc_ = UINT32_MAX;
+    if (loaded()) requestInspection();
+}
+
+void Session::recompute() {
+    const HeapHistory* h = history();
+    if (!h) return;  // the loader streams or rebuilds it once loaded
+    auto chain = buildChain(chain_);
+    if (!chain) {
+        series_error_ = chain.error().message;
+        return;
+    }
+    auto shared_chain = std::make_shared<const ClassifierChain>(std::move(*chain));
+    SeriesOptions so;
+    if (series_window_) {
+        so.from = series_window_->from;
+        so.to = series_window_->to;
+    }
+    so.threads = options_.threads;
+    const uint64_t request = ++series_request_;
+    std::shared_ptr<Pending> pending = pending_;
+    auto wake = options_.wake;
+    series_worker_->submit([h, shared_chain, so, request, pending, wake](const CancelToken& token) mutable {
+        so.progress = [&token](uint32_t) { return !token.cancelled(); };
+        auto series = buildWindowSeries(*h, *shared_chain, so);
+        if (token.cancelled()) return;
+        {
+            std::lock_guard lock(pending->mutex);
+            if (series) {
+                pending->series_request = request;
+                pending->series = std::make_shared<const TreeSeries>(std::move(*series));
+                pending->chain = shared_chain;
+            } else {
+                pending->series_error = series.error().message;
+            }
+        }
+        if (wake) wake();
+    });
+}
+
+Status Session::applyChain(const ChainConfig& config) {
+    const ChainCheck check = checkChain(config);
+    if (!check.ok()) return Error{check.firstError()};
+    const bool same_counts = config.classifiers == chain_.classifiers && config.filters == chain_.filters;
+    chain_ = config;
+    if (same_counts) {
+        // Metric, sort or pruning: the same series, laid out again.
+        composer_.reset();
+        return {};
+    }
+    if (!loaded()) {
+        // Still loading: stream with the new chain from the start.
+        const std::string p = path_;
+        open(p);
+        return {};
+    }
+    recompute();
+    return {};
+}
+
+// --- time -----------------------------------------------------------------------------------
+
+uint32_t Session::currentGc() const {
+    if (cursor_.gcCount() == 0) return 0;
+    const size_t i = std::min(static_cast<size_t>(std::lround(cursor_.t())), cursor_.gcCount() - 1);
+    return cursor_.gcs()[i];
+}
+
+Status Session::goToGc(uint64_t gc) {
+    if (!series_) return Error{"no GC to go to yet: the trace is still loading"};
+    if (gc >= gcs_.size() && !history()) {
+        return Error{"GC " + std::to_string(gc) + " is not loaded yet (" + std::to_string(gcs_.size()) +
+                     " GCs so far)"};
+    }
+    if (const HeapHistory* h = history(); h && gc >= h->gcCount()) return Error{h->gcRangeError(gc)};
+    if (gc < series_->firstGc() || gc > series_->lastGc())
+        return Error{"GC " + std::to_string(gc) + " is outside the series (GCs " +
+                     std::to_string(series_->firstGc()) + ".." + std::to_string(series_->lastGc()) + ")"};
+    cursor_.seekGc(static_cast<uint32_t>(gc));
+    return {};
+}
+
+void Session::setRange(std::optional<GcRange> range) {
+    if (range && range->from > range->to) std::swap(range->from, range->to);
+    range_ = range;
+    if (!selection_.empty()) requestInspection();
+}
+
+Status Session::seriesOverRange() {
+    if (!loaded()) return Error{"the trace is still loading"};
+    if (range_ && range_->to >= gcs_.size()) return Error{history()->gcRangeError(range_->to)};
+    series_window_ = range_;
+    recompute();
+    return {};
+}
+
+uint32_t Session::baseGc() const {
+    if (range_) return range_->from;
+    return series_ ? series_->firstGc() : 0;
+}
+
+// --- view -----------------------------------------------------------------------------------
+
+void Session::setView(scene::ViewKind kind) {
+    if (kind == view_) return;
+    if (composer_ && view_ == scene::ViewKind::kCity) user_camera_ = composer_->camera();
+    view_ = kind;
+    composer_.reset();
+    hovered_ = scene::kNoPick;
+}
+
+const PruneOptions& Session::viewPrune() const {
+    static const scene::ViewOptions kDefaults;
+    if (view_ != scene::ViewKind::kCity) return chain_.prune;
+    return composer_ ? composer_->options().city_prune : kDefaults.city_prune;
+}
+
+scene::ViewFrameStats Session::compose(scene::PixelRect rect, glm::vec2 framebuffer, render::DrawList& out) {
+    out.clear();
+    view_rect_ = rect;
+    framebuffer_ = framebuffer;
+    if (!series_ || rect.empty()) return {};
+    const glm::vec2 size(rect.width(), rect.height());
+    if (!composer_) {
+        scene::ViewInputs in;
+        in.series = series_.get();
+        scene::ViewOptions vo;
+        vo.kind = view_;
+        vo.metric = chain_.metric;
+        vo.sort = chain_.sort;
+        vo.prune = chain_.prune;
+        vo.city_prune.enabled = chain_.prune.enabled;
+        vo.title_bar = false;
+        vo.time_strip = false;
+        vo.measure = options_.measure;
+        auto c = scene::ViewComposer::prepare(in, vo, size);
+        if (!c) return {};
+        composer_.emplace(std::move(*c));
+        if (user_camera_ && view_ == scene::ViewKind::kCity) {
+            composer_->camera() = *user_camera_;
+            composer_->resize(size);
+        }
+    } else if (composer_->size() != size) {
+        composer_->resize(size);
+    }
+    std::vector<uint32_t> selected = selection_;
+    composer_->setSelected(std::move(selected));
+    composer_->setHovered(hovered_);
+    composer_->setDrillRoot(drill_root_);
+    const scene::ViewFrameStats stats = composer_->compose(cursor_.t(), out);
+    scene::placeInRect(out, rect, framebuffer);
+    return stats;
+}
+
+std::optional<scene::ViewPick> Session::pick(glm::vec2 pixel) const {
+    if (!composer_ || !view_rect_.contains(pixel)) return std::nullopt;
+    return composer_->pick(pixel - view_rect_.min);
+}
+
+scene::OrbitCamera* Session::camera() {
+    if (!composer_ || view_ != scene::ViewKind::kCity) return nullptr;
+    return &composer_->camera();
+}
+
+Status Session::resetCamera(std::string_view preset) {
+    if (!composer_ || view_ != scene::ViewKind::kCity) {
+        // Checked against a unit box so an unknown name fails the same way without a city.
+        auto c = scene::cameraPreset(preset, scene::Bounds{glm::vec3(0.0f), glm::vec3(1.0f)}, 1.0f);
+        if (!c) return c.error();
+        user_camera_.reset();
+        return {};
+    }
+    Status st = composer_->resetCamera(preset);
+    if (st) user_camera_ = composer_->camera();
+    return st;
+}
+
+scene::Bounds Session::cityBounds() const {
+    return composer_ && view_ == scene::ViewKind::kCity ? composer_->cityLayout().bounds : scene::Bounds{};
+}
+
+bool Session::frameSelection() {
+    if (!composer_ || view_ != scene::ViewKind::kCity) return false;
+    const scene::CityLayout& layout = composer_->cityLayout();
+    const scene::CityState& state = composer_->cityState();
+    if (state.buildings.size() != layout.buildings.size()) return false;
+    std::optional<scene::Bounds> box;
+    auto grow = [&box](const scene::Bounds& b) {
+        if (!box) {
+            box = b;
+        } else {
+            box->min = glm::min(box->min, b.min);
+            box->max = glm::max(box->max, b.max);
+        }
+    };
+    for (uint32_t id : selection_) {
+        if (const uint32_t b = layout.findBuilding(id); b != scene::kNoIndex) {
+            scene::Bounds bounds = scene::buildingBounds(layout, state, b);
+            bounds.max.y = std::max(bounds.max.y, bounds.min.y + 1.0f);
+            grow(bounds);
+        } else if (const uint32_t d = layout.findDistrict(id); d != scene::kNoIndex) {
+            const scene::CityDistrict& c = layout.districts[d];
+            grow(scene::Bounds{{c.x0, c.y0, c.z0}, {c.x1, c.y1 + 1.0f, c.z1}});
+        }
+    }
+    if (!box) return false;
+    scene::OrbitCamera& cam = composer_->camera();
+    cam.target = (box->min + box->max) * 0.5f;
+    cam.frame(*box, 1.3f);
+    cam.fitClipPlanes(layout.bounds);
+    user_camera_ = cam;
+    return true;
+}
+
+// --- selection ------------------------------------------------------------------------------
+
+std::vector<std::string> Session::labelsOf(uint32_t id) const {
+    std::vector<std::string> labels;
+    if (!series_) return labels;
+    uint32_t at = scene::isOtherId(id) ? scene::otherParentOf(id) : id;
+    if (at >= series_->size()) return labels;
+    for (; at != TreeSeries::kRoot; at = series_->node(at).parent)
+        labels.push_back(series_->label(at));
+    std::reverse(labels.begin(), labels.end());
+    return labels;
+}
+
+std::string Session::nameOf(uint32_t id) const {
+    if (!series_) return {};
+    if (scene::isOtherId(id)) {
+        const uint32_t parent = scene::otherParentOf(id);
+        const size_t n = nodesOf(id).size();
+        std::string under = parent == TreeSeries::kRoot ? "Overall" : series_->path(parent);
+        return "Other (" + std::to_string(n) + " groups) under " + under;
+    }
+    if (id >= series_->size()) return {};
+    return id == TreeSeries::kRoot ? "Overall" : series_->path(id);
+}
+
+std::vector<uint32_t> Session::nodesOf(uint32_t id) const {
+    if (!series_) return {};
+    if (!scene::isOtherId(id))
+        return id < series_->size() ? std::vector<uint32_t>{id} : std::vector<uint32_t>{};
+    const uint32_t parent = scene::otherParentOf(id);
+    if (parent >= series_->size()) return {};
+    return series_->prunedChildren(parent, chain_.sort, chain_.metric, viewPrune()).folded;
+}
+
+void Session::select(uint32_t id, bool add) {
+    if (!series_) return;
+    if (!add) {
+        selection_.assign(1, id);
+    } else if (auto it = std::find(selection_.begin(), selection_.end(), id); it != selection_.end()) {
+        selection_.erase(it);
+    } else {
+        selection_.push_back(id);
+    }
+    requestInspection();
+}
+
+void Session::clearSelection() {
+    selection_.clear();
+    inspection_.reset();
+    inspection_error_.clear();
+    inspect_worker_->cancel();
+}
+
+Status Session::selectPath(const std::string& paths, bool add) {
+    if (!series_) return Error{"nothing to select yet: the trace is still loading"};
+    std::vector<uint32_t> ids;
+    for (const auto& labels : parseNodePaths(paths)) {
+        const uint32_t id = labels.empty() ? TreeSeries::kRoot : series_->find(labels);
+        if (id == kNoNode) {
+            std::string path;
+            for (const std::string& l : labels)
+                path += (path.empty() ? "" : " / ") + l;
+            return Error{"no group '" + path + "' in the series by " + chain_.spec()};
+        }
+        ids.push_back(id);
+    }
+    if (!add) selection_.clear();
+    for (uint32_t id : ids)
+        if (std::find(selection_.begin(), selection_.end(), id) == selection_.end()) selection_.push_back(id);
+    requestInspection();
+    return {};
+}
+
+void Session::drill(uint32_t node) {
+    if (!series_) return;
+    if (scene::isOtherId(node)) node = scene::otherParentOf(node);
+    if (node >= series_->size()) return;
+    if (series_->node(node).children.empty() && node != TreeSeries::kRoot) node = series_->node(node).parent;
+    drill_root_ = node;
+}
+
+void Session::drillUp() {
+    if (series_ && drill_root_ != TreeSeries::kRoot) drill_root_ = series_->node(drill_root_).parent;
+}
+
+Status Session::drillPath(const std::string& path) {
+    if (!series_) return Error{"nothing to drill into yet: the trace is still loading"};
+    const auto paths = parseNodePaths(path);
+    if (paths.size() != 1) return Error{"drill takes one group path, like 'java.util / java.util.HashMap'"};
+    const uint32_t id = paths[0].empty() ? TreeSeries::kRoot : series_->find(paths[0]);
+    if (id == kNoNode) return Error{"no group '" + path + "' in the series by " + chain_.spec()};
+    drill(id);
+    return {};
+}
+
+std::vector<uint32_t> Session::drillTrail() const {
+    std::vector<uint32_t> trail;
+    if (!series_) return trail;
+    for (uint32_t at = drill_root_; at != kNoNode; at = series_->node(at).parent) {
+        trail.push_back(at);
+        if (at == TreeSeries::kRoot) break;
+    }
+    std::reverse(trail.begin(), trail.end());
+    return trail;
+}
+
+ItemInfo Session::describe(uint32_t id) const {
+    ItemInfo info;
+    info.id = id;
+    if (!series_) return info;
+    info.name = nameOf(id);
+    const double gc_time = cursor_.gcTime();
+    const std::vector<uint32_t> nodes = nodesOf(id);
+    info.objects = series_->sumAt(nodes, gc_time, Metric::kObjects);
+    info.bytes = series_->sumAt(nodes, gc_time, Metric::kBytes);
+    // The views colour growth over the last quarter of the series (scene::ViewOptions::trend_window).
+    const double back = std::max(1.0, std::round(cursor_.maxT() * scene::ViewOptions{}.trend_window));
+    const double from = scene::TimeCursor::gcTimeOf(cursor_.gcs(), std::max(0.0, cursor_.t() - back));
+    info.growth = series_->sumAt(nodes, gc_time, chain_.metric) - series_->sumAt(nodes, from, chain_.metric);
+    info.district = !scene::isOtherId(id) && id < series_->size() && !series_->node(id).children.empty();
+    return info;
+}
+
+// --- inspector ------------------------------------------------------------------------------
+
+void Session::requestInspection() {
+    if (!series_ || selection_.empty()) return;
+    InspectionRequest r;
+    r.id = ++inspection_request_;
+    r.gc = currentGc();
+    r.threads = options_.threads;
+    const uint32_t base = baseGc();
+    if (base < r.gc) r.base_gc = base;
+    for (uint32_t id : selection_) {
+        for (uint32_t node : nodesOf(id)) {
+            if (node == TreeSeries::kRoot) {
+                r.groups.clear();  // the whole heap
+                r.names.assign(1, "Overall");
+                break;
+            }
+            r.groups.push_back(labelsOf(node));
+            r.names.push_back(nameOf(node));
+        }
+        if (!r.names.empty() && r.names.front() == "Overall" && r.groups.empty()) break;
+    }
+    inspection_wanted_ = r;
+    const HeapHistory* h = history();
+    if (!h) return;  // asked again once loaded
+    std::shared_ptr<const ClassifierChain> chain = series_chain_;
+    std::shared_ptr<Pending> pending = pending_;
+    auto wake = options_.wake;
+    inspect_worker_->submit([h, chain, r, pending, wake](const CancelToken& token) {
+        auto result = inspect(*h, *chain, r, token);
+        if (token.cancelled()) return;
+        {
+            std::lock_guard lock(pending->mutex);
+            if (result)
+                pending->inspection = std::move(*result);
+            else
+                pending->inspection_error = {r.id, result.error().message};
+        }
+        if (wake) wake();
+    });
+}
+
+bool Session::inspectionCurrent() const {
+    return inspection_ && inspection_->request == inspection_request_;
+}
+
+bool Session::inspecting() const {
+    return !inspect_worker_->idle();
+}
+
+std::vector<double> Session::selectionCurve(Metric metric) const {
+    std::vector<double> curve;
+    if (!series_) return curve;
+    std::vector<uint32_t> nodes;
+    for (uint32_t id : selection_)
+        for (uint32_t n : nodesOf(id))
+            nodes.push_back(n);
+    for (uint32_t g : series_->gcs())
+        curve.push_back(static_cast<double>(series_->sum(nodes, g, metric)));
+    return curve;
+}
+
+// --- table sizes ----------------------------------------------------------------------------
+
+void Session::requestSizes(const std::vector<uint32_t>& nodes) {
+    const HeapHistory* h = history();
+    if (!h || !series_) return;
+    const uint32_t gc = currentGc();
+    if (gc != sizes_gc_) {
+        sizes_.clear();
+        sizes_requested_.clear();
+        sizes_gc_ = gc;
+    }
+    std::vector<uint32_t> wanted;
+    for (uint32_t id : nodes)
+        if (!scene::isOtherId(id) && id < series_->size() && !sizes_.count(id) &&
+            std::find(sizes_requested_.begin(), sizes_requested_.end(), id) == sizes_requested_.end())
+            wanted.push_back(id);
+    if (wanted.empty()) return;
+    sizes_requested_.insert(sizes_requested_.end(), wanted.begin(), wanted.end());
+    // Everything asked for at this GC and not known yet, in one pass over the heap.
+    std::vector<uint32_t> ids;
+    for (uint32_t id : sizes_requested_)
+        if (!sizes_.count(id)) ids.push_back(id);
+    std::vector<std::vector<std::string>> groups;
+    for (uint32_t id : ids)
+        groups.push_back(labelsOf(id));
+    std::shared_ptr<const ClassifierChain> chain = series_chain_;
+    std::shared_ptr<Pending> pending = pending_;
+    auto wake = options_.wake;
+    const unsigned threads = options_.threads;
+    sizes_worker_->submit([h, chain, gc, ids, groups, threads, pending, wake](const CancelToken& token) {
+        auto result = groupSizes(*h, *chain, gc, groups, threads, token);
+        if (!result || token.cancelled()) return;
+        std::map<uint32_t, GroupSizes> sizes;
+        for (size_t i = 0; i < ids.size(); ++i)
+            if (result->sizes[i]) sizes[ids[i]] = *result->sizes[i];
+        {
+            std::lock_guard lock(pending->mutex);
+            pending->sizes = std::pair{gc, std::move(sizes)};
+        }
+        if (wake) wake();
+    });
+}
+
+std::optional<GroupSizes> Session::sizesOf(uint32_t node) const {
+    if (node == scene::kNoPick || currentGc() != sizes_gc_) return std::nullopt;
+    auto it = sizes_.find(node);
+    if (it == sizes_.end()) return std::nullopt;
+    return it->second;
+}
+
+}  // namespace memcity::explore

@@ -1,0 +1,224 @@
+// The explorer's state and what a user can do with it, without a window: the open trace (loaded
+// in the background), the tree series of the classifier chain (recomputed in the background when
+// the chain or the time range changes), the time cursor, the view (city, sunburst, icicle) with
+// its camera, the one selection every view and panel shares, the drill-down root, and the
+// inspector's and the tree table's data (computed in the background for the selection).
+//
+// Threads: a Session is used from one thread (the window's); it owns a loader thread and three
+// workers (series, inspection, table sizes) whose results it adopts in update(). Node ids are
+// those of the current series; when a new series replaces it, the selection and the drill root
+// are carried over by their label paths, and what no longer exists is dropped.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "classify/series.h"
+#include "explore/chain_config.h"
+#include "explore/inspection.h"
+#include "explore/loader.h"
+#include "explore/worker.h"
+#include "render/draw_list.h"
+#include "scene/screen.h"
+#include "scene/views.h"
+#include "util/result.h"
+
+namespace memcity::explore {
+
+struct SessionOptions {
+    ChainConfig chain;  // the classifier chain to open traces with
+    scene::ViewKind view = scene::ViewKind::kCity;
+    unsigned threads = 1;        // threads for the history rebuild and each background job
+    std::function<void()> wake;  // called from background threads when a result is ready
+    scene::MeasureText measure;  // text widths for labels (the renderer's font); null: estimate
+};
+
+// An inclusive range of GC numbers (the timeline's selection).
+struct GcRange {
+    uint32_t from = 0, to = 0;
+    bool operator==(const GcRange&) const = default;
+};
+
+// The tooltip of a view item.
+struct ItemInfo {
+    uint32_t id = 0;
+    std::string name;               // the node's path, or "Other (N groups) under PATH"
+    double objects = 0, bytes = 0;  // at the cursor's time (tweened)
+    double growth = 0;              // in the metric, over the trend window (the views' colours)
+    bool district = false;
+};
+
+class Session {
+public:
+    explicit Session(SessionOptions options = {});
+    ~Session();
+    Session(const Session&) = delete;
+    Session& operator=(const Session&) = delete;
+
+    // --- the trace --------------------------------------------------------------------------
+    // Starts loading `path` (closing what was open). Progress shows in load().
+    void open(const std::string& path);
+    const std::string& path() const { return path_; }
+    const LoadProgress& load() const { return load_; }
+    bool loaded() const { return load_.phase == LoadPhase::kReady; }
+    // The history once loaded() (null before).
+    const HeapHistory* history() const;
+
+    // Adopts what the background threads finished (progress, GC records, a series, an
+    // inspection, table sizes). Returns true when something changed that a frame shows.
+    bool update();
+    // Nothing is loading or being computed, and everything finished was adopted.
+    bool settled() const;
+    // Blocks (calling update) until settled() (scripts and tests).
+    void waitSettled();
+
+    const std::vector<GcRecord>& gcs() const { return gcs_; }
+    const std::vector<Window>& windows() const;
+
+    // --- the series and the chain -------------------------------------------------------------
+    // The series shown (null until the first GC of a loading trace is classified).
+    const TreeSeries* series() const { return series_.get(); }
+    // The series will not change unless the chain or the range does (false while streaming).
+    bool seriesFinal() const { return series_final_; }
+    bool recomputing() const;
+    // Why the last recomputation failed ("" when it did not).
+    const std::string& seriesError() const { return series_error_; }
+    const ChainConfig& chain() const { return chain_; }
+    // Checks `config`; on success it becomes the chain and the series is recomputed in the
+    // background (the old one stays shown until then). Error: checkChain's first problem.
+    Status applyChain(const ChainConfig& config);
+
+    // --- time ---------------------------------------------------------------------------------
+    scene::TimeCursor& cursor() { return cursor_; }
+    const scene::TimeCursor& cursor() const { return cursor_; }
+    // The held GC nearest the cursor.
+    uint32_t currentGc() const;
+    // Moves the cursor to GC `gc`. Error: a GC the trace does not have ("GC 99 is out of range:
+    // the trace has 49 GCs (0..48)"), or one outside the series' range.
+    Status goToGc(uint64_t gc);
+    // The timeline's selected range, for the series' window and the inspector's base GC.
+    const std::optional<GcRange>& range() const { return range_; }
+    void setRange(std::optional<GcRange> range);
+    // Recomputes the series over the selected range (the whole trace without one).
+    Status seriesOverRange();
+    // The GC born / died / permanent are counted from: the range's start, else the series' first GC.
+    uint32_t baseGc() const;
+
+    // --- the view ------------------------------------------------------------------------------
+    scene::ViewKind view() const { return view_; }
+    void setView(scene::ViewKind kind);
+    // Draws the view at the cursor into `rect` of a framebuffer of `framebuffer` pixels, appended
+    // to `out` after clearing it. Returns what the frame held (empty before a series exists).
+    scene::ViewFrameStats compose(scene::PixelRect rect, glm::vec2 framebuffer, render::DrawList& out);
+    // What the framebuffer pixel shows in the last composed frame.
+    std::optional<scene::ViewPick> pick(glm::vec2 pixel) const;
+    // The city's camera (valid once a city frame was composed; null otherwise). Moving it marks
+    // it as the user's: it is kept when the series changes.
+    scene::OrbitCamera* camera();
+    Status resetCamera(std::string_view preset);
+    // Frames the selected buildings (the F key). False when nothing selected is in the city.
+    bool frameSelection();
+    // The bounds of the city (for camera speeds), zero when there is none.
+    scene::Bounds cityBounds() const;
+    void setHovered(uint32_t id) { hovered_ = id; }
+    uint32_t hovered() const { return hovered_; }
+    ItemInfo describe(uint32_t id) const;
+
+    // --- selection and drill-down --------------------------------------------------------------
+    const std::vector<uint32_t>& selection() const { return selection_; }
+    // Selects `id` (a node or an Other id); with `add` it toggles `id` in the selection instead.
+    void select(uint32_t id, bool add = false);
+    void clearSelection();
+    // Selects the nodes at label paths ("java.util / HashMap; byte[]", see parseNodePaths).
+    // Error naming the first path the series does not hold.
+    Status selectPath(const std::string& paths, bool add = false);
+    uint32_t drillRoot() const { return drill_root_; }
+    // The sunburst's and icicle's root; a leaf drills to its parent. Kept as time moves.
+    void drill(uint32_t node);
+    void drillUp();
+    Status drillPath(const std::string& path);
+    // The breadcrumb: the series root down to the drill root.
+    std::vector<uint32_t> drillTrail() const;
+    // Labels from the root's child down (empty for the root); Other ids: the parent's path.
+    std::vector<std::string> labelsOf(uint32_t id) const;
+    std::string nameOf(uint32_t id) const;
+
+    // --- the inspector -----------------------------------------------------------------------
+    // The inspection of the selection at the current GC (requested when either changes); it may be
+    // of an earlier request while a new one runs (inspectionCurrent() is false then).
+    const std::optional<Inspection>& inspection() const { return inspection_; }
+    bool inspectionCurrent() const;
+    bool inspecting() const;
+    const std::string& inspectionError() const { return inspection_error_; }
+    // The selection's value at every GC of the series (the inspector's curve), in `metric`.
+    std::vector<double> selectionCurve(Metric metric) const;
+
+    // --- the tree table's deep and retained sizes ----------------------------------------------
+    // Sizes of `nodes` at the current GC's snapshot, asked for in the background; the known ones
+    // come back through sizesOf as they arrive.
+    void requestSizes(const std::vector<uint32_t>& nodes);
+    std::optional<GroupSizes> sizesOf(uint32_t node) const;
+
+private:
+    struct Pending;
+    void closeTrace();
+    void adoptSeries(std::shared_ptr<const TreeSeries> series, std::shared_ptr<const ClassifierChain> chain,
+                     bool final);
+    void recompute();
+    void requestInspection();
+    // The node ids an id stands for (an Other id: the folded children under the view's pruning).
+    std::vector<uint32_t> nodesOf(uint32_t id) const;
+    const PruneOptions& viewPrune() const;
+    void invalidateView() { composer_.reset(); }
+
+    SessionOptions options_;
+    std::string path_;
+    LoadProgress load_;
+    uint64_t load_version_ = 0;
+    std::vector<GcRecord> gcs_;
+
+    ChainConfig chain_;
+    std::shared_ptr<const ClassifierChain> stream_chain_;  // what the loader classifies with
+    std::shared_ptr<const ClassifierChain> series_chain_;  // the series' labels read it
+    std::shared_ptr<const TreeSeries> series_;
+    bool series_final_ = false;
+    std::string series_error_;
+    uint64_t series_request_ = 0;
+    std::optional<GcRange> series_window_;
+
+    scene::TimeCursor cursor_;
+    std::optional<GcRange> range_;
+
+    scene::ViewKind view_;
+    std::optional<scene::ViewComposer> composer_;
+    std::optional<scene::OrbitCamera> user_camera_;  // kept across new series
+    scene::PixelRect view_rect_;
+    glm::vec2 framebuffer_{0.0f};
+    uint32_t hovered_ = scene::kNoPick;
+
+    std::vector<uint32_t> selection_;
+    uint32_t drill_root_ = TreeSeries::kRoot;
+
+    std::optional<Inspection> inspection_;
+    std::string inspection_error_;
+    uint64_t inspection_request_ = 0;
+    InspectionRequest inspection_wanted_;
+
+    uint32_t sizes_gc_ = UINT32_MAX;
+    std::map<uint32_t, GroupSizes> sizes_;
+    std::vector<uint32_t> sizes_requested_;
+
+    std::shared_ptr<Pending> pending_;  // results the workers hand over
+    // Declared last: destroyed first, so no thread outlives what it reads.
+    std::unique_ptr<TraceLoader> loader_;
+    std::unique_ptr<Worker> series_worker_, inspect_worker_, sizes_worker_;
+};
+
+}  // namespace memcity::explore

@@ -1,0 +1,463 @@
+#include "explore/settings.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <string_view>
+#include <system_error>
+
+namespace memcity::explore {
+
+namespace {
+
+constexpr std::string_view kBlanks = " \t";
+
+std::string_view trim(std::string_view s) {
+    const size_t b = s.find_first_not_of(kBlanks);
+    if (b == std::string_view::npos) return {};
+    const size_t e = s.find_last_not_of(kBlanks);
+    return s.substr(b, e - b + 1);
+}
+
+// ---- writing ----
+
+std::string quote(std::string_view s) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out = "\"";
+    for (char ch : s) {
+        const auto c = static_cast<unsigned char>(ch);
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (c < 0x20 || c == 0x7F) {
+                    out += "\\x";
+                    out += kHex[c >> 4];
+                    out += kHex[c & 0xFu];
+                } else {
+                    out += ch;
+                }
+        }
+    }
+    out += '"';
+    return out;
+}
+
+std::string number(float v) {
+    char buf[64];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    return ec == std::errc() ? std::string(buf, end) : std::string("1");
+}
+
+const char* boolean(bool v) {
+    return v ? "true" : "false";
+}
+
+// ---- reading ----
+
+int hexDigit(char c) {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+}
+
+// Decodes a value: a quoted string (the whole text must be one), or the raw text. Sets `error`
+// and returns false when the quoted string is malformed.
+bool decodeValue(std::string_view text, std::string& out, std::string& error) {
+    out.clear();
+    if (text.empty() || text[0] != '"') {
+        out.assign(text);
+        return true;
+    }
+    size_t i = 1;
+    for (; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] != '\\') {
+            out += text[i];
+            continue;
+        }
+        if (++i == text.size()) break;
+        switch (text[i]) {
+            case '\\': out += '\\'; break;
+            case '"': out += '"'; break;
+            case 'n': out += '\n'; break;
+            case 'r': out += '\r'; break;
+            case 't': out += '\t'; break;
+            case 'x': {
+                const int hi = i + 1 < text.size() ? hexDigit(text[i + 1]) : -1;
+                const int lo = i + 2 < text.size() ? hexDigit(text[i + 2]) : -1;
+                if (hi < 0 || lo < 0) {
+                    error = "\\x must be followed by two hex digits";
+                    return false;
+                }
+                out += static_cast<char>(hi * 16 + lo);
+                i += 2;
+                break;
+            }
+            default: error = "unknown escape \\" + printable(text.substr(i, 1)); return false;
+        }
+    }
+    if (i >= text.size()) {
+        error = "unterminated quoted string";
+        return false;
+    }
+    if (!trim(text.substr(i + 1)).empty()) {
+        error = "text after the closing quote";
+        return false;
+    }
+    return true;
+}
+
+bool parseBool(const std::string& s, bool& out) {
+    if (s == "true" || s == "1") {
+        out = true;
+    } else if (s == "false" || s == "0") {
+        out = false;
+    } else {
+        return false;
+    }
+    return true;
+}
+
+bool parseInt(const std::string& s, int64_t lo, int64_t hi, int32_t& out) {
+    int64_t v = 0;
+    const char* end = s.data() + s.size();
+    auto [p, ec] = std::from_chars(s.data(), end, v);
+    if (ec != std::errc() || p != end || v < lo || v > hi) return false;
+    out = static_cast<int32_t>(v);
+    return true;
+}
+
+bool parseFloat(const std::string& s, float lo, float hi, float& out) {
+    float v = 0;
+    const char* end = s.data() + s.size();
+    auto [p, ec] = std::from_chars(s.data(), end, v);
+    if (ec != std::errc() || p != end || !std::isfinite(v) || v < lo || v > hi) return false;
+    out = v;
+    return true;
+}
+
+// One parse of a settings file.
+class Parser {
+public:
+    explicit Parser(const std::string& path) : path_(path) {}
+
+    LoadedSettings run(std::string_view text) {
+        if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);  // a UTF-8 byte order mark
+        while (!text.empty()) {
+            const size_t nl = text.find('\n');
+            std::string_view line = text.substr(0, nl);
+            text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
+            ++line_no_;
+            if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+            parseLine(trim(line));
+        }
+        finishChain();
+        return std::move(out_);
+    }
+
+private:
+    enum class Section : uint8_t {
+        kMain,     // before any header
+        kChain,    // [chain "NAME"]
+        kIgnored,  // an unknown or malformed section: its keys are skipped
+    };
+
+    void warn(size_t line, const std::string& what) {
+        out_.warnings.push_back(path_ + ": line " + std::to_string(line) + ": " + what);
+    }
+    void warn(const std::string& what) { warn(line_no_, what); }
+
+    void parseLine(std::string_view line) {
+        if (line.empty() || line[0] == '#' || line[0] == ';') return;
+        if (line[0] == '[') return parseHeader(line);
+        const size_t eq = line.find('=');
+        if (eq == std::string_view::npos)
+            return warn("expected key = value, got \"" + printable(line) + "\"");
+        const std::string key(trim(line.substr(0, eq)));
+        if (key.empty()) return warn("missing key before '='");
+        const std::string_view raw = trim(line.substr(eq + 1));
+        switch (section_) {
+            case Section::kMain: return setMain(key, raw);
+            case Section::kChain: return setChain(key, raw);
+            case Section::kIgnored: return;
+        }
+    }
+
+    void parseHeader(std::string_view line) {
+        finishChain();
+        section_ = Section::kIgnored;
+        if (line.back() != ']') return warn("malformed section header \"" + printable(line) + "\"");
+        const std::string_view inner = trim(line.substr(1, line.size() - 2));
+        constexpr std::string_view kChainWord = "chain";
+        if (inner.substr(0, kChainWord.size()) != kChainWord) return;  // an unknown section
+        const std::string_view rest = inner.substr(kChainWord.size());
+        if (!rest.empty() && rest[0] != ' ' && rest[0] != '\t' && rest[0] != '"') return;  // "chainsaw"
+        std::string name, error;
+        if (!decodeValue(trim(rest), name, error)) return warn("chain name: " + error);
+        if (name.empty()) return warn("chain without a name");
+        section_ = Section::kChain;
+        chain_name_ = std::move(name);
+        chain_ = SavedChain{};
+        chain_line_ = line_no_;
+    }
+
+    void finishChain() {
+        if (section_ != Section::kChain) return;
+        section_ = Section::kIgnored;
+        if (chain_.spec.empty()) {
+            warn(chain_line_, "chain \"" + printable(chain_name_) + "\" has no spec; skipped");
+            return;
+        }
+        out_.settings.chains[chain_name_] = std::move(chain_);
+    }
+
+    // Decodes the value of a known key; false (with a warning) when it is malformed.
+    bool decode(const std::string& key, std::string_view raw, std::string& value) {
+        std::string error;
+        if (decodeValue(raw, value, error)) return true;
+        warn(key + ": " + error);
+        return false;
+    }
+
+    void badValue(const std::string& key, const std::string& expected, const std::string& value) {
+        warn(key + ": expected " + expected + ", got \"" + printable(value) + "\"");
+    }
+
+    void setBool(const std::string& key, const std::string& value, bool& field) {
+        if (!parseBool(value, field)) badValue(key, "true or false", value);
+    }
+
+    void setChoice(const std::string& key, const std::string& value,
+                   std::initializer_list<const char*> choices, std::string& field) {
+        std::string expected;
+        for (const char* c : choices) {
+            if (value == c) {
+                field = value;
+                return;
+            }
+            expected += expected.empty() ? "" : ", ";
+            expected += c;
+        }
+        badValue(key, "one of " + expected, value);
+    }
+
+    void setMain(const std::string& key, std::string_view raw) {
+        Settings& s = out_.settings;
+        static constexpr std::string_view kKnown[] = {"window.width",
+                                                      "window.height",
+                                                      "window.x",
+                                                      "window.y",
+                                                      "window.maximised",
+                                                      "vsync",
+                                                      "panel.chain_editor",
+                                                      "panel.table",
+                                                      "panel.inspector",
+                                                      "panel.timeline",
+                                                      "panel.stats",
+                                                      "view",
+                                                      "metric",
+                                                      "sort",
+                                                      "recent",
+                                                      "camera_speed",
+                                                      "ui_scale"};
+        if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown))
+            return;  // a later version's
+        std::string v;
+        if (!decode(key, raw, v)) return;
+        if (key == "window.width" || key == "window.height") {
+            int32_t n = 0;
+            if (!parseInt(v, 1, 100000, n)) return badValue(key, "a whole number from 1 to 100000", v);
+            (key == "window.width" ? s.window_width : s.window_height) = n;
+        } else if (key == "window.x" || key == "window.y") {
+            int32_t n = 0;
+            if (!parseInt(v, -1000000, 1000000, n))
+                return badValue(key, "a whole number from -1000000 to 1000000", v);
+            (key == "window.x" ? s.window_x : s.window_y) = n;
+        } else if (key == "window.maximised") {
+            setBool(key, v, s.maximised);
+        } else if (key == "vsync") {
+            setBool(key, v, s.vsync);
+        } else if (key == "panel.chain_editor") {
+            setBool(key, v, s.panels.chain_editor);
+        } else if (key == "panel.table") {
+            setBool(key, v, s.panels.table);
+        } else if (key == "panel.inspector") {
+            setBool(key, v, s.panels.inspector);
+        } else if (key == "panel.timeline") {
+            setBool(key, v, s.panels.timeline);
+        } else if (key == "panel.stats") {
+            setBool(key, v, s.panels.stats);
+        } else if (key == "view") {
+            if (v.empty()) return badValue(key, "a view name", v);
+            s.view = v;
+        } else if (key == "metric") {
+            setChoice(key, v, {"objects", "bytes"}, s.metric);
+        } else if (key == "sort") {
+            setChoice(key, v, {"start", "end", "growth"}, s.sort);
+        } else if (key == "recent") {
+            if (v.empty()) return badValue(key, "a file path", v);
+            std::vector<std::string>& r = s.recent_files;
+            if (r.size() < kMaxRecentFiles && std::find(r.begin(), r.end(), v) == r.end()) r.push_back(v);
+        } else if (key == "camera_speed") {
+            if (!parseFloat(v, 1e-6f, 1e6f, s.camera_speed)) badValue(key, "a number above 0", v);
+        } else if (key == "ui_scale") {
+            if (!parseFloat(v, 0.25f, 8.0f, s.ui_scale)) badValue(key, "a number from 0.25 to 8", v);
+        }
+    }
+
+    void setChain(const std::string& key, std::string_view raw) {
+        if (key != "spec" && key != "filter") return;  // a later version's
+        std::string v;
+        if (!decode(key, raw, v)) return;
+        (key == "spec" ? chain_.spec : chain_.filter) = std::move(v);
+    }
+
+    const std::string& path_;
+    LoadedSettings out_;
+    size_t line_no_ = 0;
+    Section section_ = Section::kMain;
+    std::string chain_name_;
+    SavedChain chain_;
+    size_t chain_line_ = 0;
+};
+
+std::string systemError(int e) {
+    return std::strerror(e);
+}
+
+}  // namespace
+
+std::string formatSettings(const Settings& s) {
+    std::string out = "# memcity explorer settings (format: engine/explore/settings.h)\n";
+    auto line = [&out](std::string_view key, const std::string& value) {
+        out += key;
+        out += " = ";
+        out += value;
+        out += '\n';
+    };
+    line("window.width", std::to_string(s.window_width));
+    line("window.height", std::to_string(s.window_height));
+    if (s.window_x) line("window.x", std::to_string(*s.window_x));
+    if (s.window_y) line("window.y", std::to_string(*s.window_y));
+    line("window.maximised", boolean(s.maximised));
+    line("vsync", boolean(s.vsync));
+    line("panel.chain_editor", boolean(s.panels.chain_editor));
+    line("panel.table", boolean(s.panels.table));
+    line("panel.inspector", boolean(s.panels.inspector));
+    line("panel.timeline", boolean(s.panels.timeline));
+    line("panel.stats", boolean(s.panels.stats));
+    line("view", quote(s.view));
+    line("metric", quote(s.metric));
+    line("sort", quote(s.sort));
+    line("camera_speed", number(s.camera_speed));
+    line("ui_scale", number(s.ui_scale));
+    for (const std::string& r : s.recent_files)
+        line("recent", quote(r));
+    for (const auto& [name, chain] : s.chains) {
+        out += "\n[chain " + quote(name) + "]\n";
+        line("spec", quote(chain.spec));
+        line("filter", quote(chain.filter));
+    }
+    return out;
+}
+
+LoadedSettings parseSettings(const std::string& text, const std::string& path) {
+    return Parser(path).run(text);
+}
+
+Result<std::string> defaultSettingsPath() {
+    auto env = [](const char* name) -> std::string {
+        const char* v = std::getenv(name);
+        return v ? v : "";
+    };
+    if (std::string p = env("MEMCITY_SETTINGS"); !p.empty()) return p;
+    if (std::string x = env("XDG_CONFIG_HOME"); !x.empty() && x[0] == '/') return x + "/memcity/settings.ini";
+    if (std::string h = env("HOME"); !h.empty()) return h + "/.config/memcity/settings.ini";
+    return Error{"no place for the settings: none of MEMCITY_SETTINGS, XDG_CONFIG_HOME, HOME is set"};
+}
+
+Result<LoadedSettings> loadSettings(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENOENT) return LoadedSettings{};
+        return Error{path + ": cannot open: " + systemError(errno)};
+    }
+    std::string text;
+    char buf[16384];
+    for (;;) {
+        const ssize_t n = ::read(fd, buf, sizeof buf);
+        if (n == 0) break;
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            const int e = errno;
+            ::close(fd);
+            return Error{path + ": cannot read: " + systemError(e)};
+        }
+        text.append(buf, static_cast<size_t>(n));
+    }
+    ::close(fd);
+    return parseSettings(text, path);
+}
+
+Status saveSettings(const std::string& path, const Settings& settings) {
+    namespace fs = std::filesystem;
+    if (path.empty()) return Error{"cannot save settings: empty path"};
+    const fs::path dir = fs::path(path).parent_path();
+    if (!dir.empty()) {
+        std::error_code ec;
+        fs::create_directories(dir, ec);
+        if (ec) return Error{dir.string() + ": cannot create folder: " + ec.message()};
+    }
+    const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) return Error{path + ": cannot create temporary file " + tmp + ": " + systemError(errno)};
+    const std::string text = formatSettings(settings);
+    size_t done = 0;
+    int e = 0;
+    while (done < text.size()) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            e = errno;
+            break;
+        }
+        done += static_cast<size_t>(n);
+    }
+    if (e == 0 && ::fsync(fd) != 0) e = errno;
+    if (::close(fd) != 0 && e == 0) e = errno;
+    if (e != 0) {
+        ::unlink(tmp.c_str());
+        return Error{path + ": cannot write " + tmp + ": " + systemError(e)};
+    }
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        e = errno;
+        ::unlink(tmp.c_str());
+        return Error{path + ": cannot replace: " + systemError(e)};
+    }
+    return {};
+}
+
+void addRecentFile(Settings& settings, const std::string& path) {
+    if (path.empty()) return;
+    std::error_code ec;
+    std::filesystem::path p = std::filesystem::absolute(path, ec);
+    if (ec) p = path;
+    const std::string abs = p.lexically_normal().string();
+    std::vector<std::string>& r = settings.recent_files;
+    r.erase(std::remove(r.begin(), r.end(), abs), r.end());
+    r.insert(r.begin(), abs);
+    if (r.size() > kMaxRecentFiles) r.resize(kMaxRecentFiles);
+}
+
+}  // namespace memcity::explore

@@ -1,0 +1,457 @@
+#include "explore/tree_table.h"
+
+#include <algorithm>
+#include <charconv>
+#include <utility>
+
+#include "scene/city_layout.h"
+
+namespace memcity::explore {
+
+std::string_view columnTitle(TableColumn column) {
+    switch (column) {
+        case TableColumn::kName: return "Name";
+        case TableColumn::kObjects: return "Objects";
+        case TableColumn::kObjectsShare: return "% Objects";
+        case TableColumn::kBytes: return "Bytes";
+        case TableColumn::kBytesShare: return "% Bytes";
+        case TableColumn::kDeepBytes: return "Deep bytes";
+        case TableColumn::kRetainedBytes: return "Retained bytes";
+        case TableColumn::kObjectsGrowth: return "Objects growth";
+        case TableColumn::kBytesGrowth: return "Bytes growth";
+    }
+    return "";
+}
+
+TreeTable::TreeTable(const TreeSeries& series, const TreeTableOptions& options)
+    : series_(&series), options_(options) {
+    expanded_.insert(TreeSeries::kRoot);
+}
+
+void TreeTable::setOptions(const TreeTableOptions& options) {
+    const PruneOptions& a = options_.prune;
+    const PruneOptions& b = options.prune;
+    if (a.enabled != b.enabled || a.share != b.share || a.max_children != b.max_children ||
+        options_.prune_sort != options.prune_sort || options_.prune_metric != options.prune_metric)
+        children_.clear();
+    options_ = options;
+}
+
+void TreeTable::setSeries(const TreeSeries& series) {
+    series_ = &series;
+    children_.clear();
+}
+
+void TreeTable::sortBy(TableColumn column, bool descending) {
+    options_.sort_column = column;
+    options_.descending = descending;
+}
+
+void TreeTable::setExpanded(uint32_t node, bool expanded) {
+    if (node >= series_->size()) return;  // Other ids have the top bit set: never below size()
+    if (!expanded) {
+        expanded_.erase(node);
+    } else if (!series_->node(node).children.empty()) {
+        expanded_.insert(node);
+    }
+}
+
+void TreeTable::collapseAll() {
+    expanded_.clear();
+    expanded_.insert(TreeSeries::kRoot);
+}
+
+std::vector<uint32_t> TreeTable::expandedNodes() const {
+    std::vector<uint32_t> out(expanded_.begin(), expanded_.end());
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+const TreeTable::Children& TreeTable::childrenOf(uint32_t node) const {
+    if (cached_nodes_ != series_->size() || cached_gcs_ != series_->gcCount()) {
+        children_.clear();
+        cached_nodes_ = series_->size();
+        cached_gcs_ = series_->gcCount();
+    }
+    auto it = children_.find(node);
+    if (it != children_.end()) return it->second;
+    SeriesPrunedChildren pruned =
+        series_->prunedChildren(node, options_.prune_sort, options_.prune_metric, options_.prune);
+    Children c{std::move(pruned.shown), std::move(pruned.folded)};
+    return children_.emplace(node, std::move(c)).first->second;
+}
+
+bool TreeTable::foldedUnder(uint32_t parent, uint32_t child) const {
+    if (!options_.prune.enabled) return false;
+    const std::vector<uint32_t>& folded = childrenOf(parent).folded;
+    return std::find(folded.begin(), folded.end(), child) != folded.end();
+}
+
+uint32_t TreeTable::reveal(uint32_t node) {
+    uint32_t target = node;
+    if (scene::isOtherId(node)) target = scene::otherParentOf(node);
+    if (target >= series_->size()) return kNoNode;
+    std::vector<uint32_t> chain;  // target, its parent, ..., the root
+    for (uint32_t n = target; n != kNoNode; n = series_->node(n).parent)
+        chain.push_back(n);
+    std::reverse(chain.begin(), chain.end());
+    for (size_t i = 0; i + 1 < chain.size(); ++i) {
+        setExpanded(chain[i], true);
+        if (foldedUnder(chain[i], chain[i + 1])) return scene::otherIdOf(chain[i]);
+    }
+    if (scene::isOtherId(node)) {
+        setExpanded(target, true);
+        if (!options_.prune.enabled || childrenOf(target).folded.empty()) return target;
+    }
+    return node;
+}
+
+std::span<const uint32_t> TreeTable::folded(uint32_t other_id) const {
+    if (!scene::isOtherId(other_id) || !options_.prune.enabled) return {};
+    const uint32_t parent = scene::otherParentOf(other_id);
+    if (parent >= series_->size()) return {};
+    return childrenOf(parent).folded;
+}
+
+namespace {
+
+// Siblings' order (see the header's "Order"): true when `a` stands before `b`.
+struct RowOrder {
+    TableColumn column;
+    bool descending;
+
+    // <0, 0, >0 as a is smaller than, equal to, larger than b in `column`.
+    static int compare(double a, double b) { return a < b ? -1 : (a > b ? 1 : 0); }
+
+    bool operator()(const TableRow& a, const TableRow& b) const {
+        if (a.other != b.other) return b.other;
+        int c = 0;
+        switch (column) {
+            case TableColumn::kName: c = a.label.compare(b.label); break;
+            case TableColumn::kObjects: c = compare(a.objects, b.objects); break;
+            case TableColumn::kObjectsShare: c = compare(a.objects_share, b.objects_share); break;
+            case TableColumn::kBytes: c = compare(a.bytes, b.bytes); break;
+            case TableColumn::kBytesShare: c = compare(a.bytes_share, b.bytes_share); break;
+            case TableColumn::kObjectsGrowth: c = compare(a.objects_growth, b.objects_growth); break;
+            case TableColumn::kBytesGrowth: c = compare(a.bytes_growth, b.bytes_growth); break;
+            case TableColumn::kDeepBytes:
+            case TableColumn::kRetainedBytes:
+                if (a.sizes.has_value() != b.sizes.has_value()) return a.sizes.has_value();  // unknown last
+                if (a.sizes) {
+                    const bool deep = column == TableColumn::kDeepBytes;
+                    const uint64_t x = deep ? a.sizes->deep_bytes : a.sizes->retained_bytes;
+                    const uint64_t y = deep ? b.sizes->deep_bytes : b.sizes->retained_bytes;
+                    c = x < y ? -1 : (x > y ? 1 : 0);
+                }
+                break;
+        }
+        if (c != 0) return descending ? c > 0 : c < 0;
+        if (a.label != b.label) return a.label < b.label;
+        return a.id < b.id;
+    }
+};
+
+// What every row of one build shares.
+struct BuildContext {
+    const TreeSeries& series;
+    const SizeLookup& sizes;
+    double t = 0, base = 0;
+    double root_objects = 0, root_bytes = 0;
+
+    void fill(TableRow& row, std::span<const uint32_t> ids) const {
+        row.objects = series.sumAt(ids, t, Metric::kObjects);
+        row.bytes = series.sumAt(ids, t, Metric::kBytes);
+        row.objects_share = root_objects > 0 ? 100.0 * row.objects / root_objects : 0.0;
+        row.bytes_share = root_bytes > 0 ? 100.0 * row.bytes / root_bytes : 0.0;
+        row.objects_growth = row.objects - series.sumAt(ids, base, Metric::kObjects);
+        row.bytes_growth = row.bytes - series.sumAt(ids, base, Metric::kBytes);
+        if (sizes) row.sizes = sizes(row.id);
+    }
+};
+
+}  // namespace
+
+void TreeTable::build(double t, const SizeLookup& sizes, uint32_t max_depth, bool all,
+                      std::vector<TableRow>& out) const {
+    out.clear();
+    const TreeSeries& s = *series_;
+    if (s.size() == 0) return;
+    const BuildContext ctx{s,
+                           sizes,
+                           t,
+                           options_.base_time.value_or(static_cast<double>(s.firstGc())),
+                           s.valueAt(TreeSeries::kRoot, t, Metric::kObjects),
+                           s.valueAt(TreeSeries::kRoot, t, Metric::kBytes)};
+    const RowOrder order{options_.sort_column, options_.descending};
+
+    auto opens = [&](uint32_t node, uint32_t depth) {
+        if (s.node(node).children.empty()) return false;
+        return all ? depth < max_depth : isExpanded(node);
+    };
+    auto nodeRow = [&](uint32_t node, uint32_t depth) {
+        TableRow row;
+        row.id = node;
+        row.parent = s.node(node).parent;
+        row.depth = depth;
+        row.has_children = !s.node(node).children.empty();
+        row.expanded = opens(node, depth);
+        row.label = s.label(node);
+        const uint32_t ids[] = {node};
+        ctx.fill(row, ids);
+        return row;
+    };
+    // Appends the rows below `node` (whose own row, if any, is at depth - 1), in preorder.
+    auto emit = [&](auto& self, uint32_t node, uint32_t depth) -> void {
+        if (all && depth > max_depth) return;
+        std::span<const uint32_t> shown = s.node(node).children, folded;
+        if (options_.prune.enabled) {
+            const Children& c = childrenOf(node);
+            shown = c.shown;
+            folded = c.folded;
+        }
+        std::vector<TableRow> siblings;
+        siblings.reserve(shown.size() + 1);
+        for (uint32_t child : shown) {
+            TableRow row = nodeRow(child, depth);
+            if (options_.hide_empty && row.objects == 0 && row.bytes == 0) continue;
+            siblings.push_back(std::move(row));
+        }
+        if (!folded.empty()) {
+            TableRow row;
+            row.id = scene::otherIdOf(node);
+            row.parent = node;
+            row.depth = depth;
+            row.other = true;
+            row.folded_count = static_cast<uint32_t>(folded.size());
+            row.label = "Other (" + std::to_string(folded.size()) + ")";
+            ctx.fill(row, folded);
+            if (!options_.hide_empty || row.objects != 0 || row.bytes != 0)
+                siblings.push_back(std::move(row));
+        }
+        std::sort(siblings.begin(), siblings.end(), order);
+        for (TableRow& row : siblings) {
+            const bool open = row.expanded;
+            const uint32_t id = row.id;
+            out.push_back(std::move(row));
+            if (open) self(self, id, depth + 1);
+        }
+    };
+
+    if (options_.show_root) {
+        out.push_back(nodeRow(TreeSeries::kRoot, 0));
+        if (out.back().expanded) emit(emit, TreeSeries::kRoot, 1);
+    } else {
+        emit(emit, TreeSeries::kRoot, 0);
+    }
+}
+
+void TreeTable::update(double t, const SizeLookup& sizes) {
+    t_ = t;
+    build(t, sizes, 0, false, rows_);
+}
+
+std::vector<TableRow> TreeTable::rowsToDepth(double t, uint32_t max_depth, const SizeLookup& sizes) const {
+    std::vector<TableRow> out;
+    build(t, sizes, max_depth, true, out);
+    return out;
+}
+
+std::optional<size_t> TreeTable::rowOf(uint32_t id) const {
+    for (size_t i = 0; i < rows_.size(); ++i)
+        if (rows_[i].id == id) return i;
+    return std::nullopt;
+}
+
+std::vector<uint32_t> TreeTable::missingSizes() const {
+    std::vector<uint32_t> out;
+    for (const TableRow& row : rows_)
+        if (!row.sizes) out.push_back(row.id);
+    return out;
+}
+
+// ---- export ----
+
+namespace {
+
+// Shortest exact decimal without an exponent ("56", "42.5", "-8").
+std::string plainNumber(double v) {
+    if (v == 0) v = 0;  // no "-0"
+    char buf[400];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed);
+    return ec == std::errc() ? std::string(buf, end) : std::string("0");
+}
+
+std::string shareNumber(double v) {
+    if (v == 0) v = 0;
+    char buf[400];
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v, std::chars_format::fixed, 2);
+    return ec == std::errc() ? std::string(buf, end) : std::string("0.00");
+}
+
+// Every exported field of one row, as text; sizes empty when unknown.
+struct ExportFields {
+    std::string path, name, depth, objects, objects_pct, bytes, bytes_pct, deep, retained, objects_growth,
+        bytes_growth;
+};
+
+std::vector<ExportFields> exportFields(std::span<const TableRow> rows) {
+    std::vector<ExportFields> out;
+    out.reserve(rows.size());
+    struct Open {
+        uint32_t depth;
+        std::string path;  // the path down to and including this row
+    };
+    std::vector<Open> open;  // the rows above the current one that hold it
+    for (const TableRow& row : rows) {
+        while (!open.empty() && open.back().depth >= row.depth)
+            open.pop_back();
+        const bool root = !row.other && row.id == TreeSeries::kRoot;
+        std::string path;
+        if (!root) {
+            path = open.empty() ? std::string() : open.back().path;
+            if (!path.empty()) path += " / ";
+            path += row.label;
+        }
+        open.push_back({row.depth, path});
+        ExportFields f;
+        f.path = std::move(path);
+        f.name = row.label;
+        f.depth = std::to_string(row.depth);
+        f.objects = plainNumber(row.objects);
+        f.objects_pct = shareNumber(row.objects_share);
+        f.bytes = plainNumber(row.bytes);
+        f.bytes_pct = shareNumber(row.bytes_share);
+        if (row.sizes) {
+            f.deep = std::to_string(row.sizes->deep_bytes);
+            f.retained = std::to_string(row.sizes->retained_bytes);
+        }
+        f.objects_growth = plainNumber(row.objects_growth);
+        f.bytes_growth = plainNumber(row.bytes_growth);
+        out.push_back(std::move(f));
+    }
+    return out;
+}
+
+void appendCsvField(std::string& out, std::string_view field) {
+    if (field.find_first_of(",\"\r\n") == std::string_view::npos) {
+        out += field;
+        return;
+    }
+    out += '"';
+    for (char c : field) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    out += '"';
+}
+
+// The length of the valid UTF-8 sequence at s[i] (1-4), or 0 when it is not one.
+size_t utf8Length(std::string_view s, size_t i) {
+    const auto b0 = static_cast<unsigned char>(s[i]);
+    size_t n = 0;
+    uint32_t cp = 0;
+    if (b0 < 0x80) return 1;
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+        n = 2;
+        cp = b0 & 0x1Fu;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+        n = 3;
+        cp = b0 & 0x0Fu;
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+        n = 4;
+        cp = b0 & 0x07u;
+    } else {
+        return 0;
+    }
+    if (i + n > s.size()) return 0;
+    for (size_t k = 1; k < n; ++k) {
+        const auto b = static_cast<unsigned char>(s[i + k]);
+        if ((b & 0xC0u) != 0x80u) return 0;
+        cp = (cp << 6) | (b & 0x3Fu);
+    }
+    if (n == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) return 0;  // overlong, surrogate
+    if (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) return 0;
+    return n;
+}
+
+}  // namespace
+
+std::string jsonString(std::string_view s) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    out.reserve(s.size() + 2);
+    out += '"';
+    for (size_t i = 0; i < s.size();) {
+        const auto c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x80) {
+            const size_t n = utf8Length(s, i);
+            if (n == 0) {
+                out += "\xEF\xBF\xBD";  // U+FFFD
+                ++i;
+            } else {
+                out.append(s.substr(i, n));
+                i += n;
+            }
+            continue;
+        }
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\b': out += "\\b"; break;
+            case '\f': out += "\\f"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (c < 0x20) {
+                    out += "\\u00";
+                    out += kHex[c >> 4];
+                    out += kHex[c & 0xFu];
+                } else {
+                    out += static_cast<char>(c);
+                }
+        }
+        ++i;
+    }
+    out += '"';
+    return out;
+}
+
+std::string tableCsv(std::span<const TableRow> rows) {
+    std::string out =
+        "path,name,depth,objects,objects_pct,bytes,bytes_pct,deep_bytes,retained_bytes,objects_growth,"
+        "bytes_growth\r\n";
+    for (const ExportFields& f : exportFields(rows)) {
+        appendCsvField(out, f.path);
+        out += ',';
+        appendCsvField(out, f.name);
+        for (const std::string* field : {&f.depth, &f.objects, &f.objects_pct, &f.bytes, &f.bytes_pct,
+                                         &f.deep, &f.retained, &f.objects_growth, &f.bytes_growth}) {
+            out += ',';
+            out += *field;
+        }
+        out += "\r\n";
+    }
+    return out;
+}
+
+std::string tableJson(std::span<const TableRow> rows) {
+    const std::vector<ExportFields> fields = exportFields(rows);
+    if (fields.empty()) return "[]\n";
+    std::string out = "[\n";
+    for (size_t i = 0; i < fields.size(); ++i) {
+        const ExportFields& f = fields[i];
+        auto orNull = [](const std::string& v) { return v.empty() ? std::string("null") : v; };
+        out += "  {\"path\": " + jsonString(f.path) + ", \"name\": " + jsonString(f.name) +
+               ", \"depth\": " + f.depth + ", \"objects\": " + f.objects +
+               ", \"objects_pct\": " + f.objects_pct + ", \"bytes\": " + f.bytes +
+               ", \"bytes_pct\": " + f.bytes_pct + ", \"deep_bytes\": " + orNull(f.deep) +
+               ", \"retained_bytes\": " + orNull(f.retained) + ", \"objects_growth\": " + f.objects_growth +
+               ", \"bytes_growth\": " + f.bytes_growth + "}";
+        out += i + 1 < fields.size() ? ",\n" : "\n";
+    }
+    out += "]\n";
+    return out;
+}
+
+}  // namespace memcity::explore

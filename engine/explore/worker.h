@@ -1,0 +1,59 @@
+// A background thread that runs the latest job handed to it: the explorer recomputes a tree
+// series, an inspection or the table's sizes there while the window keeps drawing. A job that
+// is superseded before it starts is dropped; one that is running is asked to stop (its token
+// turns cancelled) and finishes early when it looks.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace memcity::explore {
+
+// What a running job checks between its steps.
+class CancelToken {
+public:
+    bool cancelled() const { return flag_->load(std::memory_order_relaxed); }
+
+private:
+    friend class Worker;
+    std::shared_ptr<std::atomic<bool>> flag_ = std::make_shared<std::atomic<bool>>(false);
+};
+
+class Worker {
+public:
+    using Job = std::function<void(const CancelToken&)>;
+
+    // Starts the thread (named `name`, at most 15 characters, for debuggers and `top -H`).
+    explicit Worker(std::string name);
+    // Cancels the running job, drops a pending one and joins the thread.
+    ~Worker();
+    Worker(const Worker&) = delete;
+    Worker& operator=(const Worker&) = delete;
+
+    // Runs `job` next: replaces a job waiting to start and cancels the running one.
+    void submit(Job job);
+    // Drops a waiting job and cancels the running one.
+    void cancel();
+    // Nothing running and nothing waiting.
+    bool idle() const;
+    // Blocks until idle() (scripts and tests wait for results this way).
+    void waitIdle() const;
+
+private:
+    void run();
+
+    mutable std::mutex mutex_;
+    mutable std::condition_variable changed_;
+    Job pending_;
+    CancelToken running_token_;
+    bool running_ = false;
+    bool stopping_ = false;
+    std::thread thread_;
+};
+
+}  // namespace memcity::explore

@@ -1,0 +1,130 @@
+// Explorer scripts and the classifier chain editor's model: parsing with errors that name the
+// line, entries checked one by one, the background worker.
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "explore/chain_config.h"
+#include "explore/script.h"
+#include "explore/worker.h"
+
+namespace memcity::explore {
+namespace {
+
+TEST(Script, ParsesCommandsSkippingCommentsAndBlankLines) {
+    auto s =
+        parseScript("# a demo\n\ngc 12\n  select java.util / java.util.HashMap  \nclick 10 20 shift\nquit\n",
+                    "demo.script");
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    ASSERT_EQ(s->size(), 4u);
+    EXPECT_EQ((*s)[0].verb, "gc");
+    EXPECT_EQ((*s)[0].line, 3u);
+    EXPECT_EQ((*s)[0].args, std::vector<std::string>{"12"});
+    EXPECT_EQ((*s)[1].rest, "java.util / java.util.HashMap");
+    EXPECT_EQ((*s)[2].args.size(), 3u);
+    EXPECT_EQ((*s)[3].verb, "quit");
+}
+
+TEST(Script, ErrorsNameTheFileTheLineAndWhatIsWrong) {
+    auto unknown = parseScript("gc 1\nfly-to x\n", "demo.script");
+    ASSERT_FALSE(unknown.ok());
+    EXPECT_EQ(unknown.error().message.rfind(
+                  "demo.script:2: unknown command 'fly-to' (commands: open, wait, gc,", 0),
+              0u)
+        << unknown.error().message;
+    auto missing = parseScript("gc\n", "s");
+    ASSERT_FALSE(missing.ok());
+    EXPECT_EQ(missing.error().message, "s:1: gc expects 1 argument, got 0 (gc N: move the cursor to GC N)");
+    auto many = parseScript("\n\nclick 1 2 3 4\n", "s");
+    ASSERT_FALSE(many.ok());
+    EXPECT_EQ(many.error().message.rfind("s:3: click expects 1 to 3 arguments, got 4", 0), 0u)
+        << many.error().message;
+    auto none = loadScript("/nonexistent/x.script");
+    ASSERT_FALSE(none.ok());
+    EXPECT_EQ(none.error().message, "cannot read the script /nonexistent/x.script");
+}
+
+TEST(ChainConfig, EachEntryIsCheckedOnItsOwn) {
+    ChainConfig c;
+    c.classifiers = {"type", "site(callers=x)", "{size >}", "type,site"};
+    c.filters = {"age >= 3", "age >"};
+    const ChainCheck check = checkChain(c);
+    ASSERT_EQ(check.classifier_errors.size(), 4u);
+    EXPECT_TRUE(check.classifier_errors[0].empty());
+    EXPECT_FALSE(check.classifier_errors[1].empty());
+    EXPECT_FALSE(check.classifier_errors[2].empty());
+    EXPECT_EQ(check.classifier_errors[3], "one classifier per entry (this one holds 2)");
+    ASSERT_EQ(check.filter_errors.size(), 2u);
+    EXPECT_TRUE(check.filter_errors[0].empty());
+    EXPECT_NE(check.filter_errors[1].find("expected a value after '>'"), std::string::npos)
+        << check.filter_errors[1];
+    EXPECT_FALSE(check.ok());
+    EXPECT_EQ(check.firstError().rfind("classifier 2: ", 0), 0u);
+    EXPECT_FALSE(buildChain(c).ok());
+
+    ChainConfig empty;
+    empty.classifiers.clear();
+    EXPECT_EQ(checkChain(empty).firstError(), "add at least one classifier");
+
+    ChainConfig good;
+    good.classifiers = {"package", "site(callers=2)"};
+    good.filters = {"size > 1k"};
+    auto chain = buildChain(good);
+    ASSERT_TRUE(chain.ok()) << chain.error().message;
+    EXPECT_EQ(chain->classifiers.size(), 2u);
+    EXPECT_EQ(chain->filters.size(), 1u);
+    EXPECT_EQ(chain->spec(), "package,site(callers=2)");
+}
+
+TEST(ChainConfig, FromASpecAndReordering) {
+    auto c = chainConfigOf("type,site(callers=2),{site.method}", "age >= 2");
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    EXPECT_EQ(c->classifiers, (std::vector<std::string>{"type", "site(callers=2)", "{site.method}"}));
+    EXPECT_EQ(c->filters, std::vector<std::string>{"age >= 2"});
+    EXPECT_FALSE(chainConfigOf("type,nope").ok());
+    EXPECT_FALSE(chainConfigOf("type", "age >").ok());
+    std::vector<std::string> e{"a", "b", "c"};
+    EXPECT_FALSE(moveEntry(e, 0, -1));
+    EXPECT_FALSE(moveEntry(e, 2, +1));
+    EXPECT_FALSE(moveEntry(e, 5, -1));
+    EXPECT_TRUE(moveEntry(e, 2, -1));
+    EXPECT_EQ(e, (std::vector<std::string>{"a", "c", "b"}));
+    EXPECT_TRUE(moveEntry(e, 0, +1));
+    EXPECT_EQ(e, (std::vector<std::string>{"c", "a", "b"}));
+}
+
+// The latest job wins: a job waiting to start is dropped, a running one sees its token cancelled.
+TEST(Worker, RunsTheLatestJobAndCancelsTheOneRunning) {
+    Worker w("test");
+    std::atomic<int> started{0}, finished{0}, cancelled{0};
+    std::atomic<int> last{0};
+    auto job = [&](int n) {
+        return [&, n](const CancelToken& token) {
+            ++started;
+            for (int i = 0; i < 200 && !token.cancelled(); ++i)
+                std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            if (token.cancelled()) {
+                ++cancelled;
+                return;
+            }
+            last = n;
+            ++finished;
+        };
+    };
+    w.submit(job(1));
+    while (started == 0)
+        std::this_thread::yield();
+    w.submit(job(2));  // cancels 1
+    w.submit(job(3));  // replaces 2 before it starts (or cancels it)
+    w.waitIdle();
+    EXPECT_TRUE(w.idle());
+    EXPECT_EQ(last, 3);
+    EXPECT_EQ(finished, 1);
+    EXPECT_GE(cancelled, 1);
+    EXPECT_LE(started, 3);
+}
+
+}  // namespace
+}  // namespace memcity::explore

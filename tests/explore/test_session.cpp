@@ -1,0 +1,306 @@
+// The explorer's logic without a window: loading in the background, one selection shared by the
+// views, picking in the composed city, drill-down kept across time, classifier edits that keep
+// the selection where it still exists, and the inspector's answers on scenarios with known ones.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+
+#include "explore/session.h"
+#include "scene/camera.h"
+#include "scene/city_state.h"
+#include "synth/synth.h"
+#include "unit/trace_builder.h"
+
+namespace memcity::explore {
+namespace {
+
+std::string scenario(const std::string& name) {
+    static std::map<std::string, std::string> paths;
+    auto it = paths.find(name);
+    if (it != paths.end()) return it->second;
+    const std::string path = testing::tempPath("session-" + name);
+    EXPECT_TRUE(synth::synthesize(name, path, {}).ok());
+    return paths[name] = path;
+}
+
+ChainConfig chainOf(const std::string& spec) {
+    auto c = chainConfigOf(spec);
+    EXPECT_TRUE(c.ok()) << (c.ok() ? "" : c.error().message);
+    return c.ok() ? *c : ChainConfig{};
+}
+
+// A session that opened `path` by `spec` and finished loading and classifying.
+std::unique_ptr<Session> opened(const std::string& path, const std::string& spec) {
+    SessionOptions o;
+    o.chain = chainOf(spec);
+    auto s = std::make_unique<Session>(o);
+    s->open(path);
+    s->waitSettled();
+    EXPECT_TRUE(s->loaded()) << s->load().error;
+    EXPECT_NE(s->series(), nullptr);
+    return s;
+}
+
+constexpr scene::PixelRect kRect{{100.0f, 50.0f}, {900.0f, 650.0f}};
+constexpr glm::vec2 kFramebuffer{1000.0f, 700.0f};
+
+// The framebuffer pixel where the middle of the top of the building showing `id` appears.
+glm::vec2 pixelOfBuilding(Session& s, uint32_t id) {
+    render::DrawList list;
+    s.compose(kRect, kFramebuffer, list);  // lays the city out, places the camera
+    const scene::OrbitCamera* cam = s.camera();
+    EXPECT_NE(cam, nullptr);
+    // Look at it from above so nothing stands in front of its roof.
+    scene::OrbitCamera top = *cam;
+    s.resetCamera("top").ok();
+    s.compose(kRect, kFramebuffer, list);
+    top = *s.camera();
+    const scene::Bounds b = [&] {
+        // The building's box at the cursor, as the frame drew it.
+        for (const render::BoxInstance& box : list.boxes)
+            if (box.id == id) return scene::Bounds{box.min, box.max};
+        ADD_FAILURE() << "building " << id << " is not drawn";
+        return scene::Bounds{};
+    }();
+    const glm::vec3 roof((b.min.x + b.max.x) * 0.5f, b.max.y, (b.min.z + b.max.z) * 0.5f);
+    const auto p = scene::projectToPixel(top.matrices(), kRect.max - kRect.min, roof);
+    EXPECT_TRUE(p.has_value());
+    return kRect.min + glm::vec2(*p);
+}
+
+TEST(Session, LoadsInTheBackgroundAndShowsTheLastGc) {
+    const std::string path = scenario("growing-map");
+    auto s = opened(path, "package,type");
+    EXPECT_EQ(s->load().phase, LoadPhase::kReady);
+    EXPECT_EQ(s->gcs().size(), s->history()->gcCount());
+    EXPECT_GE(s->load().first_gc_seconds, 0.0);
+    EXPECT_LE(s->load().first_gc_seconds, s->load().seconds);
+    EXPECT_TRUE(s->seriesFinal());
+    EXPECT_EQ(s->series()->gcCount(), s->history()->gcCount());
+    // The cursor followed the GCs as they came: it stands at the last one.
+    EXPECT_EQ(s->currentGc(), s->history()->gcCount() - 1);
+    EXPECT_TRUE(s->settled());
+}
+
+TEST(Session, ErrorsNameTheFileAndTheValue) {
+    Session s;
+    s.open("/nonexistent/trace.mct");
+    s.waitSettled();
+    EXPECT_EQ(s.load().phase, LoadPhase::kFailed);
+    EXPECT_NE(s.load().error.find("/nonexistent/trace.mct"), std::string::npos) << s.load().error;
+    EXPECT_EQ(s.series(), nullptr);
+    EXPECT_FALSE(s.goToGc(0).ok());
+
+    auto g = opened(scenario("buggy-stack"), "type");
+    Status st = g->goToGc(99);
+    ASSERT_FALSE(st.ok());
+    EXPECT_NE(st.error().message.find("GC 99 is out of range"), std::string::npos) << st.error().message;
+    Status sel = g->selectPath("java.util.Nope");
+    ASSERT_FALSE(sel.ok());
+    EXPECT_EQ(sel.error().message, "no group 'java.util.Nope' in the series by type");
+}
+
+// A click in the composed city selects the building under the pointer; the selection is drawn
+// selected in the next frame, and the inspector follows it.
+TEST(Session, ClickingABuildingSelectsItInEveryView) {
+    auto s = opened(scenario("growing-map"), "package,type");
+    ASSERT_TRUE(s->selectPath(
+                     "com / com.dynatrace / com.dynatrace.easytravel / com.dynatrace.easytravel.jpa / "
+                     "com.dynatrace.easytravel.jpa.business / com.dynatrace.easytravel.jpa.business.Location")
+                    .ok());
+    ASSERT_EQ(s->selection().size(), 1u);
+    const uint32_t location = s->selection().front();
+    s->clearSelection();
+    EXPECT_TRUE(s->selection().empty());
+
+    const glm::vec2 pixel = pixelOfBuilding(*s, location);
+    const auto pick = s->pick(pixel);
+    ASSERT_TRUE(pick.has_value());
+    EXPECT_EQ(pick->id, location);
+    EXPECT_FALSE(pick->district);
+    s->select(pick->id);
+    render::DrawList list;
+    s->compose(kRect, kFramebuffer, list);
+    size_t selected = 0;
+    for (const render::BoxInstance& box : list.boxes)
+        if (box.flags & render::kFlagSelected) {
+            ++selected;
+            EXPECT_EQ(box.id, location);
+        }
+    EXPECT_EQ(selected, 1u);
+    // The same selection in the sunburst: the node's sector is drawn selected.
+    s->setView(scene::ViewKind::kSunburst);
+    s->drill(s->series()->node(location).parent);
+    s->compose(kRect, kFramebuffer, list);
+    bool arc_selected = false;
+    for (const render::Arc& a : list.arcs)
+        arc_selected = arc_selected || (a.id == location && (a.flags & render::kFlagSelected));
+    EXPECT_TRUE(arc_selected);
+    // Outside the view nothing is picked; shift-click toggles.
+    EXPECT_FALSE(s->pick({10.0f, 10.0f}).has_value());
+    s->select(location, true);
+    EXPECT_TRUE(s->selection().empty());
+    s->select(location, true);
+    EXPECT_EQ(s->selection(), std::vector<uint32_t>{location});
+}
+
+TEST(Session, DrillDownIsKeptAcrossTimeAndTheCentreGoesBackUp) {
+    auto s = opened(scenario("growing-map"), "package,type,site");
+    s->setView(scene::ViewKind::kSunburst);
+    ASSERT_TRUE(s->drillPath("java / java.util").ok());
+    const uint32_t drilled = s->drillRoot();
+    EXPECT_EQ(s->nameOf(drilled), "java / java.util");
+    std::vector<uint32_t> trail = s->drillTrail();
+    ASSERT_EQ(trail.size(), 3u);
+    EXPECT_EQ(trail.front(), TreeSeries::kRoot);
+    render::DrawList list;
+    for (uint64_t gc : {0ull, 5ull, 12ull, 20ull}) {
+        ASSERT_TRUE(s->goToGc(gc).ok());
+        s->compose(kRect, kFramebuffer, list);
+        EXPECT_EQ(s->drillRoot(), drilled) << "at GC " << gc;
+    }
+    s->cursor().seek(7.5);
+    s->compose(kRect, kFramebuffer, list);
+    EXPECT_EQ(s->drillRoot(), drilled);
+    // The local view's centre is the drill root: a click there goes back up.
+    const float split = kRect.min.x + kRect.width() * 0.58f;
+    const glm::vec2 centre((kRect.min.x + split) * 0.5f, (kRect.min.y + 22.0f + kRect.max.y) * 0.5f);
+    const auto pick = s->pick(centre);
+    ASSERT_TRUE(pick.has_value());
+    EXPECT_TRUE(pick->drill_root);
+    EXPECT_EQ(pick->id, drilled);
+    s->drillUp();
+    EXPECT_EQ(s->nameOf(s->drillRoot()), "java");
+    s->drillUp();
+    EXPECT_EQ(s->drillRoot(), TreeSeries::kRoot);
+    s->drillUp();
+    EXPECT_EQ(s->drillRoot(), TreeSeries::kRoot);
+    // A leaf drills to its parent (the sunburst needs children to show).
+    ASSERT_TRUE(s->selectPath("java / java.util / java.util.HashMap").ok());
+    const uint32_t map = s->selection().front();
+    const uint32_t leaf = s->series()->node(map).children.front();
+    s->drill(leaf);
+    EXPECT_EQ(s->drillRoot(), map);
+}
+
+TEST(Session, ClassifierEditsRecomputeAndKeepTheSelectionWhereItExists) {
+    auto s = opened(scenario("growing-map"), "package,type");
+    ASSERT_TRUE(s->selectPath("java / java.util; java / java.lang / java.lang.String").ok());
+    ASSERT_TRUE(s->drillPath("java / java.util").ok());
+    ASSERT_EQ(s->selection().size(), 2u);
+
+    // A bad entry is refused with its error, and nothing changes.
+    ChainConfig bad = s->chain();
+    bad.classifiers.push_back("site(callers=x)");
+    Status refused = s->applyChain(bad);
+    ASSERT_FALSE(refused.ok());
+    EXPECT_NE(refused.error().message.find("classifier 3:"), std::string::npos) << refused.error().message;
+    EXPECT_EQ(s->chain().spec(), "package,type");
+
+    // One level more: every selected path still exists (with new ids).
+    ChainConfig deeper = s->chain();
+    deeper.classifiers.push_back("site");
+    ASSERT_TRUE(s->applyChain(deeper).ok());
+    s->waitSettled();
+    EXPECT_EQ(s->chain().spec(), "package,type,site");
+    EXPECT_EQ(
+        s->series()->size() > 0 && s->series()->find({"java", "java.util", "java.util.HashMap"}) != kNoNode,
+        true);
+    ASSERT_EQ(s->selection().size(), 2u);
+    EXPECT_EQ(s->nameOf(s->selection()[0]), "java / java.util");
+    EXPECT_EQ(s->nameOf(s->selection()[1]), "java / java.lang / java.lang.String");
+    EXPECT_EQ(s->nameOf(s->drillRoot()), "java / java.util");
+
+    // Type first: neither path is a group of the new tree.
+    ChainConfig reordered = s->chain();
+    ASSERT_TRUE(moveEntry(reordered.classifiers, 1, -1));
+    EXPECT_EQ(reordered.spec(), "type,package,site");
+    ASSERT_TRUE(s->applyChain(reordered).ok());
+    s->waitSettled();
+    EXPECT_TRUE(s->selection().empty());
+    EXPECT_EQ(s->drillRoot(), TreeSeries::kRoot);
+
+    // Metric and sort lay the same series out again without recomputing it.
+    const TreeSeries* before = s->series();
+    ChainConfig by_objects = s->chain();
+    by_objects.metric = Metric::kObjects;
+    ASSERT_TRUE(s->applyChain(by_objects).ok());
+    EXPECT_EQ(s->series(), before);
+    EXPECT_FALSE(s->recomputing());
+}
+
+// Seed 003 §5.1 through the explorer's inspector: the id cache's map alone retains 1,251,136
+// bytes at the last GC of multi-cache (scale 1), held by the static field IdCache.idCache.
+TEST(Session, InspectorShowsRootsAndRetainedSizesOfTheSelection) {
+    auto s = opened(scenario("multi-cache"), "type,site");
+    ASSERT_TRUE(
+        s->selectPath("java.util.HashMap / jku.anttracks.example.data.IdCache.<clinit>(IdCache.java:9)")
+            .ok());
+    s->waitSettled();
+    ASSERT_TRUE(s->inspectionCurrent()) << s->inspectionError();
+    const Inspection& in = *s->inspection();
+    EXPECT_EQ(in.gc, s->history()->gcCount() - 1);
+    ASSERT_TRUE(in.closure.has_value());
+    EXPECT_EQ(in.closure->retained.bytes, 1251136u);
+    EXPECT_EQ(in.closure->retained.objects, 40002u);
+    ASSERT_FALSE(in.direct_roots.empty());
+    EXPECT_EQ(in.direct_roots.front().name, "static field jku.anttracks.example.data.IdCache.idCache");
+    ASSERT_FALSE(in.paths.empty());
+    EXPECT_EQ(in.paths.front().text.rfind("static field jku.anttracks.example.data.IdCache.idCache", 0), 0u);
+    const std::string text = formatInspection(in);
+    EXPECT_NE(text.find("retained: 40002 objects, 1251136 B"), std::string::npos) << text;
+
+    // Both maps: together they retain far more than each alone (shared ownership).
+    ASSERT_TRUE(
+        s->selectPath("java.util.HashMap / jku.anttracks.example.data.NameCache.<clinit>(NameCache.java:9)",
+                      true)
+            .ok());
+    s->waitSettled();
+    ASSERT_TRUE(s->inspectionCurrent());
+    EXPECT_EQ(s->inspection()->closure->retained.bytes, 5222272u);
+    EXPECT_EQ(s->inspection()->names.size(), 2u);
+
+    // The inspector follows the cursor; born / died / permanent since the range's start.
+    s->setRange(GcRange{2, 5});
+    ASSERT_TRUE(s->goToGc(5).ok());
+    s->waitSettled();
+    ASSERT_TRUE(s->inspectionCurrent());
+    EXPECT_EQ(s->inspection()->gc, 5u);
+    ASSERT_TRUE(s->inspection()->base_gc.has_value());
+    EXPECT_EQ(*s->inspection()->base_gc, 2u);
+    EXPECT_EQ(s->baseGc(), 2u);
+    // The curve: one value per GC of the series.
+    EXPECT_EQ(s->selectionCurve(Metric::kBytes).size(), s->series()->gcCount());
+}
+
+TEST(Session, TableSizesArriveForTheNodesAsked) {
+    auto s = opened(scenario("multi-cache"), "type,site");
+    const uint32_t map = s->series()->find({"java.util.HashMap"});
+    ASSERT_NE(map, kNoNode);
+    EXPECT_FALSE(s->sizesOf(map).has_value());
+    s->requestSizes({map, TreeSeries::kRoot});
+    s->waitSettled();
+    const auto sizes = s->sizesOf(map);
+    ASSERT_TRUE(sizes.has_value());
+    EXPECT_GE(sizes->retained.bytes, 5222272u);  // every HashMap of the heap, the two caches included
+    EXPECT_GE(sizes->deep.bytes, sizes->retained.bytes);
+    ASSERT_TRUE(s->sizesOf(TreeSeries::kRoot).has_value());
+}
+
+TEST(Session, RangeRecomputesTheSeriesOverItsGcs) {
+    auto s = opened(scenario("growing-map"), "package,type");
+    s->setRange(GcRange{9, 4});  // either order
+    ASSERT_TRUE(s->range().has_value());
+    EXPECT_EQ(s->range()->from, 4u);
+    ASSERT_TRUE(s->seriesOverRange().ok());
+    s->waitSettled();
+    EXPECT_EQ(s->series()->firstGc(), 4u);
+    EXPECT_EQ(s->series()->lastGc(), 9u);
+    EXPECT_FALSE(s->goToGc(2).ok());
+    EXPECT_TRUE(s->goToGc(6).ok());
+    EXPECT_EQ(s->currentGc(), 6u);
+}
+
+}  // namespace
+}  // namespace memcity::explore

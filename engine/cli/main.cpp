@@ -3,15 +3,19 @@
 #include <string>
 #include <vector>
 
+#include "app/cmd_explore.h"
 #include "cli/commands.h"
 
 namespace {
 
 int printUsage() {
-    std::cout << "memcity " MEMCITY_VERSION
-                 " - explore how a garbage-collected heap evolves\n\n"
-                 "usage: memcity [FILE]                 show a trace (the bundled demo without FILE)\n"
-                 "       memcity COMMAND [ARGS...]\n\ncommands:\n";
+    std::cout
+        << "memcity " MEMCITY_VERSION
+           " - explore how a garbage-collected heap evolves\n\n"
+           "usage: memcity [FILE]                 explore a trace in a window (the bundled demo without "
+           "FILE;\n"
+           "                                      the terminal overview without a display or with --text)\n"
+           "       memcity COMMAND [ARGS...]\n\ncommands:\n";
     for (const auto& c : memcity::cli::commandHelp())
         std::cout << "  " << c.name << std::string(8 - std::min<size_t>(7, c.name.size()), ' ') << c.summary
                   << "\n";
@@ -24,7 +28,7 @@ int printUsage() {
 int main(int argc, char** argv) {
     using namespace memcity::cli;
     std::vector<std::string> words(argv + 1, argv + argc);
-    if (words.empty()) return runOverview({});
+    if (words.empty()) return memcity::app::runExplore({});
     const std::string first = words[0];
     const Words rest(words.begin() + 1, words.end());
     if (first == "--help" || first == "-h" || first == "help") {
@@ -58,7 +62,7 @@ int main(int argc, char** argv) {
             std::cerr << "memcity: unknown command '" << first << "' (see 'memcity --help')\n";
             return 1;
         }
-        return runOverview(words);
+        return memcity::app::runExplore(words);
     }
-    return runOverview(words);
+    return memcity::app::runExplore(words);
 }

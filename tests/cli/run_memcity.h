@@ -25,16 +25,21 @@ inline std::string slurp(const std::string& path) {
     return ss.str();
 }
 
-// Runs `MEMCITY_BINARY args` through the shell (args are shell words).
-inline Outcome runMemcity(const std::string& args) {
+// Runs a shell command line, capturing its output.
+inline Outcome runShell(const std::string& command) {
     const std::string out = tempPath("stdout"), err = tempPath("stderr");
-    const std::string cmd = std::string(MEMCITY_BINARY) + " " + args + " >" + out + " 2>" + err;
+    const std::string cmd = "{ " + command + "; } >" + out + " 2>" + err;
     const int raw = std::system(cmd.c_str());
     Outcome r;
     r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : -1;
     r.out = slurp(out);
     r.err = slurp(err);
     return r;
+}
+
+// Runs `MEMCITY_BINARY args` through the shell (args are shell words).
+inline Outcome runMemcity(const std::string& args) {
+    return runShell(std::string(MEMCITY_BINARY) + " " + args);
 }
 
 }  // namespace memcity::testing

@@ -1,0 +1,122 @@
+// memcity [FILE] [--gc N] [--classify CHAIN] [--filter EXPR] [--metric objects|bytes]
+//         [--sort start|end|growth] [--view city|sunburst|icicle] [--size WxH] [--script FILE]
+//         [--no-vsync] [--validate] [--settings FILE|-] [--text]
+//
+// With a display: the explorer window. Without one (or with --text): the terminal overview.
+#include <cstdlib>
+#include <iostream>
+
+#include "app/cmd_explore.h"
+#include "app/explorer.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/load.h"
+
+namespace memcity::app {
+namespace {
+
+int fail(const std::string& message) {
+    std::cerr << message << "\n";
+    return 1;
+}
+
+bool hasDisplay() {
+    for (const char* v : {"DISPLAY", "WAYLAND_DISPLAY"})
+        if (const char* d = std::getenv(v); d && *d) return true;
+    return false;
+}
+
+}  // namespace
+
+int runExplore(const cli::Words& words) {
+    // The terminal overview takes its own options; --text or no display sends everything there.
+    cli::Words rest;
+    bool text = false;
+    for (const std::string& w : words) {
+        if (w == "--text")
+            text = true;
+        else
+            rest.push_back(w);
+    }
+    if (text) return cli::runOverview(rest);
+    auto args = cli::Args::parse("open", rest,
+                                 {{"--gc", true, ""},
+                                  {"--classify", true, ""},
+                                  {"--filter", true, ""},
+                                  {"--metric", true, ""},
+                                  {"--sort", true, ""},
+                                  {"--view", true, ""},
+                                  {"--size", true, ""},
+                                  {"--script", true, ""},
+                                  {"--settings", true, ""},
+                                  {"--no-vsync", false, ""},
+                                  {"--validate", false, ""}});
+    if (!args) return fail(args.error().message);
+    if (args->help()) return cli::printHelp("open");
+    if (!hasDisplay()) {
+        if (args->has("--script"))
+            return fail("memcity: --script needs a display (run it under xvfb-run -a)");
+        const int status = cli::runOverview(rest);
+        if (status == 0)
+            std::cerr
+                << "(no display: this is the terminal overview; with a display, memcity opens its window)\n";
+        return status;
+    }
+    if (args->positionals().size() > 1)
+        return fail("memcity: expected at most one trace file (see 'memcity --help')");
+    ExplorerOptions o;
+    if (args->positionals().empty()) {
+        o.path = cli::demoTracePath();
+        o.title = "the bundled demo";
+        if (o.path.empty())
+            return fail(
+                "memcity: the bundled demo trace (assets/demo.mct) was not found; name a FILE, or record the "
+                "demo "
+                "again with scripts/record-demo");
+    } else {
+        o.path = args->positionals()[0];
+    }
+    if (args->has("--gc")) {
+        auto gc = args->unsignedValue("--gc", 0, 0, UINT32_MAX);
+        if (!gc) return fail(gc.error().message);
+        o.gc = static_cast<uint32_t>(*gc);
+    }
+    if (args->has("--classify") || args->has("--filter") || args->has("--metric") || args->has("--sort")) {
+        auto chain = explore::chainConfigOf(args->value("--classify").value_or("package,type"),
+                                            args->value("--filter").value_or(""));
+        if (!chain) return fail("memcity: --classify: " + chain.error().message);
+        if (auto m = args->value("--metric")) {
+            auto metric = parseMetric(*m);
+            if (!metric) return fail("memcity: --metric expects objects or bytes, got '" + *m + "'");
+            chain->metric = *metric;
+        }
+        if (auto s = args->value("--sort")) {
+            auto sort = parseSortStrategy(*s);
+            if (!sort) return fail("memcity: --sort expects start, end or growth, got '" + *s + "'");
+            chain->sort = *sort;
+        }
+        o.chain = *chain;
+    }
+    if (auto v = args->value("--view")) {
+        auto kind = scene::parseViewKind(*v);
+        if (!kind || *kind == scene::ViewKind::kTimeline)
+            return fail("memcity: --view expects city, sunburst or icicle, got '" + *v + "'");
+        o.view = *kind;
+    }
+    if (auto size = args->value("--size")) {
+        const size_t x = size->find('x');
+        uint64_t w = 0, h = 0;
+        if (x == std::string::npos || !cli::parseUnsigned(size->substr(0, x), &w) ||
+            !cli::parseUnsigned(size->substr(x + 1), &h) || w < 320 || h < 240 || w > 8192 || h > 8192)
+            return fail("memcity: --size expects WIDTHxHEIGHT between 320x240 and 8192x8192, got '" + *size +
+                        "'");
+        o.size = {static_cast<int>(w), static_cast<int>(h)};
+    }
+    o.script = args->value("--script").value_or("");
+    o.settings_path = args->value("--settings").value_or(o.script.empty() ? "" : "-");
+    if (args->has("--no-vsync") || !o.script.empty()) o.vsync = false;
+    o.validate = args->has("--validate");
+    return runExplorer(o);
+}
+
+}  // namespace memcity::app

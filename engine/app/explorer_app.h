@@ -1,0 +1,91 @@
+// The explorer's window loop (internal to engine/app): the platform, the renderer, the ImGui
+// context, the session and the panels' shared state, one frame at a time. The script runner
+// drives the same object, feeding it input as a user would.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <imgui.h>
+
+#include "app/explorer.h"
+#include "app/platform.h"
+#include "app/ui.h"
+#include "explore/session.h"
+#include "explore/settings.h"
+#include "render/renderer.h"
+
+namespace memcity::app {
+
+// Input a script feeds to the next frames instead of the mouse and keyboard (ImGui reads it).
+struct SyntheticInput {
+    std::optional<glm::vec2> mouse;  // display coordinates
+    bool mouse_down = false;
+    bool double_click = false;
+    int key = -1;  // a scancode held down for one frame
+    bool shift = false;
+};
+
+class Explorer {
+public:
+    explicit Explorer(const ExplorerOptions& options);
+    ~Explorer();
+    // Opens the window and the renderer. Error: no display, no Vulkan device.
+    Status start();
+    // The window's loop until it closes; the script's commands when there is one.
+    int run();
+
+    // One frame: events, the session's news, the panels, the picture. `dt`: seconds of time the
+    // cursor plays. Returns false when the window should close.
+    bool frame(double dt);
+    // The last frame's picture (view, panels) rendered offscreen and written as PNG.
+    Status screenshot(const std::string& path);
+
+    explore::Session& session() { return *session_; }
+    Ui& ui() { return *ui_; }
+    Platform& platform() { return *platform_; }
+    render::Renderer& renderer() { return *renderer_; }
+    std::vector<SyntheticInput>& input() { return input_; }
+    glm::vec2 fbScale() const { return ui_->layout.fb_scale; }
+    // Seconds since the explorer started.
+    double clock() const;
+    // Frame times so far (ms), and which of them were drawn while the trace was loading.
+    const std::vector<double>& frameTimes() const { return frame_ms_; }
+    const std::vector<bool>& frameLoading() const { return frame_loading_; }
+    // When the first frame showing a GC of the trace was drawn (seconds since open), or -1.
+    double firstGcShownAt() const { return first_gc_shown_; }
+    double openedAt() const { return opened_at_; }
+    void open(const std::string& path);
+
+private:
+    void handleEvent(const union SDL_Event& event);
+    void setupImGui();
+    void saveSettings();
+    void drawFrame();
+
+    ExplorerOptions options_;
+    std::string settings_path_;
+    explore::Settings settings_;
+    std::unique_ptr<Platform> platform_;
+    std::unique_ptr<render::Renderer> renderer_;
+    ImGuiContext* imgui_ = nullptr;
+    std::unique_ptr<explore::Session> session_;
+    std::unique_ptr<Ui> ui_;
+    render::DrawList list_, timeline_list_;
+    std::vector<SyntheticInput> input_;
+    bool quit_ = false;
+    bool dirty_ = true;  // something changed: draw the next frames
+    int extra_frames_ = 3;
+    float imgui_font_scale_ = 0;
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+    std::vector<double> frame_ms_;
+    std::vector<bool> frame_loading_;
+    double first_gc_shown_ = -1, opened_at_ = 0;
+    bool start_gc_applied_ = false;      // --gc moved the cursor
+    ImVec2 script_mouse_{-1e6f, -1e6f};  // where a script last put the pointer (off the window at first)
+};
+
+}  // namespace memcity::app

@@ -1,0 +1,170 @@
+// The window's frame: the layout of the panels, the menu bar and the status bar.
+#include <SDL_scancode.h>
+#include <imgui.h>
+#include <imgui_stdlib.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "app/ui.h"
+#include "scene/timeline_scene.h"
+
+namespace memcity::app {
+
+Layout layoutFor(glm::vec2 display, glm::vec2 fb_scale, float ui_scale, const explore::Settings& settings) {
+    Layout l;
+    l.fb_scale = fb_scale;
+    l.ui_scale = ui_scale;
+    l.menu_h = ImGui::GetFrameHeight();
+    l.status_h = ImGui::GetFrameHeight() + 2.0f * ImGui::GetStyle().WindowPadding.y * 0.5f;
+    const explore::PanelSettings& p = settings.panels;
+    const float top = l.menu_h, bottom = std::max(top + 1.0f, display.y - l.status_h);
+    const float timeline_h =
+        p.timeline ? std::clamp((bottom - top) * 0.22f, 130.0f * ui_scale, 240.0f * ui_scale) : 0.0f;
+    const float left_w = p.chain_editor || p.table
+                             ? std::clamp(display.x * 0.24f, 280.0f * ui_scale, 460.0f * ui_scale)
+                             : 0.0f;
+    const float right_w =
+        p.inspector ? std::clamp(display.x * 0.25f, 300.0f * ui_scale, 500.0f * ui_scale) : 0.0f;
+    const float views_bottom = std::max(top + 1.0f, bottom - timeline_h);
+    l.bottom = {{0.0f, views_bottom}, {display.x, bottom}};
+    l.left = {{0.0f, top}, {left_w, views_bottom}};
+    l.right = {{std::max(left_w, display.x - right_w), top}, {display.x, views_bottom}};
+    l.center = {{left_w, top}, {std::max(left_w + 1.0f, l.right.min.x), views_bottom}};
+    return l;
+}
+
+namespace {
+
+void openDialog(Ui& ui) {
+    static std::string path;
+    if (ui.want_open_dialog) {
+        ImGui::OpenPopup("Open a trace");
+        ui.want_open_dialog = false;
+        path = ui.session.path();
+    }
+    if (ImGui::BeginPopupModal("Open a trace", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
+        ImGui::TextUnformatted("A trace file (.mct); you can also drop one on the window.");
+        ImGui::SetNextItemWidth(480.0f * ui.layout.ui_scale);
+        const bool enter = ImGui::InputText("##path", &path, ImGuiInputTextFlags_EnterReturnsTrue);
+        if (ImGui::Button("Open") || enter) {
+            ui.session.open(path);
+            ui.chain_edit = ui.session.chain();
+            explore::addRecentFile(ui.settings, path);
+            ImGui::CloseCurrentPopup();
+        }
+        ImGui::SameLine();
+        if (ImGui::Button("Cancel")) ImGui::CloseCurrentPopup();
+        ImGui::EndPopup();
+    }
+}
+
+}  // namespace
+
+void drawMenuBar(Ui& ui) {
+    explore::Session& s = ui.session;
+    explore::PanelSettings& p = ui.settings.panels;
+    if (ImGui::BeginMainMenuBar()) {
+        if (ImGui::BeginMenu("File")) {
+            if (ImGui::MenuItem("Open...", "Ctrl+O")) ui.want_open_dialog = true;
+            if (ImGui::BeginMenu("Recent", !ui.settings.recent_files.empty())) {
+                for (const std::string& f : ui.settings.recent_files)
+                    if (ImGui::MenuItem(f.c_str())) {
+                        const std::string path = f;  // opening reorders the list
+                        s.open(path);
+                        ui.chain_edit = s.chain();
+                        explore::addRecentFile(ui.settings, path);
+                        break;
+                    }
+                ImGui::EndMenu();
+            }
+            if (ImGui::MenuItem("Screenshot", "F12")) ui.want_screenshot = true;
+            ImGui::Separator();
+            if (ImGui::MenuItem("Quit", "Ctrl+Q")) ui.want_quit = true;
+            ImGui::EndMenu();
+        }
+        if (ImGui::BeginMenu("View")) {
+            for (scene::ViewKind k :
+                 {scene::ViewKind::kCity, scene::ViewKind::kSunburst, scene::ViewKind::kIcicle})
+                if (ImGui::MenuItem(std::string(scene::viewKindName(k)).c_str(), nullptr, s.view() == k))
+                    s.setView(k);
+            ImGui::Separator();
+            ImGui::MenuItem("Classifiers", nullptr, &p.chain_editor);
+            ImGui::MenuItem("Tree table", nullptr, &p.table);
+            ImGui::MenuItem("Inspector", nullptr, &p.inspector);
+            ImGui::MenuItem("Timeline", nullptr, &p.timeline);
+            ImGui::MenuItem("Frame statistics", nullptr, &p.stats);
+            ImGui::Separator();
+            ImGui::MenuItem("Vsync (applies at the next start)", nullptr, &ui.settings.vsync);
+            ImGui::EndMenu();
+        }
+        if (ImGui::BeginMenu("Help")) {
+            ImGui::TextUnformatted(
+                "Timeline: drag to scrub, shift-drag selects a range; Left/Right a GC, Space plays.\n"
+                "City, orbit mode: drag turns, right-drag slides, wheel zooms.\n"
+                "City, fly mode: WASD moves, Q/E down/up, shift faster, right-drag looks.\n"
+                "Click selects (shift-click adds), F frames the selection, Escape clears it.\n"
+                "Sunburst and icicle: click drills down, the centre (or Backspace) goes back up.\n"
+                "F12 saves a screenshot; drop a .mct file on the window to open it.");
+            ImGui::EndMenu();
+        }
+        ImGui::EndMainMenuBar();
+    }
+    const ImGuiIO& io = ImGui::GetIO();
+    if (io.KeyCtrl && ImGui::IsKeyPressed(SDL_SCANCODE_O, false) && !io.WantTextInput)
+        ui.want_open_dialog = true;
+    openDialog(ui);
+}
+
+void drawStatusBar(Ui& ui) {
+    const explore::Session& s = ui.session;
+    const ImGuiViewport* vp = ImGui::GetMainViewport();
+    ImGui::SetNextWindowPos(ImVec2(0.0f, vp->Size.y - ui.layout.status_h));
+    ImGui::SetNextWindowSize(ImVec2(vp->Size.x, ui.layout.status_h));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(8.0f, 2.0f));
+    ImGui::Begin("##status", nullptr,
+                 ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoSavedSettings |
+                     ImGuiWindowFlags_NoFocusOnAppearing | ImGuiWindowFlags_NoBringToFrontOnFocus);
+    const explore::LoadProgress& load = s.load();
+    if (load.phase == explore::LoadPhase::kFailed) {
+        ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "%s", load.error.c_str());
+    } else if (load.phase != explore::LoadPhase::kReady) {
+        const float f = load.bytes_total
+                            ? static_cast<float>(load.bytes_done) / static_cast<float>(load.bytes_total)
+                            : 0.0f;
+        char text[96];
+        std::snprintf(text, sizeof text, "loading: %s of %s, %u GCs",
+                      scene::formatAxisBytes(static_cast<double>(load.bytes_done)).c_str(),
+                      scene::formatAxisBytes(static_cast<double>(load.bytes_total)).c_str(), load.gcs);
+        ImGui::ProgressBar(f, ImVec2(280.0f * ui.layout.ui_scale, 0.0f), text);
+        ImGui::SameLine();
+    }
+    if (s.series()) {
+        ImGui::Text("GC %u of %u", s.currentGc(), s.series()->lastGc());
+        ImGui::SameLine();
+        if (s.recomputing()) {
+            ImGui::TextDisabled("| classifying...");
+            ImGui::SameLine();
+        }
+        if (!s.seriesError().empty()) {
+            ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "| %s", s.seriesError().c_str());
+            ImGui::SameLine();
+        }
+    }
+    if (ui.now < ui.status_until) {
+        ImGui::TextColored(ImVec4(0.95f, 0.8f, 0.3f, 1.0f), "| %s", ui.status.c_str());
+        ImGui::SameLine();
+    }
+    if (ui.settings.panels.stats) {
+        char right[160];
+        std::snprintf(right, sizeof right, "%.1f ms/frame (compose %.1f)  %zu boxes  %s", ui.frame_ms,
+                      ui.compose_ms, ui.boxes, ui.device.c_str());
+        ImGui::SetCursorPosX(
+            std::max(ImGui::GetCursorPosX(), vp->Size.x - ImGui::CalcTextSize(right).x - 12.0f));
+        ImGui::TextDisabled("%s", right);
+    }
+    ImGui::End();
+    ImGui::PopStyleVar();
+}
+
+}  // namespace memcity::app

@@ -1,0 +1,187 @@
+// The tree table (as in AntTracks and MAT): name, objects, %, bytes, %, deep, retained, growth;
+// sortable by any column, expandable, synced with the selection both ways; copied as CSV / JSON.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "app/ui.h"
+#include "scene/city_layout.h"
+#include "scene/timeline_scene.h"
+
+namespace memcity::app {
+namespace {
+
+std::string bytesText(double b) {
+    return scene::formatAxisBytes(b);
+}
+
+std::string signedBytes(double b) {
+    if (b == 0.0) return "0";
+    return (b < 0 ? "-" : "+") + scene::formatAxisBytes(std::abs(b));
+}
+
+// Keeps the table on the session's series and options; reveals a selection made elsewhere.
+void sync(Ui& ui) {
+    explore::Session& s = ui.session;
+    const TreeSeries* series = s.series();
+    if (!series) {
+        ui.table.reset();
+        return;
+    }
+    explore::TreeTableOptions o = ui.table ? ui.table->options() : explore::TreeTableOptions{};
+    o.prune = s.chain().prune;
+    o.prune_sort = s.chain().sort;
+    o.prune_metric = s.chain().metric;
+    o.base_time = static_cast<double>(s.baseGc());
+    if (!ui.table) {
+        ui.table.emplace(*series, o);
+    } else {
+        if (&ui.table->series() != series) ui.table->setSeries(*series);
+        const explore::TreeTableOptions& now = ui.table->options();
+        if (now.prune.enabled != o.prune.enabled || now.prune.share != o.prune.share ||
+            now.prune.max_children != o.prune.max_children || now.prune_sort != o.prune_sort ||
+            now.prune_metric != o.prune_metric || now.base_time != o.base_time)
+            ui.table->setOptions(o);
+    }
+}
+
+}  // namespace
+
+void drawTablePanel(Ui& ui) {
+    if (!ui.settings.panels.table || ui.layout.left.empty()) return;
+    explore::Session& s = ui.session;
+    sync(ui);
+    const scene::PixelRect& r = ui.layout.left;
+    const float top = ui.settings.panels.chain_editor ? r.min.y + r.height() * 0.42f : r.min.y;
+    ImGui::SetNextWindowPos(ImVec2(r.min.x, top));
+    ImGui::SetNextWindowSize(ImVec2(r.width(), r.max.y - top));
+    ImGui::Begin("Tree", nullptr,
+                 ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
+                     ImGuiWindowFlags_NoSavedSettings);
+    if (!ui.table) {
+        ImGui::TextDisabled("waiting for the first GC...");
+        ImGui::End();
+        return;
+    }
+    explore::TreeTable& table = *ui.table;
+    // A selection made in a view: open the table down to it (once per new selection).
+    const uint32_t first = s.selection().empty() ? UINT32_MAX : s.selection().front();
+    bool scroll_to = false;
+    if (first != ui.table_revealed) {
+        ui.table_revealed = first;
+        if (first != UINT32_MAX) {
+            table.reveal(first);
+            scroll_to = true;
+        }
+    }
+    table.update(s.cursor().gcTime(), [&s](uint32_t id) -> std::optional<explore::NodeSizes> {
+        const auto sizes = s.sizesOf(id);
+        if (!sizes) return std::nullopt;
+        return explore::NodeSizes{sizes->deep.bytes, sizes->retained.bytes, 0};
+    });
+    if (s.loaded() && !s.cursor().playing()) s.requestSizes(table.missingSizes());
+
+    if (ImGui::SmallButton("copy CSV")) ui.set_clipboard(explore::tableCsv(table.rows()));
+    ImGui::SameLine();
+    if (ImGui::SmallButton("copy JSON")) ui.set_clipboard(explore::tableJson(table.rows()));
+    ImGui::SameLine();
+    if (ImGui::SmallButton("collapse")) table.collapseAll();
+    ImGui::SameLine();
+    ImGui::TextDisabled("%zu rows", table.rows().size());
+
+    constexpr ImGuiTableFlags kFlags = ImGuiTableFlags_Sortable | ImGuiTableFlags_Resizable |
+                                       ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
+                                       ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
+                                       ImGuiTableFlags_SizingFixedFit;
+    const explore::TableColumn columns[] = {
+        explore::TableColumn::kName,          explore::TableColumn::kObjects,
+        explore::TableColumn::kObjectsShare,  explore::TableColumn::kBytes,
+        explore::TableColumn::kBytesShare,    explore::TableColumn::kDeepBytes,
+        explore::TableColumn::kRetainedBytes, explore::TableColumn::kBytesGrowth,
+    };
+    if (ImGui::BeginTable("##tree", IM_ARRAYSIZE(columns), kFlags)) {
+        ImGui::TableSetupScrollFreeze(1, 1);
+        for (explore::TableColumn c : columns) {
+            ImGuiTableColumnFlags f = c == explore::TableColumn::kName
+                                          ? ImGuiTableColumnFlags_WidthFixed | ImGuiTableColumnFlags_NoHide
+                                          : ImGuiTableColumnFlags_PreferSortDescending;
+            if (c == explore::TableColumn::kBytes) f |= ImGuiTableColumnFlags_DefaultSort;
+            // The name takes what the numbers leave of the panel (at least 220 units).
+            const float name_w = std::max(220.0f * ui.layout.ui_scale, ImGui::GetContentRegionAvail().x -
+                                                                           7.0f * 64.0f * ui.layout.ui_scale);
+            ImGui::TableSetupColumn(std::string(explore::columnTitle(c)).c_str(), f,
+                                    c == explore::TableColumn::kName ? name_w : 0.0f);
+        }
+        ImGui::TableHeadersRow();
+        if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && specs->SpecsDirty) {
+            if (specs->SpecsCount > 0) {
+                const ImGuiTableColumnSortSpecs& spec = specs->Specs[0];
+                table.sortBy(columns[spec.ColumnIndex], spec.SortDirection == ImGuiSortDirection_Descending);
+            }
+            specs->SpecsDirty = false;
+        }
+        const std::vector<explore::TableRow>& rows = table.rows();
+        const std::optional<size_t> found = scroll_to ? table.rowOf(table.reveal(first)) : std::nullopt;
+        const size_t target = found.value_or(SIZE_MAX);
+        ImGuiListClipper clipper;
+        clipper.Begin(static_cast<int>(rows.size()));
+        if (target != SIZE_MAX)
+            clipper.ForceDisplayRangeByIndices(static_cast<int>(target), static_cast<int>(target) + 1);
+        while (clipper.Step()) {
+            for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
+                const explore::TableRow& row = rows[static_cast<size_t>(i)];
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::PushID(i);
+                ImGui::Indent(static_cast<float>(row.depth) * ImGui::GetFontSize() * 0.8f);
+                if (row.has_children) {
+                    if (ImGui::ArrowButton("##x", row.expanded ? ImGuiDir_Down : ImGuiDir_Right))
+                        table.toggle(row.id);
+                    ImGui::SameLine();
+                } else {
+                    ImGui::Dummy(ImVec2(ImGui::GetFrameHeight(), 0.0f));
+                    ImGui::SameLine();
+                }
+                const bool selected =
+                    std::find(s.selection().begin(), s.selection().end(), row.id) != s.selection().end();
+                if (ImGui::Selectable(
+                        row.label.c_str(), selected,
+                        ImGuiSelectableFlags_SpanAllColumns | ImGuiSelectableFlags_AllowItemOverlap)) {
+                    const ImGuiIO& io = ImGui::GetIO();
+                    s.select(row.id, io.KeyShift || io.KeyCtrl);
+                    ui.table_revealed = s.selection().empty() ? UINT32_MAX : s.selection().front();
+                }
+                if (ImGui::IsItemHovered() && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left))
+                    s.drill(row.id);
+                if (target == static_cast<size_t>(i)) ImGui::SetScrollHereY(0.4f);
+                ImGui::Unindent(static_cast<float>(row.depth) * ImGui::GetFontSize() * 0.8f);
+                ImGui::PopID();
+                ImGui::TableNextColumn();
+                ImGui::Text("%.0f", row.objects);
+                ImGui::TableNextColumn();
+                ImGui::Text("%.1f%%", row.objects_share);
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(bytesText(row.bytes).c_str());
+                ImGui::TableNextColumn();
+                ImGui::Text("%.1f%%", row.bytes_share);
+                ImGui::TableNextColumn();
+                if (row.sizes)
+                    ImGui::TextUnformatted(bytesText(static_cast<double>(row.sizes->deep_bytes)).c_str());
+                else
+                    ImGui::TextDisabled("-");
+                ImGui::TableNextColumn();
+                if (row.sizes)
+                    ImGui::TextUnformatted(bytesText(static_cast<double>(row.sizes->retained_bytes)).c_str());
+                else
+                    ImGui::TextDisabled("-");
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(signedBytes(row.bytes_growth).c_str());
+            }
+        }
+        ImGui::EndTable();
+    }
+    ImGui::End();
+}
+
+}  // namespace memcity::app

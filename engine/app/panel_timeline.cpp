@@ -1,0 +1,144 @@
+// The timeline: live and reachable bytes over time, GC pauses and ticks, the suspicious windows
+// as bands, the cursor; drag to scrub (fractional time: the views tween), shift-drag to select a
+// range of GCs (the inspector's base GC, and the series' window on request); play, pause, step.
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "app/ui.h"
+#include "scene/palette.h"
+#include "scene/timeline_scene.h"
+
+namespace memcity::app {
+namespace {
+
+constexpr ImGuiWindowFlags kPanel = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                    ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoBringToFrontOnFocus;
+
+void controls(Ui& ui) {
+    explore::Session& s = ui.session;
+    scene::TimeCursor& c = s.cursor();
+    if (ImGui::SmallButton("|<")) c.seek(0.0);
+    ImGui::SameLine();
+    if (ImGui::SmallButton("<")) c.stepPrevious();
+    ImGui::SameLine();
+    if (ImGui::SmallButton(c.playing() ? "pause" : "play")) c.togglePlay();
+    ImGui::SameLine();
+    if (ImGui::SmallButton(">")) c.stepNext();
+    ImGui::SameLine();
+    if (ImGui::SmallButton(">|")) c.seek(c.maxT());
+    ImGui::SameLine();
+    float speed = static_cast<float>(c.speed());
+    ImGui::SetNextItemWidth(110.0f * ui.layout.ui_scale);
+    if (ImGui::SliderFloat("##speed", &speed, 0.25f, 20.0f, "%.2f GC/s", ImGuiSliderFlags_Logarithmic))
+        c.setSpeed(speed);
+    ImGui::SameLine();
+    const double gc_time = c.gcTime();
+    const uint32_t before = c.gcBefore(), after = c.gcAfter();
+    if (c.fraction() > 0.0 && after != before)
+        ImGui::Text("GC %u -> %u (%.2f)", before, after, gc_time);
+    else
+        ImGui::Text("GC %u", before);
+    const std::vector<GcRecord>& gcs = s.gcs();
+    if (before < gcs.size()) {
+        ImGui::SameLine();
+        const GcRecord& r = gcs[before];
+        ImGui::TextDisabled("live %s, pause %.2f ms",
+                            scene::formatAxisBytes(static_cast<double>(r.live_bytes)).c_str(),
+                            static_cast<double>(r.pause_ns) / 1e6);
+    }
+    ImGui::SameLine();
+    ImGui::TextDisabled("|");
+    ImGui::SameLine();
+    if (const auto& range = s.range()) {
+        ImGui::Text("range GC %u..%u", range->from, range->to);
+        ImGui::SameLine();
+        if (ImGui::SmallButton("series over range")) {
+            if (Status st = s.seriesOverRange(); !st) ui.say(st.error().message);
+        }
+        ImGui::SameLine();
+        if (ImGui::SmallButton("clear")) s.setRange(std::nullopt);
+    } else {
+        ImGui::TextDisabled("shift-drag selects a range");
+    }
+}
+
+}  // namespace
+
+void drawTimelinePanel(Ui& ui, render::DrawList& frame) {
+    if (!ui.settings.panels.timeline || ui.layout.bottom.empty()) return;
+    explore::Session& s = ui.session;
+    const scene::PixelRect& b = ui.layout.bottom;
+    frame.rects.push_back({b.min * ui.layout.fb_scale, b.max * ui.layout.fb_scale, scene::palette::kPanel, 0,
+                           render::kFlagNone});
+    ImGui::SetNextWindowPos(ImVec2(b.min.x, b.min.y));
+    ImGui::SetNextWindowSize(ImVec2(b.width(), b.height()));
+    ImGui::Begin("##timeline", nullptr, kPanel | ImGuiWindowFlags_NoBackground);
+    controls(ui);
+    const ImVec2 at = ImGui::GetCursorScreenPos();
+    const ImVec2 avail = ImGui::GetContentRegionAvail();
+    if (avail.x < 10.0f || avail.y < 10.0f || s.gcs().empty()) {
+        ImGui::End();
+        return;
+    }
+    ImGui::InvisibleButton("##plot", avail);
+    const scene::PixelRect plot{glm::vec2(at.x, at.y) * ui.layout.fb_scale,
+                                glm::vec2(at.x + avail.x, at.y + avail.y) * ui.layout.fb_scale};
+    scene::TimelineLayoutOptions lo;
+    lo.axis_label_size_px = 11.0f * ui.layout.fb_scale.y;
+    const scene::TimelineLayout layout = scene::layoutTimeline(s.gcs(), plot, lo);
+
+    // Scrub by dragging; with shift, select a range.
+    static std::optional<double> range_anchor;
+    const ImGuiIO& io = ImGui::GetIO();
+    const float mouse_x = io.MousePos.x * ui.layout.fb_scale.x;
+    const double gc_at_mouse = scene::timelineGcAt(layout, mouse_x);
+    if (ImGui::IsItemActive()) {
+        if (io.KeyShift || range_anchor) {
+            if (!range_anchor) range_anchor = gc_at_mouse;
+            const auto a = static_cast<uint32_t>(std::lround(*range_anchor)),
+                       z = static_cast<uint32_t>(std::lround(gc_at_mouse));
+            s.setRange(explore::GcRange{std::min(a, z), std::max(a, z)});
+        } else if (s.series()) {
+            s.cursor().pause();
+            s.cursor().seek(s.cursor().indexTimeOf(gc_at_mouse));
+        }
+    } else {
+        range_anchor.reset();
+    }
+    if (ImGui::IsItemHovered() && !ImGui::IsItemActive()) {
+        const auto g = static_cast<size_t>(
+            std::clamp(std::lround(gc_at_mouse), 0l, static_cast<long>(s.gcs().size() - 1)));
+        const GcRecord& r = s.gcs()[g];
+        ImGui::BeginTooltip();
+        ImGui::Text(
+            "GC %zu at %s", g,
+            scene::formatAxisSeconds(static_cast<double>(r.end_ns - s.gcs().front().start_ns)).c_str());
+        ImGui::Text("live %s (%llu objects)",
+                    scene::formatAxisBytes(static_cast<double>(r.live_bytes)).c_str(),
+                    static_cast<unsigned long long>(r.live_objects));
+        if (r.has_snapshot)
+            ImGui::Text("reachable %s",
+                        scene::formatAxisBytes(static_cast<double>(r.reachable_bytes)).c_str());
+        ImGui::Text("pause %.2f ms", static_cast<double>(r.pause_ns) / 1e6);
+        for (const Window& w : s.windows())
+            if (g >= w.first_gc && g <= w.last_gc)
+                ImGui::TextColored(ImVec4(0.95f, 0.6f, 0.3f, 1.0f), "%s: %s",
+                                   std::string(windowKindName(w.kind)).c_str(), w.reason.c_str());
+        ImGui::EndTooltip();
+    }
+    ImGui::End();
+
+    scene::TimelineSceneOptions so;
+    so.t = s.series() ? s.cursor().gcTime() : static_cast<double>(s.gcs().size() - 1);
+    so.cursor = s.series() != nullptr;
+    if (const auto& range = s.range()) {
+        so.range_from = range->from;
+        so.range_to = range->to;
+    }
+    scene::buildTimelineScene(layout, s.gcs(), s.windows(), so, frame);
+}
+
+}  // namespace memcity::app

@@ -1,0 +1,210 @@
+// The main view: the city, sunburst or icicle the loop composes into the centre, and here its
+// input (camera, hover, click to select, drill-down), its toolbar, breadcrumb and tooltip, and
+// the keys that work anywhere (time steps, play, frame, screenshot).
+#include <SDL_scancode.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+
+#include "app/ui.h"
+#include "scene/timeline_scene.h"
+
+namespace memcity::app {
+namespace {
+
+constexpr ImGuiWindowFlags kOverlay = ImGuiWindowFlags_NoDecoration | ImGuiWindowFlags_NoMove |
+                                      ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_NoFocusOnAppearing;
+
+std::string formatSigned(double bytes) {
+    return (bytes < 0 ? "-" : "+") + scene::formatAxisBytes(std::fabs(bytes));
+}
+
+void keys(Ui& ui) {
+    const ImGuiIO& io = ImGui::GetIO();
+    if (io.WantTextInput) return;
+    explore::Session& s = ui.session;
+    scene::TimeCursor& c = s.cursor();
+    if (ImGui::IsKeyPressed(SDL_SCANCODE_RIGHT)) c.stepNext();
+    if (ImGui::IsKeyPressed(SDL_SCANCODE_LEFT)) c.stepPrevious();
+    if (ImGui::IsKeyPressed(SDL_SCANCODE_HOME, false)) c.seek(0.0);
+    if (ImGui::IsKeyPressed(SDL_SCANCODE_END, false)) c.seek(c.maxT());
+    if (ImGui::IsKeyPressed(SDL_SCANCODE_SPACE, false)) c.togglePlay();
+    if (ImGui::IsKeyPressed(SDL_SCANCODE_F12, false)) ui.want_screenshot = true;
+    if (ImGui::IsKeyPressed(SDL_SCANCODE_ESCAPE, false)) s.clearSelection();
+    if (ImGui::IsKeyPressed(SDL_SCANCODE_BACKSPACE, false)) s.drillUp();
+    if (ImGui::IsKeyPressed(SDL_SCANCODE_F, false) && !s.frameSelection())
+        ui.say("F frames the selected buildings of the city: select one first");
+    if (io.KeyCtrl && ImGui::IsKeyPressed(SDL_SCANCODE_Q, false)) ui.want_quit = true;
+}
+
+// Fly mode: WASD / QE move the eye, shift four times faster (world units per second scale
+// with the city).
+void fly(Ui& ui, double dt) {
+    const ImGuiIO& io = ImGui::GetIO();
+    scene::OrbitCamera* cam = ui.session.camera();
+    if (!cam || io.WantTextInput || io.KeyCtrl) return;
+    const scene::Bounds b = ui.session.cityBounds();
+    const float size = std::max(glm::length(b.size()), 1.0f);
+    const float speed =
+        size * 0.25f * ui.settings.camera_speed * (io.KeyShift ? 4.0f : 1.0f) * static_cast<float>(dt);
+    auto axis = [](int plus, int minus) {
+        return (ImGui::IsKeyDown(plus) ? 1.0f : 0.0f) - (ImGui::IsKeyDown(minus) ? 1.0f : 0.0f);
+    };
+    const float f = axis(SDL_SCANCODE_W, SDL_SCANCODE_S), r = axis(SDL_SCANCODE_D, SDL_SCANCODE_A),
+                u = axis(SDL_SCANCODE_E, SDL_SCANCODE_Q);
+    if (f != 0.0f || r != 0.0f || u != 0.0f) {
+        cam->fly(r * speed, u * speed, f * speed);
+        cam->fitClipPlanes(b);
+    }
+}
+
+void toolbar(Ui& ui) {
+    explore::Session& s = ui.session;
+    const scene::PixelRect& c = ui.layout.center;
+    ImGui::SetNextWindowPos(ImVec2(c.max.x - 8.0f, c.min.y + 8.0f), 0, ImVec2(1.0f, 0.0f));
+    ImGui::SetNextWindowBgAlpha(0.75f);
+    ImGui::Begin("##viewbar", nullptr, kOverlay | ImGuiWindowFlags_AlwaysAutoResize);
+    for (scene::ViewKind k : {scene::ViewKind::kCity, scene::ViewKind::kSunburst, scene::ViewKind::kIcicle}) {
+        if (k != scene::ViewKind::kCity) ImGui::SameLine();
+        if (ImGui::RadioButton(std::string(scene::viewKindName(k)).c_str(), s.view() == k)) s.setView(k);
+    }
+    if (s.view() == scene::ViewKind::kCity) {
+        ImGui::SameLine();
+        ImGui::TextDisabled("|");
+        for (const char* preset : {"overview", "top", "front", "street"}) {
+            ImGui::SameLine();
+            if (ImGui::SmallButton(preset)) {
+                if (Status st = s.resetCamera(preset); !st) ui.say(st.error().message);
+            }
+        }
+        ImGui::SameLine();
+        ImGui::TextDisabled("|");
+        ImGui::SameLine();
+        bool fly_mode = ui.camera_mode == CameraMode::kFly;
+        if (ImGui::Checkbox("fly (WASD)", &fly_mode))
+            ui.camera_mode = fly_mode ? CameraMode::kFly : CameraMode::kOrbit;
+    } else {
+        // The breadcrumb: the drill-down path, each step a way back up.
+        const std::vector<uint32_t> trail = s.drillTrail();
+        for (size_t i = 0; i < trail.size(); ++i) {
+            const uint32_t id = trail[i];
+            std::string label = id == TreeSeries::kRoot ? "Overall" : s.series()->label(id);
+            if (label.size() > 40) label = label.substr(0, 38) + "..";
+            ImGui::PushID(static_cast<int>(i));
+            if (i) {
+                ImGui::SameLine(0.0f, 2.0f);
+                ImGui::TextDisabled(">");
+                ImGui::SameLine(0.0f, 2.0f);
+            }
+            if (ImGui::SmallButton(label.c_str())) s.drill(id);
+            ImGui::PopID();
+        }
+    }
+    ImGui::End();
+}
+
+void tooltip(Ui& ui, uint32_t id) {
+    const explore::ItemInfo info = ui.session.describe(id);
+    if (info.name.empty()) return;
+    ImGui::BeginTooltip();
+    ImGui::PushTextWrapPos(ImGui::GetFontSize() * 32.0f);
+    ImGui::TextUnformatted(info.name.c_str());
+    ImGui::PopTextWrapPos();
+    ImGui::Separator();
+    ImGui::Text("%.0f objects, %s", info.objects, scene::formatAxisBytes(info.bytes).c_str());
+    const bool bytes = ui.session.chain().metric == Metric::kBytes;
+    if (bytes)
+        ImGui::Text("growth %s over the trend window", formatSigned(info.growth).c_str());
+    else
+        ImGui::Text("growth %+.0f objects over the trend window", info.growth);
+    ImGui::TextDisabled(info.district ? "click: select the district" : "click: select, shift-click: add");
+    ImGui::EndTooltip();
+}
+
+}  // namespace
+
+void drawViewPanel(Ui& ui, double dt) {
+    explore::Session& s = ui.session;
+    keys(ui);
+    const scene::PixelRect& c = ui.layout.center;
+    if (c.empty()) return;
+    ImGui::SetNextWindowPos(ImVec2(c.min.x, c.min.y));
+    ImGui::SetNextWindowSize(ImVec2(c.width(), c.height()));
+    ImGui::PushStyleVar(ImGuiStyleVar_WindowPadding, ImVec2(0.0f, 0.0f));
+    ImGui::Begin("##view", nullptr,
+                 kOverlay | ImGuiWindowFlags_NoBackground | ImGuiWindowFlags_NoBringToFrontOnFocus);
+    ImGui::InvisibleButton("##canvas", ImVec2(c.width(), c.height()),
+                           ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight |
+                               ImGuiButtonFlags_MouseButtonMiddle);
+    const ImGuiIO& io = ImGui::GetIO();
+    const bool hovered = ImGui::IsItemHovered();
+    const glm::vec2 mouse_px = glm::vec2(io.MousePos.x, io.MousePos.y) * ui.layout.fb_scale;
+    scene::OrbitCamera* cam = s.camera();
+    const float turn = 0.006f;
+    if (cam && ImGui::IsItemActive()) {
+        const glm::vec2 d(io.MouseDelta.x, io.MouseDelta.y);
+        const bool look = ImGui::IsMouseDown(ImGuiMouseButton_Right);
+        if (ui.camera_mode == CameraMode::kFly && look) {
+            cam->look(d.x * turn * 0.5f, -d.y * turn * 0.5f);
+        } else if (ui.camera_mode == CameraMode::kOrbit && ImGui::IsMouseDown(ImGuiMouseButton_Left)) {
+            cam->orbit(-d.x * turn, d.y * turn);
+        } else if (look || ImGui::IsMouseDown(ImGuiMouseButton_Middle)) {
+            const float k = cam->distance * 0.0015f;
+            cam->pan(-d.x * k, d.y * k);
+        }
+        cam->fitClipPlanes(s.cityBounds());
+    }
+    if (cam && hovered && io.MouseWheel != 0.0f) {
+        if (ui.camera_mode == CameraMode::kFly)
+            cam->fly(0.0f, 0.0f, io.MouseWheel * std::max(glm::length(s.cityBounds().size()), 1.0f) * 0.02f);
+        else
+            cam->dolly(std::pow(0.88f, io.MouseWheel));
+        cam->fitClipPlanes(s.cityBounds());
+    }
+    if (ui.camera_mode == CameraMode::kFly) fly(ui, dt);
+
+    // Hover and click. A press and release without dragging is a click.
+    const std::optional<scene::ViewPick> pick = hovered ? s.pick(mouse_px) : std::nullopt;
+    s.setHovered(pick ? pick->id : scene::kNoPick);
+    const ImVec2 drag = ImGui::GetMouseDragDelta(ImGuiMouseButton_Left, 0.0f);
+    const bool click =
+        hovered && ImGui::IsMouseReleased(ImGuiMouseButton_Left) && drag.x * drag.x + drag.y * drag.y < 16.0f;
+    if (click) {
+        if (!pick) {
+            if (!io.KeyShift) s.clearSelection();
+        } else if (s.view() == scene::ViewKind::kCity) {
+            s.select(pick->id, io.KeyShift);
+        } else if (pick->drill_root) {
+            s.drillUp();
+            s.select(s.drillRoot(), io.KeyShift);
+        } else {
+            s.select(pick->id, io.KeyShift);
+            if (!io.KeyShift) s.drill(pick->id);
+        }
+    }
+    if (hovered && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left) && pick &&
+        s.view() == scene::ViewKind::kCity)
+        s.frameSelection();
+    if (pick && !ImGui::IsItemActive()) tooltip(ui, pick->id);
+    ImGui::End();
+    ImGui::PopStyleVar();
+
+    if (!s.series()) {
+        const explore::LoadProgress& load = s.load();
+        ImGui::SetNextWindowPos(ImVec2(c.center().x, c.center().y), 0, ImVec2(0.5f, 0.5f));
+        ImGui::Begin("##waiting", nullptr, kOverlay | ImGuiWindowFlags_AlwaysAutoResize);
+        if (load.phase == explore::LoadPhase::kFailed)
+            ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "%s", load.error.c_str());
+        else if (!s.seriesError().empty())
+            ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "%s", s.seriesError().c_str());
+        else
+            ImGui::Text("loading %s ... %u GCs", s.path().c_str(), load.gcs);
+        ImGui::End();
+        return;
+    }
+    toolbar(ui);
+}
+
+}  // namespace memcity::app

@@ -1,0 +1,377 @@
+#include "app/script_runner.h"
+
+#include <SDL.h>
+#include <imgui.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <map>
+
+#include <charconv>
+#include "app/explorer_app.h"
+
+namespace memcity::app {
+namespace {
+
+constexpr double kStep = 1.0 / 60.0;  // seconds of play per frame in scripts
+
+struct Latency {
+    std::string command;
+    double ms = 0;
+};
+
+int keyOf(const std::string& name) {
+    static const std::map<std::string, int> keys = {
+        {"space", SDL_SCANCODE_SPACE},
+        {"left", SDL_SCANCODE_LEFT},
+        {"right", SDL_SCANCODE_RIGHT},
+        {"up", SDL_SCANCODE_UP},
+        {"down", SDL_SCANCODE_DOWN},
+        {"escape", SDL_SCANCODE_ESCAPE},
+        {"f", SDL_SCANCODE_F},
+        {"f12", SDL_SCANCODE_F12},
+        {"w", SDL_SCANCODE_W},
+        {"a", SDL_SCANCODE_A},
+        {"s", SDL_SCANCODE_S},
+        {"d", SDL_SCANCODE_D},
+        {"q", SDL_SCANCODE_Q},
+        {"e", SDL_SCANCODE_E},
+        {"home", SDL_SCANCODE_HOME},
+        {"end", SDL_SCANCODE_END},
+        {"backspace", SDL_SCANCODE_BACKSPACE},
+        {"tab", SDL_SCANCODE_TAB},
+    };
+    auto it = keys.find(name);
+    return it == keys.end() ? -1 : it->second;
+}
+
+double percentile(std::vector<double> v, double p) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, static_cast<size_t>(p * static_cast<double>(v.size() - 1) + 0.5))];
+}
+
+class Runner {
+public:
+    Runner(Explorer& ex, std::string name) : ex_(ex), script_(std::move(name)) {}
+
+    int run(const std::vector<explore::ScriptCommand>& commands) {
+        for (const explore::ScriptCommand& c : commands) {
+            if (!settle()) return 0;  // the window was closed
+            if (ex_.session().load().phase == explore::LoadPhase::kFailed) {
+                std::cerr << "memcity: " << ex_.session().load().error << "\n";
+                return 1;
+            }
+            line_ = &c;
+            const auto t0 = std::chrono::steady_clock::now();
+            if (c.verb == "quit") return 0;
+            if (Status st = execute(c); !st) {
+                std::cerr << "memcity: " << where() << st.error().message << "\n";
+                return 1;
+            }
+            // Draw until the command's input is consumed and its picture is on the screen.
+            do {
+                if (!ex_.frame(0.0)) return 0;
+            } while (!ex_.input().empty());
+            ex_.renderer().waitIdle();
+            if (timed(c.verb))
+                latencies_.push_back(
+                    {c.text, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
+                                 .count()});
+        }
+        settle();
+        return 0;
+    }
+
+private:
+    std::string where() const { return script_ + ":" + std::to_string(line_ ? line_->line : 0) + ": "; }
+
+    static bool timed(const std::string& verb) {
+        for (const char* v : {"gc", "time", "next", "prev", "click", "key", "select", "view", "camera",
+                              "drill", "drill-up", "frame", "hover"})
+            if (verb == v) return true;
+        return false;
+    }
+
+    // Draws frames (the window stays live, as for a user) until the session settled.
+    bool settle() {
+        explore::Session& s = ex_.session();
+        for (;;) {
+            s.update();
+            if (s.settled() && ex_.input().empty()) return true;
+            if (!ex_.frame(0.0)) return false;
+        }
+    }
+
+    Result<uint64_t> number(const std::string& word) const {
+        uint64_t v = 0;
+        const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), v);
+        if (ec != std::errc() || end != word.data() + word.size() || word.empty())
+            return Error{"expected a number, got '" + word + "'"};
+        return v;
+    }
+
+    Result<double> real(const std::string& word) const {
+        char* end = nullptr;
+        const double v = std::strtod(word.c_str(), &end);
+        if (word.empty() || *end != '\0' || !std::isfinite(v))
+            return Error{"expected a number, got '" + word + "'"};
+        return v;
+    }
+
+    // "X Y" in framebuffer pixels, or "view": the centre of the main view. In display units.
+    Result<glm::vec2> pixel(const explore::ScriptCommand& c) const {
+        if (c.args[0] == "view") return ex_.ui().layout.center.center();
+        if (c.args.size() < 2) return Error{c.verb + " expects X Y or view"};
+        auto x = real(c.args[0]);
+        auto y = real(c.args[1]);
+        if (!x) return x.error();
+        if (!y) return y.error();
+        return glm::vec2(static_cast<float>(*x), static_cast<float>(*y)) / ex_.fbScale();  // to display units
+    }
+
+    Status execute(const explore::ScriptCommand& c) {
+        explore::Session& s = ex_.session();
+        Ui& ui = ex_.ui();
+        const std::vector<std::string>& a = c.args;
+        if (c.verb == "open") {
+            ex_.open(c.rest);
+        } else if (c.verb == "wait") {
+            // settle() before the next command does it
+        } else if (c.verb == "gc") {
+            auto n = number(a[0]);
+            if (!n) return n.error();
+            return s.goToGc(*n);
+        } else if (c.verb == "time") {
+            auto t = real(a[0]);
+            if (!t) return t.error();
+            s.cursor().seek(*t);
+        } else if (c.verb == "next") {
+            s.cursor().stepNext();
+        } else if (c.verb == "prev") {
+            s.cursor().stepPrevious();
+        } else if (c.verb == "play") {
+            auto seconds = real(a[0]);
+            if (!seconds) return seconds.error();
+            s.cursor().play();
+            for (double t = 0; t < *seconds; t += kStep)
+                if (!ex_.frame(kStep)) return {};
+            s.cursor().pause();
+        } else if (c.verb == "view") {
+            auto kind = scene::parseViewKind(a[0]);
+            if (!kind || *kind == scene::ViewKind::kTimeline)
+                return Error{"view expects city, sunburst or icicle, got '" + a[0] + "'"};
+            s.setView(*kind);
+        } else if (c.verb == "camera") {
+            return camera(c);
+        } else if (c.verb == "mode") {
+            if (a[0] != "orbit" && a[0] != "fly")
+                return Error{"mode expects orbit or fly, got '" + a[0] + "'"};
+            ui.camera_mode = a[0] == "fly" ? CameraMode::kFly : CameraMode::kOrbit;
+        } else if (c.verb == "select" || c.verb == "select+") {
+            return s.selectPath(c.rest, c.verb == "select+");
+        } else if (c.verb == "deselect") {
+            s.clearSelection();
+        } else if (c.verb == "click") {
+            auto p = pixel(c);
+            if (!p) return p.error();
+            const size_t flag = a[0] == "view" ? 1 : 2;  // the word after the place, if any
+            const bool shift = a.size() > flag && a[flag] == "shift";
+            if (a.size() > flag + 1 || (a.size() > flag && a[flag] != "shift" && a[flag] != "double"))
+                return Error{"click takes shift or double after the place, got '" + c.rest + "'"};
+            auto& in = ex_.input();
+            in.push_back({*p, false, false, -1, shift});
+            in.push_back({*p, true, false, -1, shift});
+            in.push_back({*p, false, false, -1, shift});
+            if (a.size() > flag && a[flag] == "double") {
+                in.push_back({*p, true, true, -1, shift});
+                in.push_back({*p, false, true, -1, shift});
+            }
+        } else if (c.verb == "hover") {
+            auto p = pixel(c);
+            if (!p) return p.error();
+            ex_.input().push_back({*p, false, false, -1, false});
+            ex_.input().push_back({*p, false, false, -1, false});
+        } else if (c.verb == "drill") {
+            return s.drillPath(c.rest);
+        } else if (c.verb == "drill-up") {
+            s.drillUp();
+        } else if (c.verb == "frame") {
+            if (!s.frameSelection()) return Error{"frame: nothing selected stands in the city"};
+        } else if (c.verb == "chain" || c.verb == "filter" || c.verb == "metric" || c.verb == "sort") {
+            return chain(c);
+        } else if (c.verb == "range") {
+            if (a[0] == "none" && a.size() == 1) {
+                s.setRange(std::nullopt);
+            } else {
+                if (a.size() != 2) return Error{"range expects A B or none"};
+                auto from = number(a[0]);
+                auto to = number(a[1]);
+                if (!from) return from.error();
+                if (!to) return to.error();
+                if (*from >= s.gcs().size() || *to >= s.gcs().size())
+                    return Error{"range " + a[0] + " " + a[1] + ": the trace has " +
+                                 std::to_string(s.gcs().size()) + " GCs"};
+                s.setRange(explore::GcRange{static_cast<uint32_t>(*from), static_cast<uint32_t>(*to)});
+            }
+        } else if (c.verb == "series-range") {
+            return s.seriesOverRange();
+        } else if (c.verb == "panel") {
+            return panel(a[0], a[1]);
+        } else if (c.verb == "key") {
+            const int key = keyOf(a[0]);
+            if (key < 0) return Error{"unknown key '" + a[0] + "'"};
+            const bool shift = a.size() > 1 && a[1] == "shift";
+            ex_.input().push_back({std::nullopt, false, false, key, shift});
+            ex_.input().push_back({std::nullopt, false, false, -1, shift});
+        } else if (c.verb == "screenshot") {
+            if (!ex_.frame(0.0)) return {};
+            Status st = ex_.screenshot(c.rest);
+            if (!st) return st;
+            std::cerr << "wrote " << c.rest << "\n";
+        } else if (c.verb == "print") {
+            return print(a[0]);
+        } else if (c.verb == "size") {
+            auto w = number(a[0]);
+            auto h = number(a[1]);
+            if (!w) return w.error();
+            if (!h) return h.error();
+            if (*w < 320 || *h < 240 || *w > 8192 || *h > 8192)
+                return Error{"size expects 320..8192 x 240..8192"};
+            SDL_SetWindowSize(ex_.platform().window(), static_cast<int>(*w), static_cast<int>(*h));
+        }
+        return {};
+    }
+
+    Status camera(const explore::ScriptCommand& c) {
+        explore::Session& s = ex_.session();
+        const std::vector<std::string>& a = c.args;
+        if (a.size() == 1) return s.resetCamera(a[0]);
+        scene::OrbitCamera* cam = s.camera();
+        if (!cam) return Error{"camera: the city is not shown"};
+        std::vector<float> v;
+        for (size_t i = 1; i < a.size(); ++i) {
+            auto x = real(a[i]);
+            if (!x) return x.error();
+            v.push_back(static_cast<float>(*x));
+        }
+        if (a[0] == "orbit" && v.size() == 2) {
+            cam->orbit(v[0], v[1]);
+        } else if (a[0] == "dolly" && v.size() == 1) {
+            cam->dolly(v[0]);
+        } else if (a[0] == "fly" && v.size() == 3) {
+            cam->fly(v[0], v[1], v[2]);
+        } else {
+            return Error{"camera expects PRESET, orbit DYAW DPITCH, dolly FACTOR or fly R U F"};
+        }
+        cam->fitClipPlanes(s.cityBounds());
+        return {};
+    }
+
+    Status chain(const explore::ScriptCommand& c) {
+        explore::Session& s = ex_.session();
+        explore::ChainConfig config = s.chain();
+        if (c.verb == "chain") {
+            auto parsed = explore::chainConfigOf(c.rest);
+            if (!parsed) return parsed.error();
+            config.classifiers = parsed->classifiers;
+        } else if (c.verb == "filter") {
+            config.filters.clear();
+            if (c.rest != "none") config.filters.push_back(c.rest);
+        } else if (c.verb == "metric") {
+            auto m = parseMetric(c.rest);
+            if (!m) return Error{"metric expects objects or bytes, got '" + c.rest + "'"};
+            config.metric = *m;
+        } else {
+            auto sort = parseSortStrategy(c.rest);
+            if (!sort) return Error{"sort expects start, end or growth, got '" + c.rest + "'"};
+            config.sort = *sort;
+        }
+        Status st = s.applyChain(config);
+        if (st) ex_.ui().chain_edit = s.chain();
+        return st;
+    }
+
+    Status panel(const std::string& name, const std::string& state) {
+        if (state != "on" && state != "off") return Error{"panel expects on or off, got '" + state + "'"};
+        explore::PanelSettings& p = ex_.ui().settings.panels;
+        bool* flag = name == "chain"       ? &p.chain_editor
+                     : name == "table"     ? &p.table
+                     : name == "inspector" ? &p.inspector
+                     : name == "timeline"  ? &p.timeline
+                     : name == "stats"     ? &p.stats
+                                           : nullptr;
+        if (!flag) return Error{"unknown panel '" + name + "' (chain, table, inspector, timeline, stats)"};
+        *flag = state == "on";
+        return {};
+    }
+
+    Status print(const std::string& what) {
+        explore::Session& s = ex_.session();
+        if (what == "inspector") {
+            if (s.selection().empty()) return Error{"print inspector: nothing is selected"};
+            if (!s.inspectionError().empty()) return Error{"the inspector failed: " + s.inspectionError()};
+            if (!s.inspection()) return Error{"print inspector: no inspection (is the trace loaded?)"};
+            std::cout << explore::formatInspection(*s.inspection()) << std::flush;
+        } else if (what == "selection") {
+            for (uint32_t id : s.selection())
+                std::cout << "selected: " << s.nameOf(id) << "\n";
+            std::cout << std::flush;
+        } else if (what == "state") {
+            std::cout << "gc: " << s.currentGc() << "\nt: " << s.cursor().t()
+                      << "\nview: " << scene::viewKindName(s.view()) << "\nchain: " << s.chain().spec()
+                      << "\ndrill: " << s.nameOf(s.drillRoot()) << "\nselected: " << s.selection().size()
+                      << "\n"
+                      << std::flush;
+        } else if (what == "table") {
+            const Ui& ui = ex_.ui();
+            if (!ui.table) return Error{"print table: no table yet"};
+            std::cout << explore::tableCsv(ui.table->rows()) << std::flush;
+        } else if (what == "timing") {
+            printTiming();
+        } else {
+            return Error{"print expects inspector, selection, table, timing or state, got '" + what + "'"};
+        }
+        return {};
+    }
+
+    void printTiming() const {
+        std::vector<double> loading, after;
+        const auto& ms = ex_.frameTimes();
+        const auto& during = ex_.frameLoading();
+        for (size_t i = 0; i < ms.size(); ++i)
+            (during[i] ? loading : after).push_back(ms[i]);
+        const explore::LoadProgress& load = ex_.session().load();
+        std::printf("timing: trace loaded in %.2f s (%u GCs, %.1f MiB)\n", load.seconds, load.gcs,
+                    static_cast<double>(load.bytes_total) / (1024.0 * 1024.0));
+        std::printf("timing: first GC rebuilt after %.3f s, on screen after %.3f s\n", load.first_gc_seconds,
+                    ex_.firstGcShownAt());
+        std::printf("timing: %zu frames while loading: median %.1f ms, 95%% %.1f ms, longest %.1f ms\n",
+                    loading.size(), percentile(loading, 0.5), percentile(loading, 0.95),
+                    loading.empty() ? 0.0 : *std::max_element(loading.begin(), loading.end()));
+        std::printf("timing: %zu frames after: median %.1f ms, 95%% %.1f ms, longest %.1f ms\n", after.size(),
+                    percentile(after, 0.5), percentile(after, 0.95),
+                    after.empty() ? 0.0 : *std::max_element(after.begin(), after.end()));
+        for (const Latency& l : latencies_)
+            std::printf("timing: input to picture %6.1f ms  %s\n", l.ms, l.command.c_str());
+        std::fflush(stdout);
+    }
+
+    Explorer& ex_;
+    std::string script_;
+    const explore::ScriptCommand* line_ = nullptr;
+    std::vector<Latency> latencies_;
+};
+
+}  // namespace
+
+int runScript(Explorer& explorer, const std::vector<explore::ScriptCommand>& commands,
+              const std::string& name) {
+    Runner runner(explorer, name);
+    return runner.run(commands);
+}
+
+}  // namespace memcity::app

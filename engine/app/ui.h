@@ -1,0 +1,94 @@
+// What the explorer's panels share: the session (the model and its commands), the settings, the
+// window's layout and a little UI state. Each panel is one function in a file of its own
+// (panel_*.cpp); it reads the session through const accessors and changes it only through the
+// session's commands. No panel calls Vulkan: the view and the timeline are drawn into the frame's
+// DrawList, ImGui's draw data goes to the renderer as it is.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "explore/chain_config.h"
+#include "explore/session.h"
+#include "explore/settings.h"
+#include "explore/tree_table.h"
+#include "render/draw_list.h"
+#include "scene/screen.h"
+
+namespace memcity::app {
+
+enum class CameraMode : uint8_t {
+    kOrbit,  // drag to turn around the target, wheel to come closer, right-drag to slide
+    kFly,    // WASD + right-mouse look, Q/E down/up, shift faster
+};
+
+// Where things are in the window, in ImGui's display coordinates (screen units); multiply by
+// fb_scale for framebuffer pixels (the DrawList's).
+struct Layout {
+    float menu_h = 0, status_h = 0;
+    scene::PixelRect left, right, bottom, center;
+    glm::vec2 fb_scale{1.0f};
+    float ui_scale = 1.0f;
+
+    scene::PixelRect toPixels(const scene::PixelRect& r) const {
+        return {r.min * fb_scale, r.max * fb_scale};
+    }
+};
+
+struct Ui {
+    Ui(explore::Session& s, explore::Settings& st) : session(s), settings(st), chain_edit(s.chain()) {}
+
+    explore::Session& session;
+    explore::Settings& settings;
+    Layout layout;
+    CameraMode camera_mode = CameraMode::kOrbit;
+
+    // The chain editor's working copy (applied to the session with its Apply button).
+    explore::ChainConfig chain_edit;
+    std::string chain_error;  // applyChain's refusal
+
+    // The tree table (made for the first series shown).
+    std::optional<explore::TreeTable> table;
+    uint32_t table_revealed = UINT32_MAX;  // the selection the table last scrolled to
+
+    // Messages for the status bar (screenshots written, errors), shown a few seconds.
+    std::string status;
+    double status_until = 0;
+    double now = 0;  // seconds since start (the frame's clock)
+
+    // Frame figures for the status bar.
+    double frame_ms = 0, compose_ms = 0;
+    size_t boxes = 0;
+    std::string device;
+
+    // Requests the panels make of the loop.
+    bool want_screenshot = false;
+    bool want_quit = false;
+    bool want_open_dialog = false;
+    std::function<void(const std::string&)> set_clipboard;
+
+    void say(std::string text, double seconds = 4.0) {
+        status = std::move(text);
+        status_until = now + seconds;
+    }
+};
+
+// The panels, each drawn once per frame between ImGui::NewFrame and ImGui::Render.
+void drawMenuBar(Ui& ui);
+void drawStatusBar(Ui& ui);
+void drawChainPanel(Ui& ui);
+void drawTablePanel(Ui& ui);
+void drawInspectorPanel(Ui& ui);
+// The timeline: its controls as ImGui widgets, its plot into `frame` (2D, framebuffer pixels).
+void drawTimelinePanel(Ui& ui, render::DrawList& frame);
+// The main view: input (camera, hover, click, drill) and its overlays (toolbar, breadcrumb,
+// tooltip); the view itself is composed by the loop into the centre.
+void drawViewPanel(Ui& ui, double dt);
+
+// Computes the layout for the window's display size (ImGui's) and the panels shown.
+Layout layoutFor(glm::vec2 display, glm::vec2 fb_scale, float ui_scale, const explore::Settings& settings);
+
+}  // namespace memcity::app

@@ -1,0 +1,196 @@
+// The explorer in a real window (SDL2 + Vulkan swapchain under Xvfb), driven by a script as a
+// user would: it loads a scenario, scrubs, plays, flies the camera, selects the biggest grower by
+// clicking its building, reads the inspector, switches views and drills down; the screenshot is
+// compared with tests/golden/explorer.png (MEMCITY_UPDATE_GOLDEN=1 rewrites it; look at it before
+// committing). Bad input ends with one line and a non-zero status. Needs xvfb-run (scripts/setup
+// installs it); without it the tests are skipped.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+
+#include "cli/run_memcity.h"
+#include "render/png.h"
+#include "unit/trace_builder.h"
+
+namespace memcity {
+namespace {
+
+using testing::Outcome;
+
+constexpr const char* kXvfb = "/usr/bin/xvfb-run";
+
+bool haveXvfb() {
+    return ::access(kXvfb, X_OK) == 0;
+}
+
+// `memcity ARGS` in a virtual display of 1600x1000.
+Outcome windowed(const std::string& args) {
+    return testing::runShell(std::string(kXvfb) + " -a -s '-screen 0 1600x1000x24' " + MEMCITY_BINARY + " " +
+                             args);
+}
+
+std::string writeScript(const std::string& name, const std::string& text) {
+    const std::string path = testing::tempPath(name + ".script");
+    std::ofstream(path) << text;
+    return path;
+}
+
+const std::string& growingMap() {
+    static const std::string path = [] {
+        const std::string dir = testing::tempPath("window");
+        ::mkdir(dir.c_str(), 0777);
+        const std::string p = dir + "/growing-map.mct";
+        EXPECT_EQ(testing::runMemcity("synth growing-map -o " + p).status, 0);
+        return p;
+    }();
+    return path;
+}
+
+const std::string kLocation =
+    "com / com.dynatrace / com.dynatrace.easytravel / com.dynatrace.easytravel.jpa / "
+    "com.dynatrace.easytravel.jpa.business / com.dynatrace.easytravel.jpa.business.Location";
+
+TEST(ExplorerWindow, ScrubFlySelectTheBiggestGrowerAndReadItsRoots) {
+    if (!haveXvfb()) GTEST_SKIP() << "no " << kXvfb;
+    const std::string shot = testing::tempPath("explorer.png");
+    const std::string sunburst = testing::tempPath("explorer-sunburst.png");
+    const std::string script = writeScript("smoke",
+                                           "wait\n"
+                                           "gc 3\n"
+                                           "time 10.5\n"
+                                           "play 1\n"
+                                           "next\n"
+                                           "key right\n"
+                                           "print state\n"
+                                           "mode fly\n"
+                                           "key w\n"
+                                           "mode orbit\n"
+                                           "camera overview\n"
+                                           "gc 26\n"
+                                           "select " +
+                                               kLocation +
+                                               "\n"
+                                               "frame\n"
+                                               "deselect\n"
+                                               "click view\n"
+                                               "print selection\n"
+                                               "print inspector\n"
+                                               "hover 1270 12\n"
+                                               "screenshot " +
+                                               shot +
+                                               "\n"
+                                               "view sunburst\n"
+                                               "drill java / java.util\n"
+                                               "screenshot " +
+                                               sunburst +
+                                               "\n"
+                                               "print state\n"
+                                               "print timing\n"
+                                               "quit\n");
+    const Outcome r = windowed(growingMap() + " --size 1280x800 --script " + script);
+    ASSERT_EQ(r.status, 0) << r.err << r.out;
+    // Time moved as asked: GC 3, then 10.5, a second of play (2 GCs), a step and a key.
+    EXPECT_NE(r.out.find("gc: 14\nt: 14\n"), std::string::npos) << r.out;
+    // The click on the framed building selected it, and the inspector read its roots.
+    EXPECT_NE(r.out.find("selected: " + kLocation + "\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("group: " + kLocation + "\nGC 26: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("retained: "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("path: static field com.dynatrace.easytravel.business.JourneyService.INSTANCE"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("view: sunburst\n"), std::string::npos);
+    EXPECT_NE(r.out.find("drill: java / java.util\n"), std::string::npos);
+    EXPECT_NE(r.out.find("timing: input to picture"), std::string::npos);
+
+    auto image = render::readPng(shot);
+    ASSERT_TRUE(image.ok()) << image.error().message;
+    EXPECT_EQ(image->width, 1280u);
+    EXPECT_EQ(image->height, 800u);
+    const std::string golden = std::string(MEMCITY_GOLDEN_DIR) + "/explorer.png";
+    if (const char* update = std::getenv("MEMCITY_UPDATE_GOLDEN"); update && std::string(update) == "1") {
+        ASSERT_TRUE(render::writePng(golden, *image).ok());
+        GTEST_SKIP() << "rewrote " << golden;
+    }
+    auto want = render::readPng(golden);
+    ASSERT_TRUE(want.ok()) << want.error().message;
+    const render::ImageDiff d = render::compareImages(*image, *want, 24);
+    EXPECT_TRUE(d.same_size);
+    EXPECT_LE(d.fractionOverThreshold(), 0.01)
+        << d.pixels_over_threshold << " of " << d.pixel_count << " pixels differ; the picture is " << shot
+        << ", the reference " << golden;
+    // The sunburst is another picture of the same window.
+    auto other = render::readPng(sunburst);
+    ASSERT_TRUE(other.ok());
+    EXPECT_GT(render::compareImages(*image, *other, 24).fractionOverThreshold(), 0.2);
+}
+
+TEST(ExplorerWindow, BadInputEndsWithOneLineAndAnError) {
+    if (!haveXvfb()) GTEST_SKIP() << "no " << kXvfb;
+    const std::string unknown = writeScript("unknown", "wait\nfly-to 3\n");
+    Outcome r = windowed(growingMap() + " --script " + unknown);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("memcity: " + unknown + ":2: unknown command 'fly-to'"), std::string::npos) << r.err;
+
+    const std::string range = writeScript("range", "gc 99\n");
+    r = windowed(growingMap() + " --script " + range);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(
+        r.err.find(range + ":1: " + growingMap() + ": GC 99 is out of range: the trace has 27 GCs (0..26)"),
+        std::string::npos)
+        << r.err;
+
+    const std::string select = writeScript("select", "select java / nope\n");
+    r = windowed(growingMap() + " --script " + select);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find(select + ":1: no group 'java / nope' in the series by package,type"),
+              std::string::npos)
+        << r.err;
+
+    r = windowed("/nonexistent/trace.mct --script " + range);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err, "error: /nonexistent/trace.mct: cannot open: No such file or directory\n");
+
+    // A trace cut off mid-write opens up to its last complete chunk.
+    const std::string cut = testing::tempPath("cut.mct");
+    {
+        const std::string bytes = testing::slurp(growingMap());
+        std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() * 2 / 3);
+    }
+    const std::string state = writeScript("state", "print state\n");
+    r = windowed(cut + " --script " + state);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("gc: "), std::string::npos);
+
+    // Garbage is not a trace: the window says so, the script fails with the reader's message.
+    const std::string garbage = testing::tempPath("garbage.mct");
+    std::ofstream(garbage) << "this is not a trace";
+    r = windowed(garbage + " --script " + state);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find(garbage), std::string::npos) << r.err;
+
+    for (const char* args : {" --size 10x10", " --view timeline", " --bogus", " --classify nope"}) {
+        r = windowed(growingMap() + args);
+        EXPECT_EQ(r.status, 1) << args;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << args << ": " << r.err;
+    }
+}
+
+// Without a display the same command prints the terminal overview and says why.
+TEST(ExplorerWindow, WithoutADisplayTheOverviewIsPrinted) {
+    const Outcome r = testing::runShell("env -u DISPLAY -u WAYLAND_DISPLAY " + std::string(MEMCITY_BINARY) +
+                                        " " + growingMap());
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("live heap after each GC"), std::string::npos);
+    EXPECT_NE(r.err.find("no display"), std::string::npos) << r.err;
+    const Outcome text = testing::runMemcity(growingMap() + " --text");
+    EXPECT_EQ(text.status, 0);
+    EXPECT_NE(text.out.find("live heap after each GC"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace memcity

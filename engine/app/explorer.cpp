@@ -139,6 +139,9 @@ void Explorer::setupImGui() {
     imgui_ = ImGui::CreateContext();
     ImGuiIO& io = ImGui::GetIO();
     io.IniFilename = nullptr;  // our settings file remembers what matters
+    // The ImGui pass draws each command with its VtxOffset: lists past 64k vertices are fine
+    // with Debian's 16-bit indices.
+    io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;
     io.ConfigWindowsMoveFromTitleBarOnly = true;
     ImGui_ImplSDL2_InitForVulkan(platform_->window());
     ImGui::StyleColorsDark();
@@ -224,11 +227,12 @@ bool Explorer::frame(double dt) {
     const glm::ivec2 win = platform_->windowSize(), fb = platform_->drawableSize();
     const glm::vec2 fb_scale = win.x > 0 && win.y > 0 ? glm::vec2(fb) / glm::vec2(win) : glm::vec2(1.0f);
     io.DisplayFramebufferScale = ImVec2(fb_scale.x, fb_scale.y);
-    if (!options_.script.empty()) io.MousePos = script_mouse_;  // scripts own the pointer
-    if (synthetic) {
-        const SyntheticInput in = input_.front();
-        input_.erase(input_.begin());
-        if (in.mouse) io.MousePos = script_mouse_ = ImVec2(in.mouse->x, in.mouse->y);
+    if (!options_.script.empty()) {
+        // Scripts own the pointer and the keys: everything up unless this frame's input says so.
+        const SyntheticInput in = synthetic ? input_.front() : SyntheticInput{};
+        if (synthetic) input_.erase(input_.begin());
+        if (in.mouse) script_mouse_ = ImVec2(in.mouse->x, in.mouse->y);
+        io.MousePos = script_mouse_;
         io.MouseDown[0] = in.mouse_down;
         io.KeyShift = in.shift;
         if (in.double_click) io.MouseDoubleClickTime = 10.0f;

@@ -73,14 +73,19 @@ public:
                 return 1;
             }
             // Draw until the command's input is consumed and its picture is on the screen.
+            // The input takes effect in the frame that consumes its last step (a click: the
+            // release; a key: the press); input to picture runs from that frame's start until
+            // the GPU finished drawing it.
+            auto effect = t0;
             do {
-                if (!ex_.frame(0.0)) return 0;
+                if (ex_.input().size() == 1) effect = std::chrono::steady_clock::now();
+                if (!ex_.frame(kStep)) return 0;  // a held key moves the fly camera by one frame's step
             } while (!ex_.input().empty());
             ex_.renderer().waitIdle();
             if (timed(c.verb))
-                latencies_.push_back(
-                    {c.text, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0)
-                                 .count()});
+                latencies_.push_back({c.text, std::chrono::duration<double, std::milli>(
+                                                  std::chrono::steady_clock::now() - effect)
+                                                  .count()});
         }
         settle();
         return 0;
@@ -194,14 +199,14 @@ private:
             auto p = pixel(c);
             if (!p) return p.error();
             ex_.input().push_back({*p, false, false, -1, false});
-            ex_.input().push_back({*p, false, false, -1, false});
         } else if (c.verb == "drill") {
             return s.drillPath(c.rest);
         } else if (c.verb == "drill-up") {
             s.drillUp();
         } else if (c.verb == "frame") {
             if (!s.frameSelection()) return Error{"frame: nothing selected stands in the city"};
-        } else if (c.verb == "chain" || c.verb == "filter" || c.verb == "metric" || c.verb == "sort") {
+        } else if (c.verb == "chain" || c.verb == "filter" || c.verb == "metric" || c.verb == "sort" ||
+                   c.verb == "prune") {
             return chain(c);
         } else if (c.verb == "range") {
             if (a[0] == "none" && a.size() == 1) {
@@ -225,8 +230,7 @@ private:
             const int key = keyOf(a[0]);
             if (key < 0) return Error{"unknown key '" + a[0] + "'"};
             const bool shift = a.size() > 1 && a[1] == "shift";
-            ex_.input().push_back({std::nullopt, false, false, key, shift});
-            ex_.input().push_back({std::nullopt, false, false, -1, shift});
+            ex_.input().push_back({std::nullopt, false, false, key, shift});  // released the frame after
         } else if (c.verb == "screenshot") {
             if (!ex_.frame(0.0)) return {};
             Status st = ex_.screenshot(c.rest);
@@ -281,6 +285,10 @@ private:
         } else if (c.verb == "filter") {
             config.filters.clear();
             if (c.rest != "none") config.filters.push_back(c.rest);
+        } else if (c.verb == "prune") {
+            if (c.rest != "on" && c.rest != "off")
+                return Error{"prune expects on or off, got '" + c.rest + "'"};
+            config.prune.enabled = c.rest == "on";
         } else if (c.verb == "metric") {
             auto m = parseMetric(c.rest);
             if (!m) return Error{"metric expects objects or bytes, got '" + c.rest + "'"};
@@ -324,8 +332,11 @@ private:
             std::cout << "gc: " << s.currentGc() << "\nt: " << s.cursor().t()
                       << "\nview: " << scene::viewKindName(s.view()) << "\nchain: " << s.chain().spec()
                       << "\ndrill: " << s.nameOf(s.drillRoot()) << "\nselected: " << s.selection().size()
-                      << "\n"
-                      << std::flush;
+                      << "\n";
+            if (const scene::CityLayout* city = s.cityLayout())
+                std::cout << "city: " << city->buildings.size() << " buildings in " << city->districts.size()
+                          << " districts, " << ex_.ui().boxes << " boxes drawn\n";
+            std::cout << std::flush;
         } else if (what == "table") {
             const Ui& ui = ex_.ui();
             if (!ui.table) return Error{"print table: no table yet"};

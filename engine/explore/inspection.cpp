@@ -71,6 +71,26 @@ std::string sizesText(const Sizes& s) {
 
 }  // namespace
 
+std::string shortenPath(const std::string& text) {
+    static const std::string kArrow = " \xe2\x86\x92 ";  // " → "
+    std::vector<std::string> steps;
+    for (size_t start = 0;;) {
+        const size_t at = text.find(kArrow, start);
+        steps.push_back(text.substr(start, at == std::string::npos ? std::string::npos : at - start));
+        if (at == std::string::npos) break;
+        start = at + kArrow.size();
+    }
+    if (steps.size() <= kPathShownSteps) return text;
+    const size_t head = kPathShownSteps / 2, tail = kPathShownSteps - head - 1;
+    std::string out;
+    for (size_t i = 0; i < head; ++i)
+        out += steps[i] + kArrow;
+    out += "\xe2\x80\xa6 " + std::to_string(steps.size() - head - tail) + " more \xe2\x80\xa6";
+    for (size_t i = steps.size() - tail; i < steps.size(); ++i)
+        out += kArrow + steps[i];
+    return out;
+}
+
 std::string formatInspection(const Inspection& in) {
     std::string out;
     auto line = [&out](const std::string& s) { out += s + "\n"; };
@@ -164,7 +184,7 @@ Result<Inspection> inspect(const HeapHistory& history, const ClassifierChain& ch
         out.closest_roots = std::move(report->closest_roots);
         out.retained_by_type = std::move(report->retained_by_type);
         for (const RootPath& p : report->paths.paths)
-            out.paths.push_back({describePath(*s.graph, p), p.objects, p.shortest});
+            out.paths.push_back({shortenPath(describePath(*s.graph, p)), p.objects, p.shortest});
         out.other_paths = report->paths.other_paths;
         out.other_path_objects = report->paths.other_objects;
         out.unreached_objects = report->paths.unreached_objects;

@@ -29,7 +29,9 @@ struct InspectionRequest {
 };
 
 struct InspectedPath {
-    std::string text;  // "static field ShopServer.AUDIT_HISTORY → ConcurrentHashMap → …"
+    // "static field ShopServer.AUDIT_HISTORY → ConcurrentHashMap → …"; a path of more than
+    // kPathShownSteps steps keeps its first and last steps around "… N more …".
+    std::string text;
     uint64_t objects = 0;
     uint32_t shortest = 0;  // references
 };
@@ -60,6 +62,11 @@ struct Inspection {
     std::vector<std::string> notes;  // why something is missing, one line each
     double seconds = 0;
 };
+
+inline constexpr size_t kPathShownSteps = 12;
+// `text` (steps joined by " → ") with at most kPathShownSteps steps: the root and the first ones,
+// "… N more …", and the last ones (the group's type at the end).
+std::string shortenPath(const std::string& text);
 
 // The inspection as text, as the inspector panel lists it (scripts print it).
 std::string formatInspection(const Inspection& inspection);

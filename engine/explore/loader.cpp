@@ -83,7 +83,7 @@ void TraceLoader::run() {
     publish();
 
     std::unique_ptr<TreeSeriesBuilder> stream;
-    if (options_.chain && options_.chain->shapeOnly())
+    if (options_.chain && !options_.chain->needsReferences())
         stream = std::make_unique<TreeSeriesBuilder>(trace_->symbols(), *options_.chain, SeriesOptions{});
     Clock::time_point last_series{};
     bool stream_failed = false;

@@ -1,7 +1,7 @@
 // Opening a trace in the background: the file is mapped and its heap history rebuilt on a thread
 // of its own while the window keeps drawing. Every GC's record is published as soon as its heap
-// is complete, and a chain that reads only object shapes classifies each heap as it completes,
-// so the first GC can be shown long before the last one is rebuilt.
+// is complete, and a chain that reads no references classifies each heap as it completes, so
+// the first GC can be shown long before the last one is rebuilt.
 #pragma once
 
 #include <atomic>
@@ -39,8 +39,8 @@ struct LoadProgress {
 };
 
 struct LoaderOptions {
-    // Classifies the heaps as they complete (only a chain that reads nothing but object shapes;
-    // null: no streamed series). Contract: outlives the loader.
+    // Classifies the heaps as they complete (a chain that reads references waits for the
+    // snapshots: nothing is streamed for it; null: nothing either). Contract: outlives the loader.
     const ClassifierChain* chain = nullptr;
     unsigned threads = 1;  // HistoryOptions::threads
     // Called on the loader thread after it published something (progress, records, a series):

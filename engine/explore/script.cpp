@@ -57,6 +57,7 @@ const std::vector<ScriptVerb>& scriptVerbs() {
         {"filter", 1, kRest, "filter EXPR | filter none: the chain's one filter"},
         {"metric", 1, 1, "metric objects|bytes"},
         {"sort", 1, 1, "sort start|end|growth"},
+        {"prune", 1, 1, "prune on|off: fold small children into Other (the views' pruning)"},
         {"range", 1, 2, "range A B | range none: the timeline's selected GCs"},
         {"series-range", 0, 0, "series-range: recompute the series over the selected range"},
         {"panel", 2, 2, "panel chain|table|inspector|timeline|stats on|off"},

@@ -391,6 +391,10 @@ Status Session::resetCamera(std::string_view preset) {
     return st;
 }
 
+const scene::CityLayout* Session::cityLayout() const {
+    return composer_ && view_ == scene::ViewKind::kCity ? &composer_->cityLayout() : nullptr;
+}
+
 scene::Bounds Session::cityBounds() const {
     return composer_ && view_ == scene::ViewKind::kCity ? composer_->cityLayout().bounds : scene::Bounds{};
 }

@@ -125,6 +125,8 @@ public:
     Status resetCamera(std::string_view preset);
     // Frames the selected buildings (the F key). False when nothing selected is in the city.
     bool frameSelection();
+    // The city as laid out for the last frame (null when the city is not shown).
+    const scene::CityLayout* cityLayout() const;
     // The bounds of the city (for camera speeds), zero when there is none.
     scene::Bounds cityBounds() const;
     void setHovered(uint32_t id) { hovered_ = id; }

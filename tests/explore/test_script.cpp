@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "explore/chain_config.h"
+#include "explore/inspection.h"
 #include "explore/script.h"
 #include "explore/worker.h"
 
@@ -93,6 +94,19 @@ TEST(ChainConfig, FromASpecAndReordering) {
     EXPECT_EQ(e, (std::vector<std::string>{"a", "c", "b"}));
     EXPECT_TRUE(moveEntry(e, 0, +1));
     EXPECT_EQ(e, (std::vector<std::string>{"c", "a", "b"}));
+}
+
+TEST(Inspection, LongRootPathsKeepTheirEnds) {
+    const std::string short_path = "static field A.x \xe2\x86\x92 B \xe2\x86\x92 C";
+    EXPECT_EQ(shortenPath(short_path), short_path);
+    std::string long_path = "static field A.x";
+    for (int i = 1; i < 30; ++i)
+        long_path += " \xe2\x86\x92 T" + std::to_string(i);
+    EXPECT_EQ(
+        shortenPath(long_path),
+        "static field A.x \xe2\x86\x92 T1 \xe2\x86\x92 T2 \xe2\x86\x92 T3 \xe2\x86\x92 T4 \xe2\x86\x92 T5 "
+        "\xe2\x86\x92 \xe2\x80\xa6 19 more \xe2\x80\xa6 \xe2\x86\x92 T25 \xe2\x86\x92 T26 \xe2\x86\x92 T27 "
+        "\xe2\x86\x92 T28 \xe2\x86\x92 T29");
 }
 
 // The latest job wins: a job waiting to start is dropped, a running one sees its token cancelled.

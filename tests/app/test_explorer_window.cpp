@@ -2,17 +2,16 @@
 // user would: it loads a scenario, scrubs, plays, flies the camera, selects the biggest grower by
 // clicking its building, reads the inspector, switches views and drills down; the screenshot is
 // compared with tests/golden/explorer.png (MEMCITY_UPDATE_GOLDEN=1 rewrites it; look at it before
-// committing). Bad input ends with one line and a non-zero status. Needs xvfb-run (scripts/setup
+// committing). Bad input ends with one line and a non-zero status. Needs Xvfb (scripts/setup
 // installs it); without it the tests are skipped.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
-
-#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
 
+#include "app/virtual_display.h"
 #include "cli/run_memcity.h"
 #include "render/png.h"
 #include "unit/trace_builder.h"
@@ -22,16 +21,11 @@ namespace {
 
 using testing::Outcome;
 
-constexpr const char* kXvfb = "/usr/bin/xvfb-run";
-
-bool haveXvfb() {
-    return ::access(kXvfb, X_OK) == 0;
-}
-
-// `memcity ARGS` in a virtual display of 1600x1000.
+// `memcity ARGS` in the virtual display.
 Outcome windowed(const std::string& args) {
-    return testing::runShell(std::string(kXvfb) + " -a -s '-screen 0 1600x1000x24' " + MEMCITY_BINARY + " " +
-                             args);
+    const std::string& display = testing::VirtualDisplay::name();
+    EXPECT_FALSE(display.empty()) << testing::kXvfb << " did not start";
+    return testing::runShell("DISPLAY=" + display + " " + MEMCITY_BINARY + " " + args);
 }
 
 std::string writeScript(const std::string& name, const std::string& text) {
@@ -56,7 +50,7 @@ const std::string kLocation =
     "com.dynatrace.easytravel.jpa.business / com.dynatrace.easytravel.jpa.business.Location";
 
 TEST(ExplorerWindow, ScrubFlySelectTheBiggestGrowerAndReadItsRoots) {
-    if (!haveXvfb()) GTEST_SKIP() << "no " << kXvfb;
+    if (!testing::haveXvfb()) GTEST_SKIP() << "no " << testing::kXvfb;
     const std::string shot = testing::tempPath("explorer.png");
     const std::string sunburst = testing::tempPath("explorer-sunburst.png");
     const std::string script = writeScript("smoke",
@@ -130,15 +124,15 @@ TEST(ExplorerWindow, ScrubFlySelectTheBiggestGrowerAndReadItsRoots) {
 }
 
 TEST(ExplorerWindow, BadInputEndsWithOneLineAndAnError) {
-    if (!haveXvfb()) GTEST_SKIP() << "no " << kXvfb;
+    if (!testing::haveXvfb()) GTEST_SKIP() << "no " << testing::kXvfb;
     const std::string unknown = writeScript("unknown", "wait\nfly-to 3\n");
     Outcome r = windowed(growingMap() + " --script " + unknown);
-    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.status, 1) << r.err;
     EXPECT_NE(r.err.find("memcity: " + unknown + ":2: unknown command 'fly-to'"), std::string::npos) << r.err;
 
     const std::string range = writeScript("range", "gc 99\n");
     r = windowed(growingMap() + " --script " + range);
-    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.status, 1) << r.err;
     EXPECT_NE(
         r.err.find(range + ":1: " + growingMap() + ": GC 99 is out of range: the trace has 27 GCs (0..26)"),
         std::string::npos)
@@ -146,13 +140,13 @@ TEST(ExplorerWindow, BadInputEndsWithOneLineAndAnError) {
 
     const std::string select = writeScript("select", "select java / nope\n");
     r = windowed(growingMap() + " --script " + select);
-    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.status, 1) << r.err;
     EXPECT_NE(r.err.find(select + ":1: no group 'java / nope' in the series by package,type"),
               std::string::npos)
         << r.err;
 
     r = windowed("/nonexistent/trace.mct --script " + range);
-    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.status, 1) << r.err;
     EXPECT_EQ(r.err, "error: /nonexistent/trace.mct: cannot open: No such file or directory\n");
 
     // A trace cut off mid-write opens up to its last complete chunk.
@@ -170,7 +164,7 @@ TEST(ExplorerWindow, BadInputEndsWithOneLineAndAnError) {
     const std::string garbage = testing::tempPath("garbage.mct");
     std::ofstream(garbage) << "this is not a trace";
     r = windowed(garbage + " --script " + state);
-    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.status, 1) << r.err;
     EXPECT_NE(r.err.find(garbage), std::string::npos) << r.err;
 
     for (const char* args : {" --size 10x10", " --view timeline", " --bogus", " --classify nope"}) {

@@ -3,33 +3,9 @@
 #include <cmath>
 #include <cstdio>
 
-namespace memcity::cli {
+#include "util/json.h"
 
-std::string jsonEscape(std::string_view s) {
-    std::string out;
-    out.reserve(s.size() + 2);
-    out += '"';
-    for (char ch : s) {
-        auto c = static_cast<unsigned char>(ch);
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (c < 0x20) {
-                    char buf[8];
-                    std::snprintf(buf, sizeof buf, "\\u%04x", c);
-                    out += buf;
-                } else {
-                    out += ch;
-                }
-        }
-    }
-    out += '"';
-    return out;
-}
+namespace memcity::cli {
 
 void JsonWriter::newline() {
     if (!pretty_) return;
@@ -82,7 +58,7 @@ JsonWriter& JsonWriter::endArray() {
 
 JsonWriter& JsonWriter::key(std::string_view k) {
     separate();
-    out_ += jsonEscape(k);
+    out_ += jsonString(k);
     out_ += pretty_ ? ": " : ":";
     after_key_ = true;
     return *this;
@@ -90,7 +66,7 @@ JsonWriter& JsonWriter::key(std::string_view k) {
 
 JsonWriter& JsonWriter::value(std::string_view s) {
     separate();
-    out_ += jsonEscape(s);
+    out_ += jsonString(s);
     return *this;
 }
 

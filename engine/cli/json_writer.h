@@ -1,4 +1,4 @@
-// A small streaming JSON writer: objects, arrays, strings (escaped), numbers, booleans, null.
+// A small streaming JSON writer: objects, arrays, strings (escaped by util/json.h), numbers, booleans, null.
 // Commas and nesting are tracked; keys are written with key() before each member's value.
 #pragma once
 
@@ -45,7 +45,5 @@ private:
     bool pretty_;
     bool after_key_ = false;
 };
-
-std::string jsonEscape(std::string_view s);
 
 }  // namespace memcity::cli

@@ -185,7 +185,4 @@ std::string tableCsv(std::span<const TableRow> rows);
 // (quote, backslash, control characters as \n, \t, ... or \u00XX); valid UTF-8 passes through,
 // and each byte of an invalid UTF-8 sequence becomes U+FFFD so the output stays valid JSON.
 std::string tableJson(std::span<const TableRow> rows);
-// The string as a JSON string literal, quotes included (the escaping tableJson uses).
-std::string jsonString(std::string_view s);
-
 }  // namespace memcity::explore

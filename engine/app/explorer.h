@@ -13,6 +13,10 @@
 
 namespace memcity::app {
 
+// The sizes a window may have (--size and the script's `size`).
+inline constexpr glm::uvec2 kMinWindowSize{320, 240};
+inline constexpr glm::uvec2 kMaxWindowSize{8192, 8192};
+
 struct ExplorerOptions {
     std::string path;            // the trace to open (required)
     std::string title;           // what the window calls it ("the bundled demo"); empty: the file's name

@@ -243,8 +243,10 @@ private:
             auto h = number(a[1]);
             if (!w) return w.error();
             if (!h) return h.error();
-            if (*w < 320 || *h < 240 || *w > 8192 || *h > 8192)
-                return Error{"size expects 320..8192 x 240..8192"};
+            const glm::uvec2 lo = kMinWindowSize, hi = kMaxWindowSize;
+            if (*w < lo.x || *h < lo.y || *w > hi.x || *h > hi.y)
+                return Error{"size expects " + std::to_string(lo.x) + ".." + std::to_string(hi.x) + " x " +
+                             std::to_string(lo.y) + ".." + std::to_string(hi.y)};
             SDL_SetWindowSize(ex_.platform().window(), static_cast<int>(*w), static_cast<int>(*h));
         }
         return {};

@@ -80,4 +80,19 @@ Result<uint64_t> Args::unsignedValue(std::string_view name, uint64_t fallback, u
     return n;
 }
 
+Result<Size> Args::sizeValue(std::string_view name, Size fallback, Size min, Size max) const {
+    auto v = value(name);
+    if (!v) return fallback;
+    const std::string prefix = "memcity " + command_ + ": " + std::string(name);
+    const size_t x = v->find('x');
+    uint64_t w = 0, h = 0;
+    if (x == std::string::npos || !parseUnsigned(v->substr(0, x), &w) || !parseUnsigned(v->substr(x + 1), &h))
+        return Error{prefix + " expects WIDTHxHEIGHT (like 1280x720), got '" + printable(*v, 40) + "'"};
+    if (w < min.width || h < min.height || w > max.width || h > max.height)
+        return Error{prefix + " " + printable(*v, 40) + " is out of range (" + std::to_string(min.width) +
+                     "x" + std::to_string(min.height) + " to " + std::to_string(max.width) + "x" +
+                     std::to_string(max.height) + ")"};
+    return Size{static_cast<uint32_t>(w), static_cast<uint32_t>(h)};
+}
+
 }  // namespace memcity::cli

@@ -13,6 +13,12 @@
 
 namespace memcity::cli {
 
+// A picture's or a window's size in pixels, given as WIDTHxHEIGHT ("1280x720").
+struct Size {
+    uint32_t width = 0;
+    uint32_t height = 0;
+};
+
 struct OptionSpec {
     std::string_view name;  // "--scale"
     bool takes_value = false;
@@ -33,6 +39,8 @@ public:
     // Typed values; errors name the command and option.
     Result<uint64_t> unsignedValue(std::string_view name, uint64_t fallback, uint64_t min = 0,
                                    uint64_t max = UINT64_MAX) const;
+    // WIDTHxHEIGHT with each side within [min, max] of that side.
+    Result<Size> sizeValue(std::string_view name, Size fallback, Size min, Size max) const;
 
 private:
     std::string command_;

@@ -38,20 +38,6 @@ int fail(const std::string& message) {
     return 1;
 }
 
-// "1280x720" -> {1280, 720}.
-Result<glm::uvec2> parseSize(const std::string& text) {
-    const size_t x = text.find('x');
-    uint64_t w = 0, h = 0;
-    if (x == std::string::npos || !parseUnsigned(text.substr(0, x), &w) ||
-        !parseUnsigned(text.substr(x + 1), &h))
-        return Error{"memcity render: --size expects WIDTHxHEIGHT (like 1280x720), got '" +
-                     printable(text, 40) + "'"};
-    if (w < 16 || h < 16 || w > kMaxSide || h > kMaxSide)
-        return Error{"memcity render: --size " + printable(text, 40) +
-                     " is out of range (16..8192 on each side)"};
-    return glm::uvec2{static_cast<uint32_t>(w), static_cast<uint32_t>(h)};
-}
-
 // The base name of a path, for the title bar.
 std::string baseName(const std::string& path) {
     const size_t slash = path.find_last_of('/');
@@ -100,8 +86,9 @@ int runRender(const Words& words) {
     if (!opts) return fail(opts.error().message);
     auto sort = parseSort(args->value("--sort").value_or("growth"), "render");
     if (!sort) return fail(sort.error().message);
-    auto size = parseSize(args->value("--size").value_or("1280x720"));
-    if (!size) return fail(size.error().message);
+    auto size_arg = args->sizeValue("--size", {1280, 720}, {16, 16}, {kMaxSide, kMaxSide});
+    if (!size_arg) return fail(size_arg.error().message);
+    const glm::uvec2 size{size_arg->width, size_arg->height};
     auto frames = args->unsignedValue("--frames", 1, 2, kMaxFrames);
     if (!frames) return fail(frames.error().message);
     auto samples = args->unsignedValue("--samples", 4, 1, 64);
@@ -191,13 +178,13 @@ int runRender(const Words& words) {
             vo.selected.push_back(id);
         }
     }
-    auto composer = scene::ViewComposer::prepare(in, vo, glm::vec2(*size));
+    auto composer = scene::ViewComposer::prepare(in, vo, glm::vec2(size));
     if (!composer) return fail("memcity render: " + composer.error().message);
 
     render::DrawList list;
     auto draw = [&](double t, const std::string& path) -> bool {
         composer->compose(t, list);
-        auto image = r.renderToImage(list, size->x, size->y);
+        auto image = r.renderToImage(list, size.x, size.y);
         if (!image) {
             std::cerr << "memcity render: " << image.error().message << "\n";
             return false;
@@ -221,7 +208,7 @@ int runRender(const Words& words) {
     if (!animate) {
         if (!draw(composer->indexTimeOf(static_cast<uint32_t>(*gc)), *output) || !validated()) return 1;
         std::cerr << "wrote " << *output << " (" << scene::viewKindName(*view) << ", GC " << *gc << ", "
-                  << size->x << "x" << size->y << ", " << r.deviceName() << ")\n";
+                  << size.x << "x" << size.y << ", " << r.deviceName() << ")\n";
         return 0;
     }
     const double last_t = composer->maxT();
@@ -234,7 +221,7 @@ int runRender(const Words& words) {
     if (!validated()) return 1;
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::cerr << "wrote " << *frames << " frames to " << *output << " (" << scene::viewKindName(*view)
-              << ", GC " << window->from << ".." << window->to << ", " << size->x << "x" << size->y << ", "
+              << ", GC " << window->from << ".." << window->to << ", " << size.x << "x" << size.y << ", "
               << formatDuration(static_cast<int64_t>(s * 1e9 / static_cast<double>(*frames)))
               << " per frame, " << r.deviceName() << ")\n";
     return 0;

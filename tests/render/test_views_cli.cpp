@@ -163,7 +163,7 @@ TEST(RenderCli, BadInputGetsOneLineAndExitStatus1) {
         {"render " + t + " --camera drone -o " + out,
          "memcity render: unknown camera 'drone' (expected overview, top, front, street)\n"},
         {"render " + t + " --size 0x10 -o " + out,
-         "memcity render: --size 0x10 is out of range (16..8192 on each side)\n"},
+         "memcity render: --size 0x10 is out of range (16x16 to 8192x8192)\n"},
         {"render " + t + " --size big -o " + out,
          "memcity render: --size expects WIDTHxHEIGHT (like 1280x720), got 'big'\n"},
         {"render " + t + " --gc 9999 -o " + out,

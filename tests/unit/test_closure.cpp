@@ -10,6 +10,7 @@
 #include "graph/dominators.h"
 #include "heap/heap_history.h"
 #include "synth/synth.h"
+#include "unit/loaded_heap.h"
 #include "unit/trace_builder.h"
 
 namespace memcity {
@@ -17,43 +18,7 @@ namespace {
 
 using testing::TraceBuilder;
 using E = std::vector<Edge>;
-
-// A heap with its references, loaded the way the CLI loads it.
-struct Loaded {
-    std::unique_ptr<TraceFile> file;
-    std::unique_ptr<HeapHistory> history;
-    HeapState heap;
-    std::unique_ptr<HeapGraph> graph;
-
-    explicit Loaded(const std::string& path, std::optional<uint32_t> gc = std::nullopt) {
-        auto f = TraceFile::open(path);
-        EXPECT_TRUE(f.ok()) << (f.ok() ? "" : f.error().message);
-        file = std::make_unique<TraceFile>(std::move(*f));
-        auto h = HeapHistory::build(*file);
-        EXPECT_TRUE(h.ok());
-        history = std::make_unique<HeapHistory>(std::move(*h));
-        const uint32_t at = gc ? *gc : static_cast<uint32_t>(history->gcCount() - 1);
-        auto s = history->heapAt(at);
-        EXPECT_TRUE(s.ok());
-        heap = std::move(*s);
-        auto snap = history->snapshotFor(heap);
-        EXPECT_TRUE(snap.ok() && snap->has_value());
-        graph = std::make_unique<HeapGraph>(heap.view(), std::move(**snap));
-    }
-    HeapView view() const { return heap.view().withGraph(graph.get()); }
-    size_t pos(uint64_t id) const { return heap.view().find(id); }
-    Bitset set(std::initializer_list<uint64_t> ids) const {
-        Bitset b(heap.objectCount());
-        for (uint64_t id : ids)
-            b.set(pos(id));
-        return b;
-    }
-    std::vector<uint64_t> ids(const Bitset& b) const {
-        std::vector<uint64_t> out;
-        b.forEach([&](size_t p) { out.push_back(heap.view().id(p)); });
-        return out;
-    }
-};
+using Loaded = testing::LoadedHeap;
 
 // Objects 0..9 (type A, 16 B each, unless noted), references at GC 0:
 //   static root -> 0 -> 1 -> 2 -> 4      0 and 3 are rooted (3 by a second static field, 3 also

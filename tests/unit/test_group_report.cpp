@@ -7,6 +7,7 @@
 #include "graph/group_report.h"
 #include "heap/heap_history.h"
 #include "synth/synth.h"
+#include "unit/loaded_heap.h"
 #include "unit/trace_builder.h"
 
 namespace memcity {
@@ -14,49 +15,7 @@ namespace {
 
 using testing::TraceBuilder;
 using E = std::vector<Edge>;
-
-// A heap with its references, loaded the way the CLI loads it.
-struct Loaded {
-    std::unique_ptr<TraceFile> file;
-    std::unique_ptr<HeapHistory> history;
-    HeapState heap;
-    std::unique_ptr<HeapGraph> graph;
-
-    explicit Loaded(const std::string& path) {
-        auto f = TraceFile::open(path);
-        EXPECT_TRUE(f.ok()) << (f.ok() ? "" : f.error().message);
-        file = std::make_unique<TraceFile>(std::move(*f));
-        auto h = HeapHistory::build(*file);
-        EXPECT_TRUE(h.ok());
-        history = std::make_unique<HeapHistory>(std::move(*h));
-        auto s = history->heapAt(static_cast<uint32_t>(history->gcCount() - 1));
-        EXPECT_TRUE(s.ok());
-        heap = std::move(*s);
-        auto snap = history->snapshotFor(heap);
-        EXPECT_TRUE(snap.ok() && snap->has_value());
-        graph = std::make_unique<HeapGraph>(heap.view(), std::move(**snap));
-    }
-    HeapView view() const { return heap.view().withGraph(graph.get()); }
-    uint32_t pos(uint64_t id) const { return static_cast<uint32_t>(heap.view().find(id)); }
-    Bitset set(std::initializer_list<uint64_t> ids) const {
-        Bitset b(heap.objectCount());
-        for (uint64_t id : ids)
-            b.set(pos(id));
-        return b;
-    }
-    std::vector<uint64_t> ids(const Bitset& b) const {
-        std::vector<uint64_t> out;
-        b.forEach([&](size_t p) { out.push_back(heap.view().id(p)); });
-        return out;
-    }
-    uint32_t type(const std::string& name) const {
-        const SymbolTable& symbols = heap.view().symbols();
-        for (uint32_t t = 1; t <= 5; ++t)
-            if (symbols.type(t).name == name) return t;
-        ADD_FAILURE() << "no type " << name;
-        return 0;
-    }
-};
+using Loaded = testing::LoadedHeap;
 
 GroupReport report(const Loaded& l, const Bitset& group, const GroupReportOptions& options = {}) {
     auto r = buildGroupReport(*l.graph, group, options);

@@ -1,0 +1,66 @@
+// A trace's heap at one GC with its references, loaded the way the CLI loads it, for the tests of
+// closures, retained sizes, root paths and group reports.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "graph/heap_graph.h"
+#include "heap/heap_history.h"
+
+namespace memcity::testing {
+
+struct LoadedHeap {
+    std::unique_ptr<TraceFile> file;
+    std::unique_ptr<HeapHistory> history;
+    HeapState heap;
+    std::unique_ptr<HeapGraph> graph;
+
+    // The heap after `gc` (default: the last GC), which must have a reference snapshot.
+    explicit LoadedHeap(const std::string& path, std::optional<uint32_t> gc = std::nullopt) {
+        auto f = TraceFile::open(path);
+        EXPECT_TRUE(f.ok()) << (f.ok() ? "" : f.error().message);
+        file = std::make_unique<TraceFile>(std::move(*f));
+        auto h = HeapHistory::build(*file);
+        EXPECT_TRUE(h.ok());
+        history = std::make_unique<HeapHistory>(std::move(*h));
+        auto s = history->heapAt(gc ? *gc : static_cast<uint32_t>(history->gcCount() - 1));
+        EXPECT_TRUE(s.ok());
+        heap = std::move(*s);
+        auto snap = history->snapshotFor(heap);
+        EXPECT_TRUE(snap.ok() && snap->has_value());
+        graph = std::make_unique<HeapGraph>(heap.view(), std::move(**snap));
+    }
+
+    HeapView view() const { return heap.view().withGraph(graph.get()); }
+    // The position of object `id` in the heap.
+    uint32_t pos(uint64_t id) const { return static_cast<uint32_t>(heap.view().find(id)); }
+    // The objects with these ids, as a set of positions.
+    Bitset set(std::initializer_list<uint64_t> ids) const {
+        Bitset b(heap.objectCount());
+        for (uint64_t id : ids)
+            b.set(pos(id));
+        return b;
+    }
+    // The ids of a set of positions, in position order.
+    std::vector<uint64_t> ids(const Bitset& b) const {
+        std::vector<uint64_t> out;
+        b.forEach([&](size_t p) { out.push_back(heap.view().id(p)); });
+        return out;
+    }
+    // The id of the type called `name`.
+    uint32_t type(const std::string& name) const {
+        const std::vector<TypeInfo>& types = heap.view().symbols().types();
+        for (uint32_t t = 1; t < types.size(); ++t)
+            if (types[t].name == name) return t;
+        ADD_FAILURE() << "no type " << name;
+        return 0;
+    }
+};
+
+}  // namespace memcity::testing

@@ -36,9 +36,15 @@ bool TraceLoader::done() const {
     return progress_.phase == LoadPhase::kReady || progress_.phase == LoadPhase::kFailed;
 }
 
-std::vector<GcRecord> TraceLoader::gcs() const {
+void TraceLoader::syncGcs(std::vector<GcRecord>* records, uint64_t* revision) const {
     std::lock_guard lock(mutex_);
-    return gcs_;
+    if (*revision != gcs_revision_ || records->size() > gcs_.size()) {
+        *records = gcs_;
+        *revision = gcs_revision_;
+    } else {
+        records->insert(records->end(), gcs_.begin() + static_cast<std::ptrdiff_t>(records->size()),
+                        gcs_.end());
+    }
 }
 
 std::optional<TreeSeries> TraceLoader::takeSeries() {
@@ -134,6 +140,7 @@ void TraceLoader::run() {
     {
         std::lock_guard lock(mutex_);
         gcs_ = history_->gcs();  // reachable bytes of snapshots read after their GC completed
+        ++gcs_revision_;
         for (size_t i = 0; i < Diagnostics::kKinds; ++i) {
             const AnomalyRecord& r = d[static_cast<Anomaly>(i)];
             if (r.count > 0)

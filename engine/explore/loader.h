@@ -64,8 +64,10 @@ public:
 
     // Bumped whenever records or a series are published: poll it each frame.
     uint64_t version() const { return version_.load(std::memory_order_acquire); }
-    // The records of the GCs rebuilt so far (a copy).
-    std::vector<GcRecord> gcs() const;
+    // Brings `records` up to the GCs rebuilt so far: appends the records published since the last
+    // call, or copies them all when the load has revised them (reachable bytes of snapshots read
+    // after their GC). `revision` belongs to the caller and starts at 0.
+    void syncGcs(std::vector<GcRecord>* records, uint64_t* revision) const;
     // The series streamed since the last call (a copy of the series so far), or nothing new.
     std::optional<TreeSeries> takeSeries();
     // Whether the streamed series is the final one: the load is ready, a chain was streamed, and
@@ -88,6 +90,7 @@ private:
     mutable std::mutex mutex_;
     LoadProgress progress_;
     std::vector<GcRecord> gcs_;
+    uint64_t gcs_revision_ = 1;  // bumped when gcs_ is replaced rather than appended to
     std::optional<TreeSeries> series_;
     bool series_final_ = false;
     std::unique_ptr<TraceFile> trace_;

@@ -54,6 +54,7 @@ void Session::closeTrace() {
     series_error_.clear();
     series_window_.reset();
     gcs_.clear();
+    gcs_revision_ = 0;
     load_ = {};
     load_version_ = 0;
     cursor_ = scene::TimeCursor{};
@@ -97,7 +98,7 @@ bool Session::update() {
         load_version_ = loader_->version();
         const LoadPhase before = load_.phase;
         load_ = loader_->progress();
-        gcs_ = loader_->gcs();
+        loader_->syncGcs(&gcs_, &gcs_revision_);
         if (auto streamed = loader_->takeSeries()) {
             const bool final = loader_->streamedSeriesFinal();
             adoptSeries(std::make_shared<const TreeSeries>(std::move(*streamed)), stream_chain_, final);

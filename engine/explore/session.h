@@ -185,6 +185,7 @@ private:
     LoadProgress load_;
     uint64_t load_version_ = 0;
     std::vector<GcRecord> gcs_;
+    uint64_t gcs_revision_ = 0;  // of the loader's records (TraceLoader::syncGcs)
 
     ChainConfig chain_;
     std::shared_ptr<const ClassifierChain> stream_chain_;  // what the loader classifies with

@@ -4,7 +4,9 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
+#include <thread>
 
 #include "explore/session.h"
 #include "scene/camera.h"
@@ -81,6 +83,37 @@ TEST(Session, LoadsInTheBackgroundAndShowsTheLastGc) {
     // The cursor followed the GCs as they came: it stands at the last one.
     EXPECT_EQ(s->currentGc(), s->history()->gcCount() - 1);
     EXPECT_TRUE(s->settled());
+}
+
+// The records reach the window as appended pieces while loading, and end equal to the history's
+// (whose snapshot figures are filled in after their GC).
+TEST(Session, LoaderRecordsArriveInOrderAndEndAsTheHistorys) {
+    TraceLoader loader(scenario("multi-cache"), {});
+    std::vector<GcRecord> records;
+    uint64_t revision = 0;
+    size_t seen = 0;
+    while (!loader.done()) {
+        loader.syncGcs(&records, &revision);
+        ASSERT_GE(records.size(), seen);
+        seen = records.size();
+        for (size_t i = 0; i < records.size(); ++i)
+            ASSERT_EQ(records[i].index, i);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    ASSERT_EQ(loader.progress().phase, LoadPhase::kReady) << loader.progress().error;
+    loader.syncGcs(&records, &revision);
+    const std::vector<GcRecord>& want = loader.history().gcs();
+    ASSERT_EQ(records.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(records[i].live_bytes, want[i].live_bytes) << i;
+        EXPECT_EQ(records[i].has_snapshot, want[i].has_snapshot) << i;
+        EXPECT_EQ(records[i].reachable_bytes, want[i].reachable_bytes) << i;
+    }
+    // Nothing new: nothing changes.
+    const uint64_t before = revision;
+    loader.syncGcs(&records, &revision);
+    EXPECT_EQ(records.size(), want.size());
+    EXPECT_EQ(revision, before);
 }
 
 TEST(Session, ErrorsNameTheFileAndTheValue) {

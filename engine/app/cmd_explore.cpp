@@ -56,10 +56,18 @@ int runExplore(const cli::Words& words) {
     if (!hasDisplay()) {
         if (args->has("--script"))
             return fail("memcity: --script needs a display (run it under xvfb-run -a)");
-        const int status = cli::runOverview(rest);
-        if (status == 0)
-            std::cerr
-                << "(no display: this is the terminal overview; with a display, memcity opens its window)\n";
+        // The overview takes the file and --gc; the window's options wait for a display.
+        cli::Words overview = args->positionals();
+        if (auto gc = args->value("--gc")) overview.insert(overview.end(), {"--gc", *gc});
+        std::string note =
+            "no display: this is the terminal overview; with a display, memcity opens its window";
+        int unused = 0;
+        for (const char* option : {"--classify", "--filter", "--metric", "--sort", "--view", "--size",
+                                   "--settings", "--no-vsync", "--validate"})
+            if (args->has(option)) note += std::string(unused++ == 0 ? ", where " : ", ") + option;
+        if (unused > 0) note += unused == 1 ? " applies" : " apply";
+        const int status = cli::runOverview(overview);
+        if (status == 0) std::cerr << "(" << note << ")\n";
         return status;
     }
     if (args->positionals().size() > 1)
@@ -103,15 +111,10 @@ int runExplore(const cli::Words& words) {
             return fail("memcity: --view expects city, sunburst or icicle, got '" + *v + "'");
         o.view = *kind;
     }
-    if (auto size = args->value("--size")) {
-        const size_t x = size->find('x');
-        uint64_t w = 0, h = 0;
-        if (x == std::string::npos || !cli::parseUnsigned(size->substr(0, x), &w) ||
-            !cli::parseUnsigned(size->substr(x + 1), &h) || w < 320 || h < 240 || w > 8192 || h > 8192)
-            return fail("memcity: --size expects WIDTHxHEIGHT between 320x240 and 8192x8192, got '" + *size +
-                        "'");
-        o.size = {static_cast<int>(w), static_cast<int>(h)};
-    }
+    auto size = args->sizeValue("--size", {0, 0}, {kMinWindowSize.x, kMinWindowSize.y},
+                                {kMaxWindowSize.x, kMaxWindowSize.y});
+    if (!size) return fail(size.error().message);
+    o.size = {static_cast<int>(size->width), static_cast<int>(size->height)};
     o.script = args->value("--script").value_or("");
     o.settings_path = args->value("--settings").value_or(o.script.empty() ? "" : "-");
     if (args->has("--no-vsync") || !o.script.empty()) o.vsync = false;

@@ -113,6 +113,10 @@ int runOverview(const Words& words) {
         return 1;
     }
     const HeapHistory& h = *loaded->history;
+    if (args->has("--gc") && *gc_opt >= h.gcCount()) {
+        std::cerr << "memcity: " << h.gcRangeError(*gc_opt) << "\n";
+        return 1;
+    }
     const EventCounts& c = h.counts();
     std::string scenario;
     for (const auto& [k, v] : loaded->trace->meta())
@@ -132,13 +136,7 @@ int runOverview(const Words& words) {
     }
     printChart(h);
     uint32_t gc = c.peak_bytes_gc;
-    if (args->has("--gc")) {
-        if (*gc_opt >= h.gcCount()) {
-            std::cerr << "memcity: " << h.gcRangeError(*gc_opt) << "\n";
-            return 1;
-        }
-        gc = static_cast<uint32_t>(*gc_opt);
-    }
+    if (args->has("--gc")) gc = static_cast<uint32_t>(*gc_opt);
     printTopTypes(*loaded, gc);
     std::cout << "\nmore: memcity info " << path << "  |  memcity gcs " << path << "\n";
     return 0;

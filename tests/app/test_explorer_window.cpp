@@ -181,6 +181,13 @@ TEST(ExplorerWindow, WithoutADisplayTheOverviewIsPrinted) {
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("live heap after each GC"), std::string::npos);
     EXPECT_NE(r.err.find("no display"), std::string::npos) << r.err;
+    // The window's options wait for a display; the overview still takes --gc.
+    const Outcome options =
+        testing::runShell("env -u DISPLAY -u WAYLAND_DISPLAY " + std::string(MEMCITY_BINARY) + " " +
+                          growingMap() + " --classify type --size 800x600 --gc 3");
+    EXPECT_EQ(options.status, 0) << options.err;
+    EXPECT_NE(options.out.find("biggest types at GC 3 "), std::string::npos) << options.out;
+    EXPECT_NE(options.err.find("where --classify, --size apply)"), std::string::npos) << options.err;
     const Outcome text = testing::runMemcity(growingMap() + " --text");
     EXPECT_EQ(text.status, 0);
     EXPECT_NE(text.out.find("live heap after each GC"), std::string::npos);

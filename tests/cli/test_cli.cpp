@@ -90,6 +90,8 @@ TEST(Cli, GcIndexOutOfRange) {
     Outcome o = run("open " + path + " --gc 999");
     EXPECT_EQ(o.status, 1);
     EXPECT_NE(o.err.find("GC 999 is out of range"), std::string::npos) << o.err;
+    EXPECT_EQ(lines(o.err), 1u) << o.err;
+    EXPECT_EQ(o.out, "");  // refused before the overview starts
 }
 
 TEST(Cli, InfoOnASoundTrace) {

@@ -21,13 +21,6 @@ private:
     std::vector<uint32_t> ids_;
 };
 
-size_t codePoints(std::string_view s) {
-    size_t n = 0;
-    for (char c : s)
-        n += (static_cast<unsigned char>(c) & 0xc0u) != 0x80u;
-    return n;
-}
-
 // The distance from `p` to the nearest point of `box` (0 inside).
 float distanceTo(const Bounds& box, const glm::vec3& p) {
     const glm::vec3 q = glm::clamp(p, box.min, box.max);
@@ -187,19 +180,6 @@ private:
         return true;
     }
 
-    // The label text cut to `width` pixels with "..." (nothing when too little would be left).
-    std::string fit(std::string text, float size, float width) const {
-        if (textWidth(o_, text, size) <= width) return text;
-        while (!text.empty()) {
-            do {
-                text.pop_back();
-            } while (!text.empty() && (static_cast<unsigned char>(text.back()) & 0xc0u) == 0x80u);
-            if (codePoints(text) < 4) return {};
-            if (textWidth(o_, text + "...", size) <= width) return text + "...";
-        }
-        return {};
-    }
-
     void labels() {
         std::stable_sort(candidates_.begin(), candidates_.end(),
                          [](const LabelCandidate& a, const LabelCandidate& b) { return a.area > b.area; });
@@ -226,8 +206,10 @@ private:
             if (!center) continue;
             const float size =
                 std::max(o_.min_label_size_px, o_.label_size_px - 2.0f * static_cast<float>(d.depth - 1));
-            std::string text = fit(layout_.districtLabel(c.district), size, hi.x - lo.x);
-            if (text.empty()) continue;
+            const std::optional<std::string> fitted = fitText(
+                layout_.districtLabel(c.district), size, hi.x - lo.x, o_.measure_text, 4, nullptr, "...");
+            if (!fitted) continue;
+            const std::string& text = *fitted;
             const float w = textWidth(o_, text, size) + 6.0f, h = size + 4.0f;
             const glm::vec2 a(center->x - w * 0.5f, center->y - h * 0.5f), b(a.x + w, a.y + h);
             if (a.x < 0 || a.y < 0 || b.x > viewport_.x || b.y > viewport_.y) continue;

@@ -41,25 +41,39 @@ float textWidth(const MeasureText& measure, std::string_view text, float size_px
 
 std::optional<std::string> fitText(std::string_view text, float size_px, float width_px,
                                    const MeasureText& measure, size_t min_chars,
-                                   const std::function<bool(float width_px)>& fits) {
+                                   const std::function<bool(float width_px)>& fits,
+                                   std::string_view ellipsis) {
     auto accept = [&](std::string_view candidate) {
         const float w = textWidth(measure, candidate, size_px);
         return w <= width_px && (!fits || fits(w));
     };
     if (text.empty() || width_px <= 0) return std::nullopt;
     if (accept(text)) return std::string(text);
-    // Longest prefix first: labels are short, so a linear walk down is cheap enough.
     const std::vector<size_t> starts = codePointStarts(text);
-    const size_t chars = starts.size() - 1;
-    for (size_t n = chars; n-- > min_chars;) {
+    // The first n code points, less trailing spaces and dots, with the ellipsis ("" when nothing is left).
+    auto prefix = [&](size_t n) {
         std::string candidate(text.substr(0, starts[n]));
         while (!candidate.empty() && (candidate.back() == ' ' || candidate.back() == '.'))
             candidate.pop_back();
-        if (candidate.empty()) continue;
-        candidate += "..";
-        if (accept(candidate)) return candidate;
+        if (!candidate.empty()) candidate += ellipsis;
+        return candidate;
+    };
+    // A longer prefix is no narrower, so bisect for the longest that fits: log2(n) measures where
+    // walking down from the whole text measured up to n times (labels of sites and paths are long,
+    // and a city of 10k districts measures hundreds of them in every frame).
+    std::optional<std::string> best;
+    size_t lo = min_chars, hi = starts.size() - 1;  // n in [lo, hi)
+    while (lo < hi) {
+        const size_t n = lo + (hi - lo) / 2;
+        std::string candidate = prefix(n);
+        if (!candidate.empty() && accept(candidate)) {
+            best = std::move(candidate);
+            lo = n + 1;
+        } else {
+            hi = n;
+        }
     }
-    return std::nullopt;
+    return best;
 }
 
 uint32_t textColorOn(uint32_t fill) {

@@ -37,12 +37,13 @@ float estimateTextWidth(std::string_view text, float size_px);
 float textWidth(const MeasureText& measure, std::string_view text, float size_px);
 
 // `text` when it is at most `width_px` wide; otherwise its longest prefix of at least
-// `min_chars` code points (less trailing spaces and dots) followed by ".." that is; otherwise
-// nothing. `fits` (when given)
-// adds a condition on the candidate's measured width (a sunburst sector checks its box).
+// `min_chars` code points (less trailing spaces and dots) followed by `ellipsis` that is;
+// otherwise nothing. `fits` (when given) adds a condition on the candidate's measured width (a
+// sunburst sector checks its box); it must not accept a width after refusing a smaller one.
 std::optional<std::string> fitText(std::string_view text, float size_px, float width_px,
                                    const MeasureText& measure, size_t min_chars = 3,
-                                   const std::function<bool(float width_px)>& fits = nullptr);
+                                   const std::function<bool(float width_px)>& fits = nullptr,
+                                   std::string_view ellipsis = "..");
 
 // A text colour that reads on `fill`: dark on light fills, palette::kText on dark ones.
 uint32_t textColorOn(uint32_t fill);

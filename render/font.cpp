@@ -3,7 +3,9 @@
 #include <stb_truetype.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <iterator>
 
@@ -50,13 +52,16 @@ struct Font::Impl {
     std::vector<int> codepoints;                        // sorted; slot = index
     std::vector<int> glyphs;                            // glyph index per slot
     std::vector<int> advances;                          // font units per slot
+    std::vector<int16_t> kerning;                       // font units per pair: [previous * slots + next]
+    std::array<int, 256> latin_slots{};                 // slot() of code points below 256
     std::vector<std::vector<stbtt_packedchar>> packed;  // per bake size, per slot
     uint32_t width = 0, height = 0;
     std::vector<uint8_t> pixels;
     glm::vec2 solid_uv{0.0f};
     int replacement_slot = 0;
 
-    int slot(uint32_t cp) const {
+    int slot(uint32_t cp) const { return cp < latin_slots.size() ? latin_slots[cp] : searchSlot(cp); }
+    int searchSlot(uint32_t cp) const {
         auto it = std::lower_bound(codepoints.begin(), codepoints.end(), static_cast<int>(cp));
         if (it == codepoints.end() || *it != static_cast<int>(cp)) return replacement_slot;
         return static_cast<int>(it - codepoints.begin());
@@ -87,9 +92,9 @@ struct Font::Impl {
         int previous = -1;
         for (uint32_t cp : decodeUtf8(text)) {
             const int s = slot(cp);
-            if (previous >= 0 && options.kerning)
-                pen += static_cast<float>(stbtt_GetGlyphKernAdvance(
-                           &info, glyphs[static_cast<size_t>(previous)], glyphs[static_cast<size_t>(s)])) *
+            if (previous >= 0 && !kerning.empty())
+                pen += static_cast<float>(
+                           kerning[static_cast<size_t>(previous) * glyphs.size() + static_cast<size_t>(s)]) *
                        scale;
             const stbtt_packedchar& pc = packed[bake][static_cast<size_t>(s)];
             if (quads && pc.x1 > pc.x0 && pc.y1 > pc.y0) {
@@ -168,6 +173,18 @@ Result<Font> Font::load(const std::string& path, const FontOptions& options) {
     if (q == impl->codepoints.end() || impl->glyphs[static_cast<size_t>(q - impl->codepoints.begin())] == 0)
         return Error{path + ": font has no '?' glyph"};
     impl->replacement_slot = static_cast<int>(q - impl->codepoints.begin());
+    // Text is measured in every frame (labels are fitted to their districts): look slots and pair
+    // kerning up in tables rather than in the font (about 200 glyphs: 40k pairs, 80 KiB, ~2 ms).
+    for (uint32_t cp = 0; cp < impl->latin_slots.size(); ++cp)
+        impl->latin_slots[cp] = impl->searchSlot(cp);
+    if (options.kerning) {
+        const size_t n = impl->glyphs.size();
+        impl->kerning.resize(n * n);
+        for (size_t a = 0; a < n; ++a)
+            for (size_t b = 0; b < n; ++b)
+                impl->kerning[a * n + b] = static_cast<int16_t>(
+                    stbtt_GetGlyphKernAdvance(&impl->info, impl->glyphs[a], impl->glyphs[b]));
+    }
 
     // Pack every size into the smallest atlas of these that holds them.
     static constexpr uint32_t kSizes[][2] = {{256, 256},   {512, 256},   {512, 512},  {1024, 512},

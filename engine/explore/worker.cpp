@@ -1,8 +1,19 @@
 #include "explore/worker.h"
 
 #include <pthread.h>
+#include <sys/resource.h>
+
+#include <unistd.h>
+
+#include <algorithm>
 
 namespace memcity::explore {
+
+void lowerThreadPriority() {
+    // Best effort: where it is refused the thread keeps its priority.
+    const auto self = static_cast<id_t>(::gettid());
+    ::setpriority(PRIO_PROCESS, self, std::min(19, ::getpriority(PRIO_PROCESS, self) + 10));
+}
 
 Worker::Worker(std::string name) {
     thread_ = std::thread([this] { run(); });
@@ -47,6 +58,7 @@ void Worker::waitIdle() const {
 }
 
 void Worker::run() {
+    lowerThreadPriority();
     std::unique_lock lock(mutex_);
     for (;;) {
         changed_.wait(lock, [this] { return stopping_ || pending_; });

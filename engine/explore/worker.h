@@ -14,6 +14,12 @@
 
 namespace memcity::explore {
 
+// Lowers the calling thread's scheduling priority (nice +10; on Linux the nice value is per
+// thread, and threads it starts inherit it). Background work calls it so that the window's thread
+// and the Vulkan driver's threads (lavapipe draws on the CPU) win the cores when they compete:
+// the picture comes first, the background result a little later.
+void lowerThreadPriority();
+
 // What a running job checks between its steps.
 class CancelToken {
 public:

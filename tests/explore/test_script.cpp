@@ -1,7 +1,11 @@
 // Explorer scripts and the classifier chain editor's model: parsing with errors that name the
 // line, entries checked one by one, the background worker.
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
+#include <unistd.h>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -138,6 +142,19 @@ TEST(Worker, RunsTheLatestJobAndCancelsTheOneRunning) {
     EXPECT_EQ(finished, 1);
     EXPECT_GE(cancelled, 1);
     EXPECT_LE(started, 3);
+}
+
+// Jobs run below the window's priority (nice +10, at most 19), so the picture wins the cores.
+TEST(Worker, RunsJobsAtALowerPriority) {
+    const int mine = ::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid()));
+    std::atomic<int> theirs{-100};
+    Worker w("test");
+    w.submit(
+        [&](const CancelToken&) { theirs = ::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid())); });
+    w.waitIdle();
+    EXPECT_EQ(theirs, std::min(19, mine + 10));
+    // The calling thread keeps its own.
+    EXPECT_EQ(::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid())), mine);
 }
 
 }  // namespace

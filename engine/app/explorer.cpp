@@ -205,6 +205,26 @@ void Explorer::handleEvent(const SDL_Event& event) {
     }
 }
 
+bool Explorer::turn(int idle_ms, bool freeze_time) {
+    // Draw while something moves; otherwise sleep until an event (the loader and the workers wake
+    // us), so that background work has the cores.
+    const bool busy = dirty_ || extra_frames_ > 0 || session_->cursor().playing() ||
+                      ui_->camera_mode == CameraMode::kFly || !input_.empty() || ui_->sizes_due;
+    if (!busy) {
+        SDL_Event event;
+        if (platform_->waitEvent(event, idle_ms)) handleEvent(event);
+        last_turn_ = std::chrono::steady_clock::now();
+        if (quit_) return false;
+        if (!dirty_) return true;
+    }
+    extra_frames_ = dirty_ ? 3 : std::max(extra_frames_ - 1, 0);
+    dirty_ = false;
+    const auto now = std::chrono::steady_clock::now();
+    const double dt = std::min(std::chrono::duration<double>(now - last_turn_).count(), 0.25);
+    last_turn_ = now;
+    return frame(freeze_time ? 0.0 : dt);
+}
+
 bool Explorer::frame(double dt) {
     const auto t0 = std::chrono::steady_clock::now();
     ui_->now = clock();
@@ -322,25 +342,7 @@ int Explorer::run() {
         saveSettings();
         return status;
     }
-    auto last = std::chrono::steady_clock::now();
-    bool running = true;
-    while (running) {
-        // Draw while something moves; otherwise sleep until an event (the loader wakes us).
-        const bool busy = dirty_ || extra_frames_ > 0 || session_->cursor().playing() ||
-                          ui_->camera_mode == CameraMode::kFly;
-        if (!busy) {
-            SDL_Event event;
-            if (platform_->waitEvent(event, 250)) handleEvent(event);
-            if (quit_) break;
-            last = std::chrono::steady_clock::now();
-            if (!dirty_) continue;
-        }
-        extra_frames_ = dirty_ ? 3 : std::max(extra_frames_ - 1, 0);
-        dirty_ = false;
-        const auto now = std::chrono::steady_clock::now();
-        const double dt = std::min(std::chrono::duration<double>(now - last).count(), 0.25);
-        last = now;
-        running = frame(dt);
+    while (turn(250)) {
     }
     saveSettings();
     return 0;

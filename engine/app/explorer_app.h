@@ -38,6 +38,10 @@ public:
     // The window's loop until it closes; the script's commands when there is one.
     int run();
 
+    // One turn of the window's loop: a frame while something moves (a change, playing, flying,
+    // script input), else a sleep until an event or `idle_ms`. `freeze_time`: the cursor does not
+    // play on (scripts time their frames themselves). False when the window should close.
+    bool turn(int idle_ms, bool freeze_time = false);
     // One frame: events, the session's news, the panels, the picture. `dt`: seconds of time the
     // cursor plays. Returns false when the window should close.
     bool frame(double dt);
@@ -79,6 +83,7 @@ private:
     bool quit_ = false;
     bool dirty_ = true;  // something changed: draw the next frames
     int extra_frames_ = 3;
+    std::chrono::steady_clock::time_point last_turn_ = std::chrono::steady_clock::now();
     float imgui_font_scale_ = 0;
     std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
     std::vector<double> frame_ms_;

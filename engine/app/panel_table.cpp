@@ -49,6 +49,7 @@ void sync(Ui& ui) {
 }  // namespace
 
 void drawTablePanel(Ui& ui) {
+    ui.sizes_due = false;
     if (!ui.settings.panels.table || ui.layout.left.empty()) return;
     explore::Session& s = ui.session;
     sync(ui);
@@ -80,7 +81,17 @@ void drawTablePanel(Ui& ui) {
         if (!sizes) return std::nullopt;
         return explore::NodeSizes{sizes->deep.bytes, sizes->retained.bytes, 0};
     });
-    if (s.loaded() && !s.cursor().playing()) s.requestSizes(table.missingSizes());
+    if (s.currentGc() != ui.sizes_gc) {
+        ui.sizes_gc = s.currentGc();
+        ui.sizes_gc_since = ui.now;
+    }
+    if (s.loaded() && !s.cursor().playing()) {
+        const std::vector<uint32_t> missing = table.missingSizes();
+        if (ui.now - ui.sizes_gc_since >= Ui::kSizesRest)
+            s.requestSizes(missing);
+        else
+            ui.sizes_due = !missing.empty();
+    }
 
     if (ImGui::SmallButton("copy CSV")) ui.set_clipboard(explore::tableCsv(table.rows()));
     ImGui::SameLine();

@@ -101,13 +101,14 @@ private:
         return false;
     }
 
-    // Draws frames (the window stays live, as for a user) until the session settled.
+    // Runs the window's loop (as for a user: frames while something changes, else sleeps that
+    // leave the cores to the background work) until the session settled.
     bool settle() {
         explore::Session& s = ex_.session();
         for (;;) {
             s.update();
-            if (s.settled() && ex_.input().empty()) return true;
-            if (!ex_.frame(0.0)) return false;
+            if (s.settled() && ex_.input().empty() && !ex_.ui().sizes_due) return true;
+            if (!ex_.turn(10, true)) return false;
         }
     }
 

@@ -53,6 +53,13 @@ struct Ui {
     // The tree table (made for the first series shown).
     std::optional<explore::TreeTable> table;
     uint32_t table_revealed = UINT32_MAX;  // the selection the table last scrolled to
+    // The table asks for deep and retained sizes once the cursor has rested on a GC for
+    // kSizesRest seconds: scrubbing starts no closures that the next frame would cancel, and the
+    // frames that show a new GC do not share the cores with them.
+    static constexpr double kSizesRest = 0.15;
+    uint32_t sizes_gc = UINT32_MAX;  // the GC the cursor was last seen at, since sizes_gc_since
+    double sizes_gc_since = 0;
+    bool sizes_due = false;  // sizes are wanted once the cursor has rested: keep drawing frames
 
     // Messages for the status bar (screenshots written, errors), shown a few seconds.
     std::string status;

@@ -192,8 +192,8 @@ RootPaths rootPaths(const HeapGraph& graph, const Bitset& group, size_t max_path
             at = graph.pathParent(at);
         }
         if (memo[at] == kNoPosition) {  // a root object
-            std::span<const uint32_t> ids = graph.directRoots(at);
-            const uint64_t identity = ids.empty() ? 0 : ids.front();
+            const uint32_t root = graph.pathRoot(at);
+            const uint64_t identity = root == kNoPosition ? 0 : root;
             memo[at] = trie.get(PathTrie::kRootBit | identity, heap.type(at), false, 0);
         }
         for (auto it = chain.rbegin(); it != chain.rend(); ++it)

@@ -103,8 +103,14 @@ public:
     std::span<const uint32_t> closestRoots(size_t pos) const;
     // Distance in references from the closest root object (0 for a root object), and the object
     // before `pos` on one shortest path from it; kNoPosition for root objects and unreached ones.
+    // When roots tie, paths start from the most lasting kind (a static field before a thread's
+    // local that happened to hold the object at the snapshot), so a path names what keeps an
+    // object alive for good.
     uint32_t rootDistance(size_t pos) const;
     uint32_t pathParent(size_t pos) const;
+    // The identity a path from root object `pos` starts with: the most lasting of its direct
+    // roots (see rootKindRank); kNoPosition when `pos` is not a root object.
+    uint32_t pathRoot(size_t pos) const;
     // The data structure `pos` is contained in: the position of its head, kNoPosition when in
     // none, kMultipleContainers when in more than one.
     static constexpr uint32_t kMultipleContainers = kNoPosition - 1;

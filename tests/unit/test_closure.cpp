@@ -122,6 +122,36 @@ TEST(Closure, RootsAndRootPaths) {
     EXPECT_EQ(total, 3u);
 }
 
+// Where roots tie, paths start from the most lasting one. 0 is held by a JNI local and a static
+// field (the local listed first); 4 is one reference from 1 (a stack local's) and from 2 (a static
+// field's), and 1 comes first in the heap.
+TEST(Closure, RootPathsStartFromTheMostLastingRoot) {
+    TraceBuilder b("lasting");
+    for (uint64_t id = 0; id < 5; ++id)
+        b.alloc(id);
+    b.gc(0, 10);
+    b.snapshot(
+        0,
+        {{0, E{TraceBuilder::strong(3)}}, {1, E{TraceBuilder::strong(4)}}, {2, E{TraceBuilder::strong(4)}}},
+        {Root::make(5, 0, {1, 0}), TraceBuilder::staticRoot(0), Root::make(4, 1, {1, 1, 0, 0}),
+         Root::make(8, 2, {2, 2})});
+    Loaded l(b.finish());
+    const HeapGraph& g = *l.graph;
+    auto kind = [&](uint32_t identity) { return rootkey::id(g.rootIdentity(identity).front()); };
+    ASSERT_EQ(g.directRoots(l.pos(0)).size(), 2u);
+    EXPECT_EQ(kind(g.directRoots(l.pos(0))[0]), 5u);  // the JNI local is the first identity
+    EXPECT_EQ(kind(g.pathRoot(l.pos(0))), 8u);
+    EXPECT_EQ(g.pathRoot(l.pos(3)), kNoPosition);
+    EXPECT_EQ(g.rootDistance(l.pos(4)), 1u);
+    EXPECT_EQ(g.closestRoots(l.pos(4)).size(), 2u);
+    EXPECT_EQ(g.pathParent(l.pos(4)), l.pos(2));
+
+    const RootPaths p = rootPaths(g, l.set({3, 4}));
+    ASSERT_EQ(p.paths.size(), 2u);
+    for (const RootPath& r : p.paths)
+        EXPECT_EQ(kind(r.root_identity), 8u);
+}
+
 TEST(Closure, ReferenceClassifiersOnHandMadeHeap) {
     Loaded l(handMade());
     const HeapView view = l.view();
@@ -395,6 +425,21 @@ TEST(Closure, GrowingMapContainingDataStructure) {
 // GC the 2,500 audit entries hang off ShopServer.AUDIT_HISTORY, a ConcurrentHashMap made in
 // ShopServer's static initializer, and retain a third of the heap (the orders they point to).
 TEST(Closure, DemoRecordingAuditHistory) {
+    // At GC 44 a worker's JNI local also holds the map: the paths still name the static field.
+    {
+        Loaded at44(MEMCITY_DEMO_TRACE, 44);
+        const HeapView view = at44.view();
+        auto chain = parseChain("type");
+        ASSERT_TRUE(chain.ok());
+        auto tree = ClassificationTree::build(view, *chain);
+        const uint32_t entries = tree.find({"ShopServer$AuditEntry"});
+        ASSERT_NE(entries, kNoNode);
+        const RootPaths paths = rootPaths(*at44.graph, tree.members(view, {entries}).front());
+        ASSERT_FALSE(paths.paths.empty());
+        for (const RootPath& p : paths.paths)
+            EXPECT_EQ(at44.graph->rootIdentityLabel(p.root_identity),
+                      "static field ShopServer.AUDIT_HISTORY");
+    }
     Loaded l(MEMCITY_DEMO_TRACE, 48);
     const HeapView view = l.view();
     auto chain = parseChain("type");

@@ -8,6 +8,7 @@ bool Diagnostics::isError(Anomaly a) {
         case Anomaly::kLateDeath:
         case Anomaly::kGcCutOff:
         case Anomaly::kSnapshotCutOff:
+        case Anomaly::kCutOffAlloc:
         case Anomaly::kNewerEdge: return false;
         default: return true;
     }
@@ -32,6 +33,7 @@ std::string_view Diagnostics::name(Anomaly a) {
         case Anomaly::kDuplicateSource: return "duplicate-source";
         case Anomaly::kIncompleteSnapshot: return "incomplete-snapshot";
         case Anomaly::kSnapshotCutOff: return "snapshot-cut-off";
+        case Anomaly::kCutOffAlloc: return "cut-off-alloc";
         case Anomaly::kCount: break;
     }
     return "unknown";
@@ -56,6 +58,8 @@ std::string_view Diagnostics::description(Anomaly a) {
         case Anomaly::kDuplicateSource: return "objects listed twice in one snapshot";
         case Anomaly::kIncompleteSnapshot: return "inconsistent reference snapshots";
         case Anomaly::kSnapshotCutOff: return "reference snapshots where the trace was cut off";
+        case Anomaly::kCutOffAlloc:
+            return "roots and references naming objects whose allocation was in the cut-off part";
         case Anomaly::kCount: break;
     }
     return "unknown";

@@ -27,6 +27,7 @@ enum class Anomaly : uint8_t {
     kDuplicateSource,  // a snapshot lists the references of one object twice: the second list is dropped
     kIncompleteSnapshot,  // a snapshot whose parts do not add up: it is not used
     kSnapshotCutOff,      // the trace was cut off inside a snapshot: it is not used
+    kCutOffAlloc,  // a cut trace: a root or reference names an object whose allocation was in the lost part
     kCount,
 };
 

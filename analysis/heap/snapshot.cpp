@@ -8,6 +8,15 @@
 namespace memcity {
 namespace {
 
+// Why an object below the snapshot's watermark is not in the heap. In a cut trace, an object the
+// heap does not hold at all (not even as a tombstone) was most likely allocated in the part that
+// was lost: a thread's buffer of allocations is written after the snapshot that names them. (One
+// that died and was compacted away looks the same; in a cut trace the cut is the likelier cause.)
+// Otherwise the trace contradicts itself.
+Anomaly missing(const TraceFile& trace, const IdIndex& index, uint64_t id, Anomaly otherwise) {
+    return trace.truncated() && index.find(id) == index.end() ? Anomaly::kCutOffAlloc : otherwise;
+}
+
 // Collects the lists of one REFS chunk, mapping ids to positions, and hands each to `sink`.
 template <class Sink>
 struct RefsVisitor {
@@ -60,8 +69,8 @@ struct RefsVisitor {
             if (id >= watermark)
                 note(Anomaly::kNewerEdge, offset, "snapshot lists object ", id, ", born after its GC");
             else
-                note(Anomaly::kDanglingSource, offset, "snapshot lists references of object ", id,
-                     ", which is not in the heap");
+                note(missing(trace, index, id, Anomaly::kDanglingSource), offset,
+                     "snapshot lists references of object ", id, ", which is not in the heap");
         }
     }
     void onEdge(uint64_t src, const Edge& e) {
@@ -77,8 +86,8 @@ struct RefsVisitor {
                 note(Anomaly::kNewerEdge, source_offset, "object ", src, " references object ", e.target,
                      ", born after the snapshot's GC");
             else
-                note(Anomaly::kDanglingEdge, source_offset, "object ", src, " references object ", e.target,
-                     ", which is not in the heap");
+                note(missing(trace, index, e.target, Anomaly::kDanglingEdge), source_offset, "object ", src,
+                     " references object ", e.target, ", which is not in the heap");
             return;
         }
         targets.push_back(pos);
@@ -99,7 +108,8 @@ struct RootsVisitor {
         if (pos == index.end() || !store.alive(pos)) {
             ++snap.dropped_roots;
             if (!diag) return;
-            Anomaly a = r.target >= watermark ? Anomaly::kNewerEdge : Anomaly::kDanglingRoot;
+            const Anomaly a = r.target >= watermark ? Anomaly::kNewerEdge
+                                                    : missing(trace, index, r.target, Anomaly::kDanglingRoot);
             diag->add(a, [&] {
                 return trace.describe(chunk, offset,
                                       "root of kind " + std::to_string(r.kind) + " names object " +

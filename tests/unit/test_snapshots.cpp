@@ -197,5 +197,51 @@ TEST(Snapshots, SnapshotCutOffByTruncationIsANote) {
     EXPECT_FALSE(h->gcs()[0].has_snapshot);
 }
 
+// A thread's buffer of allocations can be written after the snapshot that names its objects. Cut
+// between the two (a killed JVM), the snapshot's roots and references to those objects are notes
+// of the cut, not contradictions; in the whole trace they resolve.
+TEST(Snapshots, ObjectsAllocatedInTheCutOffPartAreANote) {
+    WriterOptions o;
+    o.compress = false;
+    TraceBuilder t("cutalloc", o);
+    for (uint64_t id = 0; id < 10; ++id)
+        t.alloc(id);
+    t.gc(0, 12);  // 10 and 11 were allocated before GC 0; their events come later
+    t.snapshot(0, {{0, E{TraceBuilder::strong(11)}}},
+               {TraceBuilder::staticRoot(0), TraceBuilder::staticRoot(10)});
+    t.flush();
+    t.alloc(10).alloc(11);
+    t.flush();
+    t.gc(1, 12);
+    const std::string path = t.finish();
+
+    auto whole = openTrace(path);
+    auto h = HeapHistory::build(*whole);
+    ASSERT_TRUE(h.ok());
+    EXPECT_EQ(h->diagnostics()[Anomaly::kCutOffAlloc].count, 0u);
+    EXPECT_EQ(h->diagnostics().errorCount(), 0u);
+
+    uint64_t cut = 0;
+    for (const ChunkRef& c : whole->chunks())
+        if (c.kind == static_cast<uint16_t>(format::ChunkKind::kRoots)) cut = c.end();
+    ASSERT_NE(cut, 0u);
+    auto bytes = testing::readFile(path);
+    bytes.resize(cut + 10);
+    const std::string cut_path = testing::tempPath("cutalloc2");
+    testing::writeFile(cut_path, bytes);
+    auto f = openTrace(cut_path);
+    EXPECT_TRUE(f->truncated());
+    auto c = HeapHistory::build(*f);
+    ASSERT_TRUE(c.ok());
+    auto heap = c->heapAt(0);
+    ASSERT_TRUE(heap.ok());
+    auto snap = c->snapshotFor(*heap);
+    ASSERT_TRUE(snap.ok() && snap->has_value());
+    EXPECT_EQ((*snap)->roots.size(), 1u);  // the root of 10 is dropped
+    EXPECT_EQ(c->diagnostics()[Anomaly::kCutOffAlloc].count, 2u)
+        << c->diagnostics()[Anomaly::kCutOffAlloc].first;
+    EXPECT_EQ(c->diagnostics().errorCount(), 0u);
+}
+
 }  // namespace
 }  // namespace memcity

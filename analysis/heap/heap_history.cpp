@@ -192,11 +192,14 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
     return h;
 }
 
+std::string gcRangeError(const std::string& path, uint64_t gc, size_t gcs) {
+    const std::string head = path + ": GC " + std::to_string(gc) + " is out of range: the trace has ";
+    if (gcs == 0) return head + "no GCs";
+    return head + std::to_string(gcs) + " GCs (0.." + std::to_string(gcs - 1) + ")";
+}
+
 std::string HeapHistory::gcRangeError(uint64_t gc) const {
-    if (gcCount() == 0)
-        return trace_->path() + ": GC " + std::to_string(gc) + " is out of range: the trace has no GCs";
-    return trace_->path() + ": GC " + std::to_string(gc) + " is out of range: the trace has " +
-           std::to_string(gcCount()) + " GCs (0.." + std::to_string(gcCount() - 1) + ")";
+    return memcity::gcRangeError(trace_->path(), gc, gcCount());
 }
 
 Status HeapHistory::replay(uint32_t from, uint32_t to, const std::function<bool(const HeapView&)>& fn) const {

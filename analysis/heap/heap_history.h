@@ -42,6 +42,9 @@ struct HistoryOptions {
     std::function<bool(const HeapView&, const GcRecord&)> on_heap;
 };
 
+// "PATH: GC 12 is out of range: the trace has 10 GCs (0..9)", for a trace of `gcs` GCs.
+std::string gcRangeError(const std::string& path, uint64_t gc, size_t gcs);
+
 class HeapHistory {
 public:
     static Result<HeapHistory> build(const TraceFile& trace, const HistoryOptions& options = {});
@@ -68,7 +71,7 @@ public:
     // positions (references of objects that died since are dropped). Empty when there is none.
     Result<std::optional<HeapSnapshot>> snapshotFor(const HeapState& heap) const;
 
-    // "GC 12 is out of range: the trace has 10 GCs (0..9)"
+    // "PATH: GC 12 is out of range: the trace has 10 GCs (0..9)"
     std::string gcRangeError(uint64_t gc) const;
 
 private:

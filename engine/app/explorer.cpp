@@ -6,8 +6,6 @@
 
 #include <unistd.h>
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -20,7 +18,9 @@
 #include "app/explorer_app.h"
 #include "app/script_runner.h"
 #include "explore/script.h"
+#include "heap/heap_history.h"
 #include "render/png.h"
+#include "trace/trace_reader.h"
 
 namespace memcity::app {
 namespace {
@@ -237,6 +237,10 @@ bool Explorer::frame(double dt) {
         session_->series()->lastGc() >= *options_.gc) {
         start_gc_applied_ = true;
         if (Status st = session_->goToGc(*options_.gc); !st) ui_->say(st.error().message);
+    } else if (options_.gc && !start_gc_applied_ && session_->loaded()) {
+        // A cut trace, so not refused before the window opened.
+        start_gc_applied_ = true;
+        ui_->say("--gc: " + gcRangeError(session_->path(), *options_.gc, session_->gcs().size()), 10.0);
     }
     if (session_->cursor().advance(dt)) dirty_ = true;
     const bool synthetic = !input_.empty();
@@ -360,6 +364,17 @@ int runExplorer(const ExplorerOptions& options) {
     if (!std::filesystem::is_regular_file(options.path, ec)) {
         std::cerr << "error: " << options.path << ": cannot open: not a regular file\n";
         return 1;
+    }
+    // --gc beyond a complete trace's GCs (its footer index lists them) is refused here; a cut
+    // trace's GCs are known once it has loaded.
+    if (options.gc) {
+        if (auto file = TraceFile::open(options.path); file.ok() && file->hadFooterIndex()) {
+            const size_t gcs = file->indexedGcEnds().size();
+            if (*options.gc >= gcs) {
+                std::cerr << "error: " << gcRangeError(options.path, *options.gc, gcs) << "\n";
+                return 1;
+            }
+        }
     }
     Explorer explorer(options);
     if (Status st = explorer.start(); !st) {

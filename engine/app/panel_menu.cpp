@@ -140,7 +140,7 @@ void drawStatusBar(Ui& ui) {
         ImGui::SameLine();
     }
     if (s.series()) {
-        ImGui::Text("GC %u of %u", s.currentGc(), s.series()->lastGc());
+        ImGui::Text("GC %u (of 0..%u)", s.currentGc(), s.series()->lastGc());
         ImGui::SameLine();
         if (s.recomputing()) {
             ImGui::TextDisabled("| classifying...");
@@ -150,6 +150,22 @@ void drawStatusBar(Ui& ui) {
             ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "| %s", s.seriesError().c_str());
             ImGui::SameLine();
         }
+    }
+    // What the reader noticed (a trace cut off mid-write, anomalies) stays in view; the first
+    // note is shown, all of them when the pointer rests on it.
+    if (!load.notes.empty()) {
+        if (load.notes.size() == 1)
+            ImGui::TextColored(ImVec4(0.95f, 0.6f, 0.3f, 1.0f), "| %s", load.notes.front().c_str());
+        else
+            ImGui::TextColored(ImVec4(0.95f, 0.6f, 0.3f, 1.0f), "| %s (and %zu more)",
+                               load.notes.front().c_str(), load.notes.size() - 1);
+        if (ImGui::IsItemHovered()) {
+            ImGui::BeginTooltip();
+            for (const std::string& note : load.notes)
+                ImGui::TextUnformatted(note.c_str());
+            ImGui::EndTooltip();
+        }
+        ImGui::SameLine();
     }
     if (ui.now < ui.status_until) {
         ImGui::TextColored(ImVec4(0.95f, 0.8f, 0.3f, 1.0f), "| %s", ui.status.c_str());

@@ -339,6 +339,8 @@ private:
             if (const scene::CityLayout* city = s.cityLayout())
                 std::cout << "city: " << city->buildings.size() << " buildings in " << city->districts.size()
                           << " districts, " << ex_.ui().boxes << " boxes drawn\n";
+            for (const std::string& note : s.load().notes)
+                std::cout << "note: " << note << "\n";
             std::cout << std::flush;
         } else if (what == "table") {
             const Ui& ui = ex_.ui();

@@ -149,7 +149,7 @@ TEST(ExplorerWindow, BadInputEndsWithOneLineAndAnError) {
     EXPECT_EQ(r.status, 1) << r.err;
     EXPECT_EQ(r.err, "error: /nonexistent/trace.mct: cannot open: No such file or directory\n");
 
-    // A trace cut off mid-write opens up to its last complete chunk.
+    // A trace cut off mid-write opens up to its last complete chunk, and says so.
     const std::string cut = testing::tempPath("cut.mct");
     {
         const std::string bytes = testing::slurp(growingMap());
@@ -159,6 +159,8 @@ TEST(ExplorerWindow, BadInputEndsWithOneLineAndAnError) {
     r = windowed(cut + " --script " + state);
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("gc: "), std::string::npos);
+    EXPECT_NE(r.out.find("note: " + cut + ": offset "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("the trace is cut off here"), std::string::npos) << r.out;
 
     // Garbage is not a trace: the window says so, the script fails with the reader's message.
     const std::string garbage = testing::tempPath("garbage.mct");
@@ -166,6 +168,11 @@ TEST(ExplorerWindow, BadInputEndsWithOneLineAndAnError) {
     r = windowed(garbage + " --script " + state);
     EXPECT_EQ(r.status, 1) << r.err;
     EXPECT_NE(r.err.find(garbage), std::string::npos) << r.err;
+
+    // A GC the trace does not have is refused before the window opens.
+    r = windowed(growingMap() + " --gc 99");
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_EQ(r.err, "error: " + growingMap() + ": GC 99 is out of range: the trace has 27 GCs (0..26)\n");
 
     for (const char* args : {" --size 10x10", " --view timeline", " --bogus", " --classify nope"}) {
         r = windowed(growingMap() + args);

@@ -42,7 +42,18 @@ void counted(const char* title, const std::vector<CountedName>& list, const char
         ImGui::TextDisabled("%s", none);
         return;
     }
-    if (ImGui::BeginTable(title, 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
+    // The counts' columns are as wide as their widest entry and the name wraps in what is left,
+    // so the layout follows from the list alone (proportional columns would size from the last
+    // frame's wrapping, and a picture would depend on how many frames were drawn).
+    float objects_w = 0.0f, bytes_w = 0.0f;
+    for (const CountedName& c : list) {
+        objects_w = std::max(objects_w, ImGui::CalcTextSize(std::to_string(c.objects).c_str()).x);
+        bytes_w = std::max(bytes_w, ImGui::CalcTextSize(bytes(c.bytes).c_str()).x);
+    }
+    if (ImGui::BeginTable(title, 3, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingFixedFit)) {
+        ImGui::TableSetupColumn("name", ImGuiTableColumnFlags_WidthStretch);
+        ImGui::TableSetupColumn("objects", ImGuiTableColumnFlags_WidthFixed, objects_w);
+        ImGui::TableSetupColumn("bytes", ImGuiTableColumnFlags_WidthFixed, bytes_w);
         for (const CountedName& c : list) {
             ImGui::TableNextRow();
             ImGui::TableNextColumn();
@@ -88,9 +99,10 @@ void drawInspectorPanel(Ui& ui) {
     const scene::PixelRect& r = ui.layout.right;
     ImGui::SetNextWindowPos(ImVec2(r.min.x, r.min.y));
     ImGui::SetNextWindowSize(ImVec2(r.width(), r.height()));
+    // The scroll bar is always there: one that came and went would change where text wraps.
     ImGui::Begin("Inspector", nullptr,
                  ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
-                     ImGuiWindowFlags_NoSavedSettings);
+                     ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_AlwaysVerticalScrollbar);
     if (s.selection().empty()) {
         ImGui::TextWrapped("Click a building, a sector or a row to see what keeps it alive.");
         ImGui::End();

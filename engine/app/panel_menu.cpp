@@ -140,7 +140,8 @@ void drawStatusBar(Ui& ui) {
         ImGui::SameLine();
     }
     if (s.series()) {
-        ImGui::Text("GC %u (of 0..%u)", s.currentGc(), s.series()->lastGc());
+        // The trace's GCs, not the series' (which may cover a range of them).
+        ImGui::Text("GC %u (of 0..%zu)", s.currentGc(), std::max<size_t>(s.gcs().size(), 1) - 1);
         ImGui::SameLine();
         if (s.recomputing()) {
             ImGui::TextDisabled("| classifying...");

@@ -16,6 +16,7 @@ constexpr uint32_t kReachableLine = render::rgba(0, 158, 115);
 constexpr uint32_t kPauseColor = render::rgba(204, 121, 167);
 constexpr uint32_t kCursorColor = palette::kSelection;
 constexpr uint32_t kRangeColor = render::rgba(255, 255, 255, 28);
+constexpr uint32_t kRangeEdge = render::rgba(255, 255, 255, 150);
 
 // 1, 2 or 5 times a power of ten, at least `raw`.
 double niceStep(double raw) {
@@ -191,6 +192,9 @@ TimelineScene buildTimelineScene(const TimelineLayout& layout, std::span<const G
         scene.range_band = PixelRect{{x0, plot.min.y}, {x1, plot.max.y}};
         out.rects.push_back(
             {scene.range_band->min, scene.range_band->max, kRangeColor, 0, render::kFlagNone});
+        // Its edges, so that it stands out over the windows' bands too.
+        for (float x : {x0, x1})
+            out.lines.push_back({{x, plot.min.y}, {x, plot.max.y}, 1.0f, kRangeEdge});
     }
     for (size_t i = 0; i < windows.size(); ++i) {
         const Window& w = windows[i];

@@ -20,6 +20,8 @@ std::string label(const SymbolTable& symbols, uint64_t key) {
         }
         case kField: {
             const FieldInfo& f = symbols.field(i32);
+            // The recorder could not name the field (id 0): say so rather than print a number.
+            if (i == 0) return "(a field not recorded)";
             return f.name.empty() ? "<field " + std::to_string(i) + ">" : f.name;
         }
         case kThread: {
@@ -59,7 +61,10 @@ void identityOf(const RootRef& r, std::vector<uint64_t>& out) {
             break;
         case format::RootKind::kJniLocal:
         case format::RootKind::kThread: out.push_back(make(kThread, detail(0))); break;
-        case format::RootKind::kSystemClass: out.push_back(make(kClass, detail(0))); break;
+        case format::RootKind::kSystemClass:
+            // Held by the VM for a class it did not name (a root of its own): "system class".
+            if (r.detail_count > 0 && r.details[0] != 0) out.push_back(make(kClass, detail(0)));
+            break;
         default: break;
     }
 }

@@ -152,6 +152,23 @@ TEST(Closure, RootPathsStartFromTheMostLastingRoot) {
         EXPECT_EQ(kind(r.root_identity), 8u);
 }
 
+// Roots the recorder could not name fully read as what they are, not as symbol numbers.
+TEST(Closure, RootsWithoutNamesAreLabelledPlainly) {
+    TraceBuilder b("unnamed");
+    for (uint64_t id = 0; id < 2; ++id)
+        b.alloc(id);
+    b.gc(0, 10);
+    b.snapshot(0, {}, {Root::make(2, 0, {}), Root::make(8, 1, {1, 0})});
+    Loaded l(b.finish());
+    const HeapGraph& g = *l.graph;
+    ASSERT_EQ(g.directRoots(l.pos(0)).size(), 1u);
+    EXPECT_EQ(g.rootIdentityLabel(g.directRoots(l.pos(0))[0]), "system class");
+    ASSERT_EQ(g.directRoots(l.pos(1)).size(), 1u);
+    const std::string field = g.rootIdentityLabel(g.directRoots(l.pos(1))[0]);
+    EXPECT_EQ(field.substr(0, 13), "static field ");
+    EXPECT_EQ(field.substr(field.size() - 23), ".(a field not recorded)") << field;
+}
+
 TEST(Closure, ReferenceClassifiersOnHandMadeHeap) {
     Loaded l(handMade());
     const HeapView view = l.view();

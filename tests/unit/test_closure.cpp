@@ -441,17 +441,22 @@ TEST(Closure, GrowingMapContainingDataStructure) {
 // The bundled real recording (a web shop on H2 whose static audit history leaks): at its last
 // GC the 2,500 audit entries hang off ShopServer.AUDIT_HISTORY, a ConcurrentHashMap made in
 // ShopServer's static initializer, and retain a third of the heap (the orders they point to).
+// The demo's ShopServer$AuditEntry objects in the heap `l` holds.
+Bitset auditEntries(const Loaded& l) {
+    const HeapView view = l.view();
+    auto chain = parseChain("type");
+    EXPECT_TRUE(chain.ok());
+    auto tree = ClassificationTree::build(view, *chain);
+    const uint32_t entries = tree.find({"ShopServer$AuditEntry"});
+    EXPECT_NE(entries, kNoNode);
+    return entries == kNoNode ? Bitset(view.positions()) : tree.members(view, {entries}).front();
+}
+
 TEST(Closure, DemoRecordingAuditHistory) {
     // At GC 44 a worker's JNI local also holds the map: the paths still name the static field.
     {
         Loaded at44(MEMCITY_DEMO_TRACE, 44);
-        const HeapView view = at44.view();
-        auto chain = parseChain("type");
-        ASSERT_TRUE(chain.ok());
-        auto tree = ClassificationTree::build(view, *chain);
-        const uint32_t entries = tree.find({"ShopServer$AuditEntry"});
-        ASSERT_NE(entries, kNoNode);
-        const RootPaths paths = rootPaths(*at44.graph, tree.members(view, {entries}).front());
+        const RootPaths paths = rootPaths(*at44.graph, auditEntries(at44));
         ASSERT_FALSE(paths.paths.empty());
         for (const RootPath& p : paths.paths)
             EXPECT_EQ(at44.graph->rootIdentityLabel(p.root_identity),
@@ -459,13 +464,8 @@ TEST(Closure, DemoRecordingAuditHistory) {
     }
     Loaded l(MEMCITY_DEMO_TRACE, 48);
     const HeapView view = l.view();
-    auto chain = parseChain("type");
-    ASSERT_TRUE(chain.ok());
-    auto tree = ClassificationTree::build(view, *chain);
-    const uint32_t entries = tree.find({"ShopServer$AuditEntry"});
-    ASSERT_NE(entries, kNoNode);
-    EXPECT_EQ(tree.node(entries).objects, 2'500u);
-    const Bitset group = tree.members(view, {entries}).front();
+    const Bitset group = auditEntries(l);
+    EXPECT_EQ(group.count(), 2'500u);
     const GroupClosure c = closureOf(*l.graph, group);
     EXPECT_GT(c.retained.bytes * 100, view.liveBytes() * 30);
     EXPECT_EQ(c.unreached.objects, 0u);

@@ -15,16 +15,21 @@ void add(Counts& counts, const std::string& name, uint64_t bytes) {
     c.bytes += bytes;
 }
 
-// The counts most bytes first, then most objects; the map's name order breaks the ties.
-std::vector<CountedName> sortedCounts(Counts& counts, size_t max) {
+// The counts most bytes first, then most objects, then (roots) the most lasting kind; the map's
+// name order breaks the remaining ties.
+std::vector<CountedName> sortedCounts(Counts& counts, size_t max,
+                                      const std::map<std::string, int>* rank = nullptr) {
     std::vector<CountedName> v;
     v.reserve(counts.size());
     for (auto& [name, c] : counts) {
         c.name = name;
         v.push_back(std::move(c));
     }
-    std::stable_sort(v.begin(), v.end(), [](const CountedName& a, const CountedName& b) {
-        return a.bytes != b.bytes ? a.bytes > b.bytes : a.objects > b.objects;
+    auto rankOf = [&](const CountedName& c) { return rank ? rank->at(c.name) : 0; };
+    std::stable_sort(v.begin(), v.end(), [&](const CountedName& a, const CountedName& b) {
+        if (a.bytes != b.bytes) return a.bytes > b.bytes;
+        if (a.objects != b.objects) return a.objects > b.objects;
+        return rankOf(a) < rankOf(b);
     });
     if (v.size() > max) v.resize(max);
     return v;
@@ -66,16 +71,22 @@ Result<GroupReport> buildGroupReport(const HeapGraph& graph, const Bitset& group
     // Roots, by identity label.
     if (cancelled()) return cancel;
     Counts direct, closest;
+    std::map<std::string, int> rank;  // per root label
+    auto addRoot = [&](Counts& counts, uint32_t id, uint64_t bytes) {
+        std::string label = graph.rootIdentityLabel(id);
+        add(counts, label, bytes);
+        rank.try_emplace(std::move(label), graph.rootRank(id));
+    };
     group.forEach([&](size_t pos) {
         if (!heap.alive(pos)) return;
         const uint64_t bytes = heap.size(pos);
         for (uint32_t id : graph.directRoots(pos))
-            add(direct, graph.rootIdentityLabel(id), bytes);
+            addRoot(direct, id, bytes);
         for (uint32_t id : graph.closestRoots(pos))
-            add(closest, graph.rootIdentityLabel(id), bytes);
+            addRoot(closest, id, bytes);
     });
-    r.direct_roots = sortedCounts(direct, options.max_roots);
-    r.closest_roots = sortedCounts(closest, options.max_roots);
+    r.direct_roots = sortedCounts(direct, options.max_roots, &rank);
+    r.closest_roots = sortedCounts(closest, options.max_roots, &rank);
 
     if (cancelled()) return cancel;
     r.paths = rootPaths(graph, group, options.max_paths);

@@ -145,11 +145,15 @@ std::string HeapGraph::rootIdentityLabel(uint32_t id) const {
     return s;
 }
 
+int HeapGraph::rootRank(uint32_t identity) const {
+    return lastingRank(rootIdentity(identity));
+}
+
 uint32_t HeapGraph::pathRoot(size_t pos) const {
     uint32_t best = kNoPosition;
     int best_rank = 0;
     for (uint32_t id : directRoots(pos)) {
-        const int rank = lastingRank(rootIdentity(id));
+        const int rank = rootRank(id);
         if (best == kNoPosition || rank < best_rank) best = id, best_rank = rank;
     }
     return best;
@@ -231,7 +235,7 @@ void HeapGraph::computeClosest() const {
         // parent leads to the most lasting root (the order carries over to every level).
         std::vector<int> rank(frontier.size());
         for (size_t i = 0; i < frontier.size(); ++i)
-            rank[i] = lastingRank(rootIdentity(pathRoot(frontier[i])));
+            rank[i] = rootRank(pathRoot(frontier[i]));
         std::vector<uint32_t> order(frontier.size());
         std::iota(order.begin(), order.end(), 0u);
         std::stable_sort(order.begin(), order.end(),

@@ -111,6 +111,8 @@ public:
     // The identity a path from root object `pos` starts with: the most lasting of its direct
     // roots (see rootKindRank); kNoPosition when `pos` is not a root object.
     uint32_t pathRoot(size_t pos) const;
+    // How lasting a root identity's kind is, most lasting (static field) 0; orders ties.
+    int rootRank(uint32_t identity) const;
     // The data structure `pos` is contained in: the position of its head, kNoPosition when in
     // none, kMultipleContainers when in more than one.
     static constexpr uint32_t kMultipleContainers = kNoPosition - 1;

@@ -8,6 +8,7 @@
 #include "classify/tree.h"
 #include "graph/closure.h"
 #include "graph/dominators.h"
+#include "graph/group_report.h"
 #include "heap/heap_history.h"
 #include "synth/synth.h"
 #include "unit/loaded_heap.h"
@@ -150,6 +151,15 @@ TEST(Closure, RootPathsStartFromTheMostLastingRoot) {
     ASSERT_EQ(p.paths.size(), 2u);
     for (const RootPath& r : p.paths)
         EXPECT_EQ(kind(r.root_identity), 8u);
+
+    // Lists of roots that hold as much put the lasting one first (by name, the JNI local would be).
+    GroupReportOptions options;
+    options.dominators = false;
+    auto report = buildGroupReport(g, l.set({0}), options);
+    ASSERT_TRUE(report.ok());
+    ASSERT_EQ(report->direct_roots.size(), 2u);
+    EXPECT_EQ(report->direct_roots[0].name.substr(0, 12), "static field");
+    EXPECT_EQ(report->direct_roots[1].name.substr(0, 9), "JNI local");
 }
 
 // Roots the recorder could not name fully read as what they are, not as symbol numbers.

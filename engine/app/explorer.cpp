@@ -237,8 +237,9 @@ bool Explorer::frame(double dt) {
         session_->series()->lastGc() >= *options_.gc) {
         start_gc_applied_ = true;
         if (Status st = session_->goToGc(*options_.gc); !st) ui_->say(st.error().message);
-    } else if (options_.gc && !start_gc_applied_ && session_->loaded()) {
-        // A cut trace, so not refused before the window opened.
+    } else if (options_.gc && !start_gc_applied_ && session_->loaded() &&
+               *options_.gc >= session_->gcs().size()) {
+        // A GC a cut trace does not have (a complete trace's was refused before the window opened).
         start_gc_applied_ = true;
         ui_->say("--gc: " + gcRangeError(session_->path(), *options_.gc, session_->gcs().size()), 10.0);
     }

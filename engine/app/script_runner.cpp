@@ -341,6 +341,8 @@ private:
                           << " districts, " << ex_.ui().boxes << " boxes drawn\n";
             for (const std::string& note : s.load().notes)
                 std::cout << "note: " << note << "\n";
+            if (const Ui& ui = ex_.ui(); ui.now < ui.status_until)
+                std::cout << "status: " << ui.status << "\n";
             std::cout << std::flush;
         } else if (what == "table") {
             const Ui& ui = ex_.ui();

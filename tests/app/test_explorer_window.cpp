@@ -161,6 +161,15 @@ TEST(ExplorerWindow, BadInputEndsWithOneLineAndAnError) {
     EXPECT_NE(r.out.find("gc: "), std::string::npos);
     EXPECT_NE(r.out.find("note: " + cut + ": offset "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("the trace is cut off here"), std::string::npos) << r.out;
+    // A GC the cut trace does not have is said once it has loaded.
+    const std::string loaded = writeScript("loaded", "wait\nprint state\n");
+    r = windowed(cut + " --gc 99 --script " + loaded);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("status: --gc: " + cut + ": GC 99 is out of range"), std::string::npos) << r.out;
+    // A GC it has is no error, also for a chain that has no series until the trace has loaded.
+    r = windowed(growingMap() + " --classify rooted,type --gc 20 --script " + loaded);
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out.find("out of range"), std::string::npos) << r.out;
 
     // Garbage is not a trace: the window says so, the script fails with the reader's message.
     const std::string garbage = testing::tempPath("garbage.mct");

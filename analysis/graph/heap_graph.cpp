@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <map>
-#include <numeric>
 #include <string_view>
 #include <unordered_map>
 
@@ -150,9 +149,13 @@ int HeapGraph::rootRank(uint32_t identity) const {
 }
 
 uint32_t HeapGraph::pathRoot(size_t pos) const {
+    return mostLasting(directRoots(pos));
+}
+
+uint32_t HeapGraph::mostLasting(std::span<const uint32_t> ids) const {
     uint32_t best = kNoPosition;
     int best_rank = 0;
-    for (uint32_t id : directRoots(pos)) {
+    for (uint32_t id : ids) {
         const int rank = rootRank(id);
         if (best == kNoPosition || rank < best_rank) best = id, best_rank = rank;
     }
@@ -221,28 +224,26 @@ void HeapGraph::computeClosest() const {
             return it->second = intern(u);
         };
 
-        std::vector<uint32_t> frontier, next;
+        // Root objects held by lasting roots go first, so among equally short paths an object's
+        // parent leads to the most lasting root (the order carries over to every level).
+        std::vector<std::pair<int, uint32_t>> ranked;  // (rank of its most lasting root, position)
+        ranked.reserve(rooted_positions_.size());
         for (size_t i = 0; i < rooted_positions_.size(); ++i) {
             const uint32_t pos = rooted_positions_[i];
-            std::vector<uint32_t> s(direct_ids_.begin() + direct_offsets_[i],
-                                    direct_ids_.begin() + direct_offsets_[i + 1]);
+            const std::span<const uint32_t> direct(direct_ids_.data() + direct_offsets_[i],
+                                                   direct_ids_.data() + direct_offsets_[i + 1]);
+            std::vector<uint32_t> s(direct.begin(), direct.end());
             if (s.size() > kMaxClosestRoots) s.resize(kMaxClosestRoots);
             closest_set_[pos] = intern(s);
             distance_[pos] = 0;
-            frontier.push_back(pos);
+            ranked.emplace_back(rootRank(mostLasting(direct)), pos);
         }
-        // Root objects held by lasting roots go first, so among equally short paths an object's
-        // parent leads to the most lasting root (the order carries over to every level).
-        std::vector<int> rank(frontier.size());
-        for (size_t i = 0; i < frontier.size(); ++i)
-            rank[i] = rootRank(pathRoot(frontier[i]));
-        std::vector<uint32_t> order(frontier.size());
-        std::iota(order.begin(), order.end(), 0u);
-        std::stable_sort(order.begin(), order.end(),
-                         [&](uint32_t a, uint32_t b) { return rank[a] < rank[b]; });
-        for (uint32_t& o : order)
-            o = frontier[o];
-        frontier.swap(order);
+        std::stable_sort(ranked.begin(), ranked.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        std::vector<uint32_t> frontier, next;
+        frontier.reserve(ranked.size());
+        for (const auto& [rank, pos] : ranked)
+            frontier.push_back(pos);
         const RefGraph& g = refs();
         for (uint32_t level = 0; !frontier.empty(); ++level) {
             next.clear();

@@ -109,7 +109,7 @@ public:
     uint32_t rootDistance(size_t pos) const;
     uint32_t pathParent(size_t pos) const;
     // The identity a path from root object `pos` starts with: the most lasting of its direct
-    // roots (see rootKindRank); kNoPosition when `pos` is not a root object.
+    // roots (see rootRank); kNoPosition when `pos` is not a root object.
     uint32_t pathRoot(size_t pos) const;
     // How lasting a root identity's kind is, most lasting (static field) 0; orders ties.
     int rootRank(uint32_t identity) const;
@@ -121,6 +121,8 @@ public:
     size_t memoryBytes() const;
 
 private:
+    // The most lasting of the root identities `ids`; kNoPosition when there are none.
+    uint32_t mostLasting(std::span<const uint32_t> ids) const;
     void computeReachable();
     void computeClosest() const;
     void computeContainers() const;

@@ -155,11 +155,10 @@ void drawStatusBar(Ui& ui) {
     // What the reader noticed (a trace cut off mid-write, anomalies) stays in view; the first
     // note is shown, all of them when the pointer rests on it.
     if (!load.notes.empty()) {
-        if (load.notes.size() == 1)
-            ImGui::TextColored(ImVec4(0.95f, 0.6f, 0.3f, 1.0f), "| %s", load.notes.front().c_str());
-        else
-            ImGui::TextColored(ImVec4(0.95f, 0.6f, 0.3f, 1.0f), "| %s (and %zu more)",
-                               load.notes.front().c_str(), load.notes.size() - 1);
+        const std::string more =
+            load.notes.size() > 1 ? " (and " + std::to_string(load.notes.size() - 1) + " more)" : "";
+        ImGui::TextColored(ImVec4(0.95f, 0.6f, 0.3f, 1.0f), "| %s%s", load.notes.front().c_str(),
+                           more.c_str());
         if (ImGui::IsItemHovered()) {
             ImGui::BeginTooltip();
             for (const std::string& note : load.notes)

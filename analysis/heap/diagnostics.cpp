@@ -34,6 +34,8 @@ std::string_view Diagnostics::name(Anomaly a) {
         case Anomaly::kIncompleteSnapshot: return "incomplete-snapshot";
         case Anomaly::kSnapshotCutOff: return "snapshot-cut-off";
         case Anomaly::kCutOffAlloc: return "cut-off-alloc";
+        case Anomaly::kBadExtension: return "bad-extension";
+        case Anomaly::kJvmDisagrees: return "jvm-disagrees";
         case Anomaly::kCount: break;
     }
     return "unknown";
@@ -60,6 +62,8 @@ std::string_view Diagnostics::description(Anomaly a) {
         case Anomaly::kSnapshotCutOff: return "reference snapshots where the trace was cut off";
         case Anomaly::kCutOffAlloc:
             return "roots and references naming objects whose allocation was in the cut-off part";
+        case Anomaly::kBadExtension: return "malformed GC figures of the JVM (skipped)";
+        case Anomaly::kJvmDisagrees: return "full GCs where the live heap differs from the JVM's by over 1%";
         case Anomaly::kCount: break;
     }
     return "unknown";

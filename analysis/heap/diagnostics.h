@@ -27,7 +27,9 @@ enum class Anomaly : uint8_t {
     kDuplicateSource,  // a snapshot lists the references of one object twice: the second list is dropped
     kIncompleteSnapshot,  // a snapshot whose parts do not add up: it is not used
     kSnapshotCutOff,      // the trace was cut off inside a snapshot: it is not used
-    kCutOffAlloc,  // a cut trace: a root or reference names an object whose allocation was in the lost part
+    kCutOffAlloc,   // a cut trace: a root or reference names an object whose allocation was in the lost part
+    kBadExtension,  // an extension event of a known kind that is malformed: skipped
+    kJvmDisagrees,  // at a full GC, the live heap differs from the JVM's own count by over 1%: reported
     kCount,
 };
 

@@ -186,6 +186,10 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
     }
     std::sort(data.snapshots.begin(), data.snapshots.end(),
               [](const SnapshotInfo& a, const SnapshotInfo& b) { return a.gc < b.gc; });
+    for (const JvmCheck& check : data.jvm_checks)
+        if (!check.agrees())
+            data.diagnostics.add(Anomaly::kJvmDisagrees,
+                                 [&] { return trace.path() + ": " + describeJvmCheck(check); });
     trace.releasePages(0, chunks.size());
     if (options.progress)
         options.progress({trace.fileSize(), trace.fileSize(), static_cast<uint32_t>(data.gcs.size())});

@@ -57,6 +57,11 @@ public:
     const ShapeTable& shapes() const { return data_->shapes; }
     const std::vector<SnapshotInfo>& snapshots() const { return data_->snapshots; }
     const std::vector<uint64_t>& watermarks() const { return data_->watermarks; }
+    // The JVM's own figures of GCs (GcRecord::jvm), its class counts after them
+    // (GcRecord::census), and the check of every full GC against them (heap/jvm_check.h).
+    const std::vector<GcJvmEvent>& jvmFacts() const { return data_->jvm_facts; }
+    const std::vector<GcCensusEvent>& censuses() const { return data_->censuses; }
+    const std::vector<JvmCheck>& jvmChecks() const { return data_->jvm_checks; }
     const CheckpointStore& checkpoints() const { return *checkpoints_; }
     bool stoppedEarly() const { return stopped_early_; }
 

@@ -105,8 +105,11 @@ struct BatchDecoder : EventVisitorBase {
         r.id = e.id;
         r.a = e.address;
     }
-    void onExtension(uint32_t ext, std::span<const uint8_t>, size_t offset) {
-        add(format::EventKind::kExtension, offset).c = ext;
+    void onExtension(uint32_t ext, std::span<const uint8_t> data, size_t offset) {
+        EventRecord& r = add(format::EventKind::kExtension, offset);
+        r.c = ext;
+        r.a = batch.extensions.size();
+        batch.extensions.emplace_back(data.begin(), data.end());
     }
 };
 
@@ -143,7 +146,7 @@ Status Replayer::applyBatch(const EventBatch& batch) {
             case EventKind::kThreadStart: onThreadStart({r.c, r.time}, r.offset); break;
             case EventKind::kThreadEnd: onThreadEnd({r.c, r.time}, r.offset); break;
             case EventKind::kMove: onMove({r.id, r.a}, r.offset); break;
-            case EventKind::kExtension: onExtension(r.c, {}, r.offset); break;
+            case EventKind::kExtension: onExtension(r.c, batch.extensions[r.a], r.offset); break;
             default: break;
         }
         if (!fatal_.empty()) return Error{fatal_};
@@ -413,6 +416,46 @@ bool Replayer::onGcEnd(const GcEndEvent& e, size_t offset) {
     return true;
 }
 
+void Replayer::onExtension(uint32_t ext, std::span<const uint8_t> data, size_t offset) {
+    countOnly(format::EventKind::kExtension);
+    if (!build()) return;
+    flushDeaths();
+    std::string error;
+    size_t at = 0;
+    auto attach = [&](uint32_t gc, int32_t GcRecord::*slot, int32_t index) {
+        if (gc >= data_.gcs.size()) {
+            anomaly(Anomaly::kBadExtension, offset, "the JVM's figures of GC ", gc,
+                    " come before that GC ended");
+            return false;
+        }
+        data_.gcs[gc].*slot = index;
+        return true;
+    };
+    switch (static_cast<format::ExtensionKind>(ext)) {
+        case format::ExtensionKind::kGcJvm: {
+            GcJvmEvent e;
+            if (!decodeGcJvm(data, symbols_, &e, &error, &at)) {
+                anomaly(Anomaly::kBadExtension, offset, "GC_JVM event, at byte ", at, " of it: ", error);
+                return;
+            }
+            if (attach(e.gc, &GcRecord::jvm, static_cast<int32_t>(data_.jvm_facts.size())))
+                data_.jvm_facts.push_back(std::move(e));
+            return;
+        }
+        case format::ExtensionKind::kGcCensus: {
+            GcCensusEvent e;
+            if (!decodeGcCensus(data, symbols_, &e, &error, &at)) {
+                anomaly(Anomaly::kBadExtension, offset, "GC_CENSUS event, at byte ", at, " of it: ", error);
+                return;
+            }
+            if (attach(e.gc, &GcRecord::census, static_cast<int32_t>(data_.censuses.size())))
+                data_.censuses.push_back(std::move(e));
+            return;
+        }
+        default: return;  // an extension of a later format: skipped
+    }
+}
+
 void Replayer::retail() {
     normalize();
     s_.tail_objects = 0;
@@ -441,6 +484,10 @@ void Replayer::completeHeap() {
             c.peak_live_bytes = r.live_bytes;
             c.peak_bytes_gc = g;
         }
+        // At a full GC the JVM's own accounting is the judge (heap/jvm_check.h).
+        if (r.kind == static_cast<uint8_t>(format::GcKind::kMajor) && r.jvm >= 0)
+            data_.jvm_checks.push_back(checkAgainstJvm(
+                r, viewAt(g), r.census >= 0 ? &data_.censuses[static_cast<size_t>(r.census)] : nullptr));
     }
     if (on_heap_ && !on_heap_(viewAt(g))) stopped_ = true;
 }

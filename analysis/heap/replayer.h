@@ -14,9 +14,11 @@
 
 #include "heap/diagnostics.h"
 #include "heap/heap_state.h"
+#include "heap/jvm_check.h"
 #include "heap/object_store.h"
 #include "heap/shape_table.h"
 #include "trace/event_decoder.h"
+#include "trace/extensions.h"
 #include "trace/trace_reader.h"
 
 namespace memcity {
@@ -66,11 +68,13 @@ struct EventBatch {
     std::vector<EventRecord> records;
     std::vector<GcStartEvent> starts;
     std::vector<GcEndEvent> ends;
+    std::vector<std::vector<uint8_t>> extensions;  // payloads of extension events (rare)
     std::string error;  // non-empty: decoding failed; the build stops with this message
     void clear() {
         records.clear();
         starts.clear();
         ends.clear();
+        extensions.clear();
         error.clear();
     }
 };
@@ -87,6 +91,9 @@ struct HistoryData {
     Diagnostics diagnostics;
     EventCounts counts;
     std::vector<SnapshotInfo> snapshots;  // complete snapshots, by GC
+    std::vector<GcJvmEvent> jvm_facts;    // the JVM's own figures of GCs (GcRecord::jvm)
+    std::vector<GcCensusEvent> censuses;  // the JVM's class counts after GCs (GcRecord::census)
+    std::vector<JvmCheck> jvm_checks;     // full GCs with the JVM's figures, in order
 };
 
 class Replayer : public EventVisitorBase {
@@ -146,7 +153,7 @@ public:
         count(format::EventKind::kThreadEnd, e.time_ns);
     }
     void onMove(const MoveEvent&, size_t) { countOnly(format::EventKind::kMove); }
-    void onExtension(uint32_t, std::span<const uint8_t>, size_t) { countOnly(format::EventKind::kExtension); }
+    void onExtension(uint32_t ext, std::span<const uint8_t> data, size_t offset);
 
 private:
     bool build() const { return mode_ == Mode::kBuild; }

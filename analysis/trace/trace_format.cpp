@@ -21,8 +21,8 @@ std::string_view eventKindName(uint32_t kind) {
 std::string_view gcKindName(uint32_t kind) {
     switch (static_cast<GcKind>(kind)) {
         case GcKind::kUnknown: return "unknown";
-        case GcKind::kMinor: return "minor";
-        case GcKind::kMajor: return "major";
+        case GcKind::kMinor: return "young";
+        case GcKind::kMajor: return "full";
         case GcKind::kConcurrent: return "concurrent";
     }
     return "unknown";

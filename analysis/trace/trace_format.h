@@ -11,7 +11,7 @@ namespace memcity::format {
 // ---- File header (32 bytes at offset 0) ----
 inline constexpr std::array<uint8_t, 8> kMagic = {0x89, 'M', 'C', 'T', '\r', '\n', 0x1a, '\n'};
 inline constexpr uint16_t kVersionMajor = 1;
-inline constexpr uint16_t kVersionMinor = 0;
+inline constexpr uint16_t kVersionMinor = 1;  // 1.1: the GC_JVM and GC_CENSUS extension events
 inline constexpr uint32_t kHeaderSize = 32;
 // Header layout: magic[8] | u16 major | u16 minor | u32 flags | u32 header_size | u32 reserved |
 //                u64 start_wall_ns
@@ -88,11 +88,17 @@ std::string_view eventKindName(uint32_t kind);
 
 enum class GcKind : uint8_t {
     kUnknown = 0,
-    kMinor = 1,       // young-generation collection
-    kMajor = 2,       // old-generation or full collection
+    kMinor = 1,       // "young": a young-generation (minor) collection
+    kMajor = 2,       // "full": an old-generation (major) or full collection
     kConcurrent = 3,  // a concurrent cycle (ZGC, Shenandoah, G1 marking)
 };
 std::string_view gcKindName(uint32_t kind);
+
+// Extension events (EventKind::kExtension) this format defines; readers skip others.
+enum class ExtensionKind : uint32_t {
+    kGcJvm = 1,     // the JVM's own figures of a GC: the collectors that ran, each memory pool
+    kGcCensus = 2,  // the JVM's heap counted by class right after a GC
+};
 
 // ---- Reference snapshots ----
 // REFS payload: varint gc, then records: zz (source id - previous source id), edge count,

@@ -261,6 +261,11 @@ void TraceWriter::move(const MoveEvent& e) {
     events_.move(e);
 }
 
+void TraceWriter::extension(uint32_t ext_kind, std::span<const uint8_t> data) {
+    ensureEvents();
+    events_.extension(ext_kind, data);
+}
+
 void TraceWriter::writeEvents(EventEncoder& encoder) {
     if (encoder.eventCount() == 0) {
         encoder.clear();

@@ -73,6 +73,8 @@ public:
     void threadStart(const ThreadEvent& e);
     void threadEnd(const ThreadEvent& e);
     void move(const MoveEvent& e);
+    // An extension event (format::ExtensionKind): a payload readers that do not know it skip.
+    void extension(uint32_t ext_kind, std::span<const uint8_t> data);
 
     // Writes an events payload built by another encoder (e.g. a per-thread buffer) as one chunk,
     // after the writer's own pending events. Clears the encoder.

@@ -15,6 +15,95 @@ std::string causeOf(const TraceFile& f, const GcRecord& g) {
     return g.cause ? std::string(f.symbols().string(g.cause)) : std::string();
 }
 
+const JvmCheck* checkOf(const HeapHistory& h, uint32_t gc) {
+    for (const JvmCheck& c : h.jvmChecks())
+        if (c.gc == gc) return &c;
+    return nullptr;
+}
+
+void jvmJson(JsonWriter& j, const LoadedTrace& t, const GcRecord& g) {
+    const HeapHistory& h = *t.history;
+    const SymbolTable& sym = t.trace->symbols();
+    j.key("jvm");
+    if (g.jvm < 0) {
+        j.null();
+    } else {
+        const GcJvmEvent& e = h.jvmFacts()[static_cast<size_t>(g.jvm)];
+        j.beginObject();
+        j.key("collectors").beginArray();
+        for (const CollectorRun& c : e.collectors) {
+            if (c.after == c.before) continue;
+            j.beginObject();
+            j.field("name", sym.string(c.name)).field("runs", c.after - c.before).field("total", c.after);
+            j.endObject();
+        }
+        j.endArray();
+        j.key("pools").beginArray();
+        for (const PoolFigures& p : e.pools) {
+            j.beginObject();
+            j.field("name", sym.string(p.name));
+            j.field("used_before", p.used_before).field("committed_before", p.committed_before);
+            j.field("used_after", p.used_after).field("committed_after", p.committed_after);
+            j.endObject();
+        }
+        j.endArray();
+        j.endObject();
+    }
+    j.key("census");
+    if (g.census < 0) {
+        j.null();
+    } else {
+        const GcCensusEvent& c = h.censuses()[static_cast<size_t>(g.census)];
+        uint64_t objects = 0, bytes = 0, untracked_objects = 0, untracked_bytes = 0;
+        for (const CensusType& ty : c.types) {
+            objects += ty.objects;
+            bytes += ty.bytes;
+            untracked_objects += ty.untracked_objects;
+            untracked_bytes += ty.untracked_bytes;
+        }
+        j.beginObject();
+        j.field("objects", objects).field("bytes", bytes);
+        j.field("untracked_objects", untracked_objects).field("untracked_bytes", untracked_bytes);
+        j.field("filler_objects", c.filler_objects).field("filler_bytes", c.filler_bytes);
+        j.field("agent_objects", c.agent_objects).field("agent_bytes", c.agent_bytes);
+        j.field("newer_objects", c.newer_objects).field("newer_bytes", c.newer_bytes);
+        j.key("types").beginArray();
+        for (const CensusType& ty : c.types) {
+            j.beginObject();
+            j.field("type", ty.type ? std::string(sym.type(ty.type).name) : std::string());
+            j.field("objects", ty.objects).field("bytes", ty.bytes);
+            j.field("untracked_objects", ty.untracked_objects).field("untracked_bytes", ty.untracked_bytes);
+            j.endObject();
+        }
+        j.endArray();
+        j.endObject();
+    }
+    j.key("check");
+    if (const JvmCheck* c = checkOf(h, g.index)) {
+        j.beginObject();
+        j.key("jvm_live_bytes");
+        if (c->has_census)
+            j.value(c->jvm_bytes);
+        else
+            j.null();
+        j.field("gap", c->gap()).field("used_gap", c->usedGap()).field("agrees", c->agrees());
+        j.key("differences").beginArray();
+        for (const TypeGap& d : c->biggest) {
+            j.beginObject();
+            j.field("type", d.type).field("objects", d.objects).field("bytes", d.bytes);
+            j.endObject();
+        }
+        j.endArray();
+        j.key("dead_space_bytes");
+        if (c->has_census)
+            j.value(c->deadSpace());
+        else
+            j.null();
+        j.endObject();
+    } else {
+        j.null();
+    }
+}
 void printJson(const LoadedTrace& t, uint32_t from, uint32_t to) {
     JsonWriter j;
     j.beginObject();
@@ -44,7 +133,9 @@ void printJson(const LoadedTrace& t, uint32_t from, uint32_t to) {
                 j.null();
         }
         j.field("vm_heap_before", g.vm_heap_before).field("vm_heap_after", g.vm_heap_after);
+        j.field("vm_heap_committed", g.vm_heap_committed);
         j.field("next_object_id", g.next_object_id);
+        jvmJson(j, t, g);
         j.endObject();
     }
     j.endArray();
@@ -53,19 +144,25 @@ void printJson(const LoadedTrace& t, uint32_t from, uint32_t to) {
 }
 
 void printTable(const LoadedTrace& t, uint32_t from, uint32_t to) {
-    std::printf("%5s %-6s %-20s %10s %9s %11s %10s %10s %10s %10s\n", "GC", "kind", "cause", "end", "pause",
-                "live objs", "live", "allocated", "freed", "reachable");
+    // The JVM's figures where the trace has them: its heap in use after the GC, and at full GCs
+    // how far memcity's live heap is from the JVM's count (heap/jvm_check.h).
+    std::printf("%5s %-6s %-20s %10s %9s %11s %10s %10s %7s %10s %10s %10s\n", "GC", "kind", "cause", "time",
+                "pause", "live objs", "live", "JVM after", "vs JVM", "allocated", "freed", "reachable");
     const auto& gcs = t.history->gcs();
     for (uint32_t i = from; i <= to && i < gcs.size(); ++i) {
         const GcRecord& g = gcs[i];
         std::string cause = printable(causeOf(*t.trace, g), 20);
         bool reach = g.has_snapshot && (g.reachable_objects || g.unreached_objects);
+        char gap[16] = "-";
+        if (const JvmCheck* c = checkOf(*t.history, g.index))
+            std::snprintf(gap, sizeof gap, "%+.2f%%", c->usedGap() * 100);
         std::printf(
-            "%5u %-6s %-20s %10s %9s %11s %10s %10s %10s %10s\n", g.index,
+            "%5u %-6s %-20s %10s %9s %11s %10s %10s %7s %10s %10s %10s\n", g.index,
             std::string(format::gcKindName(g.kind)).c_str(), cause.c_str(), formatDuration(g.end_ns).c_str(),
             formatDuration(static_cast<int64_t>(g.pause_ns)).c_str(), formatCount(g.live_objects).c_str(),
-            formatBytes(g.live_bytes).c_str(), formatBytes(g.allocated_bytes).c_str(),
-            formatBytes(g.freed_bytes).c_str(), reach ? formatBytes(g.reachable_bytes).c_str() : "-");
+            formatBytes(g.live_bytes).c_str(), g.jvm >= 0 ? formatBytes(g.vm_heap_after).c_str() : "-", gap,
+            formatBytes(g.allocated_bytes).c_str(), formatBytes(g.freed_bytes).c_str(),
+            reach ? formatBytes(g.reachable_bytes).c_str() : "-");
     }
 }
 

@@ -1,0 +1,92 @@
+#include "heap/jvm_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <unordered_map>
+
+#include "trace/trace_format.h"
+#include "util/units.h"
+
+namespace memcity {
+
+namespace {
+
+double relative(uint64_t value, uint64_t reference) {
+    if (reference == 0) return 0;
+    return (static_cast<double>(value) - static_cast<double>(reference)) / static_cast<double>(reference);
+}
+
+std::string signedBytes(int64_t b) {
+    return (b < 0 ? "-" : "+") + formatBytes(static_cast<uint64_t>(b < 0 ? -b : b));
+}
+
+}  // namespace
+
+double JvmCheck::gap() const {
+    return relative(live_bytes, expected());
+}
+
+double JvmCheck::usedGap() const {
+    return relative(live_bytes, jvm_used_after);
+}
+
+JvmCheck checkAgainstJvm(const GcRecord& record, const HeapView& heap, const GcCensusEvent* census) {
+    JvmCheck c;
+    c.gc = record.index;
+    c.jvm_used_after = record.vm_heap_after;
+    c.live_bytes = record.live_bytes;
+    if (!census) return c;
+    c.has_census = true;
+    c.agent_bytes = census->agent_bytes;
+    // memcity's live heap by type name, less the JVM's count of each (objects the trace has and
+    // objects it never saw alike). By name: a class has two types when it was first met before
+    // it was prepared.
+    const SymbolTable& sym = heap.symbols();
+    std::unordered_map<std::string, TypeGap> gaps;
+    heap.forEachLive([&](size_t pos) {
+        TypeGap& g = gaps[sym.type(heap.type(pos)).name];
+        g.objects += 1;
+        g.bytes += static_cast<int64_t>(heap.size(pos));
+    });
+    for (const CensusType& t : census->types) {
+        TypeGap& g = gaps[t.type ? sym.type(t.type).name : std::string()];
+        g.objects -= static_cast<int64_t>(t.objects + t.untracked_objects);
+        g.bytes -= static_cast<int64_t>(t.bytes + t.untracked_bytes);
+        c.jvm_objects += t.objects + t.untracked_objects;
+        c.jvm_bytes += t.bytes + t.untracked_bytes;
+        c.untracked_bytes += t.untracked_bytes;
+    }
+    for (auto& [type, g] : gaps) {
+        g.type = type;
+        if (g.objects != 0 || g.bytes != 0) c.biggest.push_back(g);
+    }
+    std::sort(c.biggest.begin(), c.biggest.end(), [](const TypeGap& a, const TypeGap& b) {
+        const int64_t x = std::abs(a.bytes), y = std::abs(b.bytes);
+        return x != y ? x > y : a.type < b.type;
+    });
+    if (c.biggest.size() > 5) c.biggest.resize(5);
+    return c;
+}
+
+std::string describeJvmCheck(const JvmCheck& c) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%+.2f%%", c.gap() * 100.0);
+    std::string s = "GC " + std::to_string(c.gc) + ": memcity's live heap " + formatBytes(c.live_bytes);
+    if (!c.has_census)
+        return s + ", the JVM's used after " + formatBytes(c.jvm_used_after) + " (" + pct +
+               "); no class count was recorded at this GC";
+    s += ", the JVM's count of live objects " + formatBytes(c.jvm_bytes) + " (" + pct + ")";
+    if (c.untracked_bytes) s += ", of which the recorder never saw " + formatBytes(c.untracked_bytes);
+    if (c.biggest.empty()) return s;
+    s += "; by type, memcity less the JVM:";
+    for (size_t i = 0; i < c.biggest.size() && i < 3; ++i) {
+        const TypeGap& g = c.biggest[i];
+        s += std::string(i ? "," : "") + " " +
+             (g.type.empty() ? "(classes the trace does not name)" : g.type) + " " + signedBytes(g.bytes) +
+             " (" + (g.objects < 0 ? "" : "+") + std::to_string(g.objects) + " objects)";
+    }
+    return s;
+}
+
+}  // namespace memcity

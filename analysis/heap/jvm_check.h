@@ -1,0 +1,60 @@
+// The self-check of a recording against the JVM's own accounting, at every full GC:
+//  - the JVM's heap in use after the GC (the sum of its memory pools, GC_JVM), what -Xlog:gc
+//    and java.lang.management report;
+//  - the JVM's own count of the objects alive at the GC, by class (GC_CENSUS, taken by the
+//    JVM's heap iteration right after the GC): memcity's live heap must equal it. The JVM's used
+//    bytes are those objects, the recorder's own few, and dead space the collector keeps
+//    (filler objects where it did not compact: no object of the program).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "heap/heap_state.h"
+#include "trace/extensions.h"
+
+namespace memcity {
+
+// Agreement within this fraction of the JVM's used bytes; beyond it, an integrity error.
+inline constexpr double kJvmAgreementLimit = 0.01;
+
+struct TypeGap {
+    std::string type;                // type name ("" for classes the trace does not name)
+    int64_t objects = 0, bytes = 0;  // memcity's live heap less the JVM's count (+: memcity has more)
+};
+
+struct JvmCheck {
+    uint32_t gc = 0;
+    uint64_t jvm_used_after = 0;  // bytes, the JVM's pools after the GC
+    uint64_t live_bytes = 0;      // memcity's live heap
+    bool has_census = false;
+    uint64_t jvm_objects = 0, jvm_bytes = 0;  // census: the program's objects alive at the GC
+    uint64_t untracked_bytes = 0;             // census: ... of them, bytes the recorder never saw
+    uint64_t agent_bytes = 0;                 // census: the recorder's own objects
+    std::vector<TypeGap> biggest;  // census: types where memcity and the JVM differ most, biggest first
+
+    // What memcity's live heap is held against: the JVM's count of live objects where there is
+    // one, else its used bytes.
+    uint64_t expected() const { return has_census ? jvm_bytes : jvm_used_after; }
+    // (memcity - expected) / expected; 0 when nothing is expected.
+    double gap() const;
+    // (memcity - used after) / used after: what -Xlog:gc shows.
+    double usedGap() const;
+    // The JVM's used bytes that hold no object (negative: objects allocated since the GC).
+    int64_t deadSpace() const {
+        return static_cast<int64_t>(jvm_used_after) - static_cast<int64_t>(jvm_bytes + agent_bytes);
+    }
+    bool agrees() const { return gap() <= kJvmAgreementLimit && gap() >= -kJvmAgreementLimit; }
+};
+
+// The check of GC `record` (a full GC with the JVM's figures), with its census when the
+// recording has one. Walks the heap's live objects when there is a census.
+JvmCheck checkAgainstJvm(const GcRecord& record, const HeapView& heap, const GcCensusEvent* census);
+
+// "GC 12: memcity's live heap 2.1 MiB, the JVM's count of live objects 2.3 MiB (-8.70%); by
+// type, memcity less the JVM: java.lang.Class -120 KiB (-697 objects), ..."
+std::string describeJvmCheck(const JvmCheck& check);
+
+}  // namespace memcity

@@ -1,0 +1,138 @@
+#include "trace/extensions.h"
+
+#include "util/bytes.h"
+
+namespace memcity {
+namespace {
+
+// Entries of a list are at least one byte each: a count above what is left is corrupt.
+constexpr uint64_t kMaxListEntries = 1u << 20;
+
+bool fail(ByteReader& r, std::string* error, size_t* error_offset, const std::string& what) {
+    *error = r.failed() ? std::string(r.failReason()) : what;
+    *error_offset = r.failed() ? r.failOffset() : r.offset();
+    return false;
+}
+
+bool countOk(ByteReader& r, uint64_t n) {
+    return !r.failed() && n <= kMaxListEntries && n <= r.remaining();
+}
+
+}  // namespace
+
+std::vector<uint8_t> encodeGcJvm(const GcJvmEvent& e) {
+    ByteWriter w;
+    w.varint(e.gc);
+    w.varint(e.collectors.size());
+    for (const CollectorRun& c : e.collectors) {
+        w.varint(c.name);
+        w.varint(c.before);
+        w.varint(c.after);
+    }
+    w.varint(e.pools.size());
+    for (const PoolFigures& p : e.pools) {
+        w.varint(p.name);
+        w.varint(p.used_before);
+        w.varint(p.committed_before);
+        w.varint(p.used_after);
+        w.varint(p.committed_after);
+    }
+    return std::move(w.bytes());
+}
+
+bool decodeGcJvm(std::span<const uint8_t> data, const SymbolTable& symbols, GcJvmEvent* out,
+                 std::string* error, size_t* error_offset) {
+    ByteReader r(data.data(), data.size());
+    *out = GcJvmEvent{};
+    out->gc = static_cast<uint32_t>(r.varint());
+    const uint64_t collectors = r.varint();
+    if (!countOk(r, collectors)) return fail(r, error, error_offset, "impossible collector count");
+    for (uint64_t i = 0; i < collectors; ++i) {
+        CollectorRun c;
+        const size_t at = r.offset();
+        c.name = static_cast<uint32_t>(r.varint());
+        c.before = r.varint();
+        c.after = r.varint();
+        if (r.failed()) return fail(r, error, error_offset, "");
+        if (!symbols.hasString(c.name)) {
+            *error = "collector name " + std::to_string(c.name) + " is not a defined string";
+            *error_offset = at;
+            return false;
+        }
+        out->collectors.push_back(c);
+    }
+    const uint64_t pools = r.varint();
+    if (!countOk(r, pools)) return fail(r, error, error_offset, "impossible pool count");
+    for (uint64_t i = 0; i < pools; ++i) {
+        PoolFigures p;
+        const size_t at = r.offset();
+        p.name = static_cast<uint32_t>(r.varint());
+        p.used_before = r.varint();
+        p.committed_before = r.varint();
+        p.used_after = r.varint();
+        p.committed_after = r.varint();
+        if (r.failed()) return fail(r, error, error_offset, "");
+        if (!symbols.hasString(p.name)) {
+            *error = "pool name " + std::to_string(p.name) + " is not a defined string";
+            *error_offset = at;
+            return false;
+        }
+        out->pools.push_back(p);
+    }
+    if (r.failed()) return fail(r, error, error_offset, "");
+    return true;
+}
+
+std::vector<uint8_t> encodeGcCensus(const GcCensusEvent& e) {
+    ByteWriter w;
+    w.varint(e.gc);
+    w.varint(e.types.size());
+    for (const CensusType& t : e.types) {
+        w.varint(t.type);
+        w.varint(t.objects);
+        w.varint(t.bytes);
+        w.varint(t.untracked_objects);
+        w.varint(t.untracked_bytes);
+    }
+    for (uint64_t v :
+         {e.filler_objects, e.filler_bytes, e.agent_objects, e.agent_bytes, e.newer_objects, e.newer_bytes})
+        w.varint(v);
+    return std::move(w.bytes());
+}
+
+bool decodeGcCensus(std::span<const uint8_t> data, const SymbolTable& symbols, GcCensusEvent* out,
+                    std::string* error, size_t* error_offset) {
+    ByteReader r(data.data(), data.size());
+    *out = GcCensusEvent{};
+    out->gc = static_cast<uint32_t>(r.varint());
+    const uint64_t types = r.varint();
+    if (!countOk(r, types)) return fail(r, error, error_offset, "impossible type count");
+    for (uint64_t i = 0; i < types; ++i) {
+        CensusType t;
+        const size_t at = r.offset();
+        t.type = static_cast<uint32_t>(r.varint());
+        t.objects = r.varint();
+        t.bytes = r.varint();
+        t.untracked_objects = r.varint();
+        t.untracked_bytes = r.varint();
+        if (r.failed()) return fail(r, error, error_offset, "");
+        if (t.type != 0 && !symbols.hasType(t.type)) {
+            *error = "census type " + std::to_string(t.type) + " is not a defined type";
+            *error_offset = at;
+            return false;
+        }
+        if (!out->types.empty() && t.type <= out->types.back().type) {
+            *error = "census types are not ascending";
+            *error_offset = at;
+            return false;
+        }
+        out->types.push_back(t);
+    }
+    for (uint64_t* v : {&out->filler_objects, &out->filler_bytes, &out->agent_objects, &out->agent_bytes,
+                        &out->newer_objects, &out->newer_bytes})
+        *v = r.varint();
+    if (r.failed()) return fail(r, error, error_offset, "");
+    return true;
+}
+
+}  // namespace memcity

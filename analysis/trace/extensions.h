@@ -1,0 +1,56 @@
+// The extension events of format 1.1 (EventKind::kExtension, docs/trace-format.md): what the
+// JVM itself says about a GC. Readers of 1.0 skip them.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "trace/symbols.h"
+
+namespace memcity {
+
+// GC_JVM: the JVM's own figures of one GC, taken inside the GC (at its start and its end).
+struct CollectorRun {
+    uint32_t name = 0;    // STRING id: the collector as the JVM names it
+    uint64_t before = 0;  // its invocations since the JVM started, at the GC's start
+    uint64_t after = 0;   // ... at its end (after > before: it ran in this GC)
+};
+struct PoolFigures {
+    uint32_t name = 0;  // STRING id: the memory pool as java.lang.management names it
+    uint64_t used_before = 0, committed_before = 0;  // bytes, at the GC's start
+    uint64_t used_after = 0, committed_after = 0;    // bytes, at its end
+};
+struct GcJvmEvent {
+    uint32_t gc = 0;
+    std::vector<CollectorRun> collectors;
+    std::vector<PoolFigures> pools;
+};
+
+// GC_CENSUS: the JVM's heap counted by class right after a GC (before the next one), by the
+// JVM's own heap iteration. Objects allocated since the GC ended are counted apart.
+struct CensusType {
+    uint32_t type = 0;                                    // TYPE id, 0 = a class the trace does not name
+    uint64_t objects = 0, bytes = 0;                      // objects the trace has, alive at the GC
+    uint64_t untracked_objects = 0, untracked_bytes = 0;  // objects the trace never saw
+};
+struct GcCensusEvent {
+    uint32_t gc = 0;
+    std::vector<CensusType> types;                  // types ascending, each once
+    uint64_t filler_objects = 0, filler_bytes = 0;  // dead space the collector left as fillers
+    uint64_t agent_objects = 0, agent_bytes = 0;    // the recorder's own objects
+    uint64_t newer_objects = 0, newer_bytes = 0;    // allocated after the GC ended
+};
+
+std::vector<uint8_t> encodeGcJvm(const GcJvmEvent& e);
+std::vector<uint8_t> encodeGcCensus(const GcCensusEvent& e);
+
+// Decode a payload; false with `error` (and its offset in `data`) when it is malformed or names
+// a symbol the table lacks.
+bool decodeGcJvm(std::span<const uint8_t> data, const SymbolTable& symbols, GcJvmEvent* out,
+                 std::string* error, size_t* error_offset);
+bool decodeGcCensus(std::span<const uint8_t> data, const SymbolTable& symbols, GcCensusEvent* out,
+                    std::string* error, size_t* error_offset);
+
+}  // namespace memcity

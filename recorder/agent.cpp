@@ -39,6 +39,9 @@ void JNICALL onThreadStart(jvmtiEnv*, JNIEnv* jni, jthread thread) {
 void JNICALL onThreadEnd(jvmtiEnv*, JNIEnv* jni, jthread thread) {
     guarded("thread end", [&](Recorder& r) { r.onThreadEnd(jni, thread); });
 }
+void JNICALL onClassLoad(jvmtiEnv*, JNIEnv* jni, jthread, jclass klass) {
+    guarded("class load", [&](Recorder& r) { r.onClassLoad(jni, klass); });
+}
 void JNICALL onClassPrepare(jvmtiEnv*, JNIEnv* jni, jthread, jclass klass) {
     guarded("class prepare", [&](Recorder& r) { r.onClassPrepare(jni, klass); });
 }
@@ -89,6 +92,7 @@ extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*)
     callbacks.VMDeath = onVmDeath;
     callbacks.ThreadStart = onThreadStart;
     callbacks.ThreadEnd = onThreadEnd;
+    callbacks.ClassLoad = onClassLoad;
     callbacks.ClassPrepare = onClassPrepare;
     callbacks.SampledObjectAlloc = onSampledAlloc;
     callbacks.VMObjectAlloc = onVmObjectAlloc;

@@ -9,11 +9,6 @@
 namespace memcity::agent {
 
 uint32_t ClassRegistry::add(std::unique_ptr<ClassEntry> entry) {
-    std::lock_guard lock(mutex_);
-    return addLocked(std::move(entry));
-}
-
-uint32_t ClassRegistry::addLocked(std::unique_ptr<ClassEntry> entry) {
     const size_t n = count_.load(std::memory_order_relaxed);
     if ((n >> kBlockShift) >= kMaxBlocks) return kNoClass;
     auto& block = entries_[n >> kBlockShift];
@@ -23,16 +18,57 @@ uint32_t ClassRegistry::addLocked(std::unique_ptr<ClassEntry> entry) {
     return static_cast<uint32_t>(n);
 }
 
+bool ClassRegistry::isFiller(const std::string& name) const {
+    if (filler_mode_.load(std::memory_order_acquire) == 2)
+        return name == "int[]" || name == "java.lang.Object";
+    return name == "jdk.internal.vm.FillerObject" || name == "jdk.internal.vm.FillerElement[]";
+}
+
+void ClassRegistry::markFillers() {
+    std::lock_guard lock(prepare_mutex_);
+    bool dedicated = false;
+    for (size_t i = 0; i < size(); ++i)
+        dedicated |= (*this)[static_cast<uint32_t>(i)].name == "jdk.internal.vm.FillerObject";
+    filler_mode_.store(dedicated ? 1 : 2, std::memory_order_release);
+    for (size_t i = 0; i < size(); ++i) {
+        ClassEntry& e = (*this)[static_cast<uint32_t>(i)];
+        e.filler = isFiller(e.name);
+    }
+}
+
 uint32_t ClassRegistry::indexOf(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass) {
     jlong tag = 0;
     if (jvmti->GetTag(klass, &tag) == JVMTI_ERROR_NONE) {
         uint32_t index = indexFromTag(tag);
         if (index != kNoClass) return index;
     }
-    return prepare(jvmti, jni, klass);
+    std::lock_guard lock(prepare_mutex_);
+    return registerLocked(jvmti, jni, klass, false);
 }
 
-uint32_t ClassRegistry::prepare(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass) {
+uint32_t ClassRegistry::prepared(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass) {
+    jlong tag = 0;
+    if (jvmti->GetTag(klass, &tag) == JVMTI_ERROR_NONE) {
+        uint32_t index = indexFromTag(tag);
+        if (index != kNoClass && !(*this)[index].provisional) return index;
+    }
+    std::lock_guard lock(prepare_mutex_);
+    return registerLocked(jvmti, jni, klass, true);
+}
+
+uint32_t ClassRegistry::registerLocked(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass, bool complete) {
+    // Another thread may have registered the class while this one waited for the lock.
+    jlong previous_tag = 0;
+    if (jvmti->GetTag(klass, &previous_tag) != JVMTI_ERROR_NONE) previous_tag = 0;
+    uint64_t known_mirror = kNoObject;
+    if (uint32_t index = indexFromTag(previous_tag); index != kNoClass) {
+        const ClassEntry& old = (*this)[index];
+        if (!complete || !old.provisional) return index;
+        known_mirror = old.mirror_id.load(std::memory_order_acquire);
+    } else if (previous_tag > 0 && !(previous_tag & kClassTagBit)) {
+        known_mirror = static_cast<uint64_t>(previous_tag - 1);  // a heap walk met the mirror first
+    }
+
     auto e = std::make_unique<ClassEntry>();
     {
         JvmtiPtr<char> sig(jvmti);
@@ -41,37 +77,31 @@ uint32_t ClassRegistry::prepare(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass) {
         e->signature = sig.get();
     }
     e->name = javaName(e->signature);
+    e->filler = isFiller(e->name);
+    auto registered = [&](std::unique_ptr<ClassEntry> entry) {
+        uint32_t index = add(std::move(entry));
+        if (index == kNoClass) return kNoClass;
+        jvmti->SetTag(klass, kClassTagBit | index);
+        if (on_added_) on_added_(index, klass, known_mirror);
+        return index;
+    };
 
     if (e->signature[0] == '[') {
-        {
-            std::lock_guard lock(mutex_);
-            auto it = arrays_.find(e->signature);
-            if (it != arrays_.end()) {
-                uint32_t index = it->second;
-                jvmti->SetTag(klass, kClassTagBit | index);
-                return index;
-            }
-        }
         const char c = e->signature.size() > 1 ? e->signature[1] : 'L';
         e->kind =
             c == 'L' || c == '[' ? format::TypeKind::kReferenceArray : format::TypeKind::kPrimitiveArray;
         e->element_bytes = elementBytes(e->signature, reference_bytes_);
-        uint32_t index;
-        {
-            // Registered under the lock, so two threads meeting the same array class agree.
-            std::lock_guard lock(mutex_);
-            auto it = arrays_.find(e->signature);
-            if (it != arrays_.end()) {
-                index = it->second;
-            } else {
-                std::string signature = e->signature;
-                index = addLocked(std::move(e));
-                if (index == kNoClass) return kNoClass;
-                arrays_.emplace(std::move(signature), index);
-            }
-        }
-        jvmti->SetTag(klass, kClassTagBit | index);
-        return index;
+        return registered(std::move(e));
+    }
+    e->variable_size = e->name == "java.lang.Class";
+
+    // A class loaded but not yet prepared has no fields to read: a provisional entry until it is
+    // (its instances are the VM's own, such as CDS-archived objects and fillers).
+    jint status = 0;
+    jvmti->GetClassStatus(klass, &status);
+    if (!(status & JVMTI_CLASS_STATUS_PREPARED)) {
+        e->provisional = true;
+        return registered(std::move(e));
     }
 
     jboolean is_interface = JNI_FALSE;
@@ -80,7 +110,7 @@ uint32_t ClassRegistry::prepare(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass) {
 
     // The superclass first: classes are prepared after their superclasses.
     if (jclass super = jni->GetSuperclass(klass)) {
-        e->super = indexOf(jvmti, jni, super);
+        e->super = registerLocked(jvmti, jni, super, true);
         jni->DeleteLocalRef(super);
     }
 
@@ -118,7 +148,7 @@ uint32_t ClassRegistry::prepare(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass) {
         if (jvmti->GetImplementedInterfaces(klass, &n, direct.out()) == JVMTI_ERROR_NONE) {
             for (jint i = 0; i < n; ++i) {
                 jclass iface = direct[static_cast<size_t>(i)];
-                uint32_t idx = indexOf(jvmti, jni, iface);
+                uint32_t idx = registerLocked(jvmti, jni, iface, true);
                 if (idx != kNoClass) {
                     interfaces.insert(idx);
                     const ClassEntry& ie = (*this)[idx];
@@ -149,8 +179,8 @@ uint32_t ClassRegistry::prepare(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass) {
 
     const size_t own = e->fields.size();
     ClassEntry* raw = e.get();
-    uint32_t index = add(std::move(e));
-    if (index == kNoClass) return kNoClass;
+    // The flat field list names the entry's own index: fill it in before the class is tagged.
+    const uint32_t index = static_cast<uint32_t>(size());
     for (size_t i = 0; i < own; ++i)
         raw->flat.emplace_back(index, static_cast<uint32_t>(i));
     // Where java.lang.ref.Reference.referent sits, so heap walks spot weak edges with one compare.
@@ -162,8 +192,7 @@ uint32_t ClassRegistry::prepare(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass) {
             break;
         }
     }
-    jvmti->SetTag(klass, kClassTagBit | index);
-    return index;
+    return registered(std::move(e));
 }
 
 uint32_t ClassRegistry::defineLocked(uint32_t index, uint64_t instance_size, TraceWriter& w) {
@@ -176,7 +205,7 @@ uint32_t ClassRegistry::defineLocked(uint32_t index, uint64_t instance_size, Tra
     def.kind = e.kind;
     def.super_type = super_id;
     if (e.kind == format::TypeKind::kInstance) {
-        e.instance_size = static_cast<uint32_t>(instance_size);
+        e.instance_size = e.variable_size ? 0 : static_cast<uint32_t>(instance_size);
         def.instance_size = e.instance_size;
     } else {
         def.array_header = 16;  // compressed class pointers; other layouts give explicit sizes

@@ -3,8 +3,14 @@
 // finds it with one GetTag. Its TYPE symbol (and its fields' FIELD symbols) are written the
 // first time the trace needs them, which keeps symbol ids dense.
 //
-// Locking: JVMTI is only called with no registry lock held; entries never move once added, so
-// they are read without a lock by whoever was handed their index.
+// Every class is one entry, also two array classes of one signature from different loaders:
+// each has a java.lang.Class object of its own in the heap (its mirror), which the trace holds
+// as an object (ClassEntry::mirror_id).
+//
+// Locking: registering a class is serialised by a recursive mutex that no VM-thread code ever
+// takes, held across the JVMTI calls that read the class (so two threads meeting one class
+// agree on one entry); lookups take no lock. Entries never move once added, so they are read
+// without a lock by whoever was handed their index.
 #pragma once
 
 #include <jvmti.h>
@@ -12,7 +18,6 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
-#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -28,6 +33,7 @@ namespace memcity::agent {
 
 inline constexpr jlong kClassTagBit = jlong{1} << 62;
 inline constexpr uint32_t kNoClass = ~uint32_t{0};
+inline constexpr uint64_t kNoObject = ~uint64_t{0};
 
 enum class RefKind : uint8_t {
     kNone,     // not a java.lang.ref.Reference
@@ -61,8 +67,18 @@ struct ClassEntry {
     std::vector<uint32_t> interfaces;  // every interface implemented, transitively (registry indices)
     int32_t referent_index = -1;       // JVMTI field index of Reference.referent, -1 if none
 
+    bool variable_size = false;  // java.lang.Class: each mirror has its class's statics inside
+    bool provisional = false;    // loaded, not yet prepared: no fields; replaced when prepared
+    // Untagged objects of this class in the heap are fillers: dead space HotSpot formats as
+    // objects (jdk.internal.vm.FillerObject and FillerElement[], or before JDK 19 int[] and
+    // java.lang.Object, which are then ambiguous). See ClassRegistry::markFillers.
+    bool filler = false;
+
     std::atomic<uint32_t> type_id{0};  // the TYPE symbol, 0 until defined
     uint32_t instance_size = 0;        // bytes (instances), fixed by the first allocation
+    // The object id of this class's java.lang.Class object in the trace; kNoObject until the
+    // recorder has recorded it.
+    std::atomic<uint64_t> mirror_id{kNoObject};
 };
 
 class ClassRegistry {
@@ -72,12 +88,25 @@ public:
 
     void setReferenceBytes(uint32_t bytes) { reference_bytes_ = bytes; }
 
-    // Reads a class's signature, fields, superclass and interfaces, registers it and tags it.
-    // Returns its registry index (the one already there for an array signature seen before).
-    uint32_t prepare(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass);
+    // Called once for each entry added, with the registration lock held (so a class's mirror is
+    // recorded before another thread can use its entry), and with the object id its mirror
+    // already has (a heap walk met it first, or it had a provisional entry), else kNoObject.
+    using OnAdded = std::function<void(uint32_t index, jclass klass, uint64_t known_mirror)>;
+    void setOnAdded(OnAdded fn) { on_added_ = std::move(fn); }
 
-    // The registry index of a class: one GetTag, or prepare() on first sight.
+    // Decides which classes' untagged objects are fillers (ClassEntry::filler), for the classes
+    // registered so far and every class registered later: the dedicated filler classes where
+    // the JVM has them (from Java 19; call once its start-up classes are registered), int[] and
+    // java.lang.Object before.
+    void markFillers();
+
+    // The registry index of a class: one GetTag, or on first sight reads the class's
+    // signature, fields, superclass and interfaces, registers it and tags it. A class that is
+    // loaded but not prepared gets a provisional entry (its name only).
     uint32_t indexOf(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass);
+    // The same for a class known to be prepared (at its ClassPrepare event): a provisional entry
+    // is replaced by a complete one, which keeps its mirror.
+    uint32_t prepared(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass);
 
     // Registry index from a class tag (kNoClass if it is not one of ours).
     static uint32_t indexFromTag(jlong tag) {
@@ -107,19 +136,22 @@ private:
     static constexpr uint32_t kBlockMask = (1u << kBlockShift) - 1;
     static constexpr size_t kMaxBlocks = 4096;  // 4 million classes
 
+    // With prepare_mutex_ held; `complete`: replace a provisional entry.
+    uint32_t registerLocked(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass, bool complete);
     uint32_t add(std::unique_ptr<ClassEntry> entry);
-    uint32_t addLocked(std::unique_ptr<ClassEntry> entry);  // with mutex_ held
     uint32_t defineLocked(uint32_t index, uint64_t instance_size, TraceWriter& w);
 
     uint32_t reference_bytes_;
-    std::mutex mutex_;         // adding entries, array signatures
-    std::mutex define_mutex_;  // TYPE/FIELD definitions
+    std::recursive_mutex prepare_mutex_;  // registering classes (superclasses recursively)
+    std::mutex define_mutex_;             // TYPE/FIELD definitions
+    OnAdded on_added_;
     std::unique_ptr<std::unique_ptr<std::unique_ptr<ClassEntry>[]>[]> entries_ {
         new std::unique_ptr<std::unique_ptr<ClassEntry>[]>[ kMaxBlocks ]
     };
     std::atomic<size_t> count_{0};
-    std::map<std::string, uint32_t> arrays_;  // array signature -> index
     uint32_t next_type_ = 0, next_field_ = 0;
+    std::atomic<int> filler_mode_{1};  // 1 dedicated filler classes, 2 int[] and Object
+    bool isFiller(const std::string& name) const;
 };
 
 }  // namespace memcity::agent

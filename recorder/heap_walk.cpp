@@ -1,6 +1,9 @@
 #include "heap_walk.h"
 
+#include <algorithm>
 #include <vector>
+
+#include "trace/extensions.h"
 
 #include "recorder.h"
 
@@ -15,20 +18,41 @@ struct Unseen {
 };
 
 // ---- Objects that exist when recording begins ----
+//
+// Reachable objects first: a reference walk tags every object a root reaches. Then the rest of
+// the heap, untagged objects that no reported root reaches: live objects HotSpot holds through
+// roots it does not report (some interned strings, CDS archived objects), and garbage not yet
+// collected, which dies at the first GC. Fillers are no objects at all: HotSpot writes a dummy
+// array (or object) over the unused end of each thread's allocation buffer so that the heap can
+// be walked, and the thread then goes on allocating over it. A tag on a filler would pass to the
+// object allocated where it began, and its id would never die; fillers stay untagged.
 
 struct ExistingObjects {
     Recorder* recorder;
     std::vector<Unseen> objects;
+
+    void add(jlong class_tag, jlong size, jlong* tag_ptr, jint length) {
+        const uint32_t ci = ClassRegistry::indexFromTag(class_tag);
+        if (ci == kNoClass) return;
+        const uint64_t id = recorder->newObjectId();
+        *tag_ptr = static_cast<jlong>(id + 1);
+        objects.push_back(
+            {id, ci, static_cast<uint64_t>(size), length < 0 ? 0 : static_cast<uint64_t>(length)});
+    }
 };
 
-jint JNICALL onExisting(jlong class_tag, jlong size, jlong* tag_ptr, jint length, void* user_data) {
+jint JNICALL onExistingReference(jvmtiHeapReferenceKind, const jvmtiHeapReferenceInfo*, jlong class_tag,
+                                 jlong, jlong size, jlong* tag_ptr, jlong*, jint length, void* user_data) {
     auto* ctx = static_cast<ExistingObjects*>(user_data);
-    uint32_t ci = ClassRegistry::indexFromTag(class_tag);
-    if (*tag_ptr != 0 || ci == kNoClass || ci == ctx->recorder->classOfClass()) return JVMTI_VISIT_OBJECTS;
-    uint64_t id = ctx->recorder->newObjectId();
-    *tag_ptr = static_cast<jlong>(id + 1);
-    ctx->objects.push_back(
-        {id, ci, static_cast<uint64_t>(size), length < 0 ? 0 : static_cast<uint64_t>(length)});
+    if (*tag_ptr == kAgentObjectTag) return 0;
+    if (*tag_ptr == 0) ctx->add(class_tag, size, tag_ptr, length);
+    return JVMTI_VISIT_OBJECTS;
+}
+
+jint JNICALL onExistingObject(jlong class_tag, jlong size, jlong* tag_ptr, jint length, void* user_data) {
+    auto* ctx = static_cast<ExistingObjects*>(user_data);
+    const uint32_t ci = ClassRegistry::indexFromTag(class_tag);
+    if (ci != kNoClass && !ctx->recorder->classes()[ci].filler) ctx->add(class_tag, size, tag_ptr, length);
     return JVMTI_VISIT_OBJECTS;
 }
 
@@ -55,7 +79,7 @@ struct Walk {
 
     void flush() {
         if (source == 0) return;
-        const uint64_t id = static_cast<uint64_t>(source - 1);
+        const uint64_t id = objectIdOfTag(source);
         if (!edges.empty()) recorder->withWriter([&](TraceWriter& w) { w.snapshotObject(id, edges); });
         edges.clear();
         source = 0;
@@ -81,16 +105,22 @@ jint JNICALL onReference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceIn
     Recorder& r = *w->recorder;
     const uint32_t target_class = ClassRegistry::indexFromTag(class_tag);
     if (*tag_ptr == 0) {
-        // An object nobody reported: give it an id (its class mirror stays untagged: not ours).
-        if (target_class == kNoClass || target_class == r.classOfClass()) return JVMTI_VISIT_OBJECTS;
-        uint64_t id = r.newObjectId();
+        // An object nobody reported (a class mirror too, of a class not registered yet: its
+        // registration adopts the id).
+        if (target_class == kNoClass) return JVMTI_VISIT_OBJECTS;
+        uint64_t id = r.walkObjectId();
         *tag_ptr = static_cast<jlong>(id + 1);
         w->unseen.push_back(
             {id, target_class, static_cast<uint64_t>(size), length < 0 ? 0 : static_cast<uint64_t>(length)});
     }
     const jlong tag = *tag_ptr;
-    if (tag & kClassTagBit) return JVMTI_VISIT_OBJECTS;  // a class mirror: walk its statics, record nothing
-    const uint64_t target = static_cast<uint64_t>(tag - 1);
+    if (tag == kAgentObjectTag) return 0;  // the agent's: neither recorded nor followed
+    uint64_t target = objectIdOfTag(tag);
+    if (tag & kClassTagBit) {
+        // A class's mirror: the object recorded for it (its statics are walked either way).
+        target = r.classes()[ClassRegistry::indexFromTag(tag)].mirror_id.load(std::memory_order_acquire);
+        if (target == kNoObject) return JVMTI_VISIT_OBJECTS;
+    }
     const jlong referrer = referrer_tag_ptr ? *referrer_tag_ptr : 0;
 
     switch (kind) {
@@ -150,9 +180,13 @@ jint JNICALL onReference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceIn
         case JVMTI_HEAP_REFERENCE_JNI_GLOBAL:
             w->roots.push_back({static_cast<uint32_t>(format::RootKind::kJniGlobal), target});
             break;
-        case JVMTI_HEAP_REFERENCE_SYSTEM_CLASS:
-            w->roots.push_back({static_cast<uint32_t>(format::RootKind::kSystemClass), target});
+        case JVMTI_HEAP_REFERENCE_SYSTEM_CLASS: {
+            // A class the VM always holds: the root is its mirror.
+            RawRoot root{static_cast<uint32_t>(format::RootKind::kSystemClass), target};
+            root.class_index = ClassRegistry::indexFromTag(tag);
+            w->roots.push_back(root);
             break;
+        }
         case JVMTI_HEAP_REFERENCE_MONITOR:
             w->roots.push_back({static_cast<uint32_t>(format::RootKind::kMonitor), target});
             break;
@@ -174,15 +208,127 @@ jint JNICALL onReference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceIn
 
 void tagExistingObjects(Recorder& r) {
     ExistingObjects ctx{&r, {}};
-    jvmtiHeapCallbacks callbacks{};
-    callbacks.heap_iteration_callback = onExisting;
-    if (r.jvmti()->IterateThroughHeap(JVMTI_HEAP_FILTER_TAGGED, nullptr, &callbacks, &ctx) !=
-        JVMTI_ERROR_NONE)
-        return;
+    jvmtiHeapCallbacks reach{};
+    reach.heap_reference_callback = onExistingReference;
+    const jvmtiError reached = r.jvmti()->FollowReferences(0, nullptr, nullptr, &reach, &ctx);
+    const size_t reachable = ctx.objects.size();
+    jvmtiHeapCallbacks rest{};
+    rest.heap_iteration_callback = onExistingObject;
+    const jvmtiError iterated = r.jvmti()->IterateThroughHeap(JVMTI_HEAP_FILTER_TAGGED, nullptr, &rest, &ctx);
     for (const Unseen& u : ctx.objects)
         r.recordUnseen(u.id, u.class_index, u.size, u.length);
-    r.withWriter(
-        [&](TraceWriter& w) { w.meta("objects before recording", std::to_string(ctx.objects.size())); });
+    r.withWriter([&](TraceWriter& w) {
+        w.meta("objects before recording", std::to_string(ctx.objects.size()));
+        w.meta("objects before recording, reachable", std::to_string(reachable));
+        if (reached != JVMTI_ERROR_NONE || iterated != JVMTI_ERROR_NONE)
+            w.meta("warning", "the start-up heap walk failed with JVMTI error " +
+                                  std::to_string(reached != JVMTI_ERROR_NONE ? reached : iterated));
+    });
+}
+
+namespace {
+
+struct Census {
+    struct Counts {
+        uint64_t objects = 0, bytes = 0, untracked_objects = 0, untracked_bytes = 0;
+    };
+    Recorder* recorder;
+    uint64_t watermark;
+    uint64_t gcs_finished;  // the count must see the heap of this many GCs, no more
+    bool stale = false;
+    bool checked = false;
+    std::vector<Counts> by_class;  // by registry index
+    Counts unknown_class;
+    GcCensusEvent totals;  // fillers, agent, newer
+
+    Counts& of(uint32_t ci) {
+        if (ci == kNoClass) return unknown_class;
+        if (ci >= by_class.size()) by_class.resize(size_t{ci} + 1);
+        return by_class[ci];
+    }
+};
+
+// Runs on the VM thread inside a safepoint: only the registry and the census's own memory.
+jint JNICALL onCensusObject(jlong class_tag, jlong size, jlong* tag_ptr, jint, void* user_data) {
+    auto* c = static_cast<Census*>(user_data);
+    if (!c->checked) {
+        c->checked = true;
+        if (c->recorder->gcsFinished() != c->gcs_finished) {
+            c->stale = true;
+            return JVMTI_VISIT_ABORT;
+        }
+    }
+    const auto bytes = static_cast<uint64_t>(size);
+    const uint32_t ci = ClassRegistry::indexFromTag(class_tag);
+    const jlong tag = *tag_ptr;
+    if (tag == 0) {
+        if (ci != kNoClass && c->recorder->classes()[ci].filler) {
+            c->totals.filler_objects++;
+            c->totals.filler_bytes += bytes;
+        } else {
+            Census::Counts& n = c->of(ci);
+            n.untracked_objects++;
+            n.untracked_bytes += bytes;
+        }
+        return JVMTI_VISIT_OBJECTS;
+    }
+    uint64_t id = objectIdOfTag(tag);
+    if (tag & kClassTagBit) {
+        const uint32_t mirror_of = ClassRegistry::indexFromTag(tag);
+        id = mirror_of == kNoClass
+                 ? kNoObject
+                 : c->recorder->classes()[mirror_of].mirror_id.load(std::memory_order_acquire);
+        if (id == kNoObject) {  // the agent's own object, or its class's mirror
+            c->totals.agent_objects++;
+            c->totals.agent_bytes += bytes;
+            return JVMTI_VISIT_OBJECTS;
+        }
+    }
+    if (id >= c->watermark) {
+        c->totals.newer_objects++;
+        c->totals.newer_bytes += bytes;
+    } else {
+        Census::Counts& n = c->of(ci);
+        n.objects++;
+        n.bytes += bytes;
+    }
+    return JVMTI_VISIT_OBJECTS;
+}
+
+jint JNICALL onRootOnly(jvmtiHeapReferenceKind, const jvmtiHeapReferenceInfo*, jlong, jlong, jlong, jlong*,
+                        jlong*, jint, void*) {
+    return 0;  // visit nothing past the roots
+}
+}  // namespace
+
+bool countHeap(Recorder& r, uint32_t gc, uint64_t watermark) {
+    Census census{&r, watermark, uint64_t{gc} + 1, false, false, {}, {}, {}};
+    jvmtiHeapCallbacks callbacks{};
+    callbacks.heap_iteration_callback = onCensusObject;
+    if (r.jvmti()->IterateThroughHeap(0, nullptr, &callbacks, &census) != JVMTI_ERROR_NONE || census.stale)
+        return false;
+    GcCensusEvent e = census.totals;
+    e.gc = gc;
+    const auto& write = r.writerAccess();
+    auto add = [&](uint32_t type, const Census::Counts& n) {
+        if (n.objects == 0 && n.untracked_objects == 0) return;
+        e.types.push_back({type, n.objects, n.bytes, n.untracked_objects, n.untracked_bytes});
+    };
+    for (size_t ci = 0; ci < census.by_class.size(); ++ci)
+        add(r.classes().typeId(static_cast<uint32_t>(ci), 0, write), census.by_class[ci]);
+    add(0, census.unknown_class);
+    std::sort(e.types.begin(), e.types.end(),
+              [](const CensusType& a, const CensusType& b) { return a.type < b.type; });
+    r.withWriter([&](TraceWriter& w) {
+        w.extension(static_cast<uint32_t>(format::ExtensionKind::kGcCensus), encodeGcCensus(e));
+    });
+    return true;
+}
+
+void flushObjectFrees(Recorder& r) {
+    jvmtiHeapCallbacks callbacks{};
+    callbacks.heap_reference_callback = onRootOnly;
+    r.jvmti()->FollowReferences(0, nullptr, nullptr, &callbacks, nullptr);
 }
 
 void walkHeap(Recorder& r, uint32_t gc) {

@@ -12,6 +12,17 @@ class Recorder;
 // (site unknown, thread unknown). Classes must be tagged already.
 void tagExistingObjects(Recorder& recorder);
 
+// Counts the JVM's heap by class right after GC `gc` (whose watermark is `watermark`) and writes
+// it as a GC_CENSUS event: the objects the trace has that were alive at the GC, objects it never
+// saw, fillers, the agent's own objects, and what was allocated since. Tags nothing. Skipped
+// (returns false) when another GC ended before the count began.
+bool countHeap(Recorder& recorder, uint32_t gc, uint64_t watermark);
+
+// Has the VM post the ObjectFree events of every object the GCs so far have collected, before
+// it returns: a heap walk starts by doing so (HotSpot posts them otherwise late, from its
+// service thread). Only the roots are visited.
+void flushObjectFrees(Recorder& recorder);
+
 // Follows every reference from the GC roots and writes them as the snapshot of GC `gc`:
 // references grouped by object as the VM reports them, weak/soft/phantom referents marked,
 // roots with their details. Objects met untagged are given ids and allocation events.

@@ -11,6 +11,7 @@
 #include "heap_walk.h"
 #include "jvmti_util.h"
 #include "shutdown_hook.h"
+#include "trace/extensions.h"
 
 namespace memcity::agent {
 namespace {
@@ -57,6 +58,9 @@ void JNICALL agentThreadMain(jvmtiEnv*, JNIEnv* jni, void* arg) {
 Recorder::Recorder(jvmtiEnv* jvmti, JavaVM* vm, AgentOptions options)
     : jvmti_(jvmti), vm_(vm), options_(std::move(options)) {
     with_writer_ = [this](const std::function<void(TraceWriter&)>& f) { withWriter(f); };
+    classes_.setOnAdded([this](uint32_t index, jclass klass, uint64_t known_mirror) {
+        recordMirror(index, klass, known_mirror);
+    });
 }
 
 Recorder::~Recorder() = default;
@@ -95,10 +99,11 @@ Status Recorder::start() {
         return Error{"cannot create a JVMTI raw monitor"};
     unsafe_final_gc_ = concurrentCollectorRequested();
     recording_ = true;
-    for (jvmtiEvent e : {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START,
-                         JVMTI_EVENT_THREAD_END, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC,
-                         JVMTI_EVENT_VM_OBJECT_ALLOC, JVMTI_EVENT_OBJECT_FREE,
-                         JVMTI_EVENT_GARBAGE_COLLECTION_START, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH}) {
+    for (jvmtiEvent e :
+         {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
+          JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC,
+          JVMTI_EVENT_VM_OBJECT_ALLOC, JVMTI_EVENT_OBJECT_FREE, JVMTI_EVENT_GARBAGE_COLLECTION_START,
+          JVMTI_EVENT_GARBAGE_COLLECTION_FINISH}) {
         if (jvmti_->SetEventNotificationMode(JVMTI_ENABLE, e, nullptr) != JVMTI_ERROR_NONE)
             return Error{"cannot enable JVMTI event " + std::to_string(e)};
     }
@@ -135,11 +140,17 @@ namespace {
 thread_local ThreadState* t_state = nullptr;
 // The recorder the shutdown hook finishes (the hook's function cannot capture it).
 Recorder* g_shutdown_recorder = nullptr;
-// Set while the agent allocates objects of its own through JNI: they are not the program's.
+// Set on a thread while what it allocates is the agent's, not the program's: through JNI in VM
+// init and the shutdown hook, and on the agent's own thread.
 thread_local bool t_agent_allocating = false;
-// The tag of such an object that may outlive the moment: class-tagged with no class, so the heap
-// walks and ObjectFree pass over it.
-constexpr jlong kAgentObjectTag = kClassTagBit | jlong{kNoClass};
+// Set when an allocation of the agent's was reported as sampled (see resetSamplingDistance).
+thread_local bool t_agent_sampled = false;
+// The thread's last sampled allocation, when Object.clone made it (see onAlloc).
+struct CloneSeen {
+    uint64_t id = kNoObject;
+    uint32_t class_index = kNoClass;
+};
+thread_local CloneSeen t_clone;
 }  // namespace
 
 ThreadState* Recorder::threadState(JNIEnv* jni, jthread thread) {
@@ -219,8 +230,28 @@ void Recorder::onThreadEnd(JNIEnv* jni, jthread thread) {
 
 // ---- Classes and allocations ----
 
+void Recorder::onClassLoad(JNIEnv* jni, jclass klass) {
+    if (recording()) classIndex(jni, klass);
+}
+
 void Recorder::onClassPrepare(JNIEnv* jni, jclass klass) {
-    if (recording()) classes_.indexOf(jvmti_, jni, klass);
+    if (recording()) classes_.prepared(jvmti_, jni, klass);
+}
+
+void Recorder::recordMirror(uint32_t index, jclass klass, uint64_t known_mirror) {
+    const uint32_t class_class = classOfClass();
+    ClassEntry& e = classes_[index];
+    if (known_mirror != kNoObject) {  // recorded before: at the class's load, or by a heap walk
+        e.mirror_id.store(known_mirror, std::memory_order_release);
+        return;
+    }
+    // Before VM init (which records them all), or a class of the agent's own.
+    if (class_class == kNoClass || t_agent_allocating) return;
+    jlong size = 0;
+    if (jvmti_->GetObjectSize(klass, &size) != JVMTI_ERROR_NONE || size <= 0) return;
+    const uint64_t id = newObjectId();
+    e.mirror_id.store(id, std::memory_order_release);
+    recordUnseen(id, class_class, static_cast<uint64_t>(size), 0);
 }
 
 uint64_t Recorder::expectedSize(uint32_t class_index, uint64_t length) const {
@@ -231,13 +262,32 @@ uint64_t Recorder::expectedSize(uint32_t class_index, uint64_t length) const {
 
 void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass, jlong size,
                        bool maybe_seen) {
-    if (!recording() || t_agent_allocating) return;
-    // VMObjectAlloc reports some objects SampledObjectAlloc already did (never the other way).
-    jlong tag = 0;
-    if (maybe_seen && (jvmti_->GetTag(object, &tag) != JVMTI_ERROR_NONE || tag != 0)) return;
-    const uint32_t ci = classes_.indexOf(jvmti_, jni, klass);
-    // Class mirrors are not objects of the trace: their classes carry class tags instead.
-    if (ci == kNoClass || ci == class_of_class_) return;
+    if (!recording()) return;
+    if (t_agent_allocating) {
+        t_agent_sampled |= !maybe_seen;
+        jlong tag = 0;
+        if (jvmti_->GetTag(object, &tag) == JVMTI_ERROR_NONE && tag == 0)
+            jvmti_->SetTag(object, kAgentObjectTag);
+        return;
+    }
+    // HotSpot reports some objects twice, once by SampledObjectAlloc and then by VMObjectAlloc
+    // (clone, reflection, JNI): VMObjectAlloc checks for a tag.
+    const uint32_t ci = classIndex(jni, klass);
+    // A class's mirror is recorded with its class (at its load, or when first met).
+    if (ci == kNoClass || ci == classOfClass()) return;
+    if (maybe_seen) {
+        jlong tag = 0;
+        if (jvmti_->GetTag(object, &tag) != JVMTI_ERROR_NONE || tag != 0) return;
+        // Object.clone copies the original's header over the new object after the sampled
+        // event; where tags are found by the identity hash in the header (JDK 21 and later),
+        // that loses the tag set then. The entry stays (the object's death is posted under it),
+        // so the copy gets a tag that aliases its id, whose own death is nobody's.
+        if (t_clone.id != kNoObject && t_clone.class_index == ci) {
+            jvmti_->SetTag(object, kAliasTagBit | static_cast<jlong>(t_clone.id + 1));
+            t_clone.id = kNoObject;
+            return;
+        }
+    }
     const uint64_t id = newObjectId();
     jvmti_->SetTag(object, static_cast<jlong>(id + 1));
     const ClassEntry& ce = classes_[ci];
@@ -253,6 +303,7 @@ void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass
     if (jvmti_->GetStackTrace(nullptr, 0, static_cast<jint>(options_.depth), frames, &count) !=
         JVMTI_ERROR_NONE)
         count = 0;
+    t_clone = {!maybe_seen && count > 0 && frames[0].method == clone_method_ ? id : kNoObject, ci};
     e.site = sites_.siteOf(jvmti_, frames, count, with_writer_);
     ThreadState* ts = threadState(jni, thread);
     const uint64_t bytes = static_cast<uint64_t>(size);
@@ -269,6 +320,12 @@ void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass
     if (full) flushThread(ts);
 }
 
+uint64_t Recorder::walkObjectId() {
+    const uint64_t id = walk_next_.fetch_add(1, std::memory_order_relaxed);
+    if (id < walk_end_.load(std::memory_order_relaxed)) return id;
+    return newObjectId();
+}
+
 void Recorder::recordUnseen(uint64_t id, uint32_t class_index, uint64_t size, uint64_t length) {
     AllocEvent e;
     e.id = id;
@@ -282,13 +339,21 @@ void Recorder::recordUnseen(uint64_t id, uint32_t class_index, uint64_t size, ui
 // ---- Deaths and GCs ----
 
 void Recorder::onFree(jlong tag) {
-    if (tag <= 0 || (tag & kClassTagBit)) return;  // a class was unloaded
+    if (tag <= 0 || (tag & kAliasTagBit)) return;  // an alias's death is posted under its object's tag
+    uint64_t id = static_cast<uint64_t>(tag - 1);
+    if (tag & kClassTagBit) {
+        // A class was unloaded: its mirror died (the agent's objects are nobody's).
+        const uint32_t ci = ClassRegistry::indexFromTag(tag);
+        if (ci == kNoClass || ci >= classes_.size()) return;
+        id = classes_[ci].mirror_id.load(std::memory_order_acquire);
+        if (id == kNoObject) return;
+    }
     const uint64_t finished = gcs_finished_.load(std::memory_order_acquire);
     const uint32_t gc = finished ? static_cast<uint32_t>(finished - 1) : 0;
     bool many;
     {
         std::lock_guard lock(deaths_mutex_);
-        deaths_.emplace_back(gc, static_cast<uint64_t>(tag - 1));
+        deaths_.emplace_back(gc, id);
         many = deaths_.size() >= kMaxPendingDeaths;
     }
     if (many && monitor_) {
@@ -299,15 +364,30 @@ void Recorder::onFree(jlong tag) {
 }
 
 void Recorder::onGcStart() {
-    // Inside the VM at a safepoint: only atomics and our own memory.
+    // Inside the VM at a safepoint: only atomics, plain memory reads and our own memory.
     gc_start_ns_ = now();
+    if (const GcFacts* facts = facts_.load(std::memory_order_acquire))
+        facts->sample(&gc_start_sample_);
+    else
+        gc_start_sample_ = GcSample{};
     gcs_started_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void Recorder::onGcFinish() {
     const uint64_t n = gcs_finished_.load(std::memory_order_relaxed);
-    gc_ring_[n % kGcRing] =
-        GcSlot{static_cast<uint32_t>(n), gc_start_ns_, now(), next_id_.load(std::memory_order_relaxed)};
+    GcSlot& slot = gc_ring_[n % kGcRing];
+    slot.index = static_cast<uint32_t>(n);
+    slot.start_ns = gc_start_ns_;
+    slot.end_ns = now();
+    // Keep a block of ids below the watermark (see walkObjectId); no thread allocates an id
+    // during the GC.
+    slot.reserved = reserve_.load(std::memory_order_relaxed);
+    slot.next_object_id = next_id_.fetch_add(slot.reserved, std::memory_order_relaxed) + slot.reserved;
+    slot.start = gc_start_sample_;
+    if (const GcFacts* facts = facts_.load(std::memory_order_acquire))
+        facts->sample(&slot.end);
+    else
+        slot.end = GcSample{};
     gcs_finished_.store(n + 1, std::memory_order_release);
     jvmti_->RawMonitorEnter(monitor_);
     jvmti_->RawMonitorNotify(monitor_);
@@ -351,27 +431,15 @@ void Recorder::processGcs(JNIEnv* jni) {
         // Deaths that arrived before this GC started (late frees of earlier GCs) go before it.
         gcs_written_ = g;
         flushDeaths(false);
-        withWriter([&](TraceWriter& w) {
-            const GcSlot& s = gc_ring_[g % kGcRing];
-            GcStartEvent start;
-            start.gc = s.index;
-            start.time_ns = s.start_ns;
-            w.gcStart(start);
-            GcEndEvent end;
-            end.gc = s.index;
-            end.time_ns = s.end_ns;
-            end.next_object_id = s.next_object_id;
-            end.heap_used_before = heap_after_ + allocated;
-            end.heap_used_after = used;
-            end.heap_committed = committed;
-            end.pause_ns = static_cast<uint64_t>(std::max<int64_t>(0, s.end_ns - s.start_ns));
-            w.gcEnd(end);
-        });
+        const GcSlot& slot = gc_ring_[g % kGcRing];
+        withWriter([&](TraceWriter& w) { writeGc(w, slot, used, committed); });
         // This GC's deaths that have arrived go right after its end, before the next GC's start.
         gcs_written_ = g + 1;
         flushDeaths(false);
     }
-    heap_after_ = used;
+    // Without the JVM's figures, the heap before a GC is estimated as the last one after plus
+    // what was allocated since (GCs of one batch share the Runtime's figures read after them).
+    estimated_before_ = used + allocated;
     const uint64_t last = finished - 1;
     gcs_written_ = finished;
     // A snapshot when refs_every GCs have passed since the last one (GC 0 first). When GCs come
@@ -380,8 +448,78 @@ void Recorder::processGcs(JNIEnv* jni) {
         walked_any_ = true;
         last_walked_gc_ = last;
         flushDeaths(false);
+        // Objects the walk meets untagged take ids from this GC's block.
+        const GcSlot& walked = gc_ring_[last % kGcRing];
+        walk_next_.store(walked.next_object_id - walked.reserved, std::memory_order_relaxed);
+        walk_end_.store(walked.next_object_id, std::memory_order_relaxed);
         walkHeap(*this, static_cast<uint32_t>(last));
+        const uint64_t met =
+            walk_next_.load(std::memory_order_relaxed) - (walked.next_object_id - walked.reserved);
+        walk_end_.store(0, std::memory_order_relaxed);
+        if (met > walked.reserved) {
+            walk_overflow_ += met - walked.reserved;
+            if (walked.reserved < (uint64_t{1} << 20))
+                reserve_.store(walked.reserved * 2, std::memory_order_relaxed);
+        }
     }
+    // After a full GC, the JVM's own count of its heap, for the trace's self-check (after the
+    // walk, so that the objects it met are counted as the trace's).
+    const GcSlot& newest = gc_ring_[last % kGcRing];
+    if (const GcFacts* facts = facts_.load(std::memory_order_acquire);
+        facts && facts->kindOf(newest.start, newest.end) == static_cast<uint8_t>(format::GcKind::kMajor))
+        countHeap(*this, static_cast<uint32_t>(last), newest.next_object_id);
+}
+
+uint32_t Recorder::stringId(TraceWriter& w, const std::string& text) {
+    if (text.empty()) return 0;
+    auto [it, added] = strings_.emplace(text, 0);
+    if (added) {
+        it->second = ++next_string_;
+        w.defineString(it->second, text);
+    }
+    return it->second;
+}
+
+void Recorder::writeGc(TraceWriter& w, const GcSlot& s, uint64_t used, uint64_t committed) {
+    const GcFacts* facts = facts_.load(std::memory_order_acquire);
+    const bool known = facts && s.start.valid && s.end.valid;
+    GcStartEvent start;
+    start.gc = s.index;
+    start.time_ns = s.start_ns;
+    GcEndEvent end;
+    end.gc = s.index;
+    end.time_ns = s.end_ns;
+    end.next_object_id = s.next_object_id;
+    end.pause_ns = static_cast<uint64_t>(std::max<int64_t>(0, s.end_ns - s.start_ns));
+    end.heap_used_before = estimated_before_;
+    end.heap_used_after = used;
+    end.heap_committed = committed;
+    GcJvmEvent jvm;
+    jvm.gc = s.index;
+    if (known) {
+        start.kind = facts->kindOf(s.start, s.end);
+        start.cause = stringId(w, GcFacts::causeOf(s.end));
+        for (size_t i = 0; i < facts->collectors().size(); ++i) {
+            if (facts->collectors()[i].empty()) continue;
+            jvm.collectors.push_back({stringId(w, facts->collectors()[i]),
+                                      static_cast<uint64_t>(s.start.invocations[i]),
+                                      static_cast<uint64_t>(s.end.invocations[i])});
+        }
+        if (!facts->pools().empty()) {
+            end.heap_used_before = end.heap_used_after = end.heap_committed = 0;
+            for (size_t i = 0; i < facts->pools().size(); ++i) {
+                const PoolUsage &b = s.start.pools[i], &a = s.end.pools[i];
+                jvm.pools.push_back(
+                    {stringId(w, facts->pools()[i]), b.used, b.committed, a.used, a.committed});
+                end.heap_used_before += b.used;
+                end.heap_used_after += a.used;
+                end.heap_committed += a.committed;
+            }
+        }
+    }
+    w.gcStart(start);
+    w.gcEnd(end);
+    if (known) w.extension(static_cast<uint32_t>(format::ExtensionKind::kGcJvm), encodeGcJvm(jvm));
 }
 
 void Recorder::flushDeaths(bool last) {
@@ -418,21 +556,30 @@ void Recorder::flushDeaths(bool last) {
 
 // ---- VM life cycle ----
 
+void Recorder::resetSamplingDistance(JNIEnv* jni) {
+    // On JDK 17 a thread that existed before sampling was set to every allocation keeps its
+    // first, random sampling distance (512 KiB on average) and misses its first allocations;
+    // the first allocation reported draws the next distance, which is then 0. Small arrays,
+    // garbage at once, until one is reported: they cost the program no heap past the first GC.
+    t_agent_sampled = false;
+    for (int i = 0; i < 1024 && !t_agent_sampled; ++i) {
+        jbyteArray a = jni->NewByteArray(32 << 10);
+        if (!a) break;
+        jni->DeleteLocalRef(a);
+    }
+    if (jni->ExceptionCheck()) jni->ExceptionClear();
+}
+
 void Recorder::onVmInit(JNIEnv* jni, jthread) {
     if (!recording()) return;
-    // On JDK 17 threads that existed before sampling was set to every allocation keep their first
-    // (random) sampling distance and miss their first allocations; one big allocation resets it.
-    // Both arrays here are the agent's: not recorded, and tagged so the heap walks skip them (the
-    // big one goes straight to the old generation and stays there until a full GC).
+    // What the agent allocates here is its own: tagged as such, never recorded.
     t_agent_allocating = true;
-    if (jbyteArray big = jni->NewByteArray(8 << 20)) {
-        jvmti_->SetTag(big, kAgentObjectTag);
-        jni->DeleteLocalRef(big);
-    }
+    resetSamplingDistance(jni);
     // The size of a reference in an array: 4 with compressed pointers, 8 without.
     if (jclass object = jni->FindClass("java/lang/Object")) {
+        clone_method_ = jni->GetMethodID(object, "clone", "()Ljava/lang/Object;");
+        if (jni->ExceptionCheck()) jni->ExceptionClear();
         if (jobjectArray two = jni->NewObjectArray(2, object, nullptr)) {
-            jvmti_->SetTag(two, kAgentObjectTag);
             jlong size = 0;
             jvmti_->GetObjectSize(two, &size);
             classes_.setReferenceBytes(size > 24 ? 8 : 4);
@@ -441,6 +588,16 @@ void Recorder::onVmInit(JNIEnv* jni, jthread) {
         jni->DeleteLocalRef(object);
     }
     t_agent_allocating = false;
+    // The JVM's own figures of each GC, from here on.
+    facts_owner_ = GcFacts::create();
+    facts_.store(facts_owner_.get(), std::memory_order_release);
+    if (!facts_owner_->collectorName().empty())
+        withWriter([&](TraceWriter& w) { w.meta("collector", facts_owner_->collectorName()); });
+    if (!facts_owner_->available())
+        withWriter([&](TraceWriter& w) {
+            w.meta("warning",
+                   "this JVM exports no GC counters: GC kinds, causes and memory pools are unknown");
+        });
     for (const char* key : {"java.vm.name", "java.vm.version", "java.version"}) {
         JvmtiPtr<char> value(jvmti_);
         if (jvmti_->GetSystemProperty(key, value.out()) == JVMTI_ERROR_NONE && value.get()) {
@@ -448,23 +605,32 @@ void Recorder::onVmInit(JNIEnv* jni, jthread) {
             withWriter([&](TraceWriter& w) { w.meta(key, v); });
         }
     }
-    // Tag every class loaded so far, then every object allocated before recording began.
+
+    // java.lang.Class first: from then on every class registered records its mirror.
+    if (jclass cls = jni->FindClass("java/lang/Class")) {
+        class_of_class_.store(classIndex(jni, cls), std::memory_order_release);
+        jni->DeleteLocalRef(cls);
+    }
+    // Every class loaded so far, with its mirror (classes registered before VM init have none
+    // yet); classes loaded but not prepared get provisional entries.
     {
         jint n = 0;
         JvmtiPtr<jclass> loaded(jvmti_);
         if (jvmti_->GetLoadedClasses(&n, loaded.out()) == JVMTI_ERROR_NONE) {
             for (jint i = 0; i < n; ++i) {
-                classes_.indexOf(jvmti_, jni, loaded[static_cast<size_t>(i)]);
-                jni->DeleteLocalRef(loaded[static_cast<size_t>(i)]);
+                jclass klass = loaded[static_cast<size_t>(i)];
+                if (uint32_t ci = classIndex(jni, klass); ci != kNoClass) {
+                    if (classes_[ci].mirror_id.load(std::memory_order_acquire) == kNoObject)
+                        recordMirror(ci, klass, kNoObject);
+                }
+                jni->DeleteLocalRef(klass);
             }
         }
     }
-    if (jclass cls = jni->FindClass("java/lang/Class")) {
-        class_of_class_ = classes_.indexOf(jvmti_, jni, cls);
-        jni->DeleteLocalRef(cls);
-    }
+    classes_.markFillers();
     tagExistingObjects(*this);
     // The agent thread: writes GCs, deaths and snapshots, and flushes buffers every second.
+    t_agent_allocating = true;
     jclass thread_class = jni->FindClass("java/lang/Thread");
     jmethodID init =
         thread_class ? jni->GetMethodID(thread_class, "<init>", "(Ljava/lang/String;)V") : nullptr;
@@ -473,6 +639,7 @@ void Recorder::onVmInit(JNIEnv* jni, jthread) {
     if (jni->ExceptionCheck()) jni->ExceptionClear();
     if (!thread || jvmti_->RunAgentThread(thread, agentThreadMain, this, JVMTI_THREAD_NORM_PRIORITY) !=
                        JVMTI_ERROR_NONE) {
+        t_agent_allocating = false;
         stopWithError("cannot start the agent thread");
         return;
     }
@@ -483,12 +650,14 @@ void Recorder::onVmInit(JNIEnv* jni, jthread) {
     Status hook = installShutdownHook(jni, [](JNIEnv* env) {
         if (g_shutdown_recorder) g_shutdown_recorder->onShutdown(env);
     });
+    t_agent_allocating = false;
     if (!hook)
         std::fprintf(stderr, "memcity agent: %s; the trace is finished at VM death\n",
                      hook.error().message.c_str());
 }
 
 void Recorder::agentThread(JNIEnv* jni) {
+    t_agent_allocating = true;
     int64_t last_flush = now();
     for (;;) {
         jvmti_->RawMonitorEnter(monitor_);
@@ -516,6 +685,7 @@ void Recorder::agentThread(JNIEnv* jni) {
 void Recorder::onShutdown(JNIEnv* jni) {
     std::lock_guard lock(shutdown_mutex_);
     if (finished_) return;
+    t_agent_allocating = true;
     onVmDeath(jni);
     // Nothing more to record: with ObjectFree off, HotSpot has no frees to post at exit.
     jvmti_->SetEventNotificationMode(JVMTI_DISABLE, JVMTI_EVENT_OBJECT_FREE, nullptr);
@@ -532,22 +702,11 @@ void Recorder::onVmDeath(JNIEnv* jni) {
         jvmti_->RawMonitorExit(monitor_);
     }
     if (recording() && options_.final_gc && !unsafe_final_gc_) {
-        // A last GC, so the objects that are garbage by now are recorded as dead. Its frees come
-        // from the VM's service thread a little later: wait until they stop coming.
+        // A last GC, so the objects that are garbage by now are recorded as dead.
         jvmti_->ForceGarbageCollection();
-        size_t last = SIZE_MAX;
-        for (int quiet = 0, waited = 0; quiet < 5 && waited < 200; ++waited) {
-            timespec ts{0, 10'000'000};
-            nanosleep(&ts, nullptr);
-            size_t n;
-            {
-                std::lock_guard lock(deaths_mutex_);
-                n = deaths_.size();
-            }
-            quiet = n == last ? quiet + 1 : 0;
-            last = n;
-        }
     }
+    // Every death of every GC so far, the last included, arrives before this returns.
+    if (recording()) flushObjectFrees(*this);
     finish(jni);
 }
 

@@ -21,9 +21,11 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "class_registry.h"
+#include "gc_facts.h"
 #include "options.h"
 #include "site_registry.h"
 #include "trace/event_encoder.h"
@@ -32,6 +34,17 @@
 namespace memcity::agent {
 
 // Per Java thread, reached through JVMTI thread-local storage.
+// The tag of an object the agent itself allocated (through JNI, or on its own threads): it has
+// the class bit with no class, so heap walks neither record it nor follow it, and its death is
+// nobody's. Such objects are not the program's and never enter the trace.
+inline constexpr jlong kAgentObjectTag = kClassTagBit | jlong{kNoClass};
+// A tag that stands for an object's id without being its tag (bit 61 | id + 1): see onAlloc.
+inline constexpr jlong kAliasTagBit = jlong{1} << 61;
+// The object id a tag names: an object tag or an alias (not a class tag).
+inline uint64_t objectIdOfTag(jlong tag) {
+    return static_cast<uint64_t>((tag & ~kAliasTagBit) - 1);
+}
+
 struct ThreadState {
     std::mutex mutex;      // the owner appends, the agent thread takes what is there
     EventEncoder events;   // this thread's allocations
@@ -60,6 +73,7 @@ public:
     void onGcFinish();
     void onThreadStart(JNIEnv* jni, jthread thread);
     void onThreadEnd(JNIEnv* jni, jthread thread);
+    void onClassLoad(JNIEnv* jni, jclass klass);
     void onClassPrepare(JNIEnv* jni, jclass klass);
 
     // The agent thread's body (started in VM init).
@@ -74,11 +88,21 @@ public:
     SiteRegistry& sites() { return sites_; }
     int64_t now() const;
     uint64_t newObjectId() { return next_id_.fetch_add(1, std::memory_order_relaxed); }
+    // An id for an object a heap walk right after a GC meets untagged: it was alive at that GC
+    // although its allocation was never reported, so it takes an id from the block every GC
+    // keeps below its watermark (a fresh id, born after the GC, once the block is used up).
+    uint64_t walkObjectId();
     // Thread symbol id of a java.lang.Thread object's tag (0 if unknown).
     uint32_t threadOfTag(jlong tag);
     bool recording() const { return recording_.load(std::memory_order_relaxed); }
-    // Registry index of java.lang.Class (class mirrors are not objects of the trace).
-    uint32_t classOfClass() const { return class_of_class_; }
+    // GCs finished so far (as the GC callbacks counted them).
+    uint64_t gcsFinished() const { return gcs_finished_.load(std::memory_order_acquire); }
+    // Registry index of java.lang.Class (kNoClass until VM init). A class's java.lang.Class
+    // object (its mirror) carries the class's tag; the trace holds it as an object whose id is
+    // in the class's registry entry.
+    uint32_t classOfClass() const { return class_of_class_.load(std::memory_order_acquire); }
+    // The registry index of a class, registering it (and recording its mirror) on first sight.
+    uint32_t classIndex(JNIEnv* jni, jclass klass) { return classes_.indexOf(jvmti_, jni, klass); }
     // The size an object of a class is expected to have (0 if unknown), and an allocation
     // event for objects the agent did not see allocated (before recording, or VM-internal).
     uint64_t expectedSize(uint32_t class_index, uint64_t length) const;
@@ -86,15 +110,27 @@ public:
 
 private:
     struct GcSlot {
-        uint32_t index;
-        int64_t start_ns, end_ns;
-        uint64_t next_object_id;
+        uint32_t index = 0;
+        int64_t start_ns = 0, end_ns = 0;
+        uint64_t next_object_id = 0;  // the watermark
+        uint64_t reserved = 0;  // ids [next_object_id - reserved, next_object_id) are kept for walkObjectId
+        GcSample start, end;    // the JVM's own figures at the GC's start and end
     };
 
     ThreadState* threadState(JNIEnv* jni, jthread thread);
     void flushThread(ThreadState* ts);
     void flushAllThreads();
     void processGcs(JNIEnv* jni);
+    // Writes GC `slot`'s start and end events, with the JVM's figures where there are some
+    // (else the Runtime's `used` and `committed`, read after the GC).
+    void writeGc(TraceWriter& w, const GcSlot& slot, uint64_t used, uint64_t committed);
+    // The STRING symbol of a text, defined on first use (with the writer locked).
+    uint32_t stringId(TraceWriter& w, const std::string& text);
+    // Records a class's mirror as an object, or keeps the id it has already (`known_mirror`),
+    // with the class's registration lock held.
+    void recordMirror(uint32_t index, jclass klass, uint64_t known_mirror);
+    // Makes the allocating thread draw a new heap sampling distance (see onVmInit).
+    void resetSamplingDistance(JNIEnv* jni);
     // Writes the deaths of the GCs written so far; `last`: drops the others (at the end).
     void flushDeaths(bool last);
     void stopWithError(const std::string& message);
@@ -115,6 +151,11 @@ private:
     SiteRegistry sites_;
 
     std::atomic<uint64_t> next_id_{0};
+    // Ids each GC keeps below its watermark for objects its heap walk meets untagged (doubled,
+    // up to 2^20, whenever a walk needs more), and the block of the GC being walked.
+    std::atomic<uint64_t> reserve_{4096};
+    std::atomic<uint64_t> walk_next_{0}, walk_end_{0};
+    uint64_t walk_overflow_ = 0;  // agent thread: objects met by walks past their GC's block
     int64_t start_ns_ = 0;
 
     std::mutex threads_mutex_;
@@ -128,9 +169,14 @@ private:
     uint64_t gcs_written_ = 0;  // agent thread only
     bool walked_any_ = false;   // agent thread only: a snapshot was taken, at last_walked_gc_
     uint64_t last_walked_gc_ = 0;
-    int64_t gc_start_ns_ = 0;  // GC callbacks only
+    int64_t gc_start_ns_ = 0;               // GC callbacks only
+    GcSample gc_start_sample_;              // GC callbacks only
+    std::atomic<GcFacts*> facts_{nullptr};  // set in VM init, owned by facts_owner_
+    std::unique_ptr<GcFacts> facts_owner_;
+    std::unordered_map<std::string, uint32_t> strings_;  // with the writer locked
+    uint32_t next_string_ = 1;                           // 1 is "unknown"
     std::atomic<uint64_t> bytes_allocated_{0};
-    uint64_t heap_after_ = 0;  // agent thread only
+    uint64_t estimated_before_ = 0;  // agent thread only
 
     // Deaths, by the number of GCs finished when their ObjectFree arrived.
     std::mutex deaths_mutex_;
@@ -142,7 +188,8 @@ private:
     bool agent_stopped_ = false;       // guarded by monitor_
     bool agent_running_ = false;
     bool unsafe_final_gc_ = false;  // ZGC/Shenandoah: a GC forced in VMDeath can hang
-    uint32_t class_of_class_ = kNoClass;
+    std::atomic<uint32_t> class_of_class_{kNoClass};
+    jmethodID clone_method_ = nullptr;  // java.lang.Object.clone
 };
 
 }  // namespace memcity::agent

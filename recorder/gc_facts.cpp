@@ -1,0 +1,212 @@
+#include "gc_facts.h"
+
+#include <cstring>
+
+#include "hotspot.h"
+#include "trace/trace_format.h"
+
+namespace memcity::agent {
+namespace {
+
+const void* pointerAt(const void* base, int64_t offset) {
+    const void* p = nullptr;
+    std::memcpy(&p, static_cast<const char*>(base) + offset, sizeof p);
+    return p;
+}
+
+uint64_t wordAt(const void* base, int64_t offset) {
+    uint64_t v = 0;
+    std::memcpy(&v, static_cast<const char*>(base) + offset, sizeof v);
+    return v;
+}
+
+// The first of several names a field had in different JDK versions.
+int64_t offsetOf(const VmStructs& vm, std::initializer_list<std::pair<const char*, const char*>> names) {
+    for (auto [type, field] : names)
+        if (int64_t o = vm.offset(type, field); o >= 0) return o;
+    return -1;
+}
+
+uint8_t kindOfCollector(const std::string& name) {
+    using format::GcKind;
+    auto has = [&](const char* word) { return name.find(word) != std::string::npos; };
+    if (has("full") || has("major")) return static_cast<uint8_t>(GcKind::kMajor);
+    if (has("young") || has("minor") || has("partial")) return static_cast<uint8_t>(GcKind::kMinor);
+    if (has("concurrent")) return static_cast<uint8_t>(GcKind::kConcurrent);
+    return static_cast<uint8_t>(GcKind::kUnknown);
+}
+
+}  // namespace
+
+GcFacts::GcFacts() = default;
+GcFacts::~GcFacts() = default;
+
+std::unique_ptr<GcFacts> GcFacts::create() {
+    auto f = std::unique_ptr<GcFacts>(new GcFacts());
+    f->vm_ = VmStructs::load();
+    if (!f->vm_) return f;
+    f->perf_ = PerfCounters::open(*f->vm_);
+    for (const char* gc : {"Serial", "Parallel", "G1", "Z", "Shenandoah", "Epsilon"})
+        if (f->vm_->flag(std::string("Use") + gc + "GC")) f->heap_ = gc;
+    if (f->perf_) {
+        for (size_t i = 0; i < kMaxCollectors; ++i) {
+            const std::string prefix = "sun.gc.collector." + std::to_string(i) + ".";
+            f->invocations_[i] = f->perf_->number(prefix + "invocations");
+            if (const volatile char* name = f->perf_->text(prefix + "name")) {
+                f->collectors_.resize(i + 1);
+                for (const volatile char* c = name; *c; ++c)
+                    f->collectors_[i] += *c;
+                f->collector_kind_[i] = kindOfCollector(f->collectors_[i]);
+            }
+        }
+        f->cause_ = f->perf_->text("sun.gc.cause", &f->cause_capacity_);
+        f->last_cause_ = f->perf_->text("sun.gc.lastCause", &f->last_cause_capacity_);
+    }
+    f->findSpaces();
+    if (f->pool_sources_.empty()) f->findPerfSpaces();
+    return f;
+}
+
+void GcFacts::findSpaces() {
+    const VmStructs& vm = *vm_;
+    const void* heap = vm.address("Universe", "_collectedHeap");
+    if (!heap) return;
+    auto space = [&](const char* name, const void* root, int64_t first, int64_t second,
+                     const char* space_type) {
+        PoolSource s;
+        s.root = root;
+        s.path = {first, second};
+        s.bottom = offsetOf(vm, {{space_type, "_bottom"}, {"Space", "_bottom"}});
+        s.top = offsetOf(vm, {{space_type, "_top"}});
+        s.end = offsetOf(vm, {{space_type, "_end"}, {"Space", "_end"}});
+        if (root && first >= 0 && second != -1 && s.bottom >= 0 && s.top >= 0 && s.end >= 0) {
+            pool_names_.push_back(name);
+            pool_sources_.push_back(s);
+        }
+    };
+    if (heap_ == "Serial") {
+        const int64_t young =
+            offsetOf(vm, {{"SerialHeap", "_young_gen"}, {"GenCollectedHeap", "_young_gen"}});
+        const int64_t old = offsetOf(vm, {{"SerialHeap", "_old_gen"}, {"GenCollectedHeap", "_old_gen"}});
+        if (young < 0 || old < 0) return;
+        space("Eden Space", heap, young, vm.offset("DefNewGeneration", "_eden_space"), "ContiguousSpace");
+        space("Survivor Space", heap, young, vm.offset("DefNewGeneration", "_from_space"), "ContiguousSpace");
+        space("Tenured Gen", heap, old, vm.offset("TenuredGeneration", "_the_space"), "ContiguousSpace");
+        if (pool_sources_.size() != 3) pool_sources_.clear(), pool_names_.clear();
+    } else if (heap_ == "Parallel") {
+        const void* young = vm.address("ParallelScavengeHeap", "_young_gen");
+        const void* old = vm.address("ParallelScavengeHeap", "_old_gen");
+        space("PS Eden Space", young, vm.offset("PSYoungGen", "_eden_space"), kNoStep, "MutableSpace");
+        space("PS Survivor Space", young, vm.offset("PSYoungGen", "_from_space"), kNoStep, "MutableSpace");
+        space("PS Old Gen", old, vm.offset("PSOldGen", "_object_space"), kNoStep, "MutableSpace");
+        if (pool_sources_.size() != 3) pool_sources_.clear(), pool_names_.clear();
+    } else if (heap_ == "G1") {
+        const int64_t mm =
+            offsetOf(vm, {{"G1CollectedHeap", "_monitoring_support"}, {"G1CollectedHeap", "_g1mm"}});
+        auto sizes = [&](const char* name, const char* used, const char* committed) {
+            PoolSource s;
+            s.root = heap;
+            s.path = {mm, kNoStep};
+            s.used = vm.offset("G1MonitoringSupport", used);
+            s.committed = vm.offset("G1MonitoringSupport", committed);
+            if (mm >= 0 && s.used >= 0 && s.committed >= 0) {
+                pool_names_.push_back(name);
+                pool_sources_.push_back(s);
+            }
+        };
+        sizes("G1 Eden Space", "_eden_space_used", "_eden_space_committed");
+        sizes("G1 Survivor Space", "_survivor_space_used", "_survivor_space_committed");
+        sizes("G1 Old Gen", "_old_gen_used", "_old_gen_committed");
+        if (pool_sources_.size() != 3) pool_sources_.clear(), pool_names_.clear();
+    }
+}
+
+void GcFacts::findPerfSpaces() {
+    if (!perf_) return;
+    for (int g = 0; g < 4; ++g) {
+        for (int s = 0; s < 4 && pool_sources_.size() < kMaxPools; ++s) {
+            const std::string prefix =
+                "sun.gc.generation." + std::to_string(g) + ".space." + std::to_string(s) + ".";
+            PoolSource src;
+            src.perf_used = perf_->number(prefix + "used");
+            src.perf_capacity = perf_->number(prefix + "capacity");
+            const volatile char* name = perf_->text(prefix + "name");
+            const volatile char* gen = perf_->text("sun.gc.generation." + std::to_string(g) + ".name");
+            if (!src.perf_used || !src.perf_capacity || !name) continue;
+            std::string full;
+            for (const volatile char* c = gen; c && *c; ++c)
+                full += *c;
+            full += full.empty() ? "" : " ";
+            for (const volatile char* c = name; *c; ++c)
+                full += *c;
+            pool_names_.push_back(full);
+            pool_sources_.push_back(src);
+        }
+    }
+}
+
+PoolUsage GcFacts::PoolSource::read() const {
+    PoolUsage u;
+    if (perf_used) {
+        u.used = static_cast<uint64_t>(*perf_used);
+        u.committed = static_cast<uint64_t>(*perf_capacity);
+        return u;
+    }
+    // Pointers from the root: the root is the address of a pointer variable.
+    const void* p = pointerAt(root, 0);
+    for (int64_t step : path) {
+        if (!p || step == kNoStep) break;
+        p = pointerAt(p, step);
+    }
+    if (!p) return u;
+    if (bottom >= 0) {
+        const uint64_t b = wordAt(p, bottom), t = wordAt(p, top), e = wordAt(p, end);
+        if (b <= t && t <= e) u = {t - b, e - b};
+    } else {
+        u = {wordAt(p, used), wordAt(p, committed)};
+    }
+    return u;
+}
+
+void GcFacts::sample(GcSample* out) const {
+    *out = GcSample{};
+    if (!vm_) return;
+    out->valid = true;
+    for (size_t i = 0; i < kMaxCollectors; ++i)
+        out->invocations[i] = invocations_[i] ? *invocations_[i] : 0;
+    for (size_t i = 0; i < pool_sources_.size() && i < kMaxPools; ++i)
+        out->pools[i] = pool_sources_[i].read();
+    auto copy = [](const volatile char* from, size_t capacity, char* to) {
+        size_t n = 0;
+        for (; from && n + 1 < kCauseBytes && n < capacity && from[n]; ++n)
+            to[n] = from[n];
+        to[n] = 0;
+    };
+    copy(cause_, cause_capacity_, out->cause);
+    copy(last_cause_, last_cause_capacity_, out->last_cause);
+}
+
+const char* GcFacts::causeOf(const GcSample& end) {
+    if (end.cause[0] && std::strcmp(end.cause, "No GC") != 0) return end.cause;
+    return end.last_cause;
+}
+
+uint8_t GcFacts::kindOf(const GcSample& start, const GcSample& end) const {
+    using format::GcKind;
+    uint8_t kind = static_cast<uint8_t>(GcKind::kUnknown);
+    auto rank = [](uint8_t k) {
+        switch (static_cast<GcKind>(k)) {
+            case GcKind::kMajor: return 3;
+            case GcKind::kMinor: return 2;
+            case GcKind::kConcurrent: return 1;
+            default: return 0;
+        }
+    };
+    if (!start.valid || !end.valid) return kind;
+    for (size_t i = 0; i < kMaxCollectors; ++i)
+        if (end.invocations[i] > start.invocations[i] && rank(collector_kind_[i]) > rank(kind))
+            kind = collector_kind_[i];
+    return kind;
+}
+
+}  // namespace memcity::agent

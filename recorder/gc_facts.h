@@ -1,0 +1,102 @@
+// The JVM's own figures of each GC, read at the GC's start and end inside the JVMTI GC
+// callbacks (plain memory reads, no allocation, no lock):
+//  - which collectors ran (young, full, concurrent-cycle pauses) and the cause, from HotSpot's
+//    performance counters (sun.gc.collector.N.invocations, sun.gc.lastCause: what jstat reads);
+//  - each memory pool's used and committed bytes, as java.lang.management reports them
+//    (MemoryPoolMXBean, GarbageCollectionNotificationInfo's before/after), read where the
+//    collector keeps them: the eden, survivor and old spaces of Serial and Parallel (bottom, top
+//    and end, through HotSpot's exported structure layout), G1's monitoring figures; for other
+//    collectors the generations' performance counters.
+// Where the JVM exports none of this, everything reads "unknown" and the recorder falls back.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace memcity::agent {
+
+class VmStructs;
+class PerfCounters;
+
+inline constexpr size_t kMaxCollectors = 4;
+inline constexpr size_t kMaxPools = 8;
+inline constexpr size_t kCauseBytes = 64;
+
+struct PoolUsage {
+    uint64_t used = 0;       // bytes
+    uint64_t committed = 0;  // bytes
+};
+
+// What one read sees. Plain data, copied into the recorder's GC ring.
+struct GcSample {
+    bool valid = false;
+    std::array<int64_t, kMaxCollectors> invocations{};  // per collector, since the JVM started
+    std::array<PoolUsage, kMaxPools> pools{};
+    char cause[kCauseBytes] = {};       // the cause of the GC in progress ("No GC" between GCs)
+    char last_cause[kCauseBytes] = {};  // the cause of the GC that ended last, NUL-terminated
+};
+
+class GcFacts {
+public:
+    // Finds the JVM's counters and the heap's spaces; call in VM init (the heap exists then).
+    // Never nullptr: without them every sample is invalid.
+    static std::unique_ptr<GcFacts> create();
+    ~GcFacts();
+
+    // Reads the counters and pools now. Safe inside the GC start and finish callbacks.
+    void sample(GcSample* out) const;
+
+    bool available() const { return perf_ != nullptr; }
+    // The collectors' names as the JVM gives them ("Serial young collection pauses"...), by index.
+    const std::vector<std::string>& collectors() const { return collectors_; }
+    // The memory pools' names, as java.lang.management names them ("Eden Space", "G1 Old Gen"...).
+    const std::vector<std::string>& pools() const { return pool_names_; }
+    // The collector the JVM runs ("Serial", "Parallel", "G1", "Z", "Shenandoah", "Epsilon"), or "".
+    const std::string& collectorName() const { return heap_; }
+
+    // format::GcKind of a GC from the samples at its start and end: full (major) if a full
+    // collector ran, else minor if a young one did, else a concurrent cycle's pause.
+    uint8_t kindOf(const GcSample& start, const GcSample& end) const;
+    // The cause of a GC from the sample at its end: HotSpot sets the cause around the collection,
+    // and resets it (making it the "last cause") before or after the JVMTI finish event,
+    // depending on the collector.
+    static const char* causeOf(const GcSample& end);
+
+private:
+    GcFacts();
+
+    // Where a pool's figures are. In memory: from a static pointer variable (`root`), follow
+    // the pointers at `path` offsets to an object, which is either a space (its bottom, top and
+    // end pointers at these offsets) or holds the used and committed sizes. Or two performance
+    // counters.
+    static constexpr int64_t kNoStep = INT64_MIN;  // a path shorter than two pointers
+    struct PoolSource {
+        const void* root = nullptr;
+        std::array<int64_t, 2> path{kNoStep, kNoStep};
+        int64_t bottom = -1, top = -1, end = -1;
+        int64_t used = -1, committed = -1;
+        const volatile int64_t* perf_used = nullptr;
+        const volatile int64_t* perf_capacity = nullptr;
+        PoolUsage read() const;
+    };
+    void findSpaces();
+    void findPerfSpaces();
+
+    std::unique_ptr<VmStructs> vm_;
+    std::unique_ptr<PerfCounters> perf_;
+    std::string heap_;
+    std::vector<std::string> collectors_;
+    std::array<const volatile int64_t*, kMaxCollectors> invocations_{};
+    std::array<uint8_t, kMaxCollectors> collector_kind_{};  // format::GcKind per collector
+    const volatile char* cause_ = nullptr;
+    size_t cause_capacity_ = 0;
+    const volatile char* last_cause_ = nullptr;
+    size_t last_cause_capacity_ = 0;
+    std::vector<std::string> pool_names_;
+    std::vector<PoolSource> pool_sources_;
+};
+
+}  // namespace memcity::agent

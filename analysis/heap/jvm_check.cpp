@@ -69,6 +69,56 @@ JvmCheck checkAgainstJvm(const GcRecord& record, const HeapView& heap, const GcC
     return c;
 }
 
+JvmAgreement summarizeJvmChecks(const std::vector<JvmCheck>& checks) {
+    JvmAgreement a;
+    for (const JvmCheck& c : checks) {
+        const bool first = a.full_gcs++ == 0;
+        a.used_gap_min = first ? c.usedGap() : std::min(a.used_gap_min, c.usedGap());
+        a.used_gap_max = first ? c.usedGap() : std::max(a.used_gap_max, c.usedGap());
+        a.gap_min = first ? c.gap() : std::min(a.gap_min, c.gap());
+        a.gap_max = first ? c.gap() : std::max(a.gap_max, c.gap());
+        a.disagreeing += !c.agrees();
+        if (c.has_census) {
+            ++a.with_census;
+            if (c.deadSpace() > a.dead_space) {
+                a.dead_space = c.deadSpace();
+                a.dead_space_gc = c.gc;
+            }
+        }
+    }
+    return a;
+}
+
+std::string describeJvmAgreement(const JvmAgreement& a, bool jvm_figures) {
+    if (!jvm_figures)
+        return "the trace has none of the JVM's own GC figures (recorded before format 1.1, or not by a JVM)";
+    if (a.full_gcs == 0)
+        return "no full GC to compare at (the JVM's figures of young GCs are in 'memcity gcs')";
+    auto range = [](double lo, double hi) {
+        char buf[64];
+        if (std::abs(hi - lo) < 5e-5)
+            std::snprintf(buf, sizeof buf, "%+.2f%%", lo * 100.0);
+        else
+            std::snprintf(buf, sizeof buf, "%+.2f%%..%+.2f%%", lo * 100.0, hi * 100.0);
+        return std::string(buf);
+    };
+    std::string s = "live bytes at " + std::to_string(a.full_gcs) +
+                    (a.full_gcs == 1 ? " full GC" : " full GCs") + " " +
+                    range(a.used_gap_min, a.used_gap_max) + " from the JVM's used bytes after";
+    if (a.with_census == a.full_gcs)
+        s += ", " + range(a.gap_min, a.gap_max) + " from its count of live objects";
+    else if (a.with_census)
+        s += "; " + range(a.gap_min, a.gap_max) + " from its count of live objects (at " +
+             std::to_string(a.with_census) + " of them)";
+    if (a.dead_space > 0 && a.used_gap_min < -kJvmAgreementLimit)
+        s += "; its used bytes also hold up to " + formatBytes(static_cast<uint64_t>(a.dead_space)) +
+             " that are no objects (dead space, GC " + std::to_string(a.dead_space_gc) + ")";
+    if (a.disagreeing)
+        s += "; " + std::to_string(a.disagreeing) +
+             (a.disagreeing == 1 ? " full GC differs" : " full GCs differ") + " by over 1%";
+    return s;
+}
+
 std::string describeJvmCheck(const JvmCheck& c) {
     char pct[32];
     std::snprintf(pct, sizeof pct, "%+.2f%%", c.gap() * 100.0);

@@ -53,6 +53,22 @@ struct JvmCheck {
 // recording has one. Walks the heap's live objects when there is a census.
 JvmCheck checkAgainstJvm(const GcRecord& record, const HeapView& heap, const GcCensusEvent* census);
 
+// What the checks of a trace's full GCs say together.
+struct JvmAgreement {
+    size_t full_gcs = 0;                        // full GCs with the JVM's figures
+    size_t disagreeing = 0;                     // ... beyond kJvmAgreementLimit
+    size_t with_census = 0;                     // ... with the JVM's count of live objects
+    double used_gap_min = 0, used_gap_max = 0;  // JvmCheck::usedGap over them
+    double gap_min = 0, gap_max = 0;            // JvmCheck::gap over them
+    int64_t dead_space = 0;                     // the largest JvmCheck::deadSpace, at GC
+    uint32_t dead_space_gc = 0;
+};
+JvmAgreement summarizeJvmChecks(const std::vector<JvmCheck>& checks);
+// "live bytes at 4 full GCs within -0.81%..-0.07% of the JVM's used bytes after them, and equal
+// to its count of live objects within -0.00%..+0.00%", or why there is nothing to compare.
+// `jvm_figures`: the trace has the JVM's figures of some GC.
+std::string describeJvmAgreement(const JvmAgreement& agreement, bool jvm_figures);
+
 // "GC 12: memcity's live heap 2.1 MiB, the JVM's count of live objects 2.3 MiB (-8.70%); by
 // type, memcity less the JVM: java.lang.Class -120 KiB (-697 objects), ..."
 std::string describeJvmCheck(const JvmCheck& check);

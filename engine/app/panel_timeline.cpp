@@ -113,9 +113,7 @@ void drawTimelinePanel(Ui& ui, render::DrawList& frame) {
             std::clamp(std::lround(gc_at_mouse), 0l, static_cast<long>(s.gcs().size() - 1)));
         const GcRecord& r = s.gcs()[g];
         ImGui::BeginTooltip();
-        ImGui::Text(
-            "GC %zu at %s", g,
-            scene::formatAxisSeconds(static_cast<double>(r.end_ns - s.gcs().front().start_ns)).c_str());
+        ImGui::Text("GC %zu at %s", g, scene::formatAxisSeconds(static_cast<double>(r.end_ns)).c_str());
         ImGui::Text("live %s (%llu objects)",
                     scene::formatAxisBytes(static_cast<double>(r.live_bytes)).c_str(),
                     static_cast<unsigned long long>(r.live_objects));

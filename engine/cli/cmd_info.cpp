@@ -30,6 +30,20 @@ ChunkCounts countChunks(const TraceFile& t) {
     return c;
 }
 
+// "45 young, 4 full", kinds in format order, those with no GC left out ("3 unknown" when no
+// kind is known).
+std::string gcKindCounts(const HeapHistory& h) {
+    uint64_t n[4] = {};
+    for (const GcRecord& g : h.gcs())
+        ++n[g.kind < 4 ? g.kind : 0];
+    std::string s;
+    for (uint32_t k : {1u, 2u, 3u, 0u}) {
+        if (n[k] == 0) continue;
+        s += (s.empty() ? "" : ", ") + std::to_string(n[k]) + " " + std::string(format::gcKindName(k));
+    }
+    return s.empty() ? "none" : s;
+}
+
 const char* kEventKinds[] = {"alloc",        "alloc-array", "deaths", "gc-start", "gc-end",
                              "thread-start", "thread-end",  "move",   "extension"};
 uint32_t eventKindIndex(std::string_view name) {
@@ -69,6 +83,19 @@ void printJson(const LoadedTrace& t) {
         j.field(k, c.by_kind[eventKindIndex(k)]);
     j.endObject();
     j.field("gcs", static_cast<uint64_t>(h.gcCount()));
+    {
+        const JvmAgreement a = summarizeJvmChecks(h.jvmChecks());
+        j.key("jvm_agreement").beginObject();
+        j.field("gcs_with_jvm_figures", static_cast<uint64_t>(h.jvmFacts().size()));
+        j.field("full_gcs", static_cast<uint64_t>(a.full_gcs))
+            .field("disagreeing", static_cast<uint64_t>(a.disagreeing));
+        j.field("with_census", static_cast<uint64_t>(a.with_census));
+        j.field("used_gap_min", a.used_gap_min).field("used_gap_max", a.used_gap_max);
+        j.field("gap_min", a.gap_min).field("gap_max", a.gap_max);
+        j.field("dead_space_bytes", a.dead_space).field("dead_space_gc", a.dead_space_gc);
+        j.field("text", describeJvmAgreement(a, !h.jvmFacts().empty()));
+        j.endObject();
+    }
     j.field("snapshots", static_cast<uint64_t>(h.snapshots().size()));
     j.field("objects_allocated", c.objects_allocated);
     j.field("bytes_allocated", c.bytes_allocated);
@@ -131,15 +158,14 @@ void printText(const LoadedTrace& t) {
         if (k != "producer") std::cout << "  " << printable(k) << " = " << printable(v) << "\n";
     std::cout << "time span   " << formatDuration(clampNs(durationNs(c.first_time_ns, c.last_time_ns)))
               << " (" << formatDuration(c.first_time_ns) << " .. " << formatDuration(c.last_time_ns) << ")\n";
-    uint64_t minor = 0, major = 0, pauses = 0;
-    for (const GcRecord& g : h.gcs()) {
-        minor += g.kind == static_cast<uint8_t>(format::GcKind::kMinor);
-        major += g.kind == static_cast<uint8_t>(format::GcKind::kMajor);
+    uint64_t pauses = 0;
+    for (const GcRecord& g : h.gcs())
         pauses += g.pause_ns;
-    }
-    std::cout << "GCs         " << formatCount(h.gcCount()) << " (" << minor << " minor, " << major
-              << " major), " << formatDuration(static_cast<int64_t>(pauses)) << " of pauses, "
-              << h.snapshots().size() << " reference snapshots\n";
+    std::cout << "GCs         " << formatCount(h.gcCount()) << " (" << gcKindCounts(h) << "), "
+              << formatDuration(static_cast<int64_t>(pauses)) << " of pauses, " << h.snapshots().size()
+              << " reference snapshots\n";
+    std::cout << "JVM         "
+              << describeJvmAgreement(summarizeJvmChecks(h.jvmChecks()), !h.jvmFacts().empty()) << "\n";
     std::cout << "objects     " << formatCount(c.objects_allocated) << " allocated ("
               << formatBytes(c.bytes_allocated) << "); peak live " << formatCount(c.peak_live_objects)
               << " objects at GC " << c.peak_objects_gc << ", " << formatBytes(c.peak_live_bytes) << " at GC "

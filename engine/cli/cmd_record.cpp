@@ -194,7 +194,9 @@ int runRecord(const Words& words) {
                                     : "was killed by signal " + std::to_string(WTERMSIG(status)))
               << " after " << formatDuration(static_cast<int64_t>(seconds * 1e9)) << " (recorded)\n"
               << "  the recorder's slowdown cannot be known from this run alone: time the program without it "
-                 "to compare\n";
+                 "to compare\n"
+              << "  JVM agreement: "
+              << describeJvmAgreement(summarizeJvmChecks(h.jvmChecks()), !h.jvmFacts().empty()) << "\n";
     printDiagnostics(*loaded, std::cerr, false);
     for (const std::string& other : otherJvmTraces(file, started))
         std::cout << "  another JVM of the command recorded " << other << "\n";

@@ -14,6 +14,8 @@ constexpr uint32_t kLiveLine = render::rgba(86, 180, 233);
 constexpr uint32_t kLiveFill = render::rgba(86, 180, 233, 70);
 constexpr uint32_t kReachableLine = render::rgba(0, 158, 115);
 constexpr uint32_t kPauseColor = render::rgba(204, 121, 167);
+constexpr uint32_t kJvmLine = render::rgba(230, 159, 0);           // the JVM's heap in use after each GC
+constexpr uint32_t kFullGcLine = render::rgba(255, 255, 255, 60);  // a full GC, across the plot
 constexpr uint32_t kCursorColor = palette::kSelection;
 constexpr uint32_t kRangeColor = render::rgba(255, 255, 255, 28);
 constexpr uint32_t kRangeEdge = render::rgba(255, 255, 255, 150);
@@ -118,6 +120,7 @@ TimelineLayout layoutTimeline(std::span<const GcRecord> gcs, PixelRect viewport,
         l.gc_end_ns.push_back(gc.end_ns);
         top = std::max(top, gc.live_bytes);
         if (gc.has_snapshot) top = std::max(top, gc.reachable_bytes);
+        if (gc.jvm >= 0) top = std::max(top, gc.vm_heap_after);
     }
     if (l.t1_ns <= l.t0_ns) l.t1_ns = l.t0_ns + 1;
 
@@ -213,13 +216,14 @@ TimelineScene buildTimelineScene(const TimelineLayout& layout, std::span<const G
         out.labels.push_back(makeLabel({plot.min.x - 4.0f, y}, formatAxisBytes(static_cast<double>(b)),
                                        palette::kTextDim, label_px, render::TextAnchor::kRightCenter));
     }
-    // Time labels: about one per 90 pixels.
+    // Time labels: about one per 90 pixels, at round trace times (since the recording began).
     const double span_ns = static_cast<double>(layout.t1_ns - layout.t0_ns);
     const double time_step =
         niceStep(span_ns / std::max(1.0, std::floor(static_cast<double>(plot.width()) / 90.0)));
     const float axis_y = layout.pause_strip.max.y;
-    for (double ns = 0; ns <= span_ns * (1 + 1e-9); ns += time_step) {
-        const float x = plot.min.x + static_cast<float>(ns / span_ns) * plot.width();
+    const auto t0 = static_cast<double>(layout.t0_ns), t1 = static_cast<double>(layout.t1_ns);
+    for (double ns = std::ceil(t0 / time_step) * time_step; ns <= t1 + span_ns * 1e-9; ns += time_step) {
+        const float x = plot.min.x + static_cast<float>((ns - t0) / span_ns) * plot.width();
         out.lines.push_back({{x, axis_y}, {x, axis_y + 3.0f}, 1.0f, palette::kTextDim});
         std::string text = formatAxisSeconds(ns);
         const float half = 0.5f * textWidth(options.measure, text, label_px);
@@ -243,9 +247,30 @@ TimelineScene buildTimelineScene(const TimelineLayout& layout, std::span<const G
                           timelineY(layout, static_cast<double>(gcs[0].live_bytes))};
         out.lines.push_back({{a.x, plot.max.y}, a, 1.5f, kLiveLine});
     }
+    glm::vec2 previous{0.0f};
+    // Full GCs: a faint line across the plot, where the JVM's count and memcity's can be held
+    // side by side (heap/jvm_check.h).
+    bool any_full = false;
+    for (const GcRecord& gc : gcs) {
+        if (gc.kind != static_cast<uint8_t>(format::GcKind::kMajor)) continue;
+        const float x = timelineX(layout, gc.end_ns);
+        out.lines.push_back({{x, plot.min.y}, {x, plot.max.y}, 1.0f, kFullGcLine});
+        any_full = true;
+    }
+    // The JVM's heap in use after each GC, where the trace has its figures.
+    bool any_jvm = false;
+    previous = glm::vec2{0.0f};
+    for (const GcRecord& gc : gcs) {
+        if (gc.jvm < 0) continue;
+        const glm::vec2 p{timelineX(layout, gc.end_ns),
+                          timelineY(layout, static_cast<double>(gc.vm_heap_after))};
+        if (any_jvm) out.lines.push_back({previous, p, 1.0f, kJvmLine});
+        previous = p;
+        any_jvm = true;
+    }
     // Reachable bytes: a line through the GCs with a snapshot, with a dot at each.
     bool any_reachable = false;
-    glm::vec2 previous{0.0f};
+    previous = glm::vec2{0.0f};
     for (const GcRecord& gc : gcs) {
         if (!gc.has_snapshot) continue;
         const glm::vec2 p{timelineX(layout, gc.end_ns),
@@ -298,6 +323,8 @@ TimelineScene buildTimelineScene(const TimelineLayout& layout, std::span<const G
     if (options.legend) {
         std::vector<std::pair<std::string, uint32_t>> entries = {{"live", kLiveLine}};
         if (any_reachable) entries.push_back({"reachable", kReachableLine});
+        if (any_jvm) entries.push_back({"JVM used", kJvmLine});
+        if (any_full) entries.push_back({"full GC", render::rgba(255, 255, 255, 140)});
         bool leak = false, overhead = false, churn = false;
         for (const Window& w : windows) {
             leak = leak || w.kind == WindowKind::kLeakRegression || w.kind == WindowKind::kLeakHeuristic;

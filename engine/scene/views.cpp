@@ -283,10 +283,10 @@ void ViewComposer::drawTitle(double t, render::DrawList& out) const {
     std::string time_text;
     if (before < inputs_.gcs.size() && !inputs_.gcs.empty()) {
         const double f = gc_time - before;
-        const double ns0 = static_cast<double>(inputs_.gcs[before].end_ns - inputs_.gcs.front().start_ns);
+        // Trace time (since the recording began) at the GC's end, as everywhere.
+        const double ns0 = static_cast<double>(inputs_.gcs[before].end_ns);
         const double ns1 =
-            static_cast<double>(inputs_.gcs[std::min<size_t>(after, inputs_.gcs.size() - 1)].end_ns -
-                                inputs_.gcs.front().start_ns);
+            static_cast<double>(inputs_.gcs[std::min<size_t>(after, inputs_.gcs.size() - 1)].end_ns);
         time_text = "  at " + formatAxisSeconds(ns0 + (ns1 - ns0) * f);
     }
     const std::string value =

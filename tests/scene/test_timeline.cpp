@@ -261,11 +261,13 @@ TEST(TimelineScene, CursorRangeAndAxes) {
     ASSERT_TRUE(scene.range_band.has_value());
     EXPECT_FLOAT_EQ(scene.range_band->min.x, timelineCursorX(l, 1));
     EXPECT_FLOAT_EQ(scene.range_band->max.x, timelineCursorX(l, 2));
-    // Axis labels: bytes on the left, time from the first GC's start at the bottom.
+    // Axis labels: bytes on the left, trace time (since the recording began, as everywhere) at
+    // round values at the bottom: the plot starts at 1 us, so no "0 s".
     std::vector<std::string> texts;
     for (const render::Label& label : dl.labels)
         texts.push_back(label.text);
-    for (const char* text : {"0 B", "100 KiB", "200 KiB", "300 KiB", "0 s", "GC 2.5"})
+    EXPECT_EQ(std::find(texts.begin(), texts.end(), "0 s"), texts.end());
+    for (const char* text : {"0 B", "100 KiB", "200 KiB", "300 KiB", "2 us", "14 us", "GC 2.5"})
         EXPECT_NE(std::find(texts.begin(), texts.end(), text), texts.end()) << text;
     const auto us =
         std::count_if(texts.begin(), texts.end(), [](const std::string& t) { return t.ends_with(" us"); });

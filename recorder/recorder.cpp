@@ -143,8 +143,13 @@ Recorder* g_shutdown_recorder = nullptr;
 // Set on a thread while what it allocates is the agent's, not the program's: through JNI in VM
 // init and the shutdown hook, and on the agent's own thread.
 thread_local bool t_agent_allocating = false;
+// Set on a thread while the classes it loads are the agent's own (its shutdown hook's).
+thread_local bool t_agent_classes = false;
 // Set when an allocation of the agent's was reported as sampled (see resetSamplingDistance).
 thread_local bool t_agent_sampled = false;
+// Set on the agent thread while the objects it records were alive at the GC it walks (their
+// ids come from the GC's block, see walkObjectId).
+thread_local bool t_ids_at_gc = false;
 // The thread's last sampled allocation, when Object.clone made it (see onAlloc).
 struct CloneSeen {
     uint64_t id = kNoObject;
@@ -246,12 +251,26 @@ void Recorder::recordMirror(uint32_t index, jclass klass, uint64_t known_mirror)
         return;
     }
     // Before VM init (which records them all), or a class of the agent's own.
-    if (class_class == kNoClass || t_agent_allocating) return;
+    if (class_class == kNoClass || t_agent_classes) return;
     jlong size = 0;
     if (jvmti_->GetObjectSize(klass, &size) != JVMTI_ERROR_NONE || size <= 0) return;
-    const uint64_t id = newObjectId();
+    const uint64_t id = t_ids_at_gc ? walkObjectId() : newObjectId();
     e.mirror_id.store(id, std::memory_order_release);
     recordUnseen(id, class_class, static_cast<uint64_t>(size), 0);
+}
+
+void Recorder::registerLoadedClasses(JNIEnv* jni) {
+    jint n = 0;
+    JvmtiPtr<jclass> loaded(jvmti_);
+    if (jvmti_->GetLoadedClasses(&n, loaded.out()) != JVMTI_ERROR_NONE) return;
+    for (jint i = 0; i < n; ++i) {
+        jclass klass = loaded[static_cast<size_t>(i)];
+        jlong tag = 0;
+        if (jvmti_->GetTag(klass, &tag) == JVMTI_ERROR_NONE && !(tag & kClassTagBit) &&
+            tag != kAgentObjectTag)
+            classIndex(jni, klass);
+        jni->DeleteLocalRef(klass);
+    }
 }
 
 uint64_t Recorder::expectedSize(uint32_t class_index, uint64_t length) const {
@@ -444,30 +463,38 @@ void Recorder::processGcs(JNIEnv* jni) {
     gcs_written_ = finished;
     // A snapshot when refs_every GCs have passed since the last one (GC 0 first). When GCs come
     // faster than the agent thread wakes, the heap of a skipped GC is gone: the next GC has it.
-    if (options_.refs_every != 0 && (!walked_any_ || last >= last_walked_gc_ + options_.refs_every)) {
-        walked_any_ = true;
-        last_walked_gc_ = last;
-        flushDeaths(false);
-        // Objects the walk meets untagged take ids from this GC's block.
-        const GcSlot& walked = gc_ring_[last % kGcRing];
-        walk_next_.store(walked.next_object_id - walked.reserved, std::memory_order_relaxed);
-        walk_end_.store(walked.next_object_id, std::memory_order_relaxed);
-        walkHeap(*this, static_cast<uint32_t>(last));
-        const uint64_t met =
-            walk_next_.load(std::memory_order_relaxed) - (walked.next_object_id - walked.reserved);
+    // Right after the newest GC: objects met untagged (by a walk, or classes no event announced)
+    // were alive at it, and take ids from its block.
+    const GcSlot& newest = gc_ring_[last % kGcRing];
+    const GcFacts* facts = facts_.load(std::memory_order_acquire);
+    const bool census =
+        facts && facts->kindOf(newest.start, newest.end) == static_cast<uint8_t>(format::GcKind::kMajor);
+    const bool walk =
+        options_.refs_every != 0 && (!walked_any_ || last >= last_walked_gc_ + options_.refs_every);
+    if (walk || census) {
+        const uint64_t block = newest.next_object_id - newest.reserved;
+        walk_next_.store(block, std::memory_order_relaxed);
+        walk_end_.store(newest.next_object_id, std::memory_order_relaxed);
+        t_ids_at_gc = true;
+        if (jni) registerLoadedClasses(jni);
+        if (walk) {
+            walked_any_ = true;
+            last_walked_gc_ = last;
+            flushDeaths(false);
+            walkHeap(*this, static_cast<uint32_t>(last));
+        }
+        t_ids_at_gc = false;
+        const uint64_t met = walk_next_.load(std::memory_order_relaxed) - block;
         walk_end_.store(0, std::memory_order_relaxed);
-        if (met > walked.reserved) {
-            walk_overflow_ += met - walked.reserved;
-            if (walked.reserved < (uint64_t{1} << 20))
-                reserve_.store(walked.reserved * 2, std::memory_order_relaxed);
+        if (met > newest.reserved) {
+            walk_overflow_ += met - newest.reserved;
+            if (newest.reserved < (uint64_t{1} << 20))
+                reserve_.store(newest.reserved * 2, std::memory_order_relaxed);
         }
     }
     // After a full GC, the JVM's own count of its heap, for the trace's self-check (after the
     // walk, so that the objects it met are counted as the trace's).
-    const GcSlot& newest = gc_ring_[last % kGcRing];
-    if (const GcFacts* facts = facts_.load(std::memory_order_acquire);
-        facts && facts->kindOf(newest.start, newest.end) == static_cast<uint8_t>(format::GcKind::kMajor))
-        countHeap(*this, static_cast<uint32_t>(last), newest.next_object_id);
+    if (census) countHeap(*this, static_cast<uint32_t>(last), newest.next_object_id);
 }
 
 uint32_t Recorder::stringId(TraceWriter& w, const std::string& text) {
@@ -630,7 +657,7 @@ void Recorder::onVmInit(JNIEnv* jni, jthread) {
     classes_.markFillers();
     tagExistingObjects(*this);
     // The agent thread: writes GCs, deaths and snapshots, and flushes buffers every second.
-    t_agent_allocating = true;
+    t_agent_allocating = t_agent_classes = true;
     jclass thread_class = jni->FindClass("java/lang/Thread");
     jmethodID init =
         thread_class ? jni->GetMethodID(thread_class, "<init>", "(Ljava/lang/String;)V") : nullptr;
@@ -639,7 +666,7 @@ void Recorder::onVmInit(JNIEnv* jni, jthread) {
     if (jni->ExceptionCheck()) jni->ExceptionClear();
     if (!thread || jvmti_->RunAgentThread(thread, agentThreadMain, this, JVMTI_THREAD_NORM_PRIORITY) !=
                        JVMTI_ERROR_NONE) {
-        t_agent_allocating = false;
+        t_agent_allocating = t_agent_classes = false;
         stopWithError("cannot start the agent thread");
         return;
     }
@@ -650,7 +677,7 @@ void Recorder::onVmInit(JNIEnv* jni, jthread) {
     Status hook = installShutdownHook(jni, [](JNIEnv* env) {
         if (g_shutdown_recorder) g_shutdown_recorder->onShutdown(env);
     });
-    t_agent_allocating = false;
+    t_agent_allocating = t_agent_classes = false;
     if (!hook)
         std::fprintf(stderr, "memcity agent: %s; the trace is finished at VM death\n",
                      hook.error().message.c_str());

@@ -129,6 +129,9 @@ private:
     // Records a class's mirror as an object, or keeps the id it has already (`known_mirror`),
     // with the class's registration lock held.
     void recordMirror(uint32_t index, jclass klass, uint64_t known_mirror);
+    // Registers every loaded class no event announced (array classes, some hidden classes),
+    // recording their mirrors.
+    void registerLoadedClasses(JNIEnv* jni);
     // Makes the allocating thread draw a new heap sampling distance (see onVmInit).
     void resetSamplingDistance(JNIEnv* jni);
     // Writes the deaths of the GCs written so far; `last`: drops the others (at the end).

@@ -52,6 +52,8 @@ std::unique_ptr<GcFacts> GcFacts::create() {
         for (size_t i = 0; i < kMaxCollectors; ++i) {
             const std::string prefix = "sun.gc.collector." + std::to_string(i) + ".";
             f->invocations_[i] = f->perf_->number(prefix + "invocations");
+            f->last_entry_[i] = f->perf_->number(prefix + "lastEntryTime");
+            f->last_exit_[i] = f->perf_->number(prefix + "lastExitTime");
             if (const volatile char* name = f->perf_->text(prefix + "name")) {
                 f->collectors_.resize(i + 1);
                 for (const volatile char* c = name; *c; ++c)
@@ -59,11 +61,30 @@ std::unique_ptr<GcFacts> GcFacts::create() {
                 f->collector_kind_[i] = kindOfCollector(f->collectors_[i]);
             }
         }
+        f->frequency_ = f->perf_->number("sun.os.hrt.frequency");
         f->cause_ = f->perf_->text("sun.gc.cause", &f->cause_capacity_);
         f->last_cause_ = f->perf_->text("sun.gc.lastCause", &f->last_cause_capacity_);
     }
     f->findSpaces();
     if (f->pool_sources_.empty()) f->findPerfSpaces();
+    // The young generation's spaces are eden and two survivors (one of them empty), the old
+    // generation's one space: the three pools of Serial, Parallel and G1.
+    if (f->perf_ && f->pool_sources_.size() == 3 && !f->pool_sources_[0].perf_used) {
+        auto space = [&](int g, int sp) {
+            PoolSource src;
+            const std::string prefix =
+                "sun.gc.generation." + std::to_string(g) + ".space." + std::to_string(sp) + ".";
+            src.perf_used = f->perf_->number(prefix + "used");
+            src.perf_capacity = f->perf_->number(prefix + "capacity");
+            return src;
+        };
+        f->pool_counters_ = {{space(0, 0)}, {space(0, 1), space(0, 2)}, {space(1, 0)}};
+        bool complete = true;
+        for (const auto& pool : f->pool_counters_)
+            for (const PoolSource& src : pool)
+                complete &= src.perf_used && src.perf_capacity;
+        if (!complete) f->pool_counters_.clear();
+    }
     return f;
 }
 
@@ -172,8 +193,15 @@ void GcFacts::sample(GcSample* out) const {
     *out = GcSample{};
     if (!vm_) return;
     out->valid = true;
-    for (size_t i = 0; i < kMaxCollectors; ++i)
+    // The timer counter is made after VM init on some JVMs; HotSpot's timer on Linux counts ns.
+    const double ns_per_tick = frequency_ && *frequency_ > 0 ? 1e9 / static_cast<double>(*frequency_) : 1.0;
+    for (size_t i = 0; i < kMaxCollectors; ++i) {
         out->invocations[i] = invocations_[i] ? *invocations_[i] : 0;
+        if (last_entry_[i] && last_exit_[i]) {
+            out->last_entry_ns[i] = static_cast<int64_t>(static_cast<double>(*last_entry_[i]) * ns_per_tick);
+            out->last_exit_ns[i] = static_cast<int64_t>(static_cast<double>(*last_exit_[i]) * ns_per_tick);
+        }
+    }
     for (size_t i = 0; i < pool_sources_.size() && i < kMaxPools; ++i)
         out->pools[i] = pool_sources_[i].read();
     auto copy = [](const volatile char* from, size_t capacity, char* to) {
@@ -186,9 +214,46 @@ void GcFacts::sample(GcSample* out) const {
     copy(last_cause_, last_cause_capacity_, out->last_cause);
 }
 
+int64_t GcFacts::totalCollections() const {
+    int64_t n = 0;
+    for (const volatile int64_t* c : invocations_)
+        if (c) n += *c;
+    return n;
+}
+
+bool GcFacts::lastCollection(const GcSample& before, const GcSample& after, int64_t* start_ns,
+                             int64_t* end_ns) {
+    bool found = false;
+    for (size_t i = 0; i < kMaxCollectors; ++i) {
+        if (after.invocations[i] <= before.invocations[i] || after.last_exit_ns[i] == 0) continue;
+        if (!found || after.last_exit_ns[i] > *end_ns)
+            *start_ns = after.last_entry_ns[i], *end_ns = after.last_exit_ns[i];
+        found = true;
+    }
+    return found;
+}
+
+void GcFacts::sampleCounters(GcSample* out) const {
+    sample(out);
+    for (size_t i = 0; i < pool_counters_.size() && i < kMaxPools; ++i) {
+        PoolUsage sum;
+        for (const PoolSource& src : pool_counters_[i]) {
+            const PoolUsage u = src.read();
+            sum.used += u.used;
+            sum.committed += u.committed;
+        }
+        out->pools[i] = sum;
+    }
+}
+
 const char* GcFacts::causeOf(const GcSample& end) {
     if (end.cause[0] && std::strcmp(end.cause, "No GC") != 0) return end.cause;
     return end.last_cause;
+}
+
+bool GcFacts::countsWholeHeap(const GcSample& start, const GcSample& end) const {
+    const bool stop_the_world = heap_ == "Serial" || heap_ == "Parallel" || heap_ == "G1";
+    return stop_the_world && kindOf(start, end) == static_cast<uint8_t>(format::GcKind::kMajor);
 }
 
 uint8_t GcFacts::kindOf(const GcSample& start, const GcSample& end) const {

@@ -34,6 +34,9 @@ struct PoolUsage {
 struct GcSample {
     bool valid = false;
     std::array<int64_t, kMaxCollectors> invocations{};  // per collector, since the JVM started
+    // When each collector's last collection began and ended, in ns on the JVM's own clock
+    // (since it started); 0 where unknown.
+    std::array<int64_t, kMaxCollectors> last_entry_ns{}, last_exit_ns{};
     std::array<PoolUsage, kMaxPools> pools{};
     char cause[kCauseBytes] = {};       // the cause of the GC in progress ("No GC" between GCs)
     char last_cause[kCauseBytes] = {};  // the cause of the GC that ended last, NUL-terminated
@@ -48,6 +51,10 @@ public:
 
     // Reads the counters and pools now. Safe inside the GC start and finish callbacks.
     void sample(GcSample* out) const;
+    // The same, with the pools as the JVM's performance counters have them (what jstat shows):
+    // as the last GC left them, where a direct read would already see the allocations since
+    // (after a GC that JVMTI did not report). Pools without counters are read directly.
+    void sampleCounters(GcSample* out) const;
 
     bool available() const { return perf_ != nullptr; }
     // The collectors' names as the JVM gives them ("Serial young collection pauses"...), by index.
@@ -60,6 +67,19 @@ public:
     // format::GcKind of a GC from the samples at its start and end: full (major) if a full
     // collector ran, else minor if a young one did, else a concurrent cycle's pause.
     uint8_t kindOf(const GcSample& start, const GcSample& end) const;
+    // Whether the heap after the GC holds its live objects and dead space only: a full GC of a
+    // stop-the-world collector (Serial, Parallel, G1; not ZGC or Shenandoah, which free
+    // concurrently, their pauses' "full" counters included).
+    bool countsWholeHeap(const GcSample& start, const GcSample& end) const;
+    // Collections the JVM has run so far, all collectors together (0 without counters). Safe
+    // anywhere: GCs the JVM does not report to JVMTI (heap inspections such as jcmd
+    // GC.class_histogram) show as a count that moved between the reported ones.
+    int64_t totalCollections() const;
+    // When the last collection of the collectors that ran between two samples began and
+    // ended, on the JVM's clock (GcSample::last_entry_ns); false if none ran or it is unknown.
+    static bool lastCollection(const GcSample& before, const GcSample& after, int64_t* start_ns,
+                               int64_t* end_ns);
+
     // The cause of a GC from the sample at its end: HotSpot sets the cause around the collection,
     // and resets it (making it the "last cause") before or after the JVMTI finish event,
     // depending on the collector.
@@ -91,12 +111,17 @@ private:
     std::vector<std::string> collectors_;
     std::array<const volatile int64_t*, kMaxCollectors> invocations_{};
     std::array<uint8_t, kMaxCollectors> collector_kind_{};  // format::GcKind per collector
+    std::array<const volatile int64_t*, kMaxCollectors> last_entry_{}, last_exit_{};  // in timer ticks
+    const volatile int64_t* frequency_ = nullptr;  // the JVM's timer's ticks per second
     const volatile char* cause_ = nullptr;
     size_t cause_capacity_ = 0;
     const volatile char* last_cause_ = nullptr;
     size_t last_cause_capacity_ = 0;
     std::vector<std::string> pool_names_;
     std::vector<PoolSource> pool_sources_;
+    // The same pools from the generations' counters: per pool, the spaces whose used and
+    // capacity counters add up to it (empty where there are none).
+    std::vector<std::vector<PoolSource>> pool_counters_;
 };
 
 }  // namespace memcity::agent

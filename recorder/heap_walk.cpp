@@ -230,7 +230,8 @@ namespace {
 
 struct Census {
     struct Counts {
-        uint64_t objects = 0, bytes = 0, untracked_objects = 0, untracked_bytes = 0;
+        uint64_t objects = 0, bytes = 0, untracked_objects = 0, untracked_bytes = 0, agent_objects = 0,
+                 agent_bytes = 0, filler_objects = 0, filler_bytes = 0;
     };
     Recorder* recorder;
     uint64_t watermark;
@@ -239,7 +240,7 @@ struct Census {
     bool checked = false;
     std::vector<Counts> by_class;  // by registry index
     Counts unknown_class;
-    GcCensusEvent totals;  // fillers, agent, newer
+    GcCensusEvent totals;  // objects allocated since the GC
 
     Counts& of(uint32_t ci) {
         if (ci == kNoClass) return unknown_class;
@@ -263,8 +264,9 @@ jint JNICALL onCensusObject(jlong class_tag, jlong size, jlong* tag_ptr, jint, v
     const jlong tag = *tag_ptr;
     if (tag == 0) {
         if (ci != kNoClass && c->recorder->classes()[ci].filler) {
-            c->totals.filler_objects++;
-            c->totals.filler_bytes += bytes;
+            Census::Counts& n = c->of(ci);
+            n.filler_objects++;
+            n.filler_bytes += bytes;
         } else {
             Census::Counts& n = c->of(ci);
             n.untracked_objects++;
@@ -279,8 +281,9 @@ jint JNICALL onCensusObject(jlong class_tag, jlong size, jlong* tag_ptr, jint, v
                  ? kNoObject
                  : c->recorder->classes()[mirror_of].mirror_id.load(std::memory_order_acquire);
         if (id == kNoObject) {  // the agent's own object, or its class's mirror
-            c->totals.agent_objects++;
-            c->totals.agent_bytes += bytes;
+            Census::Counts& n = c->of(ci);
+            n.agent_objects++;
+            n.agent_bytes += bytes;
             return JVMTI_VISIT_OBJECTS;
         }
     }
@@ -311,8 +314,10 @@ bool countHeap(Recorder& r, uint32_t gc, uint64_t watermark) {
     e.gc = gc;
     const auto& write = r.writerAccess();
     auto add = [&](uint32_t type, const Census::Counts& n) {
-        if (n.objects == 0 && n.untracked_objects == 0) return;
-        e.types.push_back({type, n.objects, n.bytes, n.untracked_objects, n.untracked_bytes});
+        if (n.objects == 0 && n.untracked_objects == 0 && n.agent_objects == 0 && n.filler_objects == 0)
+            return;
+        e.types.push_back({type, n.objects, n.bytes, n.untracked_objects, n.untracked_bytes, n.agent_objects,
+                           n.agent_bytes, n.filler_objects, n.filler_bytes});
     };
     for (size_t ci = 0; ci < census.by_class.size(); ++ci)
         add(r.classes().typeId(static_cast<uint32_t>(ci), 0, write), census.by_class[ci]);

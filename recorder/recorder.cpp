@@ -19,6 +19,7 @@ namespace {
 constexpr size_t kThreadFlushBytes = 64u << 10;
 constexpr size_t kMaxPendingDeaths = 1u << 20;
 constexpr int64_t kPeriodicFlushNs = 1'000'000'000;
+constexpr jlong kPollMs = 10;  // the agent thread's longest sleep
 
 int64_t monotonicNs() {
     timespec ts{};
@@ -266,8 +267,9 @@ void Recorder::registerLoadedClasses(JNIEnv* jni) {
     for (jint i = 0; i < n; ++i) {
         jclass klass = loaded[static_cast<size_t>(i)];
         jlong tag = 0;
-        if (jvmti_->GetTag(klass, &tag) == JVMTI_ERROR_NONE && !(tag & kClassTagBit) &&
-            tag != kAgentObjectTag)
+        // A class's mirror has a class tag once registered (kAgentObjectTag is not one).
+        if (jvmti_->GetTag(klass, &tag) == JVMTI_ERROR_NONE &&
+            (!(tag & kClassTagBit) || tag == kAgentObjectTag))
             classIndex(jni, klass);
         jni->DeleteLocalRef(klass);
     }
@@ -360,6 +362,7 @@ void Recorder::recordUnseen(uint64_t id, uint32_t class_index, uint64_t size, ui
 void Recorder::onFree(jlong tag) {
     if (tag <= 0 || (tag & kAliasTagBit)) return;  // an alias's death is posted under its object's tag
     uint64_t id = static_cast<uint64_t>(tag - 1);
+    noticeUnreportedGcs();
     if (tag & kClassTagBit) {
         // A class was unloaded: its mirror died (the agent's objects are nobody's).
         const uint32_t ci = ClassRegistry::indexFromTag(tag);
@@ -375,15 +378,14 @@ void Recorder::onFree(jlong tag) {
         deaths_.emplace_back(gc, id);
         many = deaths_.size() >= kMaxPendingDeaths;
     }
-    if (many && monitor_) {
-        jvmti_->RawMonitorEnter(monitor_);
-        jvmti_->RawMonitorNotify(monitor_);
-        jvmti_->RawMonitorExit(monitor_);
-    }
+    if (many) wakeAgent();
 }
 
 void Recorder::onGcStart() {
-    // Inside the VM at a safepoint: only atomics, plain memory reads and our own memory.
+    // Inside the VM at a safepoint: only atomics, plain memory reads, our own memory and the
+    // GC ring's lock (whose holders never wait on the VM).
+    noticeUnreportedGcs();
+    announced_collections_.store(INT64_MAX, std::memory_order_release);  // this one is reported
     gc_start_ns_ = now();
     if (const GcFacts* facts = facts_.load(std::memory_order_acquire))
         facts->sample(&gc_start_sample_);
@@ -393,21 +395,75 @@ void Recorder::onGcStart() {
 }
 
 void Recorder::onGcFinish() {
-    const uint64_t n = gcs_finished_.load(std::memory_order_relaxed);
-    GcSlot& slot = gc_ring_[n % kGcRing];
-    slot.index = static_cast<uint32_t>(n);
-    slot.start_ns = gc_start_ns_;
-    slot.end_ns = now();
-    // Keep a block of ids below the watermark (see walkObjectId); no thread allocates an id
-    // during the GC.
-    slot.reserved = reserve_.load(std::memory_order_relaxed);
-    slot.next_object_id = next_id_.fetch_add(slot.reserved, std::memory_order_relaxed) + slot.reserved;
-    slot.start = gc_start_sample_;
-    if (const GcFacts* facts = facts_.load(std::memory_order_acquire))
-        facts->sample(&slot.end);
-    else
-        slot.end = GcSample{};
-    gcs_finished_.store(n + 1, std::memory_order_release);
+    {
+        std::lock_guard lock(gc_ring_mutex_);
+        const uint64_t n = gcs_finished_.load(std::memory_order_relaxed);
+        GcSlot& slot = gc_ring_[n % kGcRing];
+        slot = GcSlot{};
+        slot.index = static_cast<uint32_t>(n);
+        slot.start_ns = gc_start_ns_;
+        slot.end_ns = now();
+        // Keep a block of ids below the watermark (see walkObjectId): threads that take ids now
+        // (in native code, during the GC) take them after it.
+        slot.reserved = reserve_.load(std::memory_order_relaxed);
+        slot.next_object_id = next_id_.fetch_add(slot.reserved, std::memory_order_relaxed) + slot.reserved;
+        slot.start = gc_start_sample_;
+        const GcFacts* facts = facts_.load(std::memory_order_acquire);
+        if (facts) facts->sample(&slot.end);
+        last_end_sample_ = slot.end;
+        // The JVM's clock against the trace's, for GCs it does not report.
+        int64_t began = 0, ended = 0;
+        if (GcFacts::lastCollection(slot.start, slot.end, &began, &ended))
+            jvm_clock_offset_ns_ = slot.end_ns - ended;
+        announced_collections_.store(facts ? facts->totalCollections() : INT64_MAX,
+                                     std::memory_order_release);
+        gcs_finished_.store(n + 1, std::memory_order_release);
+    }
+    wakeAgent();
+}
+
+void Recorder::noticeUnreportedGcs() {
+    const GcFacts* facts = facts_.load(std::memory_order_acquire);
+    if (!facts) return;
+    int64_t total = facts->totalCollections();
+    if (total <= announced_collections_.load(std::memory_order_acquire)) return;
+    {
+        std::lock_guard lock(gc_ring_mutex_);
+        total = facts->totalCollections();
+        if (total <= announced_collections_.load(std::memory_order_acquire)) return;
+        // The JVM collected without telling JVMTI (a heap inspection: jcmd GC.class_histogram,
+        // -XX:+PrintClassHistogram). Its deaths are posted all the same: the trace gets the GC,
+        // from the collectors' counts, placed where the first thread to see them stood (every
+        // id, free and GC start looks): no object was allocated since it.
+        const uint64_t n = gcs_finished_.load(std::memory_order_relaxed);
+        GcSlot& slot = gc_ring_[n % kGcRing];
+        slot = GcSlot{};
+        slot.index = static_cast<uint32_t>(n);
+        slot.unreported = true;
+        slot.start = last_end_sample_;
+        facts->sampleCounters(&slot.end);
+        slot.end_ns = now();
+        slot.start_ns = slot.end_ns;
+        int64_t began = 0, ended = 0;
+        if (jvm_clock_offset_ns_ != INT64_MIN &&
+            GcFacts::lastCollection(slot.start, slot.end, &began, &ended) && began <= ended) {
+            // On the JVM's clock moved to the trace's (the offset, from the last reported GC, is
+            // off by as much as that GC's finish event came after its collector's end).
+            slot.end_ns = std::min(slot.end_ns, ended + jvm_clock_offset_ns_);
+            slot.start_ns = slot.end_ns - (ended - began);
+        }
+        slot.reserved = reserve_.load(std::memory_order_relaxed);
+        slot.next_object_id = next_id_.fetch_add(slot.reserved, std::memory_order_relaxed) + slot.reserved;
+        last_end_sample_ = slot.end;
+        unreported_pending_.store(true, std::memory_order_relaxed);
+        announced_collections_.store(total, std::memory_order_release);
+        gcs_finished_.store(n + 1, std::memory_order_release);
+    }
+    wakeAgent();
+}
+
+void Recorder::wakeAgent() {
+    if (!monitor_) return;
     jvmti_->RawMonitorEnter(monitor_);
     jvmti_->RawMonitorNotify(monitor_);
     jvmti_->RawMonitorExit(monitor_);
@@ -467,8 +523,7 @@ void Recorder::processGcs(JNIEnv* jni) {
     // were alive at it, and take ids from its block.
     const GcSlot& newest = gc_ring_[last % kGcRing];
     const GcFacts* facts = facts_.load(std::memory_order_acquire);
-    const bool census =
-        facts && facts->kindOf(newest.start, newest.end) == static_cast<uint8_t>(format::GcKind::kMajor);
+    const bool census = facts && facts->countsWholeHeap(newest.start, newest.end);
     const bool walk =
         options_.refs_every != 0 && (!walked_any_ || last >= last_walked_gc_ + options_.refs_every);
     if (walk || census) {
@@ -523,6 +578,8 @@ void Recorder::writeGc(TraceWriter& w, const GcSlot& s, uint64_t used, uint64_t 
     end.heap_committed = committed;
     GcJvmEvent jvm;
     jvm.gc = s.index;
+    jvm.unreported = s.unreported;
+    jvm.whole_heap = facts && facts->countsWholeHeap(s.start, s.end);
     if (known) {
         start.kind = facts->kindOf(s.start, s.end);
         start.cause = stringId(w, GcFacts::causeOf(s.end));
@@ -688,10 +745,16 @@ void Recorder::agentThread(JNIEnv* jni) {
     int64_t last_flush = now();
     for (;;) {
         jvmti_->RawMonitorEnter(monitor_);
-        if (!stop_agent_) jvmti_->RawMonitorWait(monitor_, 100);
+        // Woken by every GC; the short wait notices GCs JVMTI does not report (a quiet program
+        // allocates and frees nothing that would notice them first).
+        if (!stop_agent_) jvmti_->RawMonitorWait(monitor_, kPollMs);
         const bool stop = stop_agent_;
         jvmti_->RawMonitorExit(monitor_);
         if (recording()) {
+            noticeUnreportedGcs();
+            // Have the VM post an unreported GC's deaths now, before another GC can come and
+            // take them (HotSpot may keep them until the next heap walk or GC).
+            if (unreported_pending_.exchange(false)) flushObjectFrees(*this);
             processGcs(jni);
             flushDeaths(false);
             if (now() - last_flush >= kPeriodicFlushNs) {

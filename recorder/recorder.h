@@ -87,7 +87,13 @@ public:
     ClassRegistry& classes() { return classes_; }
     SiteRegistry& sites() { return sites_; }
     int64_t now() const;
-    uint64_t newObjectId() { return next_id_.fetch_add(1, std::memory_order_relaxed); }
+    uint64_t newObjectId() {
+        noticeUnreportedGcs();
+        return next_id_.fetch_add(1, std::memory_order_relaxed);
+    }
+    // Adds the GCs the JVM ran without JVMTI events since the last GC of the trace (see
+    // GcFacts::totalCollections) to the GC ring. Cheap when there are none; safe on any thread.
+    void noticeUnreportedGcs();
     // An id for an object a heap walk right after a GC meets untagged: it was alive at that GC
     // although its allocation was never reported, so it takes an id from the block every GC
     // keeps below its watermark (a fresh id, born after the GC, once the block is used up).
@@ -113,8 +119,9 @@ private:
         uint32_t index = 0;
         int64_t start_ns = 0, end_ns = 0;
         uint64_t next_object_id = 0;  // the watermark
-        uint64_t reserved = 0;  // ids [next_object_id - reserved, next_object_id) are kept for walkObjectId
-        GcSample start, end;    // the JVM's own figures at the GC's start and end
+        uint64_t reserved = 0;    // ids [next_object_id - reserved, next_object_id) are kept for walkObjectId
+        bool unreported = false;  // a GC JVMTI did not report, found by the collectors' counts
+        GcSample start, end;      // the JVM's own figures at the GC's start and end
     };
 
     ThreadState* threadState(JNIEnv* jni, jthread thread);
@@ -137,6 +144,7 @@ private:
     // Writes the deaths of the GCs written so far; `last`: drops the others (at the end).
     void flushDeaths(bool last);
     void stopWithError(const std::string& message);
+    void wakeAgent();
     void finish(JNIEnv* jni);
 
     jvmtiEnv* jvmti_;
@@ -172,9 +180,17 @@ private:
     uint64_t gcs_written_ = 0;  // agent thread only
     bool walked_any_ = false;   // agent thread only: a snapshot was taken, at last_walked_gc_
     uint64_t last_walked_gc_ = 0;
-    int64_t gc_start_ns_ = 0;               // GC callbacks only
-    GcSample gc_start_sample_;              // GC callbacks only
-    std::atomic<GcFacts*> facts_{nullptr};  // set in VM init, owned by facts_owner_
+    int64_t gc_start_ns_ = 0;   // GC callbacks only
+    GcSample gc_start_sample_;  // GC callbacks only
+    // The GC ring's writers: GC finish callbacks and noticeUnreportedGcs (gc_ring_mutex_).
+    std::mutex gc_ring_mutex_;
+    GcSample last_end_sample_;                 // with gc_ring_mutex_ held
+    int64_t jvm_clock_offset_ns_ = INT64_MIN;  // trace time less the JVM's clock; with gc_ring_mutex_ held
+    // Collections the JVM had run at the last GC of the trace; INT64_MAX while a reported GC is
+    // in progress (and before VM init).
+    std::atomic<int64_t> announced_collections_{INT64_MAX};
+    std::atomic<bool> unreported_pending_{false};  // an unreported GC's deaths are to be flushed
+    std::atomic<GcFacts*> facts_{nullptr};         // set in VM init, owned by facts_owner_
     std::unique_ptr<GcFacts> facts_owner_;
     std::unordered_map<std::string, uint32_t> strings_;  // with the writer locked
     uint32_t next_string_ = 1;                           // 1 is "unknown"

@@ -186,6 +186,7 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
     }
     std::sort(data.snapshots.begin(), data.snapshots.end(),
               [](const SnapshotInfo& a, const SnapshotInfo& b) { return a.gc < b.gc; });
+    settleJvmChecks(data.jvm_checks);
     for (const JvmCheck& check : data.jvm_checks)
         if (!check.agrees())
             data.diagnostics.add(Anomaly::kJvmDisagrees,

@@ -38,7 +38,6 @@ JvmCheck checkAgainstJvm(const GcRecord& record, const HeapView& heap, const GcC
     c.live_bytes = record.live_bytes;
     if (!census) return c;
     c.has_census = true;
-    c.agent_bytes = census->agent_bytes;
     // memcity's live heap by type name, less the JVM's count of each (objects the trace has and
     // objects it never saw alike). By name: a class has two types when it was first met before
     // it was prepared.
@@ -56,6 +55,7 @@ JvmCheck checkAgainstJvm(const GcRecord& record, const HeapView& heap, const GcC
         c.jvm_objects += t.objects + t.untracked_objects;
         c.jvm_bytes += t.bytes + t.untracked_bytes;
         c.untracked_bytes += t.untracked_bytes;
+        c.agent_bytes += t.agent_bytes;
     }
     for (auto& [type, g] : gaps) {
         g.type = type;
@@ -67,6 +67,16 @@ JvmCheck checkAgainstJvm(const GcRecord& record, const HeapView& heap, const GcC
     });
     if (c.biggest.size() > 5) c.biggest.resize(5);
     return c;
+}
+
+void settleJvmChecks(std::vector<JvmCheck>& checks) {
+    int64_t least = -1;
+    for (const JvmCheck& c : checks)
+        if (c.has_census)
+            least = least < 0 ? std::max<int64_t>(0, c.deadSpace()) : std::min(least, c.deadSpace());
+    if (least <= 0) return;
+    for (JvmCheck& c : checks)
+        if (!c.has_census) c.assumed_dead_space = static_cast<uint64_t>(least);
 }
 
 JvmAgreement summarizeJvmChecks(const std::vector<JvmCheck>& checks) {
@@ -124,8 +134,11 @@ std::string describeJvmCheck(const JvmCheck& c) {
     std::snprintf(pct, sizeof pct, "%+.2f%%", c.gap() * 100.0);
     std::string s = "GC " + std::to_string(c.gc) + ": memcity's live heap " + formatBytes(c.live_bytes);
     if (!c.has_census)
-        return s + ", the JVM's used after " + formatBytes(c.jvm_used_after) + " (" + pct +
-               "); no class count was recorded at this GC";
+        return s + ", the JVM's used after " + formatBytes(c.jvm_used_after) +
+               (c.assumed_dead_space ? " less the " + formatBytes(c.assumed_dead_space) +
+                                           " of dead space it kept at every counted GC"
+                                     : "") +
+               " (" + pct + "); no class count was recorded at this GC";
     s += ", the JVM's count of live objects " + formatBytes(c.jvm_bytes) + " (" + pct + ")";
     if (c.untracked_bytes) s += ", of which the recorder never saw " + formatBytes(c.untracked_bytes);
     if (c.biggest.empty()) return s;

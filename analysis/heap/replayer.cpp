@@ -485,7 +485,7 @@ void Replayer::completeHeap() {
             c.peak_bytes_gc = g;
         }
         // At a full GC the JVM's own accounting is the judge (heap/jvm_check.h).
-        if (r.kind == static_cast<uint8_t>(format::GcKind::kMajor) && r.jvm >= 0)
+        if (r.jvm >= 0 && data_.jvm_facts[static_cast<size_t>(r.jvm)].whole_heap)
             data_.jvm_checks.push_back(checkAgainstJvm(
                 r, viewAt(g), r.census >= 0 ? &data_.censuses[static_cast<size_t>(r.census)] : nullptr));
     }

@@ -23,6 +23,7 @@ bool countOk(ByteReader& r, uint64_t n) {
 std::vector<uint8_t> encodeGcJvm(const GcJvmEvent& e) {
     ByteWriter w;
     w.varint(e.gc);
+    w.varint((e.unreported ? 1u : 0u) | (e.whole_heap ? 2u : 0u));  // flags
     w.varint(e.collectors.size());
     for (const CollectorRun& c : e.collectors) {
         w.varint(c.name);
@@ -45,6 +46,9 @@ bool decodeGcJvm(std::span<const uint8_t> data, const SymbolTable& symbols, GcJv
     ByteReader r(data.data(), data.size());
     *out = GcJvmEvent{};
     out->gc = static_cast<uint32_t>(r.varint());
+    const uint64_t flags = r.varint();
+    out->unreported = (flags & 1) != 0;
+    out->whole_heap = (flags & 2) != 0;
     const uint64_t collectors = r.varint();
     if (!countOk(r, collectors)) return fail(r, error, error_offset, "impossible collector count");
     for (uint64_t i = 0; i < collectors; ++i) {
@@ -93,9 +97,12 @@ std::vector<uint8_t> encodeGcCensus(const GcCensusEvent& e) {
         w.varint(t.bytes);
         w.varint(t.untracked_objects);
         w.varint(t.untracked_bytes);
+        w.varint(t.agent_objects);
+        w.varint(t.agent_bytes);
+        w.varint(t.filler_objects);
+        w.varint(t.filler_bytes);
     }
-    for (uint64_t v :
-         {e.filler_objects, e.filler_bytes, e.agent_objects, e.agent_bytes, e.newer_objects, e.newer_bytes})
+    for (uint64_t v : {e.newer_objects, e.newer_bytes})
         w.varint(v);
     return std::move(w.bytes());
 }
@@ -115,6 +122,10 @@ bool decodeGcCensus(std::span<const uint8_t> data, const SymbolTable& symbols, G
         t.bytes = r.varint();
         t.untracked_objects = r.varint();
         t.untracked_bytes = r.varint();
+        t.agent_objects = r.varint();
+        t.agent_bytes = r.varint();
+        t.filler_objects = r.varint();
+        t.filler_bytes = r.varint();
         if (r.failed()) return fail(r, error, error_offset, "");
         if (t.type != 0 && !symbols.hasType(t.type)) {
             *error = "census type " + std::to_string(t.type) + " is not a defined type";
@@ -128,8 +139,7 @@ bool decodeGcCensus(std::span<const uint8_t> data, const SymbolTable& symbols, G
         }
         out->types.push_back(t);
     }
-    for (uint64_t* v : {&out->filler_objects, &out->filler_bytes, &out->agent_objects, &out->agent_bytes,
-                        &out->newer_objects, &out->newer_bytes})
+    for (uint64_t* v : {&out->newer_objects, &out->newer_bytes})
         *v = r.varint();
     if (r.failed()) return fail(r, error, error_offset, "");
     return true;

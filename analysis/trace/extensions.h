@@ -24,6 +24,12 @@ struct PoolFigures {
 };
 struct GcJvmEvent {
     uint32_t gc = 0;
+    // The JVM ran this GC without reporting it to JVMTI (a heap inspection): the recorder found
+    // it from the collectors' counts; its pools before are unknown (0).
+    bool unreported = false;
+    // A stop-the-world full collection: the heap after it holds the live objects and dead space
+    // only (Serial, Parallel, G1), so the JVM's figures can be held against memcity's.
+    bool whole_heap = false;
     std::vector<CollectorRun> collectors;
     std::vector<PoolFigures> pools;
 };
@@ -34,13 +40,13 @@ struct CensusType {
     uint32_t type = 0;                                    // TYPE id, 0 = a class the trace does not name
     uint64_t objects = 0, bytes = 0;                      // objects the trace has, alive at the GC
     uint64_t untracked_objects = 0, untracked_bytes = 0;  // objects the trace never saw
+    uint64_t agent_objects = 0, agent_bytes = 0;          // the recorder's own objects
+    uint64_t filler_objects = 0, filler_bytes = 0;        // fillers: dead space formatted as objects
 };
 struct GcCensusEvent {
     uint32_t gc = 0;
-    std::vector<CensusType> types;                  // types ascending, each once
-    uint64_t filler_objects = 0, filler_bytes = 0;  // dead space the collector left as fillers
-    uint64_t agent_objects = 0, agent_bytes = 0;    // the recorder's own objects
-    uint64_t newer_objects = 0, newer_bytes = 0;    // allocated after the GC ended
+    std::vector<CensusType> types;                // types ascending, each once
+    uint64_t newer_objects = 0, newer_bytes = 0;  // allocated after the GC ended
 };
 
 std::vector<uint8_t> encodeGcJvm(const GcJvmEvent& e);

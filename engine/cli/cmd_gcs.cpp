@@ -54,18 +54,23 @@ void jvmJson(JsonWriter& j, const LoadedTrace& t, const GcRecord& g) {
         j.null();
     } else {
         const GcCensusEvent& c = h.censuses()[static_cast<size_t>(g.census)];
-        uint64_t objects = 0, bytes = 0, untracked_objects = 0, untracked_bytes = 0;
+        uint64_t objects = 0, bytes = 0, untracked_objects = 0, untracked_bytes = 0, agent_objects = 0,
+                 agent_bytes = 0, filler_objects = 0, filler_bytes = 0;
         for (const CensusType& ty : c.types) {
             objects += ty.objects;
             bytes += ty.bytes;
             untracked_objects += ty.untracked_objects;
             untracked_bytes += ty.untracked_bytes;
+            agent_objects += ty.agent_objects;
+            agent_bytes += ty.agent_bytes;
+            filler_objects += ty.filler_objects;
+            filler_bytes += ty.filler_bytes;
         }
         j.beginObject();
         j.field("objects", objects).field("bytes", bytes);
         j.field("untracked_objects", untracked_objects).field("untracked_bytes", untracked_bytes);
-        j.field("filler_objects", c.filler_objects).field("filler_bytes", c.filler_bytes);
-        j.field("agent_objects", c.agent_objects).field("agent_bytes", c.agent_bytes);
+        j.field("filler_objects", filler_objects).field("filler_bytes", filler_bytes);
+        j.field("agent_objects", agent_objects).field("agent_bytes", agent_bytes);
         j.field("newer_objects", c.newer_objects).field("newer_bytes", c.newer_bytes);
         j.key("types").beginArray();
         for (const CensusType& ty : c.types) {
@@ -73,6 +78,8 @@ void jvmJson(JsonWriter& j, const LoadedTrace& t, const GcRecord& g) {
             j.field("type", ty.type ? std::string(sym.type(ty.type).name) : std::string());
             j.field("objects", ty.objects).field("bytes", ty.bytes);
             j.field("untracked_objects", ty.untracked_objects).field("untracked_bytes", ty.untracked_bytes);
+            j.field("agent_objects", ty.agent_objects).field("agent_bytes", ty.agent_bytes);
+            j.field("filler_objects", ty.filler_objects).field("filler_bytes", ty.filler_bytes);
             j.endObject();
         }
         j.endArray();

@@ -39,7 +39,7 @@ for f in "${files[@]}"; do javac_cmd+=("$work/java.base/java/util/$f.java"); don
 h2=/usr/share/java/h2.jar
 [[ -f $h2 ]] || { echo "libh2-java is not installed (scripts/setup installs it)" >&2; exit 1; }
 mkdir -p "$work/classes"
-"$jdk/bin/javac" -d "$work/classes" tests/recorder/java/H2Workload.java
+"$jdk/bin/javac" -d "$work/classes" tests/recorder/java/H2Workload.java tests/recorder/java/Zoo.java
 h2_cmd=("$jdk/bin/java" -cp "$work/classes:$h2" H2Workload 10000)
 
 seconds() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); echo "$t1 - $t0" | bc -l; }

@@ -293,6 +293,9 @@ void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass
     }
     // HotSpot reports some objects twice, once by SampledObjectAlloc and then by VMObjectAlloc
     // (clone, reflection, JNI): VMObjectAlloc checks for a tag.
+    // The first allocation after a GC the JVM did not report: its deaths are posted now, on this
+    // thread, before another GC can come and take them (see noticeUnreportedGcs).
+    if (noticeUnreportedGcs() && unreported_pending_.exchange(false)) flushObjectFrees(*this);
     const uint32_t ci = classIndex(jni, klass);
     // A class's mirror is recorded with its class (at its load, or when first met).
     if (ci == kNoClass || ci == classOfClass()) return;
@@ -422,15 +425,15 @@ void Recorder::onGcFinish() {
     wakeAgent();
 }
 
-void Recorder::noticeUnreportedGcs() {
+bool Recorder::noticeUnreportedGcs() {
     const GcFacts* facts = facts_.load(std::memory_order_acquire);
-    if (!facts) return;
+    if (!facts) return false;
     int64_t total = facts->totalCollections();
-    if (total <= announced_collections_.load(std::memory_order_acquire)) return;
+    if (total <= announced_collections_.load(std::memory_order_acquire)) return false;
     {
         std::lock_guard lock(gc_ring_mutex_);
         total = facts->totalCollections();
-        if (total <= announced_collections_.load(std::memory_order_acquire)) return;
+        if (total <= announced_collections_.load(std::memory_order_acquire)) return false;
         // The JVM collected without telling JVMTI (a heap inspection: jcmd GC.class_histogram,
         // -XX:+PrintClassHistogram). Its deaths are posted all the same: the trace gets the GC,
         // from the collectors' counts, placed where the first thread to see them stood (every
@@ -460,6 +463,7 @@ void Recorder::noticeUnreportedGcs() {
         gcs_finished_.store(n + 1, std::memory_order_release);
     }
     wakeAgent();
+    return true;
 }
 
 void Recorder::wakeAgent() {

@@ -93,7 +93,8 @@ public:
     }
     // Adds the GCs the JVM ran without JVMTI events since the last GC of the trace (see
     // GcFacts::totalCollections) to the GC ring. Cheap when there are none; safe on any thread.
-    void noticeUnreportedGcs();
+    // Returns whether it added one.
+    bool noticeUnreportedGcs();
     // An id for an object a heap walk right after a GC meets untagged: it was alive at that GC
     // although its allocation was never reported, so it takes an id from the block every GC
     // keeps below its watermark (a fresh id, born after the GC, once the block is used up).

@@ -484,8 +484,10 @@ void Replayer::completeHeap() {
             c.peak_live_bytes = r.live_bytes;
             c.peak_bytes_gc = g;
         }
-        // At a full GC the JVM's own accounting is the judge (heap/jvm_check.h).
-        if (r.jvm >= 0 && data_.jvm_facts[static_cast<size_t>(r.jvm)].whole_heap)
+        // At a full GC the JVM's own accounting is the judge (heap/jvm_check.h); not the last GC
+        // of a cut trace, whose deaths and count may be in the lost part.
+        const bool cut_last = trace_.truncated() && s_.gcs_ended == data_.gcs.size() && finishing_;
+        if (!cut_last && r.jvm >= 0 && data_.jvm_facts[static_cast<size_t>(r.jvm)].whole_heap)
             data_.jvm_checks.push_back(checkAgainstJvm(
                 r, viewAt(g), r.census >= 0 ? &data_.censuses[static_cast<size_t>(r.census)] : nullptr));
     }
@@ -517,6 +519,7 @@ void Replayer::finish() {
             });
         }
     }
+    finishing_ = true;
     if (!s_.heap_done && s_.gcs_ended > 0) completeHeap();
 }
 

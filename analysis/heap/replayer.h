@@ -200,7 +200,8 @@ private:
     uint32_t last_shape_id_ = ShapeTable::kNone;
     std::vector<IdInterval> ids_;  // build mode: every id allocated so far, as disjoint intervals
     bool stopped_ = false;
-    std::string fatal_;  // set by a handler that cannot go on (reported by applyChunk/applyBatch)
+    bool finishing_ = false;  // finish() completes the last heap
+    std::string fatal_;       // set by a handler that cannot go on (reported by applyChunk/applyBatch)
     std::function<bool(const HeapView&)> on_heap_;
 };
 

@@ -121,6 +121,9 @@ int runRecord(const Words& words) {
     std::vector<std::string> jvm_flags = {agent_arg};
     if (!mentions(command, "-XX:+Use", "GC")) jvm_flags.push_back("-XX:+UseSerialGC");
     if (!mentions(command, "DoEscapeAnalysis")) jvm_flags.push_back("-XX:-DoEscapeAnalysis");
+    // Full GCs compact the whole heap: none leaves dead objects in place as filler arrays (up to
+    // 5% of the old generation), so the JVM's heap in use after one is its live objects.
+    if (!mentions(command, "MarkSweepDeadRatio")) jvm_flags.push_back("-XX:MarkSweepDeadRatio=0");
 
     std::vector<std::string> argv = {command[0]};
     const bool is_java = std::filesystem::path(command[0]).filename() == "java";

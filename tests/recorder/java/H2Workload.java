@@ -26,6 +26,7 @@ public class H2Workload {
                 }
                 p.executeBatch();
             }
+            Zoo.checkpoint("customers");
             try (PreparedStatement p = c.prepareStatement("INSERT INTO orders VALUES(?, ?, ?, ?)")) {
                 for (int i = 0; i < rows; i++) {
                     p.setInt(1, i);
@@ -37,6 +38,7 @@ public class H2Workload {
                 }
                 p.executeBatch();
             }
+            Zoo.checkpoint("orders");
             try (Statement s = c.createStatement()) {
                 for (int q = 0; q < 20; q++) {
                     try (ResultSet r = s.executeQuery("SELECT c.city, COUNT(*), SUM(o.amount) FROM orders o JOIN customer c "
@@ -44,6 +46,7 @@ public class H2Workload {
                         while (r.next()) checksum += r.getLong(2);
                     }
                 }
+                Zoo.checkpoint("queries");
                 s.executeUpdate("UPDATE orders SET note = CONCAT(note, ' (paid)') WHERE id % 3 = 0");
                 s.executeUpdate("DELETE FROM orders WHERE id % 7 = 0");
                 try (ResultSet r = s.executeQuery("SELECT COUNT(*) FROM orders")) {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <unordered_map>
 
@@ -17,11 +18,31 @@ double relative(uint64_t value, uint64_t reference) {
     return (static_cast<double>(value) - static_cast<double>(reference)) / static_cast<double>(reference);
 }
 
+// |b| without overflow (INT64_MIN has no positive int64_t).
+uint64_t magnitude(int64_t b) {
+    return b < 0 ? uint64_t{0} - static_cast<uint64_t>(b) : static_cast<uint64_t>(b);
+}
+
 std::string signedBytes(int64_t b) {
-    return (b < 0 ? "-" : "+") + formatBytes(static_cast<uint64_t>(b < 0 ? -b : b));
+    return (b < 0 ? "-" : "+") + formatBytes(magnitude(b));
+}
+
+int64_t clampToSigned(uint64_t v) {
+    return v > static_cast<uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<int64_t>(v);
+}
+
+// acc += v, held at the ends of int64_t: census figures of a corrupt trace may be anything.
+void addSaturating(int64_t& acc, int64_t v) {
+    if (__builtin_add_overflow(acc, v, &acc)) acc = v < 0 ? INT64_MIN : INT64_MAX;
 }
 
 }  // namespace
+
+int64_t JvmCheck::deadSpace() const {
+    const uint64_t counted = jvm_bytes + agent_bytes < jvm_bytes ? UINT64_MAX : jvm_bytes + agent_bytes;
+    return jvm_used_after >= counted ? clampToSigned(jvm_used_after - counted)
+                                     : -clampToSigned(counted - jvm_used_after);
+}
 
 double JvmCheck::gap() const {
     return relative(live_bytes, expected());
@@ -50,8 +71,8 @@ JvmCheck checkAgainstJvm(const GcRecord& record, const HeapView& heap, const GcC
     });
     for (const CensusType& t : census->types) {
         TypeGap& g = gaps[t.type ? sym.type(t.type).name : std::string()];
-        g.objects -= static_cast<int64_t>(t.objects + t.untracked_objects);
-        g.bytes -= static_cast<int64_t>(t.bytes + t.untracked_bytes);
+        addSaturating(g.objects, -clampToSigned(t.objects + t.untracked_objects));
+        addSaturating(g.bytes, -clampToSigned(t.bytes + t.untracked_bytes));
         c.jvm_objects += t.objects + t.untracked_objects;
         c.jvm_bytes += t.bytes + t.untracked_bytes;
         c.untracked_bytes += t.untracked_bytes;
@@ -62,7 +83,7 @@ JvmCheck checkAgainstJvm(const GcRecord& record, const HeapView& heap, const GcC
         if (g.objects != 0 || g.bytes != 0) c.biggest.push_back(g);
     }
     std::sort(c.biggest.begin(), c.biggest.end(), [](const TypeGap& a, const TypeGap& b) {
-        const int64_t x = std::abs(a.bytes), y = std::abs(b.bytes);
+        const uint64_t x = magnitude(a.bytes), y = magnitude(b.bytes);
         return x != y ? x > y : a.type < b.type;
     });
     if (c.biggest.size() > 5) c.biggest.resize(5);

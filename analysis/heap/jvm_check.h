@@ -49,9 +49,8 @@ struct JvmCheck {
     // (memcity - used after) / used after: what -Xlog:gc shows.
     double usedGap() const;
     // The JVM's used bytes that hold no object (negative: objects allocated since the GC).
-    int64_t deadSpace() const {
-        return static_cast<int64_t>(jvm_used_after) - static_cast<int64_t>(jvm_bytes + agent_bytes);
-    }
+    // Saturates: a corrupt trace's figures may be anything.
+    int64_t deadSpace() const;
     bool agrees() const { return gap() <= kJvmAgreementLimit && gap() >= -kJvmAgreementLimit; }
 };
 

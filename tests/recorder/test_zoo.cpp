@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -366,6 +367,11 @@ TEST_P(Zoo, AgreesWithTheJvmAtEveryFullGc) {
         fillers[name] = {static_cast<int64_t>(t.filler_objects), static_cast<int64_t>(t.filler_bytes)};
         untracked += static_cast<int64_t>(t.untracked_bytes);
     }
+    // JVMTI is not told of the histogram's GC, so the recorder files it at the first event after
+    // it; an object a thread allocates meanwhile (the attach listener's, a program thread's) can
+    // fall on either side of it. A few such objects are let through, and no more.
+    constexpr int64_t kRacingObjects = 3, kRacingBytes = 512;
+    int64_t racing_objects = 0, racing_bytes = 0;
     size_t differ = 0;
     std::string report;
     for (const auto& [name, c] : jvm) {
@@ -376,6 +382,12 @@ TEST_P(Zoo, AgreesWithTheJvmAtEveryFullGc) {
         if (more_objects >= 0 && more_bytes >= 0 && more_objects <= filler.objects &&
             more_bytes <= filler.bytes)
             continue;
+        if (racing_objects + std::abs(more_objects) <= kRacingObjects &&
+            racing_bytes + std::abs(more_bytes) <= kRacingBytes) {
+            racing_objects += std::abs(more_objects);
+            racing_bytes += std::abs(more_bytes);
+            continue;
+        }
         ++differ;
         if (differ <= 20)
             report += name + ": JVM " + std::to_string(c.objects) + " / " + std::to_string(c.bytes) +

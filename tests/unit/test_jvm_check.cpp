@@ -54,7 +54,8 @@ TEST(JvmCheck, ChecksWithoutCountAssumeTheLeastDeadSpace) {
 }
 
 TEST(JvmCheck, AgreementNamesWhatDisagrees) {
-    const JvmAgreement a = summarizeJvmChecks({counted(10'000, 10'000, 10'000), counted(10'000, 5'000, 10'000)});
+    const JvmAgreement a =
+        summarizeJvmChecks({counted(10'000, 10'000, 10'000), counted(10'000, 5'000, 10'000)});
     EXPECT_EQ(a.full_gcs, 2u);
     EXPECT_EQ(a.disagreeing, 1u);
     EXPECT_EQ(a.with_census, 2u);

@@ -76,6 +76,9 @@ struct Walk {
     std::vector<Edge> edges;  // ...its references so far
     std::vector<RawRoot> roots;
     std::vector<Unseen> unseen;
+    // The thread whose roots are being reported: HotSpot reports a thread, then its stack's
+    // references, which name a thread untagged before the walk with tag 0 on JDK 21+.
+    jlong thread_tag = 0;
 
     void flush() {
         if (source == 0) return;
@@ -161,7 +164,7 @@ jint JNICALL onReference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceIn
         }
         case JVMTI_HEAP_REFERENCE_STACK_LOCAL: {
             RawRoot root{static_cast<uint32_t>(format::RootKind::kStackLocal), target};
-            root.thread_tag = info->stack_local.thread_tag;
+            root.thread_tag = info->stack_local.thread_tag ? info->stack_local.thread_tag : w->thread_tag;
             root.depth = info->stack_local.depth;
             root.method = info->stack_local.method;
             root.location = info->stack_local.location;
@@ -171,7 +174,7 @@ jint JNICALL onReference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceIn
         }
         case JVMTI_HEAP_REFERENCE_JNI_LOCAL: {
             RawRoot root{static_cast<uint32_t>(format::RootKind::kJniLocal), target};
-            root.thread_tag = info->jni_local.thread_tag;
+            root.thread_tag = info->jni_local.thread_tag ? info->jni_local.thread_tag : w->thread_tag;
             root.depth = info->jni_local.depth;
             root.method = info->jni_local.method;
             w->roots.push_back(root);
@@ -193,6 +196,7 @@ jint JNICALL onReference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceIn
         case JVMTI_HEAP_REFERENCE_THREAD: {
             RawRoot root{static_cast<uint32_t>(format::RootKind::kThread), target};
             root.thread_tag = tag;
+            w->thread_tag = tag;
             w->roots.push_back(root);
             break;
         }

@@ -159,46 +159,123 @@ struct CloneSeen {
 thread_local CloneSeen t_clone;
 }  // namespace
 
+namespace {
+jlong objectTag(jvmtiEnv* jvmti, jobject object) {
+    jlong tag = 0;
+    if (jvmti->GetTag(object, &tag) != JVMTI_ERROR_NONE || tag < 0 || (tag & kClassTagBit)) return 0;
+    return tag;
+}
+}  // namespace
+
 ThreadState* Recorder::threadState(JNIEnv* jni, jthread thread) {
     if (t_state) return t_state;
-    std::string name = "?";
-    bool daemon = false;
-    jvmtiThreadInfo info{};
-    if (jvmti_->GetThreadInfo(thread, &info) == JVMTI_ERROR_NONE) {
-        if (info.name) {
-            name = info.name;
-            jvmti_->Deallocate(reinterpret_cast<unsigned char*>(info.name));
-        }
-        daemon = info.is_daemon == JNI_TRUE;
-        if (info.thread_group) jni->DeleteLocalRef(info.thread_group);
-        if (info.context_class_loader) jni->DeleteLocalRef(info.context_class_loader);
+    const jlong object_tag = objectTag(jvmti_, thread);
+    // A thread that ran before recording began was registered at VM init: this is it.
+    if (object_tag > 0) {
+        std::lock_guard lock(threads_mutex_);
+        for (const auto& ts : threads_)
+            if (ts->object_tag.load(std::memory_order_relaxed) == object_tag && !ts->bound) {
+                ts->bound = true;
+                t_state = ts.get();
+                return t_state;
+            }
     }
-    jlong object_tag = 0;
-    jvmti_->GetTag(thread, &object_tag);
+    t_state = registerThread(jni, thread, object_tag, true);
+    return t_state;
+}
+
+ThreadState* Recorder::registerThread(JNIEnv* jni, jthread thread, jlong object_tag, bool bound) {
     auto owned = std::make_unique<ThreadState>();
     ThreadState* ts = owned.get();
-    ts->object_tag = object_tag & kClassTagBit ? 0 : object_tag;
+    ts->object_tag.store(object_tag, std::memory_order_relaxed);
+    ts->bound = bound;
+    ts->started_ns = now();
+    // Before VM init the JVM cannot name a thread, and one it attaches (DestroyJavaVM) has no name
+    // and no tagged object yet when it starts: such a thread is defined once it has them.
+    const bool named = readThreadInfo(jni, thread, *ts);
+    if (!named || object_tag == 0) ts->object = jni->NewWeakGlobalRef(thread);
     {
         std::lock_guard lock(threads_mutex_);
         ts->id = ++next_thread_;
         threads_.push_back(std::move(owned));
     }
-    const int64_t t = now();
-    withWriter([&](TraceWriter& w) {
-        w.defineThread(ts->id, name, daemon ? format::kThreadDaemon : 0,
-                       ts->object_tag ? static_cast<uint64_t>(ts->object_tag - 1) : 0);
-        w.threadStart({ts->id, t});
-    });
-    t_state = ts;
+    if (named) ensureDefined(*ts);
     return ts;
+}
+
+bool Recorder::readThreadInfo(JNIEnv* jni, jthread thread, ThreadState& ts) {
+    jvmtiThreadInfo info{};
+    if (jvmti_->GetThreadInfo(thread, &info) != JVMTI_ERROR_NONE) return false;
+    if (info.name) {
+        ts.name = info.name;
+        jvmti_->Deallocate(reinterpret_cast<unsigned char*>(info.name));
+    }
+    ts.daemon = info.is_daemon == JNI_TRUE;
+    if (info.thread_group) jni->DeleteLocalRef(info.thread_group);
+    if (info.context_class_loader) jni->DeleteLocalRef(info.context_class_loader);
+    return !ts.name.empty();
+}
+
+void Recorder::ensureDefined(ThreadState& ts) {
+    if (ts.defined.load(std::memory_order_acquire)) return;
+    std::lock_guard lock(ts.define_mutex);
+    if (ts.defined.load(std::memory_order_relaxed)) return;
+    jlong tag = ts.object_tag.load(std::memory_order_relaxed);
+    JNIEnv* jni = nullptr;
+    if (ts.object && vm_->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_8) == JNI_OK && jni) {
+        readThreadInfo(jni, ts.object, ts);
+        if (tag == 0) tag = objectTag(jvmti_, ts.object);
+    }
+    withWriter([&](TraceWriter& w) {
+        w.defineThread(ts.id, ts.name.empty() ? "?" : ts.name, ts.daemon ? format::kThreadDaemon : 0,
+                       tag > 0 ? static_cast<uint64_t>(tag - 1) : 0);
+        w.threadStart({ts.id, ts.started_ns});
+    });
+    ts.defined.store(true, std::memory_order_release);
+}
+
+void Recorder::registerRunningThreads(JNIEnv* jni, jthread current) {
+    jint n = 0;
+    JvmtiPtr<jthread> threads(jvmti_);
+    if (jvmti_->GetAllThreads(&n, threads.out()) != JVMTI_ERROR_NONE) return;
+    for (jint i = 0; i < n; ++i) {
+        jthread thread = threads[static_cast<size_t>(i)];
+        const jlong tag = objectTag(jvmti_, thread);
+        if (jni->IsSameObject(thread, current)) {
+            // VM init's own thread may have been registered before the JVM could name it or the
+            // walk tagged its object.
+            ThreadState* ts = threadState(jni, thread);
+            jlong none = 0;
+            if (tag > 0) ts->object_tag.compare_exchange_strong(none, tag, std::memory_order_relaxed);
+            ensureDefined(*ts);
+        } else if (tag > 0 && threadOfTag(tag) == 0) {
+            registerThread(jni, thread, tag, false);
+        }
+        jni->DeleteLocalRef(thread);
+    }
 }
 
 uint32_t Recorder::threadOfTag(jlong tag) {
     if (tag <= 0) return 0;
-    std::lock_guard lock(threads_mutex_);
-    for (const auto& ts : threads_)
-        if (ts->object_tag == tag) return ts->id;
-    return 0;
+    ThreadState* found = nullptr;
+    {
+        std::lock_guard lock(threads_mutex_);
+        for (const auto& ts : threads_)
+            if (ts->object_tag.load(std::memory_order_relaxed) == tag) found = ts.get();
+        // A thread whose object had no tag when it started (the VM attaches DestroyJavaVM before
+        // its Thread object is recorded): its tag now.
+        for (size_t i = 0; !found && i < threads_.size(); ++i) {
+            ThreadState& ts = *threads_[i];
+            if (!ts.object || ts.object_tag.load(std::memory_order_relaxed) != 0) continue;
+            if (jlong t = objectTag(jvmti_, ts.object); t > 0) {
+                ts.object_tag.store(t, std::memory_order_relaxed);
+                if (t == tag) found = &ts;
+            }
+        }
+    }
+    if (!found) return 0;
+    ensureDefined(*found);  // a root names it: the trace defines it by then
+    return found->id;
 }
 
 void Recorder::flushThread(ThreadState* ts) {
@@ -206,6 +283,7 @@ void Recorder::flushThread(ThreadState* ts) {
     // from the thread's own buffer, which keeps its capacity (no 64 KiB malloc and free per chunk).
     std::lock_guard lock(ts->mutex);
     if (ts->events.eventCount() == 0) return;
+    ensureDefined(*ts);
     withWriter([&](TraceWriter& w) { w.writeEvents(ts->events); });
     ts->events.clear();  // also when recording has stopped
 }
@@ -230,8 +308,12 @@ void Recorder::onThreadEnd(JNIEnv* jni, jthread thread) {
     ThreadState* ts = threadState(jni, thread);
     flushThread(ts);
     ts->ended = true;
+    ensureDefined(*ts);
     const int64_t t = now();
     withWriter([&](TraceWriter& w) { w.threadEnd({ts->id, t}); });
+    // The OS thread may attach again as another Java thread (the launcher's main thread comes
+    // back as DestroyJavaVM): that one is registered anew.
+    t_state = nullptr;
 }
 
 // ---- Classes and allocations ----
@@ -388,13 +470,13 @@ void Recorder::onGcStart() {
     // Inside the VM at a safepoint: only atomics, plain memory reads, our own memory and the
     // GC ring's lock (whose holders never wait on the VM).
     noticeUnreportedGcs();
+    gcs_started_.fetch_add(1, std::memory_order_acq_rel);
     announced_collections_.store(INT64_MAX, std::memory_order_release);  // this one is reported
     gc_start_ns_ = now();
     if (const GcFacts* facts = facts_.load(std::memory_order_acquire))
         facts->sample(&gc_start_sample_);
     else
         gc_start_sample_ = GcSample{};
-    gcs_started_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void Recorder::onGcFinish() {
@@ -434,6 +516,9 @@ bool Recorder::noticeUnreportedGcs() {
         std::lock_guard lock(gc_ring_mutex_);
         total = facts->totalCollections();
         if (total <= announced_collections_.load(std::memory_order_acquire)) return false;
+        // A reported GC in progress: its collection is counted before JVMTI hears of its end.
+        if (gcs_started_.load(std::memory_order_acquire) != gcs_finished_.load(std::memory_order_acquire))
+            return false;
         // The JVM collected without telling JVMTI (a heap inspection: jcmd GC.class_histogram,
         // -XX:+PrintClassHistogram). Its deaths are posted all the same: the trace gets the GC,
         // from the collectors' counts, placed where the first thread to see them stood (every
@@ -448,11 +533,12 @@ bool Recorder::noticeUnreportedGcs() {
         slot.end_ns = now();
         slot.start_ns = slot.end_ns;
         int64_t began = 0, ended = 0;
-        if (jvm_clock_offset_ns_ != INT64_MIN &&
-            GcFacts::lastCollection(slot.start, slot.end, &began, &ended) && began <= ended) {
+        if (GcFacts::lastCollection(slot.start, slot.end, &began, &ended) && began <= ended) {
             // On the JVM's clock moved to the trace's (the offset, from the last reported GC, is
-            // off by as much as that GC's finish event came after its collector's end).
-            slot.end_ns = std::min(slot.end_ns, ended + jvm_clock_offset_ns_);
+            // off by as much as that GC's finish event came after its collector's end); before
+            // any reported GC, where it was noticed, with the collector's own duration.
+            if (jvm_clock_offset_ns_ != INT64_MIN)
+                slot.end_ns = std::min(slot.end_ns, ended + jvm_clock_offset_ns_);
             slot.start_ns = slot.end_ns - (ended - began);
         }
         slot.reserved = reserve_.load(std::memory_order_relaxed);
@@ -658,7 +744,7 @@ void Recorder::resetSamplingDistance(JNIEnv* jni) {
     if (jni->ExceptionCheck()) jni->ExceptionClear();
 }
 
-void Recorder::onVmInit(JNIEnv* jni, jthread) {
+void Recorder::onVmInit(JNIEnv* jni, jthread vm_thread) {
     if (!recording()) return;
     // What the agent allocates here is its own: tagged as such, never recorded.
     t_agent_allocating = true;
@@ -679,6 +765,14 @@ void Recorder::onVmInit(JNIEnv* jni, jthread) {
     // The JVM's own figures of each GC, from here on.
     facts_owner_ = GcFacts::create();
     facts_.store(facts_owner_.get(), std::memory_order_release);
+    // Collections from here on that JVMTI does not report are found (see noticeUnreportedGcs).
+    if (facts_owner_->available()) {
+        std::lock_guard lock(gc_ring_mutex_);
+        if (gcs_started_.load(std::memory_order_acquire) == gcs_finished_.load(std::memory_order_acquire)) {
+            facts_owner_->sampleCounters(&last_end_sample_);  // what an unreported GC starts from
+            announced_collections_.store(facts_owner_->totalCollections(), std::memory_order_release);
+        }
+    }
     if (!facts_owner_->collectorName().empty())
         withWriter([&](TraceWriter& w) { w.meta("collector", facts_owner_->collectorName()); });
     if (!facts_owner_->available())
@@ -717,6 +811,8 @@ void Recorder::onVmInit(JNIEnv* jni, jthread) {
     }
     classes_.markFillers();
     tagExistingObjects(*this);
+    // Threads that ran before recording began: their roots are named from the first walk on.
+    registerRunningThreads(jni, vm_thread);
     // The agent thread: writes GCs, deaths and snapshots, and flushes buffers every second.
     t_agent_allocating = t_agent_classes = true;
     jclass thread_class = jni->FindClass("java/lang/Thread");

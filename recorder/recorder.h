@@ -46,11 +46,19 @@ inline uint64_t objectIdOfTag(jlong tag) {
 }
 
 struct ThreadState {
-    std::mutex mutex;      // the owner appends, the agent thread takes what is there
-    EventEncoder events;   // this thread's allocations
-    uint32_t id = 0;       // thread symbol id
-    jlong object_tag = 0;  // tag of its java.lang.Thread object
+    std::mutex mutex;                  // the owner appends, the agent thread takes what is there
+    EventEncoder events;               // this thread's allocations
+    uint32_t id = 0;                   // thread symbol id
+    std::atomic<jlong> object_tag{0};  // tag of its java.lang.Thread object (0: not known yet)
+    jweak object = nullptr;            // that object, where its tag or name was not known at registration
+    // Its THREAD symbol and start event are written once it has a name (see ensureDefined).
+    std::mutex define_mutex;
+    std::atomic<bool> defined{false};
+    std::string name;  // as the JVM gives it
+    bool daemon = false;
+    int64_t started_ns = 0;
     bool ended = false;
+    bool bound = false;  // a Java thread has taken it as its own (see Recorder::threadState)
 };
 
 class Recorder {
@@ -125,7 +133,17 @@ private:
         GcSample start, end;      // the JVM's own figures at the GC's start and end
     };
 
+    // The calling thread's state, registered on first use (or taken over from VM init's list).
     ThreadState* threadState(JNIEnv* jni, jthread thread);
+    // Defines a thread in the trace: its name, whether a daemon, its object. `bound`: the calling
+    // thread's own.
+    ThreadState* registerThread(JNIEnv* jni, jthread thread, jlong object_tag, bool bound);
+    // Reads a thread's name and daemon flag into `ts`: false where the JVM cannot name it yet.
+    bool readThreadInfo(JNIEnv* jni, jthread thread, ThreadState& ts);
+    // Writes a thread's definition and start once: with the name it has by then.
+    void ensureDefined(ThreadState& ts);
+    // Threads alive at VM init that no ThreadStart will announce (Reference Handler, Finalizer...).
+    void registerRunningThreads(JNIEnv* jni, jthread current);
     void flushThread(ThreadState* ts);
     void flushAllThreads();
     void processGcs(JNIEnv* jni);
@@ -187,8 +205,8 @@ private:
     std::mutex gc_ring_mutex_;
     GcSample last_end_sample_;                 // with gc_ring_mutex_ held
     int64_t jvm_clock_offset_ns_ = INT64_MIN;  // trace time less the JVM's clock; with gc_ring_mutex_ held
-    // Collections the JVM had run at the last GC of the trace; INT64_MAX while a reported GC is
-    // in progress (and before VM init).
+    // Collections the JVM had run at the last GC of the trace (or at VM init); INT64_MAX while a
+    // reported GC is in progress (and before VM init).
     std::atomic<int64_t> announced_collections_{INT64_MAX};
     std::atomic<bool> unreported_pending_{false};  // an unreported GC's deaths are to be flushed
     std::atomic<GcFacts*> facts_{nullptr};         // set in VM init, owned by facts_owner_

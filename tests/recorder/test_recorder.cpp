@@ -13,6 +13,7 @@
 #include <fstream>
 #include <map>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -178,10 +179,19 @@ TEST_F(Recorder, LiveCountsMatchTheJvmClassHistogram) {
     Loaded l = load(trace);
     ASSERT_TRUE(l.history);
     EXPECT_EQ(l.history->diagnostics().errorCount(), 0u) << describeAnomalies(l.history->diagnostics());
-    auto live = liveByType(*l.history, static_cast<uint32_t>(l.history->gcCount() - 1));
-    for (const char* cls : {"Histogram$A", "Histogram$B", "Histogram$C"}) {
-        ASSERT_TRUE(jvm.count(cls)) << cls << "\n" << jcmd.stdout_text.substr(0, 2000);
-        EXPECT_EQ(live[cls], jvm[cls]) << cls;
+    // The histogram's GC, which JVMTI is not told of, is in the trace: the program's first GC.
+    const HeapHistory& h = *l.history;
+    ASSERT_GE(h.gcCount(), 2u);
+    const GcRecord& first = h.gcs()[0];
+    ASSERT_NE(first.cause, 0u);
+    EXPECT_EQ(l.file->symbols().string(first.cause), "Heap Inspection Initiated GC");
+    EXPECT_EQ(first.kind, static_cast<uint8_t>(format::GcKind::kMajor));
+    for (uint32_t gc : {0u, static_cast<uint32_t>(h.gcCount() - 1)}) {
+        auto live = liveByType(h, gc);
+        for (const char* cls : {"Histogram$A", "Histogram$B", "Histogram$C"}) {
+            ASSERT_TRUE(jvm.count(cls)) << cls << "\n" << jcmd.stdout_text.substr(0, 2000);
+            EXPECT_EQ(live[cls], jvm[cls]) << cls << " at GC " << gc;
+        }
     }
     EXPECT_EQ(jvm["Histogram$A"], 10000u);
     EXPECT_EQ(jvm["Histogram$B"], 5000u);
@@ -244,6 +254,64 @@ TEST_F(Recorder, RootsAndWeakReferencesAreRecorded) {
     EXPECT_TRUE(static_root) << "no static-field root Roots.REGISTRY -> HashMap";
     EXPECT_TRUE(local_root) << "no stack-local root in holder's hold() -> ArrayList";
     EXPECT_TRUE(weak_edge) << "no weak WeakReference.referent -> Payload edge";
+}
+
+// Every root names what holds it, JDK classes and the JVM's own threads included: a static
+// field by its class and field (HotSpot numbers a static field after every field of the class's
+// interfaces and superclasses), a thread or a local by a named thread (threads that ran before
+// recording began; DestroyJavaVM, which the launcher's main thread attaches as at exit; threads
+// whose Thread object JDK 21+ reports with tag 0 for their stack).
+TEST_F(Recorder, EveryRootNamesWhatHoldsIt) {
+    for (const char* home : {MEMCITY_JAVA_HOME, "/usr/lib/jvm/temurin-25-jdk-amd64"}) {
+        if (!fs::exists(std::string(home) + "/bin/java")) continue;
+        SCOPED_TRACE(home);
+        const std::string trace = tracePath("named-roots");
+        Process p = run({kMemcity, "record", "-o", trace, "--", std::string(home) + "/bin/java", "-Xmx256m",
+                         "-cp", classes_.string(), "Roots"});
+        ASSERT_EQ(p.status, 0) << p.stderr_text;
+        Loaded l = load(trace);
+        ASSERT_TRUE(l.history);
+        const SymbolTable& sym = l.file->symbols();
+        std::set<std::string> jdk_statics, threads;
+        size_t roots = 0;
+        for (const SnapshotInfo& info : l.history->snapshots()) {
+            auto heap = l.history->heapAt(info.gc);
+            ASSERT_TRUE(heap.ok());
+            auto snap = l.history->snapshotFor(*heap);
+            ASSERT_TRUE(snap.ok() && snap->has_value());
+            for (const RootRef& r : (*snap)->roots) {
+                ++roots;
+                auto detail = [&](uint32_t i) {
+                    return static_cast<uint32_t>(i < r.detail_count ? r.details[i] : 0);
+                };
+                switch (static_cast<format::RootKind>(r.kind)) {
+                    case format::RootKind::kStaticField: {
+                        const std::string cls = sym.type(detail(0)).name;
+                        ASSERT_NE(detail(1), 0u) << "a static field of " << cls << " is not named";
+                        const std::string field = sym.field(detail(1)).name;
+                        ASSERT_FALSE(cls.empty() || field.empty()) << cls << "." << field;
+                        if (cls.starts_with("java.")) jdk_statics.insert(cls + "." + field);
+                        break;
+                    }
+                    case format::RootKind::kThread:
+                    case format::RootKind::kStackLocal:
+                    case format::RootKind::kJniLocal: {
+                        ASSERT_NE(detail(0), 0u)
+                            << "a " << sym.rootKindName(r.kind) << " root names no thread";
+                        const std::string name = sym.thread(detail(0)).name;
+                        ASSERT_FALSE(name.empty() || name == "?") << "thread " << detail(0) << " has no name";
+                        threads.insert(name);
+                        break;
+                    }
+                    default: break;
+                }
+            }
+        }
+        EXPECT_GT(roots, 0u);
+        EXPECT_GE(jdk_statics.size(), 20u) << "JDK classes' static fields are roots too";
+        for (const char* t : {"main", "holder", "Reference Handler", "Finalizer"})
+            EXPECT_TRUE(threads.contains(t)) << "no root of thread " << t;
+    }
 }
 
 class Collectors : public Recorder, public ::testing::WithParamInterface<const char*> {};

@@ -244,7 +244,8 @@ struct Census {
     bool checked = false;
     std::vector<Counts> by_class;  // by registry index
     Counts unknown_class;
-    GcCensusEvent totals;  // objects allocated since the GC
+    GcCensusEvent totals;        // objects allocated since the GC
+    std::vector<Unseen> unseen;  // objects no event announced, alive at the GC: recorded after
 
     Counts& of(uint32_t ci) {
         if (ci == kNoClass) return unknown_class;
@@ -254,7 +255,7 @@ struct Census {
 };
 
 // Runs on the VM thread inside a safepoint: only the registry and the census's own memory.
-jint JNICALL onCensusObject(jlong class_tag, jlong size, jlong* tag_ptr, jint, void* user_data) {
+jint JNICALL onCensusObject(jlong class_tag, jlong size, jlong* tag_ptr, jint length, void* user_data) {
     auto* c = static_cast<Census*>(user_data);
     if (!c->checked) {
         c->checked = true;
@@ -265,18 +266,27 @@ jint JNICALL onCensusObject(jlong class_tag, jlong size, jlong* tag_ptr, jint, v
     }
     const auto bytes = static_cast<uint64_t>(size);
     const uint32_t ci = ClassRegistry::indexFromTag(class_tag);
-    const jlong tag = *tag_ptr;
+    jlong tag = *tag_ptr;
     if (tag == 0) {
         if (ci != kNoClass && c->recorder->classes()[ci].filler) {
             Census::Counts& n = c->of(ci);
             n.filler_objects++;
             n.filler_bytes += bytes;
-        } else {
+            return JVMTI_VISIT_OBJECTS;
+        }
+        if (ci == kNoClass) {
             Census::Counts& n = c->of(ci);
             n.untracked_objects++;
             n.untracked_bytes += bytes;
+            return JVMTI_VISIT_OBJECTS;
         }
-        return JVMTI_VISIT_OBJECTS;
+        // Alive after a full GC, and no event announced it: allocated where JVMTI posts nothing
+        // (the JIT compiler's threads resolve string constants, a String and its byte[] each). It
+        // is the trace's from this GC on, as an object a walk meets untagged is.
+        const uint64_t id = c->recorder->walkObjectId();
+        tag = static_cast<jlong>(id + 1);
+        *tag_ptr = tag;
+        c->unseen.push_back({id, ci, bytes, length < 0 ? 0 : static_cast<uint64_t>(length)});
     }
     uint64_t id = objectIdOfTag(tag);
     if (tag & kClassTagBit) {
@@ -309,11 +319,13 @@ jint JNICALL onRootOnly(jvmtiHeapReferenceKind, const jvmtiHeapReferenceInfo*, j
 }  // namespace
 
 bool countHeap(Recorder& r, uint32_t gc, uint64_t watermark) {
-    Census census{&r, watermark, uint64_t{gc} + 1, false, false, {}, {}, {}};
+    Census census{&r, watermark, uint64_t{gc} + 1, false, false, {}, {}, {}, {}};
     jvmtiHeapCallbacks callbacks{};
     callbacks.heap_iteration_callback = onCensusObject;
     if (r.jvmti()->IterateThroughHeap(0, nullptr, &callbacks, &census) != JVMTI_ERROR_NONE || census.stale)
         return false;
+    for (const Unseen& u : census.unseen)
+        r.recordUnseen(u.id, u.class_index, u.size, u.length);
     GcCensusEvent e = census.totals;
     e.gc = gc;
     const auto& write = r.writerAccess();

@@ -628,6 +628,10 @@ void Recorder::processGcs(JNIEnv* jni) {
             flushDeaths(false);
             walkHeap(*this, static_cast<uint32_t>(last));
         }
+        // After a full GC, the JVM's own count of its heap, for the trace's self-check (after the
+        // walk, so that the objects it met are counted as the trace's; objects it meets untagged
+        // take ids from the GC's block too).
+        if (census) countHeap(*this, static_cast<uint32_t>(last), newest.next_object_id);
         t_ids_at_gc = false;
         const uint64_t met = walk_next_.load(std::memory_order_relaxed) - block;
         walk_end_.store(0, std::memory_order_relaxed);
@@ -637,9 +641,6 @@ void Recorder::processGcs(JNIEnv* jni) {
                 reserve_.store(newest.reserved * 2, std::memory_order_relaxed);
         }
     }
-    // After a full GC, the JVM's own count of its heap, for the trace's self-check (after the
-    // walk, so that the objects it met are counted as the trace's).
-    if (census) countHeap(*this, static_cast<uint32_t>(last), newest.next_object_id);
 }
 
 uint32_t Recorder::stringId(TraceWriter& w, const std::string& text) {
@@ -895,8 +896,14 @@ void Recorder::onVmDeath(JNIEnv* jni) {
         // A last GC, so the objects that are garbage by now are recorded as dead.
         jvmti_->ForceGarbageCollection();
     }
-    // Every death of every GC so far, the last included, arrives before this returns.
-    if (recording()) flushObjectFrees(*this);
+    if (recording()) {
+        // Every death of every GC so far, the last included, arrives before these return: a heap
+        // walk posts what the tag map holds, and turning ObjectFree off waits for frees another
+        // thread is posting (JDK 17 and later: the service thread takes a GC's frees and posts
+        // them itself, the walk then finds none left and returns while they still arrive).
+        flushObjectFrees(*this);
+        jvmti_->SetEventNotificationMode(JVMTI_DISABLE, JVMTI_EVENT_OBJECT_FREE, nullptr);
+    }
     finish(jni);
 }
 

@@ -50,5 +50,8 @@ private:
 
 // Parses a decimal unsigned integer; false on anything else.
 bool parseUnsigned(std::string_view text, uint64_t* out);
+// Parses a size in bytes as the JVM's options write them: 4194304, 512k, 4m, 1g (binary units;
+// KiB, MiB and GiB also read); false on anything else, and on sizes past 2^62.
+bool parseBytes(std::string_view text, uint64_t* out);
 
 }  // namespace memcity::cli

@@ -1,4 +1,4 @@
-// memcity record -o FILE [--depth N] [--refs N|off] [--no-final-gc] -- java ARGS...
+// memcity record -o FILE [--depth N] [--refs N|off] [--gc-every BYTES] [--no-final-gc] -- java ARGS...
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -73,7 +73,8 @@ int runRecord(const Words& words) {
                             {{"--output", true, "-o"},
                              {"--depth", true, ""},
                              {"--refs", true, ""},
-                             {"--no-final-gc", false, ""}});
+                             {"--no-final-gc", false, ""},
+                             {"--gc-every", true, ""}});
     if (!args) {
         std::cerr << args.error().message << "\n";
         return 1;
@@ -100,6 +101,20 @@ int runRecord(const Words& words) {
         std::cerr << "memcity record: --refs expects a positive integer or 'off', got '" << refs << "'\n";
         return 1;
     }
+    // A young GC every BYTES allocated: the young generation sized so that its eden holds BYTES.
+    uint64_t gc_every = 0;
+    if (auto v = args->value("--gc-every")) {
+        if (!parseBytes(*v, &gc_every) || gc_every < (uint64_t{1} << 20) || gc_every > (uint64_t{1} << 40)) {
+            std::cerr << "memcity record: --gc-every expects a size from 1m to 1024g (e.g. 4m), got '" << *v
+                      << "'\n";
+            return 1;
+        }
+        if (mentions(command, "-Xmn") || mentions(command, "NewSize") || mentions(command, "SurvivorRatio")) {
+            std::cerr << "memcity record: --gc-every sizes the young generation, which the command sizes "
+                         "too (-Xmn, NewSize or SurvivorRatio): drop one\n";
+            return 1;
+        }
+    }
     // The trace path as the JVM will see it (it may run in another directory).
     std::string file = std::filesystem::absolute(*out).string();
     // Said here in one line rather than by a JVM that fails to start.
@@ -124,6 +139,16 @@ int runRecord(const Words& words) {
     // Full GCs compact the whole heap: none leaves dead objects in place as filler arrays (up to
     // 5% of the old generation), so the JVM's heap in use after one is its live objects.
     if (!mentions(command, "MarkSweepDeadRatio")) jvm_flags.push_back("-XX:MarkSweepDeadRatio=0");
+    if (gc_every) {
+        // Eden is 8/10 of the young generation (SurvivorRatio=8: each survivor space 1/10); the
+        // parallel collector would otherwise resize it to its own pause goals.
+        jvm_flags.push_back("-Xmn" + std::to_string(gc_every / 8 * 10));
+        jvm_flags.push_back("-XX:SurvivorRatio=8");
+        if (mentions(command, "-XX:+UseParallelGC")) jvm_flags.push_back("-XX:-UseAdaptiveSizePolicy");
+        // G1's eden is whole regions: of 1 MiB (the least), eden is about BYTES at any heap size.
+        if (mentions(command, "-XX:+UseG1GC") && !mentions(command, "G1HeapRegionSize"))
+            jvm_flags.push_back("-XX:G1HeapRegionSize=1m");
+    }
 
     std::vector<std::string> argv = {command[0]};
     const bool is_java = std::filesystem::path(command[0]).filename() == "java";

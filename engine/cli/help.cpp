@@ -64,7 +64,8 @@ options:
   -h, --help   this help
 )"},
         {"record", "record a Java program's heap into a trace",
-         R"(usage: memcity record -o FILE [--depth N] [--refs N|off] [--no-final-gc] -- java ARGS...
+         R"(usage: memcity record -o FILE [--depth N] [--refs N|off] [--gc-every BYTES] [--no-final-gc]
+                     -- java ARGS...
 
 Runs the program with memcity's JVMTI agent and records every allocation (type, size,
 array length, thread, allocation site with N frames), every death, every GC, and after
@@ -81,6 +82,8 @@ options:
   -o, --output FILE   where to write the trace (required)
   --depth N           frames per allocation site (default 8)
   --refs N|off        reference snapshot after every Nth GC (default 1), or none
+  --gc-every BYTES    a young GC after about BYTES allocated (e.g. 4m): the young generation
+                      sized to it, so that a short program has GCs to travel through
   --no-final-gc       no GC at exit (the last deaths then go unrecorded)
   -h, --help          this help
 )"},

@@ -70,6 +70,16 @@ TEST(Cli, UsageErrorsAreOneLineAndFail) {
          "memcity record: --depth expects an integer from 1 to 256, got '0'"},
         {"record -o /tmp/x.mct --refs never -- java -version",
          "memcity record: --refs expects a positive integer or 'off', got 'never'"},
+        {"record -o /tmp/x.mct --gc-every 4x -- java -version",
+         "memcity record: --gc-every expects a size from 1m to 1024g (e.g. 4m), got '4x'"},
+        {"record -o /tmp/x.mct --gc-every 512k -- java -version",
+         "memcity record: --gc-every expects a size from 1m to 1024g (e.g. 4m), got '512k'"},
+        {"record -o /tmp/x.mct --gc-every 99999999999999999999 -- java -version",
+         "memcity record: --gc-every expects a size from 1m to 1024g (e.g. 4m), got '99999999999999999999'"},
+        {"record -o /tmp/x.mct --gc-every 4m -- java -Xmn8m -version",
+         "memcity record: --gc-every sizes the young generation, which the command sizes too (-Xmn, NewSize "
+         "or "
+         "SurvivorRatio): drop one"},
         {"record -o /nonexistent/dir/x.mct -- java -version",
          "memcity record: /nonexistent/dir/x.mct: cannot write there: No such file or directory"},
     };

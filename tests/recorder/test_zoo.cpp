@@ -41,31 +41,35 @@ struct Program {
     std::vector<std::string> args;  // "$SOURCES" and "$OUT": the ecj source list and output dir
     const char* output;             // a regular expression its standard output must match
     const char* hold;               // the checkpoint where the class histogram is taken
+    const char* gc_every;           // memcity record --gc-every: dozens of GCs over the workload
 };
 
 const std::vector<Program>& programs() {
     static const std::vector<Program> all = {
-        {"H2", {"h2.jar"}, "H2Workload", {"10000"}, "checksum 18571\n", "orders"},
-        {"Derby", {"derby.jar"}, "DerbyWorkload", {"5000"}, "checksum 57894\n", "sales"},
+        {"H2", {"h2.jar"}, "H2Workload", {"10000"}, "checksum 18571\n", "orders", "4m"},
+        {"Derby", {"derby.jar"}, "DerbyWorkload", {"5000"}, "checksum 57894\n", "sales", "4m"},
         {"Ecj",
          {"ecj.jar"},
          "EcjWorkload",
          {"$SOURCES", "$OUT", "3"},
          "round 2: [1-9][0-9] sources, [1-9][0-9]+ classes\n",
-         "round1"},
+         "round1",
+         "4m"},
         {"Jetty",
          {"jetty9-server.jar", "jetty9-servlet.jar", "jetty9-util.jar", "jetty9-http.jar", "jetty9-io.jar",
           "jetty9-security.jar", "servlet-api.jar"},
          "JettyWorkload",
          {"300"},
          "served 300 requests, 272244 bytes\n",
-         "requests200"},
+         "requests200",
+         "1m"},
         {"Lucene",
          {"lucene-core-4.10.4.jar", "lucene-analyzers-common-4.10.4.jar", "lucene-queryparser-4.10.4.jar"},
          "LuceneWorkload",
          {"5000"},
          "indexed 5000 documents, 197736 hits\n",
-         "indexed"},
+         "indexed",
+         "2m"},
     };
     return all;
 }
@@ -290,19 +294,12 @@ TEST_P(Zoo, AgreesWithTheJvmAtEveryFullGc) {
         if (a.empty()) GTEST_SKIP() << "no JDK src.zip for the Eclipse compiler to compile";
     }
     const std::string trace = (work / "trace.mct").string(), log = (work / "gc.log").string();
-    std::vector<std::string> argv = {kMemcity,
-                                     "record",
-                                     "-o",
-                                     trace,
-                                     "--",
-                                     kJavaHome + "/bin/java",
-                                     "-XX:+Use" + gc,
-                                     "-Xlog:gc*,gc+heap=debug:file=" + log,
-                                     "-Dzoo.gc=true",
-                                     std::string("-Dzoo.hold=") + program.hold,
-                                     "-cp",
-                                     classPath(program),
-                                     program.main_class};
+    std::vector<std::string> argv = {
+        kMemcity, "record", "-o", trace,
+        // Dozens of GCs to travel through, a snapshot at every 4th.
+        "--gc-every", program.gc_every, "--refs", "4", "--", kJavaHome + "/bin/java", "-XX:+Use" + gc,
+        "-Xlog:gc*,gc+heap=debug:file=" + log, "-Dzoo.gc=true", std::string("-Dzoo.hold=") + program.hold,
+        "-cp", classPath(program), program.main_class};
     argv.insert(argv.end(), args.begin(), args.end());
     Process p = testing::start(argv);
     const std::string pid = testing::waitForOutput(p, "READY ([0-9]+) at ", 300);
@@ -395,10 +392,20 @@ TEST_P(Zoo, AgreesWithTheJvmAtEveryFullGc) {
                       " B (fillers " + std::to_string(filler.objects) + " / " + std::to_string(filler.bytes) +
                       " B)\n";
     }
-    for (const auto& [name, c] : ours)
-        if (!jvm.count(name) && c.objects) ++differ, report += name + ": only memcity has it\n";
+    for (const auto& [name, c] : ours) {
+        if (jvm.count(name) || !c.objects) continue;
+        if (racing_objects + c.objects <= kRacingObjects && racing_bytes + c.bytes <= kRacingBytes) {
+            racing_objects += c.objects;
+            racing_bytes += c.bytes;
+            continue;
+        }
+        ++differ;
+        report += name + ": only memcity has it, " + std::to_string(c.objects) + " / " +
+                  std::to_string(c.bytes) + " B\n";
+    }
     EXPECT_EQ(differ, 0u) << report;
-    // Objects the recorder never saw are a small part (compiler threads' own allocations).
+    // Objects no event announced (the JIT compiler's threads allocate without JVMTI events) are
+    // the trace's from the census after the first full GC that finds them: few are left.
     EXPECT_LT(untracked, live / 200) << "untracked " << untracked << " of " << live;
 
     // Every full GC -Xlog reports, in order, with its cause: the trace has the JVM's used bytes
@@ -411,6 +418,7 @@ TEST_P(Zoo, AgreesWithTheJvmAtEveryFullGc) {
     for (const GcRecord& r : h.gcs())
         if (r.kind == static_cast<uint8_t>(format::GcKind::kMajor)) fulls.push_back(&r);
     ASSERT_EQ(fulls.size(), logged.size());
+    EXPECT_GE(h.gcCount(), 20u) << "--gc-every " << program.gc_every << ": dozens of GCs to travel through";
     ASSERT_GE(fulls.size(), 4u);  // the phases' GCs, the histogram's, the last one
     for (size_t i = 0; i < fulls.size(); ++i) {
         const GcRecord& r = *fulls[i];

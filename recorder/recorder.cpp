@@ -615,7 +615,8 @@ void Recorder::processGcs(JNIEnv* jni) {
     const GcFacts* facts = facts_.load(std::memory_order_acquire);
     const bool census = facts && facts->countsWholeHeap(newest.start, newest.end);
     const bool walk =
-        options_.refs_every != 0 && (!walked_any_ || last >= last_walked_gc_ + options_.refs_every);
+        options_.refs_every != 0 && (!walked_any_ || last >= last_walked_gc_ + options_.refs_every ||
+                                     (snapshot_last_ && last != last_walked_gc_));
     if (walk || census) {
         const uint64_t block = newest.next_object_id - newest.reserved;
         walk_next_.store(block, std::memory_order_relaxed);
@@ -893,8 +894,10 @@ void Recorder::onVmDeath(JNIEnv* jni) {
         jvmti_->RawMonitorExit(monitor_);
     }
     if (recording() && options_.final_gc && !unsafe_final_gc_) {
-        // A last GC, so the objects that are garbage by now are recorded as dead.
+        // A last GC, so the objects that are garbage by now are recorded as dead. It has a
+        // reference snapshot whatever refs=N says: the heap the program ends with.
         jvmti_->ForceGarbageCollection();
+        snapshot_last_ = true;
     }
     if (recording()) {
         // Every death of every GC so far, the last included, arrives before these return: a heap

@@ -226,6 +226,7 @@ private:
     bool agent_stopped_ = false;       // guarded by monitor_
     bool agent_running_ = false;
     bool unsafe_final_gc_ = false;  // ZGC/Shenandoah: a GC forced in VMDeath can hang
+    bool snapshot_last_ = false;    // the final GC was forced: it gets a snapshot (agent stopped by then)
     std::atomic<uint32_t> class_of_class_{kNoClass};
     jmethodID clone_method_ = nullptr;  // java.lang.Object.clone
 };

@@ -315,19 +315,19 @@ TEST(Cli, WindowsFindsTheDemoLeak) {
     Outcome r = run("windows " + demo);
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_TRUE(r.err.empty()) << r.err;
-    EXPECT_NE(r.out.find("leaks looked for in reachable memory (13 GCs with a reference snapshot)\n"),
+    EXPECT_NE(r.out.find("leaks looked for in reachable memory (12 GCs with a reference snapshot)\n"),
               std::string::npos)
         << r.out;
-    EXPECT_NE(r.out.find("memory leak (heuristic)\n  GCs 0..48 (49 GCs, "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("memory leak (heuristic)\n  GCs 0..41 (42 GCs, "), std::string::npos) << r.out;
     EXPECT_NE(
-        r.out.find("  reachable memory 510.0 KiB -> 2.7 MiB (+2.2 MiB, +445.3%), peak 3.4 MiB at GC 44\n"),
+        r.out.find("  reachable memory 605.0 KiB -> 2.9 MiB (+2.3 MiB, +393.3%), peak 3.7 MiB at GC 40\n"),
         std::string::npos)
         << r.out;
-    EXPECT_NE(r.out.find("  next: memcity diff " + demo + " --from 0 --to 48 --classify type,site"),
+    EXPECT_NE(r.out.find("  next: memcity diff " + demo + " --from 0 --to 41 --classify type,site"),
               std::string::npos)
         << r.out;
     // What the window's diff shows: the audit history's entries, one per request, all kept.
-    Outcome d = run("diff " + demo + " --from 0 --to 48 --classify type --depth 1 --all");
+    Outcome d = run("diff " + demo + " --from 0 --to 41 --classify type --depth 1 --all");
     ASSERT_EQ(d.status, 0) << d.err;
     EXPECT_NE(d.out.find("         2,500              0              0    ShopServer$AuditEntry\n"),
               std::string::npos)
@@ -335,9 +335,9 @@ TEST(Cli, WindowsFindsTheDemoLeak) {
 
     Outcome j = run("windows " + demo + " --json --leak-method heuristic --no-narrow");
     ASSERT_EQ(j.status, 0) << j.err;
-    for (const char* key : {"\"leak_series\": \"reachable\"", "\"leak_points\": 13",
-                            "\"kind\": \"leak-heuristic\"", "\"first_gc\": 0", "\"last_gc\": 48",
-                            "\"peak_gc\": 44", "\"points\": 13", "\"narrowed\": false", "\"notes\": ["})
+    for (const char* key : {"\"leak_series\": \"reachable\"", "\"leak_points\": 12",
+                            "\"kind\": \"leak-heuristic\"", "\"first_gc\": 0", "\"last_gc\": 41",
+                            "\"peak_gc\": 40", "\"points\": 12", "\"narrowed\": false", "\"notes\": ["})
         EXPECT_NE(j.out.find(key), std::string::npos) << key << "\n" << j.out;
     EXPECT_EQ(j.out.find("leak-regression"), std::string::npos) << j.out;
     EXPECT_EQ(j.out.find("\"narrowed\": true"), std::string::npos) << j.out;

@@ -450,7 +450,7 @@ TEST(Closure, GrowingMapContainingDataStructure) {
 
 // The bundled real recording (a web shop on H2 whose static audit history leaks): at its last
 // GC the 2,500 audit entries hang off ShopServer.AUDIT_HISTORY, a ConcurrentHashMap made in
-// ShopServer's static initializer, and retain a third of the heap (the orders they point to).
+// ShopServer's static initializer, and retain over a quarter of the heap (the orders they point to).
 // The demo's ShopServer$AuditEntry objects in the heap `l` holds.
 Bitset auditEntries(const Loaded& l) {
     const HeapView view = l.view();
@@ -463,21 +463,22 @@ Bitset auditEntries(const Loaded& l) {
 }
 
 TEST(Closure, DemoRecordingAuditHistory) {
-    // At GC 44 a worker's JNI local also holds the map: the paths still name the static field.
-    {
-        Loaded at44(MEMCITY_DEMO_TRACE, 44);
-        const RootPaths paths = rootPaths(*at44.graph, auditEntries(at44));
-        ASSERT_FALSE(paths.paths.empty());
+    // At every GC with a snapshot and audit entries, where a worker's JNI local may also hold the map, the
+    // paths name the static field.
+    for (uint32_t gc = 16; gc <= 40; gc += 4) {
+        Loaded at(MEMCITY_DEMO_TRACE, gc);
+        const RootPaths paths = rootPaths(*at.graph, auditEntries(at));
+        ASSERT_FALSE(paths.paths.empty()) << "GC " << gc;
         for (const RootPath& p : paths.paths)
-            EXPECT_EQ(at44.graph->rootIdentityLabel(p.root_identity),
-                      "static field ShopServer.AUDIT_HISTORY");
+            EXPECT_EQ(at.graph->rootIdentityLabel(p.root_identity), "static field ShopServer.AUDIT_HISTORY")
+                << "GC " << gc;
     }
-    Loaded l(MEMCITY_DEMO_TRACE, 48);
+    Loaded l(MEMCITY_DEMO_TRACE, 41);
     const HeapView view = l.view();
     const Bitset group = auditEntries(l);
     EXPECT_EQ(group.count(), 2'500u);
     const GroupClosure c = closureOf(*l.graph, group);
-    EXPECT_GT(c.retained.bytes * 100, view.liveBytes() * 30);
+    EXPECT_GT(c.retained.bytes * 100, view.liveBytes() * 25);
     EXPECT_EQ(c.unreached.objects, 0u);
     const RootPaths paths = rootPaths(*l.graph, group);
     EXPECT_EQ(paths.reached_objects, 2'500u);

@@ -660,33 +660,35 @@ TEST(WindowsScenario, SteadyHasNoWindow) {
 }
 
 // The bundled recording: a web shop whose static audit history keeps every order. Reachable
-// memory is known at 13 GCs (a snapshot every 4th): 510 KiB at GC 0, growing at every snapshot
-// to 3.4 MiB at GC 44; the final GC at exit (48) drops it to 2.7 MiB, 79% of the peak.
+// memory is known at 12 GCs (a snapshot every 4th, and at the GC at exit): 605 KiB at GC 0,
+// growing to 3.7 MiB at GC 40; the final GC at exit (41) drops it to 2.9 MiB, 79% of the peak.
 TEST(WindowsScenario, DemoRecordingLeaks) {
     const Traced t = open(MEMCITY_DEMO_TRACE);
-    ASSERT_EQ(t.history->gcCount(), 49u);
+    ASSERT_EQ(t.history->gcCount(), 42u);
     const WindowReport r = t.windows();
     expectFinite(r);
     EXPECT_EQ(r.leak_series, LeakSeries::kReachable);
-    EXPECT_EQ(r.leak_points, 13u);
+    EXPECT_EQ(r.leak_points, 12u);
     const std::optional<Window> h = one(r, WindowKind::kLeakHeuristic);
     ASSERT_TRUE(h) << notes(r);
     EXPECT_EQ(h->first_gc, 0u);
-    EXPECT_EQ(h->last_gc, 48u);
-    EXPECT_EQ(h->leak.points, 13u);
-    EXPECT_EQ(h->leak.peak_gc, 44u);
+    EXPECT_EQ(h->last_gc, 41u);
+    EXPECT_EQ(h->leak.points, 12u);
+    EXPECT_EQ(h->leak.peak_gc, 40u);
     EXPECT_GT(h->leak.growth_bytes, 2 << 20);
     EXPECT_GE(static_cast<double>(h->leak.last_bytes), 0.75 * static_cast<double>(h->leak.peak_bytes));
     EXPECT_GT(h->leak.r2, 0.7);
     const std::optional<Window> g = one(r, WindowKind::kLeakRegression);
     ASSERT_TRUE(g) << notes(r);
-    EXPECT_EQ(g->last_gc, 48u);
+    EXPECT_EQ(g->last_gc, 41u);
     EXPECT_GT(g->leak.slope_per_s, 400.0 * 1024);  // over 400 KiB/s
-    // On live memory the final GC's drop (4.2 to 2.9 MiB, under 75%) ends the heuristic's
-    // stretch: the reason the paper uses reachable memory.
+    // On live memory, known at every GC, the whole run leaks too (4.2 MiB at GC 40, 3.9 MiB
+    // after the final GC: what shutdown hooks still hold, which no reported root reaches).
     WindowOptions live;
     live.leak_series = LeakSeries::kLive;
-    EXPECT_TRUE(ofKind(t.windows(live), WindowKind::kLeakHeuristic).empty());
+    const std::optional<Window> l = one(t.windows(live), WindowKind::kLeakHeuristic);
+    ASSERT_TRUE(l);
+    EXPECT_EQ(l->leak.points, 42u);
     // Pauses are 2.7% of the run; no 5..50 GCs reach 10%.
     EXPECT_TRUE(ofKind(r, WindowKind::kGcOverhead).empty());
 }

@@ -163,6 +163,7 @@ jint JNICALL onReference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceIn
             break;
         }
         case JVMTI_HEAP_REFERENCE_STACK_LOCAL: {
+            if (info->stack_local.thread_tag == kAgentObjectTag) break;  // the agent's own threads' holds
             RawRoot root{static_cast<uint32_t>(format::RootKind::kStackLocal), target};
             root.thread_tag = info->stack_local.thread_tag ? info->stack_local.thread_tag : w->thread_tag;
             root.depth = info->stack_local.depth;
@@ -173,6 +174,7 @@ jint JNICALL onReference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceIn
             break;
         }
         case JVMTI_HEAP_REFERENCE_JNI_LOCAL: {
+            if (info->jni_local.thread_tag == kAgentObjectTag) break;
             RawRoot root{static_cast<uint32_t>(format::RootKind::kJniLocal), target};
             root.thread_tag = info->jni_local.thread_tag ? info->jni_local.thread_tag : w->thread_tag;
             root.depth = info->jni_local.depth;

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 
 #include "heap_walk.h"
 #include "jvmti_util.h"
@@ -591,13 +592,19 @@ void Recorder::processGcs(JNIEnv* jni) {
         }
     }
     const uint64_t allocated = bytes_allocated_.exchange(0);
+    std::optional<GcJvmEvent> newest_jvm;
     for (uint64_t g = std::max(gcs_written_, finished > kGcRing ? finished - kGcRing : 0); g < finished;
          ++g) {
         // Deaths that arrived before this GC started (late frees of earlier GCs) go before it.
         gcs_written_ = g;
         flushDeaths(false);
         const GcSlot& slot = gc_ring_[g % kGcRing];
-        withWriter([&](TraceWriter& w) { writeGc(w, slot, used, committed); });
+        // The newest GC's figures go after its census: a full GC is held against the JVM only
+        // where the census came right after it. A GC that another one followed before the agent
+        // counted it may have its frees posted after that one, and filed under it.
+        withWriter([&](TraceWriter& w) {
+            writeGc(w, slot, used, committed, g + 1 == finished ? &newest_jvm : nullptr);
+        });
         // This GC's deaths that have arrived go right after its end, before the next GC's start.
         gcs_written_ = g + 1;
         flushDeaths(false);
@@ -614,6 +621,7 @@ void Recorder::processGcs(JNIEnv* jni) {
     const GcSlot& newest = gc_ring_[last % kGcRing];
     const GcFacts* facts = facts_.load(std::memory_order_acquire);
     const bool census = facts && facts->countsWholeHeap(newest.start, newest.end);
+    bool counted = false;
     const bool walk =
         options_.refs_every != 0 && (!walked_any_ || last >= last_walked_gc_ + options_.refs_every ||
                                      (snapshot_last_ && last != last_walked_gc_));
@@ -632,7 +640,7 @@ void Recorder::processGcs(JNIEnv* jni) {
         // After a full GC, the JVM's own count of its heap, for the trace's self-check (after the
         // walk, so that the objects it met are counted as the trace's; objects it meets untagged
         // take ids from the GC's block too).
-        if (census) countHeap(*this, static_cast<uint32_t>(last), newest.next_object_id);
+        counted = census && countHeap(*this, static_cast<uint32_t>(last), newest.next_object_id);
         t_ids_at_gc = false;
         const uint64_t met = walk_next_.load(std::memory_order_relaxed) - block;
         walk_end_.store(0, std::memory_order_relaxed);
@@ -641,6 +649,13 @@ void Recorder::processGcs(JNIEnv* jni) {
             if (newest.reserved < (uint64_t{1} << 20))
                 reserve_.store(newest.reserved * 2, std::memory_order_relaxed);
         }
+    }
+    if (newest_jvm) {
+        newest_jvm->whole_heap =
+            newest_jvm->whole_heap && counted && last < frees_end_.load(std::memory_order_acquire);
+        withWriter([&](TraceWriter& w) {
+            w.extension(static_cast<uint32_t>(format::ExtensionKind::kGcJvm), encodeGcJvm(*newest_jvm));
+        });
     }
 }
 
@@ -654,7 +669,8 @@ uint32_t Recorder::stringId(TraceWriter& w, const std::string& text) {
     return it->second;
 }
 
-void Recorder::writeGc(TraceWriter& w, const GcSlot& s, uint64_t used, uint64_t committed) {
+void Recorder::writeGc(TraceWriter& w, const GcSlot& s, uint64_t used, uint64_t committed,
+                       std::optional<GcJvmEvent>* newest) {
     const GcFacts* facts = facts_.load(std::memory_order_acquire);
     const bool known = facts && s.start.valid && s.end.valid;
     GcStartEvent start;
@@ -671,7 +687,7 @@ void Recorder::writeGc(TraceWriter& w, const GcSlot& s, uint64_t used, uint64_t 
     GcJvmEvent jvm;
     jvm.gc = s.index;
     jvm.unreported = s.unreported;
-    jvm.whole_heap = facts && facts->countsWholeHeap(s.start, s.end);
+    jvm.whole_heap = newest && facts && facts->countsWholeHeap(s.start, s.end);
     if (known) {
         start.kind = facts->kindOf(s.start, s.end);
         start.cause = stringId(w, GcFacts::causeOf(s.end));
@@ -695,7 +711,11 @@ void Recorder::writeGc(TraceWriter& w, const GcSlot& s, uint64_t used, uint64_t 
     }
     w.gcStart(start);
     w.gcEnd(end);
-    if (known) w.extension(static_cast<uint32_t>(format::ExtensionKind::kGcJvm), encodeGcJvm(jvm));
+    if (!known) return;
+    if (newest)
+        *newest = std::move(jvm);
+    else
+        w.extension(static_cast<uint32_t>(format::ExtensionKind::kGcJvm), encodeGcJvm(jvm));
 }
 
 void Recorder::flushDeaths(bool last) {
@@ -905,6 +925,9 @@ void Recorder::onVmDeath(JNIEnv* jni) {
         // thread is posting (JDK 17 and later: the service thread takes a GC's frees and posts
         // them itself, the walk then finds none left and returns while they still arrive).
         flushObjectFrees(*this);
+        // GCs from here on (threads still run: System.exit from one of them, daemons) have no
+        // deaths in the trace, and are not held against the JVM.
+        frees_end_.store(gcs_finished_.load(std::memory_order_acquire), std::memory_order_release);
         jvmti_->SetEventNotificationMode(JVMTI_DISABLE, JVMTI_EVENT_OBJECT_FREE, nullptr);
     }
     finish(jni);

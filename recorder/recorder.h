@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -29,6 +30,7 @@
 #include "options.h"
 #include "site_registry.h"
 #include "trace/event_encoder.h"
+#include "trace/extensions.h"
 #include "trace/trace_writer.h"
 
 namespace memcity::agent {
@@ -149,7 +151,10 @@ private:
     void processGcs(JNIEnv* jni);
     // Writes GC `slot`'s start and end events, with the JVM's figures where there are some
     // (else the Runtime's `used` and `committed`, read after the GC).
-    void writeGc(TraceWriter& w, const GcSlot& slot, uint64_t used, uint64_t committed);
+    // `newest`: the newest GC of the batch, whose JVM figures (GC_JVM) are kept there to be
+    // written after its census; any other GC is not held against the JVM (whole_heap false).
+    void writeGc(TraceWriter& w, const GcSlot& slot, uint64_t used, uint64_t committed,
+                 std::optional<GcJvmEvent>* newest);
     // The STRING symbol of a text, defined on first use (with the writer locked).
     uint32_t stringId(TraceWriter& w, const std::string& text);
     // Records a class's mirror as an object, or keeps the id it has already (`known_mirror`),
@@ -225,8 +230,9 @@ private:
     bool stop_agent_ = false;          // guarded by monitor_
     bool agent_stopped_ = false;       // guarded by monitor_
     bool agent_running_ = false;
-    bool unsafe_final_gc_ = false;  // ZGC/Shenandoah: a GC forced in VMDeath can hang
-    bool snapshot_last_ = false;    // the final GC was forced: it gets a snapshot (agent stopped by then)
+    bool unsafe_final_gc_ = false;                 // ZGC/Shenandoah: a GC forced in VMDeath can hang
+    std::atomic<uint64_t> frees_end_{UINT64_MAX};  // GCs from this index on have no deaths recorded
+    bool snapshot_last_ = false;  // the final GC was forced: it gets a snapshot (agent stopped by then)
     std::atomic<uint32_t> class_of_class_{kNoClass};
     jmethodID clone_method_ = nullptr;  // java.lang.Object.clone
 };

@@ -1,9 +1,11 @@
 // Writes a seed corpus for fuzz_trace_reader: small traces that between them use every chunk
-// kind, event kind and snapshot feature, compressed and not, complete and cut off.
+// kind, event kind (the JVM's figures and class counts of format 1.1 too) and snapshot feature,
+// compressed and not, complete and cut off.
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "trace/extensions.h"
 #include "unit/trace_builder.h"
 
 using memcity::AllocEvent;
@@ -13,13 +15,19 @@ using memcity::testing::TraceBuilder;
 
 namespace {
 
-std::string build(const std::string& dir, const std::string& name, bool compress, int gcs, bool snapshots) {
+std::string build(const std::string& dir, const std::string& name, bool compress, int gcs, bool snapshots,
+                  bool jvm = false) {
     WriterOptions o;
     o.compress = compress;
     o.chunk_bytes = 96;
     TraceBuilder b(name, o);
     b.writer().meta("producer", "corpus");
     b.writer().threadStart({2, 1});
+    if (jvm) {
+        b.writer().defineString(2, "Eden Space");
+        b.writer().defineString(3, "Tenured Gen");
+        b.writer().defineString(4, "Serial full collection pauses");
+    }
     uint64_t id = 0;
     for (int g = 0; g < gcs; ++g) {
         for (int i = 0; i < 6; ++i) {
@@ -33,6 +41,26 @@ std::string build(const std::string& dir, const std::string& name, bool compress
         }
         b.writer().move({id - 1, 0x1000u + id});
         b.gc(static_cast<uint32_t>(g), id, {id - 6, id - 4});
+        if (jvm) {
+            // The JVM's figures of the GC, and at every other GC its count by class.
+            memcity::GcJvmEvent facts;
+            facts.gc = static_cast<uint32_t>(g);
+            facts.whole_heap = g % 2 == 1;
+            facts.unreported = g == 2;
+            facts.collectors = {{4, static_cast<uint64_t>(g), static_cast<uint64_t>(g + 1)}};
+            facts.pools = {{2, 4096, 8192, 0, 8192}, {3, 100, 65536, 300, 65536}};
+            b.writer().extension(static_cast<uint32_t>(memcity::format::ExtensionKind::kGcJvm),
+                                 memcity::encodeGcJvm(facts));
+            if (g % 2 == 1) {
+                memcity::GcCensusEvent census;
+                census.gc = static_cast<uint32_t>(g);
+                census.types = {{1, 2, 32, 1, 16, 1, 16, 0, 0}, {3, 2, 64, 0, 0, 0, 0, 1, 24}};
+                census.newer_objects = 1;
+                census.newer_bytes = 16;
+                b.writer().extension(static_cast<uint32_t>(memcity::format::ExtensionKind::kGcCensus),
+                                     memcity::encodeGcCensus(census));
+            }
+        }
         if (snapshots) {
             b.snapshot(static_cast<uint32_t>(g),
                        {{id - 5, {TraceBuilder::strong(id - 3), TraceBuilder::weak(id - 2)}},
@@ -59,9 +87,11 @@ int main(int argc, char** argv) {
     build(dir, "zstd", true, 3, false);
     std::string full = build(dir, "snapshots", false, 4, true);
     build(dir, "snapshots-zstd", true, 2, true);
+    build(dir, "jvm", false, 4, true, true);
+    build(dir, "jvm-zstd", true, 3, false, true);
     auto bytes = memcity::testing::readFile(full);
     bytes.resize(bytes.size() * 3 / 5);
     memcity::testing::writeFile(dir + "/cut.mct", bytes);
-    std::printf("wrote 5 traces to %s\n", dir.c_str());
+    std::printf("wrote 7 traces to %s\n", dir.c_str());
     return 0;
 }

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -433,6 +434,20 @@ TEST_P(Zoo, AgreesWithTheJvmAtEveryFullGc) {
                             static_cast<double>(c.jvm_bytes) * 0.001)
                     << "GC " << r.index << ": memcity against the JVM's count of live objects";
             }
+        // The figures, for the log: memcity against the JVM's used bytes and its own count.
+        int64_t counted = -1;
+        for (const JvmCheck& c : h.jvmChecks())
+            if (c.gc == r.index && c.has_census) counted = static_cast<int64_t>(c.jvm_bytes);
+        const double used = static_cast<double>(logged[i].used_after),
+                     live_now = static_cast<double>(r.live_bytes);
+        std::printf(
+            "zoo %s %s GC %u (%s): memcity %llu B; -Xlog used after %lld B (%+.2f%%); JVM count %lld B "
+            "(%+.2f%%)\n",
+            program.name, gc.c_str(), r.index, logged[i].cause.c_str(),
+            static_cast<unsigned long long>(r.live_bytes), static_cast<long long>(logged[i].used_after),
+            100.0 * (live_now - used) / used, static_cast<long long>(counted),
+            counted > 0 ? 100.0 * (live_now - static_cast<double>(counted)) / static_cast<double>(counted)
+                        : 0.0);
         const double expected = static_cast<double>(logged[i].used_after) - static_cast<double>(dead_space);
         EXPECT_NEAR(static_cast<double>(r.live_bytes), expected, expected * 0.01)
             << "GC " << r.index << " (" << logged[i].cause << "): memcity " << r.live_bytes << ", -Xlog "

@@ -1,0 +1,178 @@
+// The JVM's own figures in a trace (format 1.1 extension events GC_JVM and GC_CENSUS), written
+// with TraceBuilder and read back through HeapHistory: exact round trips, the self-check at full
+// GCs (agreement, and jvm-disagrees naming the GC and the types), malformed extensions skipped
+// as integrity errors that say where, and extensions of a later format skipped quietly.
+#include <gtest/gtest.h>
+
+#include "heap/heap_history.h"
+#include "trace/extensions.h"
+#include "unit/trace_builder.h"
+
+namespace memcity {
+namespace {
+
+using testing::TraceBuilder;
+
+constexpr uint32_t kYoung = 2, kOld = 3, kSerial = 4;  // STRING ids the traces define
+
+void defineNames(TraceBuilder& b) {
+    b.writer().defineString(kYoung, "Eden Space");
+    b.writer().defineString(kOld, "Tenured Gen");
+    b.writer().defineString(kSerial, "Serial full collection pauses");
+}
+
+GcJvmEvent fullGc(uint32_t gc, uint64_t old_after) {
+    GcJvmEvent e;
+    e.gc = gc;
+    e.whole_heap = true;
+    e.collectors = {{kSerial, 3, 4}};
+    e.pools = {{kYoung, 4096, 8192, 0, 8192}, {kOld, 1000, 65536, old_after, 65536}};
+    return e;
+}
+
+void write(TraceBuilder& b, const GcJvmEvent& e) {
+    b.writer().extension(static_cast<uint32_t>(format::ExtensionKind::kGcJvm), encodeGcJvm(e));
+}
+void write(TraceBuilder& b, const GcCensusEvent& e) {
+    b.writer().extension(static_cast<uint32_t>(format::ExtensionKind::kGcCensus), encodeGcCensus(e));
+}
+
+struct Read {
+    std::unique_ptr<TraceFile> file;
+    std::unique_ptr<HeapHistory> history;
+};
+Read read(const std::string& path) {
+    Read r;
+    auto f = TraceFile::open(path);
+    EXPECT_TRUE(f.ok()) << (f.ok() ? "" : f.error().message);
+    if (!f.ok()) return r;
+    r.file = std::make_unique<TraceFile>(std::move(*f));
+    auto h = HeapHistory::build(*r.file);
+    EXPECT_TRUE(h.ok()) << (h.ok() ? "" : h.error().message);
+    if (h.ok()) r.history = std::make_unique<HeapHistory>(std::move(*h));
+    return r;
+}
+
+// Four A (16 B each) and one int[4] (32 B) alive after GC 1: six A and the array, less the two A
+// that died at GC 0.
+void liveHeapOf96Bytes(TraceBuilder& b) {
+    defineNames(b);
+    for (uint64_t id = 0; id < 6; ++id)
+        b.alloc(id);
+    b.gc(0, 6, {0, 1});
+    GcJvmEvent young;
+    young.gc = 0;
+    young.collectors = {{kSerial, 3, 3}};
+    young.pools = {{kYoung, 4096, 8192, 0, 8192}};
+    write(b, young);
+    b.allocArray(6, 3, 4);
+    b.gc(1, 7);
+}
+
+TEST(JvmEvents, FiguresAndCensusSurviveTheRoundTrip) {
+    TraceBuilder b("jvm-roundtrip");
+    liveHeapOf96Bytes(b);
+    write(b, fullGc(1, 96 + 24 + 16));  // the live objects, 24 B of dead space, 16 B allocated since
+    GcCensusEvent census;
+    census.gc = 1;
+    census.types = {{1, 4, 64, 0, 0, 2, 48, 0, 0}, {3, 1, 32, 0, 0, 0, 0, 1, 24}};
+    census.newer_objects = 1;
+    census.newer_bytes = 16;
+    write(b, census);
+    const Read r = read(b.finish());
+    ASSERT_TRUE(r.history);
+    const HeapHistory& h = *r.history;
+    EXPECT_EQ(h.diagnostics().errorCount(), 0u);
+    ASSERT_EQ(h.gcCount(), 2u);
+
+    ASSERT_EQ(h.jvmFacts().size(), 2u);
+    ASSERT_EQ(h.gcs()[0].jvm, 0);
+    ASSERT_EQ(h.gcs()[1].jvm, 1);
+    EXPECT_EQ(h.gcs()[0].census, -1);
+    const GcJvmEvent& full = h.jvmFacts()[1];
+    EXPECT_EQ(full.gc, 1u);
+    EXPECT_TRUE(full.whole_heap);
+    EXPECT_FALSE(full.unreported);
+    ASSERT_EQ(full.collectors.size(), 1u);
+    EXPECT_EQ(r.file->symbols().string(full.collectors[0].name), "Serial full collection pauses");
+    EXPECT_EQ(full.collectors[0].before, 3u);
+    EXPECT_EQ(full.collectors[0].after, 4u);
+    ASSERT_EQ(full.pools.size(), 2u);
+    EXPECT_EQ(r.file->symbols().string(full.pools[1].name), "Tenured Gen");
+    EXPECT_EQ(full.pools[1].used_before, 1000u);
+    EXPECT_EQ(full.pools[1].used_after, 136u);
+    EXPECT_EQ(full.pools[1].committed_after, 65536u);
+    EXPECT_FALSE(h.jvmFacts()[0].whole_heap);
+
+    ASSERT_EQ(h.gcs()[1].census, 0);
+    const GcCensusEvent& c = h.censuses()[0];
+    ASSERT_EQ(c.types.size(), 2u);
+    EXPECT_EQ(c.types[0].objects, 4u);
+    EXPECT_EQ(c.types[0].agent_bytes, 48u);
+    EXPECT_EQ(c.types[1].filler_bytes, 24u);
+    EXPECT_EQ(c.newer_bytes, 16u);
+
+    // Only the full GC is held against the JVM: 96 B live, and the JVM's count of them 96 B.
+    ASSERT_EQ(h.jvmChecks().size(), 1u);
+    const JvmCheck& check = h.jvmChecks()[0];
+    EXPECT_EQ(check.gc, 1u);
+    EXPECT_EQ(check.live_bytes, 96u);
+    EXPECT_TRUE(check.has_census);
+    EXPECT_EQ(check.jvm_bytes, 96u);
+    EXPECT_EQ(check.gap(), 0.0);
+    EXPECT_TRUE(check.agrees());
+    EXPECT_TRUE(check.biggest.empty());
+}
+
+TEST(JvmEvents, AGapOverOnePercentIsAnIntegrityErrorNamingTheTypes) {
+    TraceBuilder b("jvm-disagrees");
+    liveHeapOf96Bytes(b);
+    write(b, fullGc(1, 64));
+    GcCensusEvent census;  // the JVM counts two A and the array: memcity has two A too many
+    census.gc = 1;
+    census.types = {{1, 2, 32, 0, 0, 0, 0, 0, 0}, {3, 1, 32, 0, 0, 0, 0, 0, 0}};
+    write(b, census);
+    const std::string path = b.finish();
+    const Read r = read(path);
+    ASSERT_TRUE(r.history);
+    const Diagnostics& d = r.history->diagnostics();
+    EXPECT_EQ(d.errorCount(), 1u);
+    EXPECT_EQ(d[Anomaly::kJvmDisagrees].count, 1u);
+    const std::string& said = d[Anomaly::kJvmDisagrees].first;
+    EXPECT_NE(said.find("GC 1"), std::string::npos) << said;
+    EXPECT_NE(said.find("A +32 B (+2 objects)"), std::string::npos) << said;
+    ASSERT_EQ(r.history->jvmChecks().size(), 1u);
+    const JvmCheck& check = r.history->jvmChecks()[0];
+    EXPECT_EQ(check.live_bytes, 96u);
+    EXPECT_EQ(check.jvm_bytes, 64u);
+    EXPECT_DOUBLE_EQ(check.gap(), 0.5);
+    ASSERT_EQ(check.biggest.size(), 1u);
+    EXPECT_EQ(check.biggest[0].type, "A");
+    EXPECT_EQ(check.biggest[0].objects, 2);
+    EXPECT_EQ(check.biggest[0].bytes, 32);
+}
+
+TEST(JvmEvents, MalformedExtensionsAreSkippedWithANote) {
+    TraceBuilder b("jvm-bad");
+    liveHeapOf96Bytes(b);
+    std::vector<uint8_t> cut = encodeGcJvm(fullGc(1, 96));
+    cut.resize(cut.size() - 3);
+    b.writer().extension(static_cast<uint32_t>(format::ExtensionKind::kGcJvm), cut);
+    GcJvmEvent unnamed = fullGc(1, 96);
+    unnamed.pools[0].name = 99;  // a STRING the trace never defines
+    write(b, unnamed);
+    b.writer().extension(77, std::vector<uint8_t>{1, 2, 3});  // a later format's kind: skipped quietly
+    const Read r = read(b.finish());
+    ASSERT_TRUE(r.history);
+    const Diagnostics& d = r.history->diagnostics();
+    EXPECT_EQ(d[Anomaly::kBadExtension].count, 2u);
+    EXPECT_NE(d[Anomaly::kBadExtension].first.find("GC_JVM event, at byte "), std::string::npos)
+        << d[Anomaly::kBadExtension].first;
+    EXPECT_EQ(d.errorCount(), 2u) << "a malformed extension of a known kind is an integrity error";
+    ASSERT_EQ(r.history->jvmFacts().size(), 1u);  // GC 0's only
+    EXPECT_EQ(r.history->gcs()[1].jvm, -1);
+    EXPECT_TRUE(r.history->jvmChecks().empty());
+}
+
+}  // namespace
+}  // namespace memcity

@@ -246,8 +246,10 @@ struct Census {
     bool checked = false;
     std::vector<Counts> by_class;  // by registry index
     Counts unknown_class;
-    GcCensusEvent totals;        // objects allocated since the GC
-    std::vector<Unseen> unseen;  // objects no event announced, alive at the GC: recorded after
+    GcCensusEvent totals;                   // objects allocated since the GC
+    std::vector<Unseen> unseen;             // objects no event announced, alive at the GC: recorded after
+    std::vector<uint64_t>* live = nullptr;  // the trace's objects alive at the GC, when asked
+    bool adopt = true;                      // untagged objects become the trace's
 
     Counts& of(uint32_t ci) {
         if (ci == kNoClass) return unknown_class;
@@ -276,7 +278,7 @@ jint JNICALL onCensusObject(jlong class_tag, jlong size, jlong* tag_ptr, jint le
             n.filler_bytes += bytes;
             return JVMTI_VISIT_OBJECTS;
         }
-        if (ci == kNoClass) {
+        if (ci == kNoClass || !c->adopt) {
             Census::Counts& n = c->of(ci);
             n.untracked_objects++;
             n.untracked_bytes += bytes;
@@ -310,6 +312,7 @@ jint JNICALL onCensusObject(jlong class_tag, jlong size, jlong* tag_ptr, jint le
         Census::Counts& n = c->of(ci);
         n.objects++;
         n.bytes += bytes;
+        if (c->live) c->live->push_back(id);
     }
     return JVMTI_VISIT_OBJECTS;
 }
@@ -320,12 +323,18 @@ jint JNICALL onRootOnly(jvmtiHeapReferenceKind, const jvmtiHeapReferenceInfo*, j
 }
 }  // namespace
 
-bool countHeap(Recorder& r, uint32_t gc, uint64_t watermark) {
-    Census census{&r, watermark, uint64_t{gc} + 1, false, false, {}, {}, {}, {}};
+bool countHeap(Recorder& r, uint32_t gc, uint64_t watermark, std::vector<uint64_t>* live, bool census_event) {
+    Census census{&r, watermark, uint64_t{gc} + 1, false, false, {}, {}, {}, {}, live, census_event};
+    if (live) live->clear();
     jvmtiHeapCallbacks callbacks{};
     callbacks.heap_iteration_callback = onCensusObject;
     if (r.jvmti()->IterateThroughHeap(0, nullptr, &callbacks, &census) != JVMTI_ERROR_NONE || census.stale)
         return false;
+    if (live) {  // met in address order
+        std::sort(live->begin(), live->end());
+        live->erase(std::unique(live->begin(), live->end()), live->end());
+    }
+    if (!census_event) return true;
     for (const Unseen& u : census.unseen)
         r.recordUnseen(u.id, u.class_index, u.size, u.length);
     GcCensusEvent e = census.totals;
@@ -346,6 +355,15 @@ bool countHeap(Recorder& r, uint32_t gc, uint64_t watermark) {
         w.extension(static_cast<uint32_t>(format::ExtensionKind::kGcCensus), encodeGcCensus(e));
     });
     return true;
+}
+
+void untagAll(Recorder& r) {
+    jvmtiHeapCallbacks callbacks{};
+    callbacks.heap_iteration_callback = [](jlong, jlong, jlong* tag_ptr, jint, void*) -> jint {
+        *tag_ptr = 0;
+        return JVMTI_VISIT_OBJECTS;
+    };
+    r.jvmti()->IterateThroughHeap(JVMTI_HEAP_FILTER_UNTAGGED, nullptr, &callbacks, nullptr);
 }
 
 void flushObjectFrees(Recorder& r) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 namespace memcity::agent {
 
@@ -14,14 +15,21 @@ void tagExistingObjects(Recorder& recorder);
 
 // Counts the JVM's heap by class right after GC `gc` (whose watermark is `watermark`) and writes
 // it as a GC_CENSUS event: the objects the trace has that were alive at the GC, objects it never
-// saw, fillers, the agent's own objects, and what was allocated since. Tags nothing. Skipped
-// (returns false) when another GC ended before the count began.
-bool countHeap(Recorder& recorder, uint32_t gc, uint64_t watermark);
+// saw, fillers, the agent's own objects, and what was allocated since. Skipped (returns false)
+// when another GC ended before the count began. `live`: also the ids of the trace's objects the
+// heap held (ascending), for a GC_LIVE event. Without `census_event` it only collects those ids
+// (a GC counted before), and gives no untagged object an id.
+bool countHeap(Recorder& recorder, uint32_t gc, uint64_t watermark, std::vector<uint64_t>* live = nullptr,
+               bool census_event = true);
 
 // Has the VM post the ObjectFree events of every object the GCs so far have collected, before
 // it returns: a heap walk starts by doing so (HotSpot posts them otherwise late, from its
 // service thread). Only the roots are visited.
 void flushObjectFrees(Recorder& recorder);
+
+// Takes every tag off (at exit, once nothing more is recorded): HotSpot then has no deaths left
+// to post, and its flushes of them at VM death have nothing to wait for (see docs/recorder.md).
+void untagAll(Recorder& recorder);
 
 // Follows every reference from the GC roots and writes them as the snapshot of GC `gc`:
 // references grouped by object as the VM reports them, weak/soft/phantom referents marked,

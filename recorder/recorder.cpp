@@ -447,6 +447,7 @@ void Recorder::recordUnseen(uint64_t id, uint32_t class_index, uint64_t size, ui
 
 void Recorder::onFree(jlong tag) {
     if (tag <= 0 || (tag & kAliasTagBit)) return;  // an alias's death is posted under its object's tag
+    if (!recording()) return;                      // after the trace was closed
     uint64_t id = static_cast<uint64_t>(tag - 1);
     noticeUnreportedGcs();
     if (tag & kClassTagBit) {
@@ -607,6 +608,7 @@ void Recorder::processGcs(JNIEnv* jni) {
         });
         // This GC's deaths that have arrived go right after its end, before the next GC's start.
         gcs_written_ = g + 1;
+        written_watermark_ = slot.next_object_id;
         flushDeaths(false);
     }
     // Without the JVM's figures, the heap before a GC is estimated as the last one after plus
@@ -620,7 +622,8 @@ void Recorder::processGcs(JNIEnv* jni) {
     // were alive at it, and take ids from its block.
     const GcSlot& newest = gc_ring_[last % kGcRing];
     const GcFacts* facts = facts_.load(std::memory_order_acquire);
-    const bool census = facts && facts->countsWholeHeap(newest.start, newest.end);
+    const bool exit_census = exiting_ && !unsafe_final_gc_;
+    const bool census = exit_census || (facts && facts->countsWholeHeap(newest.start, newest.end));
     bool counted = false;
     const bool walk =
         options_.refs_every != 0 && (!walked_any_ || last >= last_walked_gc_ + options_.refs_every ||
@@ -640,7 +643,9 @@ void Recorder::processGcs(JNIEnv* jni) {
         // After a full GC, the JVM's own count of its heap, for the trace's self-check (after the
         // walk, so that the objects it met are counted as the trace's; objects it meets untagged
         // take ids from the GC's block too).
-        counted = census && countHeap(*this, static_cast<uint32_t>(last), newest.next_object_id);
+        counted = census && countHeap(*this, static_cast<uint32_t>(last), newest.next_object_id,
+                                      exit_census ? &exit_live_ : nullptr);
+        if (counted && exit_census) exit_live_gc_ = last;
         t_ids_at_gc = false;
         const uint64_t met = walk_next_.load(std::memory_order_relaxed) - block;
         walk_end_.store(0, std::memory_order_relaxed);
@@ -651,11 +656,24 @@ void Recorder::processGcs(JNIEnv* jni) {
         }
     }
     if (newest_jvm) {
-        newest_jvm->whole_heap =
-            newest_jvm->whole_heap && counted && last < frees_end_.load(std::memory_order_acquire);
+        newest_jvm->whole_heap = newest_jvm->whole_heap && counted;
         withWriter([&](TraceWriter& w) {
             w.extension(static_cast<uint32_t>(format::ExtensionKind::kGcJvm), encodeGcJvm(*newest_jvm));
         });
+    }
+}
+
+void Recorder::accountLastGc(JNIEnv* jni) {
+    // Threads may go on running, and collecting, while the VM exits: a few tries.
+    for (int attempt = 0; attempt < 8 && gcs_written_ > 0 && exit_live_gc_ + 1 != gcs_written_; ++attempt) {
+        if (gcs_finished_.load(std::memory_order_acquire) != gcs_written_) {
+            processGcs(jni);  // counts the newest of them
+            continue;
+        }
+        // No GC since the last one written (the agent thread wrote it): count its heap now.
+        const uint64_t last = gcs_written_ - 1;
+        if (countHeap(*this, static_cast<uint32_t>(last), written_watermark_, &exit_live_, false))
+            exit_live_gc_ = last;
     }
 }
 
@@ -899,8 +917,6 @@ void Recorder::onShutdown(JNIEnv* jni) {
     if (finished_) return;
     t_agent_allocating = true;
     onVmDeath(jni);
-    // Nothing more to record: with ObjectFree off, HotSpot has no frees to post at exit.
-    jvmti_->SetEventNotificationMode(JVMTI_DISABLE, JVMTI_EVENT_OBJECT_FREE, nullptr);
 }
 
 void Recorder::onVmDeath(JNIEnv* jni) {
@@ -913,23 +929,20 @@ void Recorder::onVmDeath(JNIEnv* jni) {
             jvmti_->RawMonitorWait(monitor_, 100);
         jvmti_->RawMonitorExit(monitor_);
     }
+    exiting_ = true;
     if (recording() && options_.final_gc && !unsafe_final_gc_) {
         // A last GC, so the objects that are garbage by now are recorded as dead. It has a
         // reference snapshot whatever refs=N says: the heap the program ends with.
         jvmti_->ForceGarbageCollection();
         snapshot_last_ = true;
     }
-    if (recording()) {
-        // Every death of every GC so far, the last included, arrives before these return: a heap
-        // walk posts what the tag map holds, and turning ObjectFree off waits for frees another
-        // thread is posting (JDK 17 and later: the service thread takes a GC's frees and posts
-        // them itself, the walk then finds none left and returns while they still arrive).
-        flushObjectFrees(*this);
-        // GCs from here on (threads still run: System.exit from one of them, daemons) have no
-        // deaths in the trace, and are not held against the JVM.
-        frees_end_.store(gcs_finished_.load(std::memory_order_acquire), std::memory_order_release);
-        jvmti_->SetEventNotificationMode(JVMTI_DISABLE, JVMTI_EVENT_OBJECT_FREE, nullptr);
-    }
+    // The deaths of the GCs so far that the tag map still holds are posted to this thread
+    // before the walk returns. Those the service thread has taken (JDK 17 and later) may still
+    // be arriving when the trace is closed: the last GC's heap count (GC_LIVE) accounts for
+    // them. Turning ObjectFree off would wait for them, but HotSpot waits there without letting
+    // a safepoint begin, while the service thread waits for the safepoint to end: a deadlock
+    // whenever another thread asks for a GC meanwhile (System.exit from one of several threads).
+    if (recording()) flushObjectFrees(*this);
     finish(jni);
 }
 
@@ -937,10 +950,20 @@ void Recorder::finish(JNIEnv* jni) {
     if (finished_) return;
     if (recording()) {
         processGcs(jni);
+        if (exiting_ && !unsafe_final_gc_) accountLastGc(jni);
         flushDeaths(true);
         flushAllThreads();
+        // Last, so that no death follows it: of the objects born before the last GC, those the
+        // heap held then. The others died in it, or before, with or without their event.
+        if (gcs_written_ > 0 && exit_live_gc_ == gcs_written_ - 1) {
+            GcLiveEvent live{static_cast<uint32_t>(exit_live_gc_), std::move(exit_live_)};
+            withWriter([&](TraceWriter& w) {
+                w.extension(static_cast<uint32_t>(format::ExtensionKind::kGcLive), encodeGcLive(live));
+            });
+        }
     }
     recording_ = false;
+    if (exiting_) untagAll(*this);
     uint64_t objects = next_id_.load(), gcs = gcs_written_, bytes = 0;
     Status closed;
     {

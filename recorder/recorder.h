@@ -149,6 +149,9 @@ private:
     void flushThread(ThreadState* ts);
     void flushAllThreads();
     void processGcs(JNIEnv* jni);
+    // At exit: the heap of the last GC written counted with its objects' ids (exit_live_),
+    // recording the GCs that other threads still run meanwhile.
+    void accountLastGc(JNIEnv* jni);
     // Writes GC `slot`'s start and end events, with the JVM's figures where there are some
     // (else the Runtime's `used` and `committed`, read after the GC).
     // `newest`: the newest GC of the batch, whose JVM figures (GC_JVM) are kept there to be
@@ -230,8 +233,14 @@ private:
     bool stop_agent_ = false;          // guarded by monitor_
     bool agent_stopped_ = false;       // guarded by monitor_
     bool agent_running_ = false;
-    bool unsafe_final_gc_ = false;                 // ZGC/Shenandoah: a GC forced in VMDeath can hang
-    std::atomic<uint64_t> frees_end_{UINT64_MAX};  // GCs from this index on have no deaths recorded
+    bool unsafe_final_gc_ = false;  // ZGC/Shenandoah: a GC forced in VMDeath can hang
+    // The VM is exiting: the newest GC's heap is counted with its objects' ids (GC_LIVE), so
+    // that the deaths HotSpot posts after the trace is closed are accounted for (not with
+    // ZGC/Shenandoah, whose heap iteration visits the reachable objects only).
+    bool exiting_ = false;
+    std::vector<uint64_t> exit_live_;
+    uint64_t exit_live_gc_ = UINT64_MAX;  // the GC exit_live_ was counted at
+    uint64_t written_watermark_ = 0;      // the next object id of the last GC written
     bool snapshot_last_ = false;  // the final GC was forced: it gets a snapshot (agent stopped by then)
     std::atomic<uint32_t> class_of_class_{kNoClass};
     jmethodID clone_method_ = nullptr;  // java.lang.Object.clone

@@ -36,6 +36,7 @@ std::string_view Diagnostics::name(Anomaly a) {
         case Anomaly::kCutOffAlloc: return "cut-off-alloc";
         case Anomaly::kBadExtension: return "bad-extension";
         case Anomaly::kJvmDisagrees: return "jvm-disagrees";
+        case Anomaly::kJvmHoldsDead: return "jvm-holds-dead";
         case Anomaly::kCount: break;
     }
     return "unknown";
@@ -64,6 +65,8 @@ std::string_view Diagnostics::description(Anomaly a) {
             return "roots and references naming objects whose allocation was in the cut-off part";
         case Anomaly::kBadExtension: return "malformed GC figures of the JVM (skipped)";
         case Anomaly::kJvmDisagrees: return "full GCs where the live heap differs from the JVM's by over 1%";
+        case Anomaly::kJvmHoldsDead:
+            return "objects the JVM's heap held at the last GC that the trace has as dead";
         case Anomaly::kCount: break;
     }
     return "unknown";

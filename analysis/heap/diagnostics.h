@@ -30,6 +30,7 @@ enum class Anomaly : uint8_t {
     kCutOffAlloc,   // a cut trace: a root or reference names an object whose allocation was in the lost part
     kBadExtension,  // an extension event of a known kind that is malformed: skipped
     kJvmDisagrees,  // at a full GC, the live heap differs from the JVM's own count by over 1%: reported
+    kJvmHoldsDead,  // the JVM's heap at the last GC (GC_LIVE) holds an object the trace has as dead: reported
     kCount,
 };
 

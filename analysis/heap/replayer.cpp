@@ -418,6 +418,11 @@ bool Replayer::onGcEnd(const GcEndEvent& e, size_t offset) {
 
 void Replayer::onExtension(uint32_t ext, std::span<const uint8_t> data, size_t offset) {
     countOnly(format::EventKind::kExtension);
+    // The one extension that changes the heap: read by every replay, not only the build.
+    if (static_cast<format::ExtensionKind>(ext) == format::ExtensionKind::kGcLive) {
+        applyGcLive(data, offset);
+        return;
+    }
     if (!build()) return;
     flushDeaths();
     std::string error;
@@ -453,6 +458,50 @@ void Replayer::onExtension(uint32_t ext, std::span<const uint8_t> data, size_t o
             return;
         }
         default: return;  // an extension of a later format: skipped
+    }
+}
+
+void Replayer::applyGcLive(std::span<const uint8_t> data, size_t offset) {
+    GcLiveEvent e;
+    std::string error;
+    size_t at = 0;
+    if (!decodeGcLive(data, &e, &error, &at)) {
+        anomaly(Anomaly::kBadExtension, offset, "GC_LIVE event, at byte ", at, " of it: ", error);
+        return;
+    }
+    // It speaks for the GC whose heap is open: after that GC's end, before the next one starts.
+    if (s_.in_gc || s_.gcs_ended == 0 || e.gc + 1 != s_.gcs_ended || s_.heap_done) {
+        anomaly(Anomaly::kBadExtension, offset, "a GC_LIVE event of GC ", e.gc, " where GC ",
+                s_.gcs_ended == 0 ? 0 : s_.gcs_ended - 1, "'s heap is not the open one (skipped)");
+        return;
+    }
+    flushDeaths();
+    normalize();
+    // Every object born before the GC ended that the JVM's heap no longer held died in it.
+    const size_t end = store_.lowerBound(s_.last_watermark);
+    size_t next = 0;
+    uint64_t died = 0;
+    auto unheld = [&](uint64_t id) {  // listed, but the trace has it dead, or never had it
+        anomaly(Anomaly::kJvmHoldsDead, offset, "the JVM's heap after GC ", e.gc, " holds object ", id,
+                ", which the trace has ", idWasAllocated(id) ? "as dead" : "never allocated");
+    };
+    for (size_t pos = 0; pos < end; ++pos) {
+        if (!store_.alive(pos)) continue;
+        const uint64_t id = store_.id(pos);
+        for (; next < e.ids.size() && e.ids[next] < id; ++next)
+            unheld(e.ids[next]);
+        if (next < e.ids.size() && e.ids[next] == id) {
+            ++next;
+            continue;
+        }
+        applyDeath(e.gc, id, pos, offset);
+        ++died;
+    }
+    for (; next < e.ids.size() && e.ids[next] < s_.last_watermark; ++next)
+        unheld(e.ids[next]);
+    if (build()) {
+        data_.counts.deaths_from_heap += died;
+        data_.gcs[e.gc].jvm_live = true;
     }
 }
 

@@ -26,6 +26,7 @@ namespace memcity {
 struct EventCounts {
     std::array<uint64_t, format::kEventKindCount> by_kind{};  // events per format::EventKind
     uint64_t deaths = 0;                                      // object ids in DEATHS events
+    uint64_t deaths_from_heap = 0;  // objects a GC_LIVE event does not list: died in its GC, no event
     uint64_t objects_allocated = 0;
     uint64_t bytes_allocated = 0;
     uint64_t arrays_allocated = 0;
@@ -168,6 +169,7 @@ private:
     // positions, the bulk of a rebuild's time otherwise).
     void flushDeaths();
     void applyDeath(uint32_t gc, uint64_t id, size_t pos, size_t offset);
+    void applyGcLive(std::span<const uint8_t> data, size_t offset);
     void retail();
     template <class... Parts>
     void anomaly(Anomaly a, size_t offset, const Parts&... parts);

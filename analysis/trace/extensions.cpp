@@ -145,4 +145,46 @@ bool decodeGcCensus(std::span<const uint8_t> data, const SymbolTable& symbols, G
     return true;
 }
 
+std::vector<uint8_t> encodeGcLive(const GcLiveEvent& e) {
+    ByteWriter w;
+    w.varint(e.gc);
+    w.varint(e.ids.size());
+    uint64_t previous = 0;
+    for (uint64_t id : e.ids) {
+        w.varint(id - previous);  // ascending: the first relative to 0, then gaps of at least 1
+        previous = id;
+    }
+    return std::move(w.bytes());
+}
+
+bool decodeGcLive(std::span<const uint8_t> data, GcLiveEvent* out, std::string* error, size_t* error_offset) {
+    ByteReader r(data.data(), data.size());
+    *out = GcLiveEvent{};
+    out->gc = static_cast<uint32_t>(r.varint());
+    const uint64_t n = r.varint();
+    // Each id is at least one byte: a count above what is left is corrupt (no fixed cap: a heap
+    // may hold many millions of objects).
+    if (r.failed() || n > r.remaining()) return fail(r, error, error_offset, "impossible object count");
+    out->ids.reserve(n);
+    uint64_t id = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+        const size_t at = r.offset();
+        const uint64_t gap = r.varint();
+        if (r.failed()) return fail(r, error, error_offset, "");
+        if ((i > 0 && gap == 0) || gap > UINT64_MAX - id) {
+            *error = "object ids are not ascending";
+            *error_offset = at;
+            return false;
+        }
+        id += gap;
+        out->ids.push_back(id);
+    }
+    if (r.remaining() != 0) {
+        *error = "bytes after the last object id";
+        *error_offset = r.offset();
+        return false;
+    }
+    return true;
+}
+
 }  // namespace memcity

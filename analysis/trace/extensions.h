@@ -49,8 +49,18 @@ struct GcCensusEvent {
     uint64_t newer_objects = 0, newer_bytes = 0;  // allocated after the GC ended
 };
 
+// GC_LIVE: of the objects born before a GC ended, those the JVM's heap still held right after
+// it, by the JVM's own heap iteration. A recorder writes it for its last GC, as the trace's last
+// event: an object it does not list died in that GC, whether or not its death event came before
+// the trace was closed (HotSpot posts a GC's deaths from another thread, later).
+struct GcLiveEvent {
+    uint32_t gc = 0;
+    std::vector<uint64_t> ids;  // ascending, each once
+};
+
 std::vector<uint8_t> encodeGcJvm(const GcJvmEvent& e);
 std::vector<uint8_t> encodeGcCensus(const GcCensusEvent& e);
+std::vector<uint8_t> encodeGcLive(const GcLiveEvent& e);
 
 // Decode a payload; false with `error` (and its offset in `data`) when it is malformed or names
 // a symbol the table lacks.
@@ -58,5 +68,6 @@ bool decodeGcJvm(std::span<const uint8_t> data, const SymbolTable& symbols, GcJv
                  std::string* error, size_t* error_offset);
 bool decodeGcCensus(std::span<const uint8_t> data, const SymbolTable& symbols, GcCensusEvent* out,
                     std::string* error, size_t* error_offset);
+bool decodeGcLive(std::span<const uint8_t> data, GcLiveEvent* out, std::string* error, size_t* error_offset);
 
 }  // namespace memcity

@@ -98,6 +98,7 @@ std::string_view gcKindName(uint32_t kind);
 enum class ExtensionKind : uint32_t {
     kGcJvm = 1,     // the JVM's own figures of a GC: the collectors that ran, each memory pool
     kGcCensus = 2,  // the JVM's heap counted by class right after a GC
+    kGcLive = 3,    // the objects the JVM's heap still held at the trace's last GC
 };
 
 // ---- Reference snapshots ----

@@ -99,6 +99,7 @@ void printJson(const LoadedTrace& t) {
     j.field("snapshots", static_cast<uint64_t>(h.snapshots().size()));
     j.field("objects_allocated", c.objects_allocated);
     j.field("bytes_allocated", c.bytes_allocated);
+    j.field("deaths_from_heap", c.deaths_from_heap);
     j.key("peak_live").beginObject();
     j.field("objects", c.peak_live_objects).field("objects_gc", c.peak_objects_gc);
     j.field("bytes", c.peak_live_bytes).field("bytes_gc", c.peak_bytes_gc);
@@ -170,6 +171,10 @@ void printText(const LoadedTrace& t) {
               << formatBytes(c.bytes_allocated) << "); peak live " << formatCount(c.peak_live_objects)
               << " objects at GC " << c.peak_objects_gc << ", " << formatBytes(c.peak_live_bytes) << " at GC "
               << c.peak_bytes_gc << "\n";
+    if (c.deaths_from_heap)
+        std::cout << "            " << formatCount(c.deaths_from_heap)
+                  << " died in the last GC as the JVM's heap after it says (their death events came after "
+                     "the trace was closed)\n";
     std::cout << "events      " << formatCount(c.total()) << ":";
     bool first = true;
     for (const char* k : kEventKinds) {

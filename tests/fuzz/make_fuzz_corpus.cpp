@@ -68,6 +68,13 @@ std::string build(const std::string& dir, const std::string& name, bool compress
                        {TraceBuilder::staticRoot(id - 5)});
         }
     }
+    if (jvm && gcs > 0) {
+        // The JVM's heap after the last GC, as a recorder writes it at exit: a few objects of
+        // the last GC's epoch are held, the rest of the live heap died without events.
+        b.writer().extension(
+            static_cast<uint32_t>(memcity::format::ExtensionKind::kGcLive),
+            memcity::encodeGcLive({static_cast<uint32_t>(gcs - 1), {id - 5, id - 3, id - 1}}));
+    }
     b.writer().threadEnd({2, 99999});
     std::string path = b.finish();
     std::string out = dir + "/" + name + ".mct";

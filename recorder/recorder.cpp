@@ -957,9 +957,19 @@ void Recorder::finish(JNIEnv* jni) {
         // heap held then. The others died in it, or before, with or without their event.
         if (gcs_written_ > 0 && exit_live_gc_ == gcs_written_ - 1) {
             GcLiveEvent live{static_cast<uint32_t>(exit_live_gc_), std::move(exit_live_)};
-            withWriter([&](TraceWriter& w) {
-                w.extension(static_cast<uint32_t>(format::ExtensionKind::kGcLive), encodeGcLive(live));
-            });
+            std::vector<uint8_t> payload = encodeGcLive(live);
+            // One event fits in one chunk: a heap of some 30 million objects and more is not
+            // listed (its deaths still in flight at close are then missing), rather than lost.
+            if (payload.size() <= format::kMaxChunkPayload / 2) {
+                withWriter([&](TraceWriter& w) {
+                    w.extension(static_cast<uint32_t>(format::ExtensionKind::kGcLive), payload);
+                });
+            } else {
+                std::fprintf(stderr,
+                             "memcity agent: the last GC's heap (%zu objects) is too large to list; deaths "
+                             "posted after the trace was closed are missing\n",
+                             live.ids.size());
+            }
         }
     }
     recording_ = false;

@@ -59,6 +59,9 @@ void JNICALL onObjectFree(jvmtiEnv*, jlong tag) {
 void JNICALL onGcStart(jvmtiEnv*) {
     guarded("GC start", [&](Recorder& r) { r.onGcStart(); });
 }
+void JNICALL onCompiledMethodUnload(jvmtiEnv*, jmethodID, const void*) {
+    guarded("code unload", [&](Recorder& r) { r.onCodeUnload(); });
+}
 void JNICALL onGcFinish(jvmtiEnv*) {
     guarded("GC finish", [&](Recorder& r) { r.onGcFinish(); });
 }
@@ -84,6 +87,7 @@ extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*)
     caps.can_generate_garbage_collection_events = 1;
     caps.can_get_line_numbers = 1;
     caps.can_get_source_file_name = 1;
+    caps.can_generate_compiled_method_load_events = 1;  // code unloads end stack keys' generation
     if (jvmti->AddCapabilities(&caps) != JVMTI_ERROR_NONE)
         return fail(
             "the JVM refused the capabilities the recorder needs (tagging, allocation, GC and free events)");
@@ -99,6 +103,7 @@ extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*)
     callbacks.ObjectFree = onObjectFree;
     callbacks.GarbageCollectionStart = onGcStart;
     callbacks.GarbageCollectionFinish = onGcFinish;
+    callbacks.CompiledMethodUnload = onCompiledMethodUnload;
     if (jvmti->SetEventCallbacks(&callbacks, sizeof callbacks) != JVMTI_ERROR_NONE)
         return fail("cannot set event callbacks");
     // Writing past a file size limit must fail with EFBIG, not kill the JVM.

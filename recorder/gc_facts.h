@@ -57,6 +57,9 @@ public:
     void sampleCounters(GcSample* out) const;
 
     bool available() const { return perf_ != nullptr; }
+    // HotSpot's structure layout and counters; nullptr where the JVM exports none.
+    const VmStructs* vm() const { return vm_.get(); }
+    const PerfCounters* perf() const { return perf_.get(); }
     // The collectors' names as the JVM gives them ("Serial young collection pauses"...), by index.
     const std::vector<std::string>& collectors() const { return collectors_; }
     // The memory pools' names, as java.lang.management names them ("Eden Space", "G1 Old Gen"...).

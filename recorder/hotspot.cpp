@@ -57,7 +57,7 @@ std::unique_ptr<VmStructs> VmStructs::load() {
             f.offset = static_cast<int64_t>(offset);
         vm->fields_.emplace(std::string(type) + "::" + field, f);
     }
-    // JVMFlag's size comes from the type table; the flags are an array of JVMFlag.
+    // Type sizes (JVMFlag's among them: the flags are an array of JVMFlag).
     const char* types = nullptr;
     uint64_t tname_at = 0, tsize_at = 0, tstride = 0;
     if (exported(h, "gHotSpotVMTypes", &types) && types &&
@@ -70,8 +70,22 @@ std::unique_ptr<VmStructs> VmStructs::load() {
             std::memcpy(&name, e + tname_at, sizeof name);
             if (!name) break;
             std::memcpy(&size, e + tsize_at, sizeof size);
-            if (std::strcmp(name, "JVMFlag") == 0)
-                vm->fields_["JVMFlag::<size>"].offset = static_cast<int64_t>(size);
+            vm->sizes_.emplace(name, size);
+        }
+    }
+    const char* constants = nullptr;
+    uint64_t cname_at = 0, cvalue_at = 0, cstride = 0;
+    if (exported(h, "gHotSpotVMIntConstants", &constants) && constants &&
+        exported(h, "gHotSpotVMIntConstantEntryNameOffset", &cname_at) &&
+        exported(h, "gHotSpotVMIntConstantEntryValueOffset", &cvalue_at) &&
+        exported(h, "gHotSpotVMIntConstantEntryArrayStride", &cstride) && cstride != 0) {
+        for (const char* e = constants; e < constants + (uint64_t{1} << 24) * cstride; e += cstride) {
+            const char* name = nullptr;
+            int32_t value = 0;
+            std::memcpy(&name, e + cname_at, sizeof name);
+            if (!name) break;
+            std::memcpy(&value, e + cvalue_at, sizeof value);
+            vm->constants_.emplace(name, value);
         }
     }
     return vm;
@@ -87,11 +101,21 @@ const void* VmStructs::address(std::string_view type, std::string_view field) co
     return it == fields_.end() ? nullptr : it->second.address;
 }
 
+int32_t VmStructs::constant(std::string_view name, int32_t fallback) const {
+    auto it = constants_.find(std::string(name));
+    return it == constants_.end() ? fallback : it->second;
+}
+
+uint64_t VmStructs::size(std::string_view type) const {
+    auto it = sizes_.find(std::string(type));
+    return it == sizes_.end() ? 0 : it->second;
+}
+
 bool VmStructs::flag(std::string_view name) const {
     const void* flags_at = address("JVMFlag", "flags");
     const void* count_at = address("JVMFlag", "numFlags");
     const int64_t name_off = offset("JVMFlag", "_name"), addr_off = offset("JVMFlag", "_addr");
-    const int64_t size = offset("JVMFlag", "<size>");
+    const int64_t size = static_cast<int64_t>(this->size("JVMFlag"));
     if (!flags_at || !count_at || name_off < 0 || addr_off < 0 || size <= 0) return false;
     const char* flags = nullptr;
     uint64_t count = 0;

@@ -26,6 +26,11 @@ public:
     // Address of a static field; nullptr if the JVM does not export it.
     const void* address(std::string_view type, std::string_view field) const;
 
+    // The value of an integer constant (gHotSpotVMIntConstants); `fallback` if not exported.
+    int32_t constant(std::string_view name, int32_t fallback) const;
+    // The size of a type (gHotSpotVMTypes); 0 if not exported.
+    uint64_t size(std::string_view type) const;
+
     // The value of a boolean VM flag (-XX:+UseSerialGC...); false if there is no such flag.
     bool flag(std::string_view name) const;
 
@@ -34,7 +39,9 @@ private:
         int64_t offset = -1;
         const void* address = nullptr;
     };
-    std::unordered_map<std::string, Field> fields_;  // "Type::field"
+    std::unordered_map<std::string, Field> fields_;       // "Type::field"
+    std::unordered_map<std::string, uint64_t> sizes_;     // type -> bytes
+    std::unordered_map<std::string, int32_t> constants_;  // name -> value
 };
 
 // HotSpot's performance counters (what jstat and jcmd PerfCounter.print read).

@@ -50,11 +50,20 @@ Result<AgentOptions> parseAgentOptions(const char* text) {
             if (!yesNo(value, &o.final_gc)) return bad("yes or no");
         } else if (key == "quiet") {
             if (!yesNo(value.empty() ? "yes" : value, &o.quiet)) return bad("yes or no");
+        } else if (key == "sites") {
+            if (value == "walk")
+                o.sites = SiteMode::kWalk;
+            else if (value == "jvmti")
+                o.sites = SiteMode::kJvmti;
+            else if (value == "check")
+                o.sites = SiteMode::kCheck;
+            else
+                return bad("walk, jvmti or check");
         } else if (key == "shared") {
             if (!yesNo(value.empty() ? "yes" : value, &o.shared)) return bad("yes or no");
         } else {
             return Error{"unknown option '" + std::string(key) +
-                         "' (options: file=, depth=, refs=, finalgc=, quiet, shared)"};
+                         "' (options: file=, depth=, refs=, finalgc=, sites=, quiet, shared)"};
         }
     }
     return o;

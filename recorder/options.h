@@ -8,12 +8,20 @@
 
 namespace memcity::agent {
 
+// How allocation sites are read (see stack_walker.h).
+enum class SiteMode : uint8_t {
+    kWalk,   // from HotSpot's frames, GetStackTrace for a stack not seen before (and 1 in 4096 checked)
+    kJvmti,  // GetStackTrace for every allocation (where the walker cannot be used, the same)
+    kCheck,  // as kWalk, and every site checked against GetStackTrace: mismatches are reported
+};
+
 struct AgentOptions {
     std::string file = "memcity.mct";  // where the trace goes
     uint32_t depth = 8;                // frames per allocation site
     uint32_t refs_every = 1;           // reference snapshot after every Nth GC; 0 = off
     bool final_gc = true;              // a last GC at exit, so the last deaths are recorded
-    bool quiet = false;                // no summary line on stderr at exit
+    SiteMode sites = SiteMode::kWalk;
+    bool quiet = false;  // no summary line on stderr at exit
     // Several JVMs may be given this file (memcity record of a script or build tool): the first
     // creates it, each later one writes STEM.PID.mct beside it instead of overwriting it.
     bool shared = false;

@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "heap_walk.h"
+#include "hotspot.h"
 #include "jvmti_util.h"
 #include "shutdown_hook.h"
 #include "trace/extensions.h"
@@ -105,7 +106,7 @@ Status Recorder::start() {
          {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
           JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC,
           JVMTI_EVENT_VM_OBJECT_ALLOC, JVMTI_EVENT_OBJECT_FREE, JVMTI_EVENT_GARBAGE_COLLECTION_START,
-          JVMTI_EVENT_GARBAGE_COLLECTION_FINISH}) {
+          JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, JVMTI_EVENT_COMPILED_METHOD_UNLOAD}) {
         if (jvmti_->SetEventNotificationMode(JVMTI_ENABLE, e, nullptr) != JVMTI_ERROR_NONE)
             return Error{"cannot enable JVMTI event " + std::to_string(e)};
     }
@@ -403,16 +404,10 @@ void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass
     if (ce.kind != format::TypeKind::kInstance)
         e.length = static_cast<uint64_t>(jni->GetArrayLength(static_cast<jarray>(object)));
     e.type = classes_.typeId(ci, static_cast<uint64_t>(size), with_writer_);
-    jvmtiFrameInfo frames[256];
-    jint count = 0;
-    // The allocating thread is the current one: nullptr spares HotSpot resolving `thread` through
-    // its thread list on every call.
-    if (jvmti_->GetStackTrace(nullptr, 0, static_cast<jint>(options_.depth), frames, &count) !=
-        JVMTI_ERROR_NONE)
-        count = 0;
-    t_clone = {!maybe_seen && count > 0 && frames[0].method == clone_method_ ? id : kNoObject, ci};
-    e.site = sites_.siteOf(jvmti_, frames, count, with_writer_);
     ThreadState* ts = threadState(jni, thread);
+    bool top_clone = false;
+    e.site = siteOfStack(jni, *ts, &top_clone);
+    t_clone = {!maybe_seen && top_clone ? id : kNoObject, ci};
     const uint64_t bytes = static_cast<uint64_t>(size);
     e.size = bytes == expectedSize(ci, e.isArray() ? e.length : 0) ? 0 : bytes;
     e.time_ns = now();
@@ -425,6 +420,114 @@ void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass
         full = ts->events.bytes() >= kThreadFlushBytes;
     }
     if (full) flushThread(ts);
+}
+
+uint32_t Recorder::siteFromJvmti(bool* top_clone) {
+    jvmtiFrameInfo frames[256];
+    jint count = 0;
+    // The allocating thread is the current one: nullptr spares HotSpot resolving it through its
+    // thread list on every call.
+    if (jvmti_->GetStackTrace(nullptr, 0, static_cast<jint>(options_.depth), frames, &count) !=
+        JVMTI_ERROR_NONE)
+        count = 0;
+    *top_clone = count > 0 && frames[0].method == clone_method_;
+    return sites_.siteOf(jvmti_, frames, count, with_writer_);
+}
+
+uint32_t Recorder::siteOfStack(JNIEnv* jni, ThreadState& ts, bool* top_clone) {
+    ThreadState::SiteCounts& counts = ts.site_counts;
+    auto bump = [](std::atomic<uint64_t>& n) {
+        n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    };
+    if (!walker_on_.load(std::memory_order_acquire)) return siteFromJvmti(top_clone);
+    StackKey key;
+    StackWalker::Miss miss{};
+    if (!walker_->key(jni, options_.depth, &key, &miss)) {
+        bump(counts.unkeyed[static_cast<size_t>(miss)]);
+        return siteFromJvmti(top_clone);
+    }
+    const uint32_t generation = stack_generation_.load(std::memory_order_acquire);
+    if (!ts.key_cache) ts.key_cache = std::make_unique<ThreadState::KeyedSite[]>(ThreadState::kKeyCache);
+    ThreadState::KeyedSite& slot = ts.key_cache[key.lo % ThreadState::kKeyCache];
+    SiteRegistry::KeyedSite known;
+    if (slot.generation == generation && slot.key == key) {
+        known = slot.site;
+    } else if ((known = sites_.siteOfKey(key, generation)).site != 0) {
+        slot = {key, generation, known};
+    }
+    if (known.site == 0) {
+        // A stack not seen (in this generation): read once, remembered by its key.
+        bump(counts.decoded);
+        known.site = siteFromJvmti(&known.top_clone);
+        sites_.rememberKey(key, generation, known);
+        slot = {key, generation, known};
+        *top_clone = known.top_clone;
+        return known.site;
+    }
+    bump(counts.cached);
+    // Checked against GetStackTrace: every site in check mode, one in 4096 otherwise.
+    const uint64_t cached = counts.cached.load(std::memory_order_relaxed);
+    if (options_.sites == SiteMode::kCheck || cached % 4096 == 0) {
+        bump(counts.checked);
+        bool exact_clone = false;
+        const uint32_t exact = siteFromJvmti(&exact_clone);
+        if (exact != known.site) {
+            bump(counts.mismatched);
+            siteMismatch(known.site, exact);
+            *top_clone = exact_clone;
+            return exact;
+        }
+    }
+    *top_clone = known.top_clone;
+    return known.site;
+}
+
+void Recorder::siteMismatch(uint32_t keyed, uint32_t exact) {
+    if (options_.sites != SiteMode::kCheck && walker_on_.exchange(false)) {
+        std::fprintf(
+            stderr,
+            "memcity agent: a site read from the JVM's frames (site %u) differs from GetStackTrace's "
+            "(site %u): sites are read with GetStackTrace from here on\n",
+            keyed, exact);
+        return;
+    }
+    if (mismatches_reported_.fetch_add(1) < 5)
+        std::fprintf(stderr,
+                     "memcity agent: check: site %u read from the JVM's frames, GetStackTrace says site %u\n",
+                     keyed, exact);
+}
+
+std::string Recorder::siteSummary() {
+    uint64_t cached = 0, decoded = 0, checked = 0, mismatched = 0;
+    std::array<uint64_t, static_cast<size_t>(StackWalker::Miss::kCount)> unkeyed{};
+    {
+        std::lock_guard lock(threads_mutex_);
+        for (const auto& ts : threads_) {
+            const ThreadState::SiteCounts& c = ts->site_counts;
+            cached += c.cached.load(std::memory_order_relaxed);
+            decoded += c.decoded.load(std::memory_order_relaxed);
+            checked += c.checked.load(std::memory_order_relaxed);
+            mismatched += c.mismatched.load(std::memory_order_relaxed);
+            for (size_t i = 0; i < unkeyed.size(); ++i)
+                unkeyed[i] += c.unkeyed[i].load(std::memory_order_relaxed);
+        }
+    }
+    if (!walker_) return "sites read with GetStackTrace (" + walker_off_ + ")";
+    static constexpr const char* kMissNames[] = {"no Java frame", "unknown code", "deoptimized", "bad frame",
+                                                 "too deep"};
+    uint64_t unkeyed_all = 0;
+    std::string misses;
+    for (size_t i = 0; i < unkeyed.size(); ++i) {
+        unkeyed_all += unkeyed[i];
+        if (unkeyed[i])
+            misses +=
+                std::string(misses.empty() ? "" : ", ") + kMissNames[i] + " " + std::to_string(unkeyed[i]);
+    }
+    std::string s = "sites: " + std::to_string(cached) + " by stack key, " + std::to_string(decoded) +
+                    " keys read with GetStackTrace, " + std::to_string(unkeyed_all) + " stacks not keyed" +
+                    (misses.empty() ? "" : " (" + misses + ")") + "; " + std::to_string(checked) +
+                    " checked against GetStackTrace, " + std::to_string(mismatched) + " differed";
+    return s;
 }
 
 uint64_t Recorder::walkObjectId() {
@@ -452,6 +555,7 @@ void Recorder::onFree(jlong tag) {
     noticeUnreportedGcs();
     if (tag & kClassTagBit) {
         // A class was unloaded: its mirror died (the agent's objects are nobody's).
+        stack_generation_.fetch_add(1, std::memory_order_acq_rel);  // its methods may be freed
         const uint32_t ci = ClassRegistry::indexFromTag(tag);
         if (ci == kNoClass || ci >= classes_.size()) return;
         id = classes_[ci].mirror_id.load(std::memory_order_acquire);
@@ -506,7 +610,15 @@ void Recorder::onGcFinish() {
                                      std::memory_order_release);
         gcs_finished_.store(n + 1, std::memory_order_release);
     }
+    noticeUnloads();
     wakeAgent();
+}
+
+void Recorder::noticeUnloads() {
+    if (!unloaded_classes_) return;
+    const int64_t unloaded = *unloaded_classes_;
+    if (unloaded_seen_.exchange(unloaded, std::memory_order_acq_rel) != unloaded)
+        stack_generation_.fetch_add(1, std::memory_order_acq_rel);
 }
 
 bool Recorder::noticeUnreportedGcs() {
@@ -786,6 +898,7 @@ void Recorder::resetSamplingDistance(JNIEnv* jni) {
 
 void Recorder::onVmInit(JNIEnv* jni, jthread vm_thread) {
     if (!recording()) return;
+    const int64_t init_began = now();
     // What the agent allocates here is its own: tagged as such, never recorded.
     t_agent_allocating = true;
     resetSamplingDistance(jni);
@@ -813,6 +926,21 @@ void Recorder::onVmInit(JNIEnv* jni, jthread vm_thread) {
             announced_collections_.store(facts_owner_->totalCollections(), std::memory_order_release);
         }
     }
+    // Sites from the JVM's own frames where its layout is known (else GetStackTrace for each).
+    if (options_.sites == SiteMode::kJvmti) {
+        walker_off_ = "sites=jvmti";
+    } else if (!facts_owner_->vm()) {
+        walker_off_ = "the JVM exports no structure layout";
+    } else {
+        walker_ = StackWalker::create(*facts_owner_->vm(), jni, vm_thread, &walker_off_);
+        if (walker_ && facts_owner_->perf())
+            unloaded_classes_ = facts_owner_->perf()->number("sun.cls.unloadedClasses");
+        if (unloaded_classes_) unloaded_seen_.store(*unloaded_classes_);
+        walker_on_.store(walker_ != nullptr, std::memory_order_release);
+    }
+    if (!walker_ && options_.sites == SiteMode::kCheck)
+        std::fprintf(stderr, "memcity agent: check: no sites are read from the JVM's frames (%s)\n",
+                     walker_off_.c_str());
     if (!facts_owner_->collectorName().empty())
         withWriter([&](TraceWriter& w) { w.meta("collector", facts_owner_->collectorName()); });
     if (!facts_owner_->available())
@@ -878,6 +1006,7 @@ void Recorder::onVmInit(JNIEnv* jni, jthread vm_thread) {
     if (!hook)
         std::fprintf(stderr, "memcity agent: %s; the trace is finished at VM death\n",
                      hook.error().message.c_str());
+    startup_ns_ = now() - init_began;
 }
 
 void Recorder::agentThread(JNIEnv* jni) {
@@ -892,6 +1021,7 @@ void Recorder::agentThread(JNIEnv* jni) {
         jvmti_->RawMonitorExit(monitor_);
         if (recording()) {
             noticeUnreportedGcs();
+            noticeUnloads();  // a concurrent collector's unloading is not reported as a GC
             // Have the VM post an unreported GC's deaths now, before another GC can come and
             // take them (HotSpot may keep them until the next heap walk or GC).
             if (unreported_pending_.exchange(false)) flushObjectFrees(*this);
@@ -921,6 +1051,7 @@ void Recorder::onShutdown(JNIEnv* jni) {
 
 void Recorder::onVmDeath(JNIEnv* jni) {
     if (finished_) return;
+    exit_began_ns_ = now();
     if (agent_running_) {
         jvmti_->RawMonitorEnter(monitor_);
         stop_agent_ = true;
@@ -991,6 +1122,15 @@ void Recorder::finish(JNIEnv* jni) {
                      static_cast<unsigned long long>(objects), static_cast<unsigned long long>(gcs),
                      options_.file.c_str(), static_cast<double>(bytes) / (1 << 20));
     }
+    if (!options_.quiet) {
+        // Where the time went: VM init's walk of the heap that was there, and the exit (the last
+        // GC, its deaths and heap count, and the trace's close); the rest ran with the program.
+        std::fprintf(stderr, "memcity agent: start-up %.3f s, exit %.3f s\n",
+                     static_cast<double>(startup_ns_) / 1e9,
+                     static_cast<double>(now() - exit_began_ns_) / 1e9);
+    }
+    if (!options_.quiet || options_.sites == SiteMode::kCheck)
+        std::fprintf(stderr, "memcity agent: %s\n", siteSummary().c_str());
 }
 
 }  // namespace memcity::agent

@@ -15,6 +15,7 @@
 
 #include <jvmti.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -29,6 +30,7 @@
 #include "gc_facts.h"
 #include "options.h"
 #include "site_registry.h"
+#include "stack_walker.h"
 #include "trace/event_encoder.h"
 #include "trace/extensions.h"
 #include "trace/trace_writer.h"
@@ -61,6 +63,21 @@ struct ThreadState {
     int64_t started_ns = 0;
     bool ended = false;
     bool bound = false;  // a Java thread has taken it as its own (see Recorder::threadState)
+    // Sites of the stack keys this thread met last (see Recorder::siteOfStack), direct-mapped.
+    struct KeyedSite {
+        StackKey key;
+        uint32_t generation = 0;  // 0: empty
+        SiteRegistry::KeyedSite site;
+    };
+    static constexpr size_t kKeyCache = 8192;
+    std::unique_ptr<KeyedSite[]> key_cache;
+    // How this thread's sites were read: owner writes, the summary reads at exit.
+    struct SiteCounts {
+        std::atomic<uint64_t> cached{0};   // by stack key, with no JVMTI call
+        std::atomic<uint64_t> decoded{0};  // keyed, new: GetStackTrace once
+        std::atomic<uint64_t> checked{0}, mismatched{0};
+        std::array<std::atomic<uint64_t>, static_cast<size_t>(StackWalker::Miss::kCount)> unkeyed{};
+    } site_counts;
 };
 
 class Recorder {
@@ -85,6 +102,8 @@ public:
     void onThreadEnd(JNIEnv* jni, jthread thread);
     void onClassLoad(JNIEnv* jni, jclass klass);
     void onClassPrepare(JNIEnv* jni, jclass klass);
+    // Compiled code was freed: stack keys that name its pcs are dropped.
+    void onCodeUnload() { stack_generation_.fetch_add(1, std::memory_order_acq_rel); }
 
     // The agent thread's body (started in VM init).
     void agentThread(JNIEnv* jni);
@@ -168,6 +187,18 @@ private:
     void registerLoadedClasses(JNIEnv* jni);
     // Makes the allocating thread draw a new heap sampling distance (see onVmInit).
     void resetSamplingDistance(JNIEnv* jni);
+    // The site of the calling thread's stack (see stack_walker.h): by its key where it has one
+    // seen before, else from GetStackTrace. *top_clone: its innermost frame is Object.clone.
+    uint32_t siteOfStack(JNIEnv* jni, ThreadState& ts, bool* top_clone);
+    uint32_t siteFromJvmti(bool* top_clone);
+    // Ends the stack keys' generation if HotSpot unloaded classes since the last look (their
+    // methods may be freed). Safe in GC callbacks.
+    void noticeUnloads();
+    // A site read by key that GetStackTrace contradicts: reported, and in walk mode the walker
+    // is no longer used.
+    void siteMismatch(uint32_t keyed, uint32_t exact);
+    // The summary of how sites were read (for the exit line and the check mode).
+    std::string siteSummary();
     // Writes the deaths of the GCs written so far; `last`: drops the others (at the end).
     void flushDeaths(bool last);
     void stopWithError(const std::string& message);
@@ -244,6 +275,19 @@ private:
     bool snapshot_last_ = false;  // the final GC was forced: it gets a snapshot (agent stopped by then)
     std::atomic<uint32_t> class_of_class_{kNoClass};
     jmethodID clone_method_ = nullptr;  // java.lang.Object.clone
+
+    // Sites from HotSpot's frames (see stack_walker.h): made in VM init, used while walker_on_.
+    std::unique_ptr<StackWalker> walker_;
+    std::atomic<bool> walker_on_{false};
+    std::string walker_off_;  // why there is no walker (the summary says)
+    // Stack keys name code and methods: a generation ends when some may have been freed (code
+    // unloaded, classes unloaded), and keys of an older one are not used.
+    std::atomic<uint32_t> stack_generation_{1};
+    const volatile int64_t* unloaded_classes_ = nullptr;  // HotSpot's count of classes unloaded
+    std::atomic<int64_t> unloaded_seen_{0};               // its value when last looked at
+    std::atomic<uint32_t> mismatches_reported_{0};
+    int64_t startup_ns_ = 0;     // VM init's work (the heap walk above all)
+    int64_t exit_began_ns_ = 0;  // when the exit began
 };
 
 }  // namespace memcity::agent

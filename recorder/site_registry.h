@@ -13,6 +13,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "stack_walker.h"
+
 namespace memcity {
 class TraceWriter;
 }
@@ -25,6 +27,14 @@ public:
 
     // The site id of a stack (innermost frame first); 0 for an empty stack.
     uint32_t siteOf(jvmtiEnv* jvmti, const jvmtiFrameInfo* frames, int count, const WithWriter& write);
+    // Sites by stack key (see stack_walker.h), shared by all threads. A key is remembered for one
+    // generation of the code and methods keys name: a lookup in another finds nothing.
+    struct KeyedSite {
+        uint32_t site = 0;       // 0: not known
+        bool top_clone = false;  // the innermost frame is Object.clone
+    };
+    KeyedSite siteOfKey(const StackKey& key, uint32_t generation);
+    void rememberKey(const StackKey& key, uint32_t generation, KeyedSite site);
     // The method id of a JVMTI method (defining it on first sight); 0 if it cannot be read.
     uint32_t methodOf(jvmtiEnv* jvmti, jmethodID method, const WithWriter& write);
     // Source line of a location in a method, -1 if unknown.
@@ -55,7 +65,18 @@ private:
 
     const Method* method(jvmtiEnv* jvmti, jmethodID m, const WithWriter& write);
 
+    struct KeyShard {
+        std::mutex mutex;
+        struct Entry {
+            uint64_t hi = 0;
+            uint32_t generation = 0;
+            KeyedSite site;
+        };
+        std::unordered_map<uint64_t, Entry> entries;  // by key.lo
+    };
+
     std::array<Shard, kShards> shards_;
+    std::array<KeyShard, kShards> key_shards_;
     std::mutex methods_mutex_;
     std::unordered_map<jmethodID, Method> methods_;
     std::mutex define_mutex_;

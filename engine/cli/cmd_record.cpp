@@ -1,4 +1,5 @@
-// memcity record -o FILE [--depth N] [--refs N|off] [--gc-every BYTES] [--no-final-gc] -- java ARGS...
+// memcity record -o FILE [--depth N] [--refs N|off] [--gc-every BYTES] [--no-final-gc]
+//                [--sites walk|jvmti|check] -- java ARGS...
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -74,6 +75,7 @@ int runRecord(const Words& words) {
                              {"--depth", true, ""},
                              {"--refs", true, ""},
                              {"--no-final-gc", false, ""},
+                             {"--sites", true, ""},
                              {"--gc-every", true, ""}});
     if (!args) {
         std::cerr << args.error().message << "\n";
@@ -93,6 +95,11 @@ int runRecord(const Words& words) {
     auto depth = args->unsignedValue("--depth", 8, 1, 256);
     if (!depth) {
         std::cerr << depth.error().message << "\n";
+        return 1;
+    }
+    const std::string sites = args->value("--sites").value_or("walk");
+    if (sites != "walk" && sites != "jvmti" && sites != "check") {
+        std::cerr << "memcity record: --sites expects walk, jvmti or check, got '" << sites << "'\n";
         return 1;
     }
     std::string refs = args->value("--refs").value_or("1");
@@ -131,7 +138,7 @@ int runRecord(const Words& words) {
     }
     std::string agent_arg = "-agentpath:" + agent + "=file=" + file + ",depth=" + std::to_string(*depth) +
                             ",refs=" + refs + (args->has("--no-final-gc") ? ",finalgc=no" : "") +
-                            ",quiet,shared";
+                            (sites == "walk" ? "" : ",sites=" + sites) + ",quiet,shared";
     // Repeatable traces: stop-the-world GCs and no escape analysis, unless the user chose.
     std::vector<std::string> jvm_flags = {agent_arg};
     if (!mentions(command, "-XX:+Use", "GC")) jvm_flags.push_back("-XX:+UseSerialGC");

@@ -65,7 +65,7 @@ options:
 )"},
         {"record", "record a Java program's heap into a trace",
          R"(usage: memcity record -o FILE [--depth N] [--refs N|off] [--gc-every BYTES] [--no-final-gc]
-                     -- java ARGS...
+                     [--sites walk|jvmti|check] -- java ARGS...
 
 Runs the program with memcity's JVMTI agent and records every allocation (type, size,
 array length, thread, allocation site with N frames), every death, every GC, and after
@@ -85,6 +85,10 @@ options:
   --gc-every BYTES    a young GC after about BYTES allocated (e.g. 4m): the young generation
                       sized to it, so that a short program has GCs to travel through
   --no-final-gc       no GC at exit (the last deaths then go unrecorded)
+  --sites MODE        how allocation sites are read: walk (default) from the JVM's own frames,
+                      asking JVMTI only for a stack not seen before; jvmti asks JVMTI every time
+                      (slower); check does both for every allocation and reports any site
+                      that differs (a self-test of the recorder)
   -h, --help          this help
 )"},
         {"report", "the heap at one GC as a classification tree: type, site, thread, age...",

@@ -19,6 +19,7 @@
 
 #include "heap/heap_history.h"
 #include "recorder/process.h"
+#include "recorder/site_check.h"
 #include "trace/event_decoder.h"
 #include "unit/trace_builder.h"
 
@@ -128,10 +129,21 @@ protected:
 
 fs::path Recorder::classes_;
 
+// Every site read from the JVM's frames is checked against GetStackTrace (--sites check).
+void expectSitesAgree(const std::string& stderr_text) {
+    const testing::SiteCheck c = testing::parseSiteCheck(stderr_text);
+    ASSERT_TRUE(c.found) << stderr_text;
+    EXPECT_EQ(c.differed, 0u) << stderr_text;
+    EXPECT_EQ(c.checked, c.by_key) << stderr_text;
+    // The walker keys nearly every stack: a new one is read once, a seen one never again.
+    EXPECT_GT(c.by_key, 10 * (c.decoded + c.not_keyed)) << stderr_text;
+}
+
 TEST_F(Recorder, RecordsEveryAllocationExactly) {
     const std::string trace = tracePath("exact");
-    Process p = run(record(trace, {}, {"Exact", "200000", "50000"}));
+    Process p = run(record(trace, {}, {"Exact", "200000", "50000"}, {"--sites", "check"}));
     ASSERT_EQ(p.status, 0) << p.stderr_text;
+    expectSitesAgree(p.stderr_text);
     EXPECT_NE(p.stdout_text.find("kept 112500"), std::string::npos) << p.stdout_text;
     EXPECT_NE(p.stdout_text.find("recorded " + trace), std::string::npos) << p.stdout_text;
     Loaded l = load(trace);
@@ -314,12 +326,40 @@ TEST_F(Recorder, EveryRootNamesWhatHoldsIt) {
     }
 }
 
+// Sites read from HotSpot's frames equal GetStackTrace's on both JDKs, in interpreted and
+// compiled code alike (Exact runs long enough for C1 and C2 to compile its loops), at depths
+// from 1 to 16; and with --sites jvmti the walker is not used at all.
+TEST_F(Recorder, SitesFromTheJvmsFramesEqualGetStackTrace) {
+    for (const char* home : {MEMCITY_JAVA_HOME, "/usr/lib/jvm/temurin-25-jdk-amd64"}) {
+        if (!fs::exists(std::string(home) + "/bin/java")) continue;
+        for (const char* depth : {"1", "4", "16"}) {
+            SCOPED_TRACE(std::string(home) + " depth " + depth);
+            const std::string trace = tracePath("sites");
+            Process p = run({kMemcity, "record", "-o", trace, "--depth", depth, "--sites", "check", "--",
+                             std::string(home) + "/bin/java", "-Xmx256m", "-cp", classes_.string(), "Exact",
+                             "300000", "50000"});
+            ASSERT_EQ(p.status, 0) << p.stderr_text;
+            expectSitesAgree(p.stderr_text);
+            Loaded l = load(trace);
+            ASSERT_TRUE(l.history);
+            EXPECT_EQ(allocationsByType(*l.file)["Exact$Item"], 300000u);
+        }
+    }
+    const std::string trace = tracePath("sites-jvmti");
+    Process p = run(record(trace, {}, {"Exact", "20000", "2000"}, {"--sites", "jvmti"}));
+    ASSERT_EQ(p.status, 0) << p.stderr_text;
+    EXPECT_FALSE(testing::parseSiteCheck(p.stderr_text).found) << p.stderr_text;
+}
+
 class Collectors : public Recorder, public ::testing::WithParamInterface<const char*> {};
 
 TEST_P(Collectors, RecordsSoundTracesWithoutDeadlock) {
     const std::string trace = tracePath(std::string("gc-") + GetParam());
-    Process p = run(record(trace, {std::string("-XX:+Use") + GetParam()}, {"Exact", "100000", "20000"}), 180);
+    Process p = run(record(trace, {std::string("-XX:+Use") + GetParam()}, {"Exact", "100000", "20000"},
+                           {"--sites", "check"}),
+                    180);
     ASSERT_EQ(p.status, 0) << p.stderr_text;
+    expectSitesAgree(p.stderr_text);
     Loaded l = load(trace);
     ASSERT_TRUE(l.history);
     EXPECT_EQ(l.history->diagnostics().errorCount(), 0u) << describeAnomalies(l.history->diagnostics());

@@ -24,6 +24,7 @@
 
 #include "heap/heap_history.h"
 #include "recorder/process.h"
+#include "recorder/site_check.h"
 #include "unit/trace_builder.h"
 
 namespace memcity {
@@ -298,7 +299,9 @@ TEST_P(Zoo, AgreesWithTheJvmAtEveryFullGc) {
     std::vector<std::string> argv = {
         kMemcity, "record", "-o", trace,
         // Dozens of GCs to travel through, a snapshot at every 4th.
-        "--gc-every", program.gc_every, "--refs", "4", "--", kJavaHome + "/bin/java", "-XX:+Use" + gc,
+        "--gc-every", program.gc_every, "--refs", "4",
+        // Every site read from the JVM's frames is checked against GetStackTrace.
+        "--sites", "check", "--", kJavaHome + "/bin/java", "-XX:+Use" + gc,
         "-Xlog:gc*,gc+heap=debug:file=" + log, "-Dzoo.gc=true", std::string("-Dzoo.hold=") + program.hold,
         "-cp", classPath(program), program.main_class};
     argv.insert(argv.end(), args.begin(), args.end());
@@ -314,6 +317,11 @@ TEST_P(Zoo, AgreesWithTheJvmAtEveryFullGc) {
     testing::finish(p, 600);
     ASSERT_EQ(p.status, 0) << p.stderr_text;
     EXPECT_TRUE(std::regex_search(p.stdout_text, std::regex(program.output))) << p.stdout_text;
+    const testing::SiteCheck sites = testing::parseSiteCheck(p.stderr_text);
+    ASSERT_TRUE(sites.found) << p.stderr_text;
+    EXPECT_EQ(sites.differed, 0u) << p.stderr_text;
+    EXPECT_EQ(sites.checked, sites.by_key) << p.stderr_text;
+    EXPECT_GT(sites.by_key, sites.decoded + sites.not_keyed) << p.stderr_text;
 
     auto file = TraceFile::open(trace);
     ASSERT_TRUE(file.ok()) << file.error().message;

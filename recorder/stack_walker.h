@@ -1,0 +1,94 @@
+// StackWalker: a key for the calling thread's Java stack, read straight from HotSpot's frames.
+//
+// JVMTI's GetStackTrace costs about 0.6 us + 0.25 us a frame (a RegisterMap, a vframe per frame
+// and a jmethodID per frame). An allocation site only needs GetStackTrace the first time its
+// stack is seen: the walker reads the physical frames from the thread's last Java frame, using
+// the layout HotSpot exports for its Serviceability Agent (see hotspot.h), and mixes into a
+// 128-bit key what fixes each frame's place in the program:
+//   - a compiled frame: its return pc (the nmethod, and through its debug information the chain
+//     of inlined methods and their bytecode indices);
+//   - an interpreted frame: its Method* and bytecode pointer;
+//   - the end of the Java stack (an entry frame with no Java caller).
+// Every physical Java frame gives at least one of GetStackTrace's frames, so a walk that took
+// `depth` Java frames, or reached the stack's end, covers every frame GetStackTrace(depth)
+// reports: equal keys, equal traces, as long as no code or method the key names was freed and
+// its memory reused (callers drop their keys when that may have happened: see generation()).
+//
+// The walker never guesses: a frame it cannot place (a deoptimized frame, an unknown code blob,
+// a stack pointer outside the thread's stack, a bytecode pointer outside its method) makes
+// key() return false, and the caller asks GetStackTrace. It is only made where the layout it
+// relies on was verified: HotSpot on x86-64, JDK 17 to 25 (create() returns nullptr otherwise).
+#pragma once
+
+#include <jni.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace memcity::agent {
+
+class VmStructs;
+
+struct StackKey {
+    uint64_t lo = 0, hi = 0;
+    bool operator==(const StackKey&) const = default;
+};
+
+class StackWalker {
+public:
+    // Why key() gave up, counted for the recorder's summary and the benchmark.
+    enum class Miss : uint8_t {
+        kNoJavaFrame,  // the thread has no last Java frame (an attached thread before its first call)
+        kUnknownCode,  // a pc in no code blob the walker can place (a stub, a blob it does not know)
+        kDeoptimized,  // a return pc outside an nmethod's instructions (its deoptimization handler)
+        kBadFrame,     // a stack or bytecode pointer out of range, or a frame of size 0
+        kTooDeep,      // more physical frames than the walker follows without finding `depth`
+        kCount,
+    };
+
+    // The walker for the running JVM; nullptr where it cannot be made (not HotSpot, not x86-64,
+    // a version not verified, a field it needs not exported), with the reason in *why.
+    // `jni` and `thread` are the calling thread's: they find where HotSpot keeps JNIEnv in its
+    // JavaThread.
+    static std::unique_ptr<StackWalker> create(const VmStructs& vm, JNIEnv* jni, jobject thread,
+                                               std::string* why);
+
+    // The key of the calling thread's innermost `depth` Java frames. False (and *miss set) when
+    // the stack cannot be keyed: the caller then reads it with GetStackTrace.
+    // Safe only on the thread `jni` belongs to, while it is in a JVMTI callback.
+    bool key(JNIEnv* jni, uint32_t depth, StackKey* out, Miss* miss) const;
+
+    // JVM major version the walker was made for.
+    int jdk() const { return jdk_; }
+
+private:
+    StackWalker() = default;
+    struct Blob;
+    bool findBlob(uintptr_t pc, Blob* out) const;
+
+    int jdk_ = 0;
+    intptr_t env_offset_ = 0;  // JNIEnv* minus JavaThread*
+    // JavaThread
+    int64_t anchor_ = -1, stack_base_ = -1, stack_size_ = -1;
+    // JavaFrameAnchor (also inside JavaCallWrapper)
+    int64_t last_sp_ = -1, last_pc_ = -1, last_fp_ = -1, wrapper_anchor_ = -1;
+    // Method, ConstMethod
+    int64_t const_method_ = -1, code_size_ = -1, const_method_size_ = 0;
+    // The interpreter's code, and the return address of calls into Java from the VM.
+    uintptr_t interpreter_begin_ = 0, interpreter_end_ = 0, call_stub_return_ = 0;
+    // The code cache: its heaps, each a range with a segment map.
+    const void* heaps_ = nullptr;  // GrowableArray<CodeHeap*>**
+    int64_t array_len_ = -1, array_data_ = -1;
+    int64_t heap_memory_ = -1, heap_segmap_ = -1, heap_log2_segment_ = -1, space_low_ = -1, space_high_ = -1;
+    int64_t block_used_ = -1, block_size_ = 0;
+    // CodeBlob and nmethod
+    int64_t blob_size_ = -1, blob_frame_size_ = -1, blob_name_ = -1, blob_kind_ = -1;
+    int64_t blob_code_begin_ = -1;   // JDK 17: an address
+    int64_t blob_code_offset_ = -1;  // JDK 21 and later: an offset from the blob
+    int64_t nmethod_stub_offset_ = -1;
+    int kind_nmethod_ = -1, kind_runtime_stub_ = -1;
+};
+
+}  // namespace memcity::agent

@@ -176,6 +176,7 @@ uint32_t ClassRegistry::registerLocked(jvmtiEnv* jvmti, JNIEnv* jni, jclass klas
         e->ref_kind = RefKind::kFinal;
     else if (e->super != kNoClass)
         e->ref_kind = (*this)[e->super].ref_kind;
+    e->thread = n == "java.lang.Thread" || (e->super != kNoClass && (*this)[e->super].thread);
 
     const size_t own = e->fields.size();
     ClassEntry* raw = e.get();

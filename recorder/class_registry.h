@@ -73,6 +73,9 @@ struct ClassEntry {
     // objects (jdk.internal.vm.FillerObject and FillerElement[], or before JDK 19 int[] and
     // java.lang.Object, which are then ambiguous). See ClassRegistry::markFillers.
     bool filler = false;
+    // java.lang.Thread or a subclass: its objects are named by their tag in heap walks (roots
+    // of threads), so they are always tagged (see Recorder::onAlloc).
+    bool thread = false;
 
     std::atomic<uint32_t> type_id{0};  // the TYPE symbol, 0 until defined
     uint32_t instance_size = 0;        // bytes (instances), fixed by the first allocation

@@ -59,11 +59,18 @@ Result<AgentOptions> parseAgentOptions(const char* text) {
                 o.sites = SiteMode::kCheck;
             else
                 return bad("walk, jvmti or check");
+        } else if (key == "deaths") {
+            if (value == "weak")
+                o.deaths = DeathMode::kWeak;
+            else if (value == "tags")
+                o.deaths = DeathMode::kTags;
+            else
+                return bad("weak or tags");
         } else if (key == "shared") {
             if (!yesNo(value.empty() ? "yes" : value, &o.shared)) return bad("yes or no");
         } else {
             return Error{"unknown option '" + std::string(key) +
-                         "' (options: file=, depth=, refs=, finalgc=, sites=, quiet, shared)"};
+                         "' (options: file=, depth=, refs=, finalgc=, sites=, deaths=, quiet, shared)"};
         }
     }
     return o;

@@ -15,12 +15,19 @@ enum class SiteMode : uint8_t {
     kCheck,  // as kWalk, and every site checked against GetStackTrace: mismatches are reported
 };
 
+// How deaths are told (see Recorder::scanWeak).
+enum class DeathMode : uint8_t {
+    kWeak,  // a weak reference per object, read at each GC's end (Serial, Parallel, G1; else tags)
+    kTags,  // a tag per object, and HotSpot's ObjectFree events
+};
+
 struct AgentOptions {
     std::string file = "memcity.mct";  // where the trace goes
     uint32_t depth = 8;                // frames per allocation site
     uint32_t refs_every = 1;           // reference snapshot after every Nth GC; 0 = off
     bool final_gc = true;              // a last GC at exit, so the last deaths are recorded
     SiteMode sites = SiteMode::kWalk;
+    DeathMode deaths = DeathMode::kWeak;
     bool quiet = false;  // no summary line on stderr at exit
     // Several JVMs may be given this file (memcity record of a script or build tool): the first
     // creates it, each later one writes STEM.PID.mct beside it instead of overwriting it.

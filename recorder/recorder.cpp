@@ -162,6 +162,19 @@ thread_local CloneSeen t_clone;
 }  // namespace
 
 namespace {
+// The object a local JNI reference names: its slot holds the object's address (checked at VM
+// init, see weakDeathsWork).
+uintptr_t addressOf(jobject local) {
+    return *reinterpret_cast<const uintptr_t*>(local);
+}
+// The same through a JNI weak global reference (0 once a GC cleared it): the address of its slot
+// with the low bits tagged (JDK 17: 1; JDK 21 and later: 1 of 3).
+uintptr_t addressOfWeak(jweak ref) {
+    return *reinterpret_cast<const uintptr_t*>(reinterpret_cast<uintptr_t>(ref) & ~uintptr_t{3});
+}
+}  // namespace
+
+namespace {
 jlong objectTag(jvmtiEnv* jvmti, jobject object) {
     jlong tag = 0;
     if (jvmti->GetTag(object, &tag) != JVMTI_ERROR_NONE || tag < 0 || (tag & kClassTagBit)) return 0;
@@ -375,17 +388,20 @@ void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass
             jvmti_->SetTag(object, kAgentObjectTag);
         return;
     }
-    // HotSpot reports some objects twice, once by SampledObjectAlloc and then by VMObjectAlloc
-    // (clone, reflection, JNI): VMObjectAlloc checks for a tag.
     // The first allocation after a GC the JVM did not report: its deaths are posted now, on this
     // thread, before another GC can come and take them (see noticeUnreportedGcs).
-    if (noticeUnreportedGcs() && unreported_pending_.exchange(false)) flushObjectFrees(*this);
+    if (noticeUnreportedGcs() && unreported_pending_.exchange(false)) onUnreportedGc();
     const uint32_t ci = classIndex(jni, klass);
     // A class's mirror is recorded with its class (at its load, or when first met).
     if (ci == kNoClass || ci == classOfClass()) return;
+    ThreadState* ts = threadState(jni, thread);
+    const bool weak_deaths = weak_deaths_.load(std::memory_order_relaxed);
+    // HotSpot reports some objects twice, once by SampledObjectAlloc and then by VMObjectAlloc
+    // (clone, reflection, JNI): VMObjectAlloc checks for a tag, or a recent weak reference.
     if (maybe_seen) {
         jlong tag = 0;
         if (jvmti_->GetTag(object, &tag) != JVMTI_ERROR_NONE || tag != 0) return;
+        if (weak_deaths && trackedRecently(jni, *ts, object)) return;
         // Object.clone copies the original's header over the new object after the sampled
         // event; where tags are found by the identity hash in the header (JDK 21 and later),
         // that loses the tag set then. The entry stays (the object's death is posted under it),
@@ -397,17 +413,32 @@ void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass
         }
     }
     const uint64_t id = newObjectId();
-    jvmti_->SetTag(object, static_cast<jlong>(id + 1));
+    // Its death: told by a weak reference (no tag unless a heap walk is near: see prepareWalk),
+    // or by ObjectFree under its tag: threads (walks name them by their tags), objects a native
+    // method had the VM allocate (VMObjectAlloc may report them again, and finds the tag), and
+    // under the collectors weak references do not suit. A tag goes on first thing, as a walk
+    // that begins meanwhile would take an untagged object for one it never saw.
+    // From here to the object's entry in ts->tracked, prepareWalk waits for this thread.
+    ts->allocating.fetch_add(1, std::memory_order_seq_cst);
+    const bool tag_only = !weak_deaths || classes_[ci].thread;
+    const bool eager = !tag_only && eager_tags_.load(std::memory_order_seq_cst);
+    if (tag_only || eager) jvmti_->SetTag(object, (eager ? kWeakTagBit : 0) | static_cast<jlong>(id + 1));
+    uint8_t top = 0;
+    const uint32_t site = siteOfStack(jni, *ts, &top);
+    t_clone = {!maybe_seen && (top & SiteRegistry::kTopClone) ? id : kNoObject, ci};
+    jweak ref = nullptr;
+    if (!tag_only) {
+        if (!(top & SiteRegistry::kTopNative)) ref = jni->NewWeakGlobalRef(object);
+        if (!ref) jvmti_->SetTag(object, static_cast<jlong>(id + 1));
+    }
+    const bool tagged = eager;
     const ClassEntry& ce = classes_[ci];
     AllocEvent e;
     e.id = id;
     if (ce.kind != format::TypeKind::kInstance)
         e.length = static_cast<uint64_t>(jni->GetArrayLength(static_cast<jarray>(object)));
     e.type = classes_.typeId(ci, static_cast<uint64_t>(size), with_writer_);
-    ThreadState* ts = threadState(jni, thread);
-    bool top_clone = false;
-    e.site = siteOfStack(jni, *ts, &top_clone);
-    t_clone = {!maybe_seen && top_clone ? id : kNoObject, ci};
+    e.site = site;
     const uint64_t bytes = static_cast<uint64_t>(size);
     e.size = bytes == expectedSize(ci, e.isArray() ? e.length : 0) ? 0 : bytes;
     e.time_ns = now();
@@ -418,11 +449,17 @@ void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass
         if (!ts->events.started()) ts->events.reset(e.time_ns, id, ts->id);
         ts->events.alloc(e);
         full = ts->events.bytes() >= kThreadFlushBytes;
+        if (ref) {
+            ts->tracked.push_back({ref, id, tagged});
+            if (!ts->recent) ts->recent = std::make_unique<ThreadState::Recent[]>(ThreadState::kRecent);
+            ts->recent[ts->recent_next++ % ThreadState::kRecent] = {addressOf(object), ref, id, tagged};
+        }
     }
+    ts->allocating.fetch_add(1, std::memory_order_seq_cst);
     if (full) flushThread(ts);
 }
 
-uint32_t Recorder::siteFromJvmti(bool* top_clone) {
+uint32_t Recorder::siteFromJvmti(uint8_t* top) {
     jvmtiFrameInfo frames[256];
     jint count = 0;
     // The allocating thread is the current one: nullptr spares HotSpot resolving it through its
@@ -430,21 +467,23 @@ uint32_t Recorder::siteFromJvmti(bool* top_clone) {
     if (jvmti_->GetStackTrace(nullptr, 0, static_cast<jint>(options_.depth), frames, &count) !=
         JVMTI_ERROR_NONE)
         count = 0;
-    *top_clone = count > 0 && frames[0].method == clone_method_;
+    *top = 0;
+    if (count > 0 && frames[0].method == clone_method_) *top |= SiteRegistry::kTopClone;
+    if (count > 0 && frames[0].location == -1) *top |= SiteRegistry::kTopNative;
     return sites_.siteOf(jvmti_, frames, count, with_writer_);
 }
 
-uint32_t Recorder::siteOfStack(JNIEnv* jni, ThreadState& ts, bool* top_clone) {
+uint32_t Recorder::siteOfStack(JNIEnv* jni, ThreadState& ts, uint8_t* top) {
     ThreadState::SiteCounts& counts = ts.site_counts;
     auto bump = [](std::atomic<uint64_t>& n) {
         n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     };
-    if (!walker_on_.load(std::memory_order_acquire)) return siteFromJvmti(top_clone);
+    if (!walker_on_.load(std::memory_order_acquire)) return siteFromJvmti(top);
     StackKey key;
     StackWalker::Miss miss{};
     if (!walker_->key(jni, options_.depth, &key, &miss)) {
         bump(counts.unkeyed[static_cast<size_t>(miss)]);
-        return siteFromJvmti(top_clone);
+        return siteFromJvmti(top);
     }
     const uint32_t generation = stack_generation_.load(std::memory_order_acquire);
     if (!ts.key_cache) ts.key_cache = std::make_unique<ThreadState::KeyedSite[]>(ThreadState::kKeyCache);
@@ -458,10 +497,10 @@ uint32_t Recorder::siteOfStack(JNIEnv* jni, ThreadState& ts, bool* top_clone) {
     if (known.site == 0) {
         // A stack not seen (in this generation): read once, remembered by its key.
         bump(counts.decoded);
-        known.site = siteFromJvmti(&known.top_clone);
+        known.site = siteFromJvmti(&known.top);
         sites_.rememberKey(key, generation, known);
         slot = {key, generation, known};
-        *top_clone = known.top_clone;
+        *top = known.top;
         return known.site;
     }
     bump(counts.cached);
@@ -469,16 +508,16 @@ uint32_t Recorder::siteOfStack(JNIEnv* jni, ThreadState& ts, bool* top_clone) {
     const uint64_t cached = counts.cached.load(std::memory_order_relaxed);
     if (options_.sites == SiteMode::kCheck || cached % 4096 == 0) {
         bump(counts.checked);
-        bool exact_clone = false;
-        const uint32_t exact = siteFromJvmti(&exact_clone);
+        uint8_t exact_top = 0;
+        const uint32_t exact = siteFromJvmti(&exact_top);
         if (exact != known.site) {
             bump(counts.mismatched);
             siteMismatch(known.site, exact);
-            *top_clone = exact_clone;
+            *top = exact_top;
             return exact;
         }
     }
-    *top_clone = known.top_clone;
+    *top = known.top;
     return known.site;
 }
 
@@ -530,6 +569,115 @@ std::string Recorder::siteSummary() {
     return s;
 }
 
+void Recorder::onUnreportedGc() {
+    flushObjectFrees(*this);
+    if (weak_deaths_.load(std::memory_order_relaxed))
+        scanWeak(static_cast<uint32_t>(gcs_finished_.load(std::memory_order_acquire) - 1));
+}
+
+bool Recorder::trackedRecently(JNIEnv*, ThreadState& ts, jobject object) {
+    const uintptr_t address = addressOf(object);
+    if (!address) return false;
+    ThreadState::Recent found;
+    {
+        std::lock_guard lock(ts.mutex);
+        if (!ts.recent) return false;
+        for (size_t i = 0; i < ThreadState::kRecent && found.address == 0; ++i)
+            if (ts.recent[i].address == address) found = ts.recent[i];
+    }
+    if (found.address == 0) return false;
+    // Object.clone copied its original's header over it: a walk's tag set at once is lost
+    // where tags are found by the header's identity hash (JDK 21 and later).
+    if (found.tagged) jvmti_->SetTag(object, kWeakTagBit | static_cast<jlong>(found.id + 1));
+    return true;
+}
+
+void Recorder::scanWeak(uint32_t gc) {
+    std::vector<ThreadState*> all;
+    {
+        std::lock_guard lock(threads_mutex_);
+        for (const auto& ts : threads_)
+            all.push_back(ts.get());
+    }
+    std::vector<uint64_t> dead;
+    std::vector<jweak> refs;
+    for (ThreadState* ts : all) {
+        std::lock_guard lock(ts->mutex);
+        size_t kept = 0;
+        for (const ThreadState::Tracked& t : ts->tracked) {
+            if (addressOfWeak(t.ref)) {
+                ts->tracked[kept++] = t;
+            } else {
+                dead.push_back(t.id);
+                refs.push_back(t.ref);
+            }
+        }
+        ts->tracked.resize(kept);
+        // The objects of the last allocations may have moved (or died: their references are
+        // released below).
+        if (ts->recent)
+            for (size_t i = 0; i < ThreadState::kRecent; ++i) {
+                ThreadState::Recent& r = ts->recent[i];
+                if (!r.ref) continue;
+                r.address = addressOfWeak(r.ref);
+                if (!r.address) r = {};
+            }
+    }
+    if (dead.empty()) return;
+    {
+        std::lock_guard lock(deaths_mutex_);
+        for (uint64_t id : dead)
+            deaths_.emplace_back(gc, id);
+    }
+    std::lock_guard lock(released_mutex_);
+    released_.insert(released_.end(), refs.begin(), refs.end());
+}
+
+void Recorder::releaseWeak(JNIEnv* jni) {
+    std::vector<jweak> refs;
+    {
+        std::lock_guard lock(released_mutex_);
+        refs.swap(released_);
+    }
+    for (jweak ref : refs)
+        jni->DeleteWeakGlobalRef(ref);
+}
+
+void Recorder::prepareWalk() {
+    if (!weak_deaths_.load(std::memory_order_relaxed)) return;
+    // From now on each new object gets its tag at once; wait for the callbacks that began
+    // before that could be seen (each is quick, unless the JVM stopped its thread: not forever).
+    eager_tags_.store(true, std::memory_order_seq_cst);
+    std::vector<ThreadState*> all;
+    {
+        std::lock_guard lock(threads_mutex_);
+        for (const auto& ts : threads_)
+            all.push_back(ts.get());
+    }
+    for (ThreadState* ts : all) {
+        const uint64_t n = ts->allocating.load(std::memory_order_seq_cst);
+        for (int waited = 0; (n & 1) && ts->allocating.load(std::memory_order_seq_cst) == n && waited < 20000;
+             ++waited)
+            usleep(100);
+    }
+    // Then every object tracked and alive gets the tag the walk names it by (a cleared
+    // reference fails: the object is gone).
+    std::vector<std::pair<jweak, uint64_t>> untagged;
+    for (ThreadState* ts : all) {
+        std::lock_guard lock(ts->mutex);
+        for (ThreadState::Tracked& t : ts->tracked)
+            if (!t.tagged) {
+                untagged.emplace_back(t.ref, t.id);
+                t.tagged = true;
+            }
+        if (ts->recent)
+            for (size_t i = 0; i < ThreadState::kRecent; ++i)
+                ts->recent[i].tagged = ts->recent[i].ref != nullptr;
+    }
+    for (const auto& [ref, id] : untagged)
+        jvmti_->SetTag(ref, kWeakTagBit | static_cast<jlong>(id + 1));
+}
+
 uint64_t Recorder::walkObjectId() {
     const uint64_t id = walk_next_.fetch_add(1, std::memory_order_relaxed);
     if (id < walk_end_.load(std::memory_order_relaxed)) return id;
@@ -549,8 +697,9 @@ void Recorder::recordUnseen(uint64_t id, uint32_t class_index, uint64_t size, ui
 // ---- Deaths and GCs ----
 
 void Recorder::onFree(jlong tag) {
-    if (tag <= 0 || (tag & kAliasTagBit)) return;  // an alias's death is posted under its object's tag
-    if (!recording()) return;                      // after the trace was closed
+    // An alias's death is posted under its object's tag; a weak reference tells a walk's tag's.
+    if (tag <= 0 || (tag & (kAliasTagBit | kWeakTagBit))) return;
+    if (!recording()) return;  // after the trace was closed
     uint64_t id = static_cast<uint64_t>(tag - 1);
     noticeUnreportedGcs();
     if (tag & kClassTagBit) {
@@ -576,6 +725,9 @@ void Recorder::onGcStart() {
     // Inside the VM at a safepoint: only atomics, plain memory reads, our own memory and the
     // GC ring's lock (whose holders never wait on the VM).
     noticeUnreportedGcs();
+    // An unreported GC's cleared weak references are its deaths, not this GC's.
+    if (weak_deaths_.load(std::memory_order_relaxed) && unreported_pending_.load(std::memory_order_acquire))
+        scanWeak(static_cast<uint32_t>(gcs_finished_.load(std::memory_order_acquire) - 1));
     gcs_started_.fetch_add(1, std::memory_order_acq_rel);
     announced_collections_.store(INT64_MAX, std::memory_order_release);  // this one is reported
     gc_start_ns_ = now();
@@ -610,6 +762,8 @@ void Recorder::onGcFinish() {
                                      std::memory_order_release);
         gcs_finished_.store(n + 1, std::memory_order_release);
     }
+    if (weak_deaths_.load(std::memory_order_relaxed))
+        scanWeak(static_cast<uint32_t>(gcs_finished_.load() - 1));
     noticeUnloads();
     wakeAgent();
 }
@@ -746,6 +900,7 @@ void Recorder::processGcs(JNIEnv* jni) {
         walk_end_.store(newest.next_object_id, std::memory_order_relaxed);
         t_ids_at_gc = true;
         if (jni) registerLoadedClasses(jni);
+        prepareWalk();
         if (walk) {
             walked_any_ = true;
             last_walked_gc_ = last;
@@ -758,6 +913,7 @@ void Recorder::processGcs(JNIEnv* jni) {
         counted = census && countHeap(*this, static_cast<uint32_t>(last), newest.next_object_id,
                                       exit_census ? &exit_live_ : nullptr);
         if (counted && exit_census) exit_live_gc_ = last;
+        endWalk();
         t_ids_at_gc = false;
         const uint64_t met = walk_next_.load(std::memory_order_relaxed) - block;
         walk_end_.store(0, std::memory_order_relaxed);
@@ -784,8 +940,10 @@ void Recorder::accountLastGc(JNIEnv* jni) {
         }
         // No GC since the last one written (the agent thread wrote it): count its heap now.
         const uint64_t last = gcs_written_ - 1;
+        prepareWalk();
         if (countHeap(*this, static_cast<uint32_t>(last), written_watermark_, &exit_live_, false))
             exit_live_gc_ = last;
+        endWalk();
     }
 }
 
@@ -896,6 +1054,33 @@ void Recorder::resetSamplingDistance(JNIEnv* jni) {
     if (jni->ExceptionCheck()) jni->ExceptionClear();
 }
 
+bool Recorder::weakDeathsWork(JNIEnv* jni) {
+    // The collectors that clear weak references only in their pauses (ZGC and Shenandoah clear
+    // them concurrently: a slot read at a GC's end may still hold a dead object).
+    const std::string& gc = facts_owner_->collectorName();
+    if (gc != "Serial" && gc != "Parallel" && gc != "G1") {
+        deaths_how_ = "tags (" + (gc.empty() ? std::string("an unknown collector") : gc) + ")";
+        return false;
+    }
+    // A weak reference's slot holds what a local reference's does (the object is the agent's).
+    bool same = false;
+    t_agent_allocating = true;
+    if (jclass object = jni->FindClass("java/lang/Object")) {
+        if (jobject o = jni->AllocObject(object)) {
+            if (jweak w = jni->NewWeakGlobalRef(o)) {
+                same = addressOf(o) != 0 && addressOf(o) == addressOfWeak(w);
+                jni->DeleteWeakGlobalRef(w);
+            }
+            jni->DeleteLocalRef(o);
+        }
+        jni->DeleteLocalRef(object);
+    }
+    if (jni->ExceptionCheck()) jni->ExceptionClear();
+    t_agent_allocating = false;
+    deaths_how_ = same ? "weak references" : "tags (a weak reference's slot is not where it was looked for)";
+    return same;
+}
+
 void Recorder::onVmInit(JNIEnv* jni, jthread vm_thread) {
     if (!recording()) return;
     const int64_t init_began = now();
@@ -979,6 +1164,9 @@ void Recorder::onVmInit(JNIEnv* jni, jthread vm_thread) {
     }
     classes_.markFillers();
     tagExistingObjects(*this);
+    // Weak references from here on: an object allocated before the walk of the objects that
+    // were there must carry a tag, or the walk takes it for one of them.
+    weak_deaths_.store(options_.deaths == DeathMode::kWeak && weakDeathsWork(jni), std::memory_order_release);
     // Threads that ran before recording began: their roots are named from the first walk on.
     registerRunningThreads(jni, vm_thread);
     // The agent thread: writes GCs, deaths and snapshots, and flushes buffers every second.
@@ -1024,9 +1212,10 @@ void Recorder::agentThread(JNIEnv* jni) {
             noticeUnloads();  // a concurrent collector's unloading is not reported as a GC
             // Have the VM post an unreported GC's deaths now, before another GC can come and
             // take them (HotSpot may keep them until the next heap walk or GC).
-            if (unreported_pending_.exchange(false)) flushObjectFrees(*this);
+            if (unreported_pending_.exchange(false)) onUnreportedGc();
             processGcs(jni);
             flushDeaths(false);
+            releaseWeak(jni);
             if (now() - last_flush >= kPeriodicFlushNs) {
                 // Bounds what a crash of the JVM can lose to about a second.
                 flushAllThreads();
@@ -1125,8 +1314,8 @@ void Recorder::finish(JNIEnv* jni) {
     if (!options_.quiet) {
         // Where the time went: VM init's walk of the heap that was there, and the exit (the last
         // GC, its deaths and heap count, and the trace's close); the rest ran with the program.
-        std::fprintf(stderr, "memcity agent: start-up %.3f s, exit %.3f s\n",
-                     static_cast<double>(startup_ns_) / 1e9,
+        std::fprintf(stderr, "memcity agent: deaths by %s; start-up %.3f s, exit %.3f s\n",
+                     deaths_how_.c_str(), static_cast<double>(startup_ns_) / 1e9,
                      static_cast<double>(now() - exit_began_ns_) / 1e9);
     }
     if (!options_.quiet || options_.sites == SiteMode::kCheck)

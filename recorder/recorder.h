@@ -44,9 +44,12 @@ namespace memcity::agent {
 inline constexpr jlong kAgentObjectTag = kClassTagBit | jlong{kNoClass};
 // A tag that stands for an object's id without being its tag (bit 61 | id + 1): see onAlloc.
 inline constexpr jlong kAliasTagBit = jlong{1} << 61;
-// The object id a tag names: an object tag or an alias (not a class tag).
+// The tag a heap walk needs on an object whose death a weak reference tells (bit 60 | id + 1):
+// its ObjectFree is nobody's (see Recorder::prepareWalk).
+inline constexpr jlong kWeakTagBit = jlong{1} << 60;
+// The object id a tag names: an object tag, an alias or a walk's tag (not a class tag).
 inline uint64_t objectIdOfTag(jlong tag) {
-    return static_cast<uint64_t>((tag & ~kAliasTagBit) - 1);
+    return static_cast<uint64_t>((tag & ~(kAliasTagBit | kWeakTagBit)) - 1);
 }
 
 struct ThreadState {
@@ -71,6 +74,27 @@ struct ThreadState {
     };
     static constexpr size_t kKeyCache = 8192;
     std::unique_ptr<KeyedSite[]> key_cache;
+    // The objects it allocated whose deaths weak references tell (see Recorder::scanWeak), with
+    // the mutex held; `tagged`: a heap walk's tag is on it.
+    struct Tracked {
+        jweak ref;
+        uint64_t id;
+        bool tagged;
+    };
+    std::vector<Tracked> tracked;
+    // The last objects it tracked, by address (see Recorder::trackedRecently), with the mutex
+    // held; scanWeak moves their addresses with each GC.
+    struct Recent {
+        uintptr_t address = 0;  // 0: dead or empty
+        jweak ref = nullptr;
+        uint64_t id = 0;
+        bool tagged = false;
+    };
+    static constexpr size_t kRecent = 4096;
+    std::unique_ptr<Recent[]> recent;
+    size_t recent_next = 0;
+    // Odd while the thread is in an allocation callback (see Recorder::prepareWalk).
+    std::atomic<uint64_t> allocating{0};
     // How this thread's sites were read: owner writes, the summary reads at exit.
     struct SiteCounts {
         std::atomic<uint64_t> cached{0};   // by stack key, with no JVMTI call
@@ -188,9 +212,10 @@ private:
     // Makes the allocating thread draw a new heap sampling distance (see onVmInit).
     void resetSamplingDistance(JNIEnv* jni);
     // The site of the calling thread's stack (see stack_walker.h): by its key where it has one
-    // seen before, else from GetStackTrace. *top_clone: its innermost frame is Object.clone.
-    uint32_t siteOfStack(JNIEnv* jni, ThreadState& ts, bool* top_clone);
-    uint32_t siteFromJvmti(bool* top_clone);
+    // seen before, else from GetStackTrace. *top: what its innermost frame is
+    // (SiteRegistry::kTopClone, kTopNative).
+    uint32_t siteOfStack(JNIEnv* jni, ThreadState& ts, uint8_t* top);
+    uint32_t siteFromJvmti(uint8_t* top);
     // Ends the stack keys' generation if HotSpot unloaded classes since the last look (their
     // methods may be freed). Safe in GC callbacks.
     void noticeUnloads();
@@ -199,6 +224,24 @@ private:
     void siteMismatch(uint32_t keyed, uint32_t exact);
     // The summary of how sites were read (for the exit line and the check mode).
     std::string siteSummary();
+    // Deaths by weak reference (Serial, Parallel, G1): every object allocated gets a JNI weak
+    // global reference instead of a tag; a reference that a GC cleared is a death at that GC.
+    // Reads the slots of every tracked object of every thread (plain memory: safe inside the GC
+    // finish callback, which has `gc` just finished) and files the cleared ones' deaths under
+    // `gc`; their references are released later, by the agent thread (releaseWeak).
+    void scanWeak(uint32_t gc);
+    // A GC the JVM did not report was noticed: its deaths are had now.
+    void onUnreportedGc();
+    void releaseWeak(JNIEnv* jni);
+    // Before a heap walk: tags every tracked object still alive (kWeakTagBit | id + 1), after
+    // waiting out allocation callbacks that began before new objects were tagged at once
+    // (eager_tags_, on until endWalk).
+    void prepareWalk();
+    void endWalk() { eager_tags_.store(false, std::memory_order_seq_cst); }
+    // Whether `object` is one of the last objects this thread tracked (VMObjectAlloc repeats the
+    // objects SampledObjectAlloc reported during the same call into the VM, and finds no tag on
+    // them): compared by address, which only a GC changes (scanWeak follows it).
+    bool trackedRecently(JNIEnv* jni, ThreadState& ts, jobject object);
     // Writes the deaths of the GCs written so far; `last`: drops the others (at the end).
     void flushDeaths(bool last);
     void stopWithError(const std::string& message);
@@ -286,6 +329,14 @@ private:
     const volatile int64_t* unloaded_classes_ = nullptr;  // HotSpot's count of classes unloaded
     std::atomic<int64_t> unloaded_seen_{0};               // its value when last looked at
     std::atomic<uint32_t> mismatches_reported_{0};
+    // Deaths by weak reference (see scanWeak): chosen at VM init for the collectors that clear
+    // weak references only in their pauses.
+    std::atomic<bool> weak_deaths_{false};
+    std::string deaths_how_ = "tags";  // for the summary
+    bool weakDeathsWork(JNIEnv* jni);
+    std::atomic<bool> eager_tags_{false};  // new objects get a walk's tag at once
+    std::mutex released_mutex_;            // scanWeak (GC callback) adds, the agent thread releases
+    std::vector<jweak> released_;
     int64_t startup_ns_ = 0;     // VM init's work (the heap walk above all)
     int64_t exit_began_ns_ = 0;  // when the exit began
 };

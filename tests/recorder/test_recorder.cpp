@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -349,6 +350,50 @@ TEST_F(Recorder, SitesFromTheJvmsFramesEqualGetStackTrace) {
     Process p = run(record(trace, {}, {"Exact", "20000", "2000"}, {"--sites", "jvmti"}));
     ASSERT_EQ(p.status, 0) << p.stderr_text;
     EXPECT_FALSE(testing::parseSiteCheck(p.stderr_text).found) << p.stderr_text;
+}
+
+// Deaths are filed under the GC that freed them, with GCs in quick succession (one right after
+// another, no allocation between), under each stop-the-world collector and both JDKs, where a
+// weak reference tells them; and the tags that ObjectFree tells deaths by (deaths=tags) still
+// record every death.
+TEST_F(Recorder, DeathsAreFiledUnderTheGcThatFreedThem) {
+    for (const char* home : {MEMCITY_JAVA_HOME, "/usr/lib/jvm/temurin-25-jdk-amd64"}) {
+        if (!fs::exists(std::string(home) + "/bin/java")) continue;
+        for (const char* gc : {"SerialGC", "ParallelGC", "G1GC"}) {
+            SCOPED_TRACE(std::string(home) + " " + gc);
+            const std::string trace = tracePath("quick-gcs");
+            Process p =
+                run({kMemcity, "record", "-o", trace, "--refs", "off", "--", std::string(home) + "/bin/java",
+                     "-Xmx256m", std::string("-XX:+Use") + gc, "-cp", classes_.string(), "QuickGcs"});
+            ASSERT_EQ(p.status, 0) << p.stderr_text;
+            ASSERT_NE(p.stdout_text.find("quick gcs done 2000"), std::string::npos) << p.stdout_text;
+            Loaded l = load(trace);
+            ASSERT_TRUE(l.history);
+            EXPECT_EQ(l.history->diagnostics().errorCount(), 0u)
+                << describeAnomalies(l.history->diagnostics());
+            ASSERT_GE(l.history->gcCount(), 7u);
+            const std::vector<std::array<uint64_t, 3>> expected = {{1000, 0, 0}, {0, 0, 0},    {0, 0, 0},
+                                                                   {0, 0, 0},    {0, 0, 3000}, {0, 0, 2000}};
+            for (uint32_t g = 0; g < expected.size(); ++g) {
+                auto live = liveByType(*l.history, g);
+                EXPECT_EQ(live["QuickGcs$A"], expected[g][0]) << "GC " << g;
+                EXPECT_EQ(live["QuickGcs$B"], expected[g][1]) << "GC " << g;
+                EXPECT_EQ(live["QuickGcs$C"], expected[g][2]) << "GC " << g;
+            }
+        }
+    }
+    // The agent told to use tags: every object still dies by the end.
+    const std::string trace = tracePath("quick-gcs-tags");
+    Process p = run({kJavaHome + "/bin/java",
+                     "-agentpath:" + std::string(MEMCITY_AGENT) + "=file=" + trace + ",deaths=tags",
+                     "-XX:+UseSerialGC", "-cp", classes_.string(), "QuickGcs"});
+    ASSERT_EQ(p.status, 0) << p.stderr_text;
+    EXPECT_NE(p.stderr_text.find("deaths by tags"), std::string::npos) << p.stderr_text;
+    Loaded l = load(trace);
+    ASSERT_TRUE(l.history);
+    EXPECT_EQ(l.history->diagnostics().errorCount(), 0u) << describeAnomalies(l.history->diagnostics());
+    auto live = liveByType(*l.history, static_cast<uint32_t>(l.history->gcCount() - 1));
+    EXPECT_EQ(live["QuickGcs$A"] + live["QuickGcs$B"] + live["QuickGcs$C"], 0u);
 }
 
 class Collectors : public Recorder, public ::testing::WithParamInterface<const char*> {};

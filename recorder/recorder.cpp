@@ -888,7 +888,7 @@ void Recorder::processGcs(JNIEnv* jni) {
     // were alive at it, and take ids from its block.
     const GcSlot& newest = gc_ring_[last % kGcRing];
     const GcFacts* facts = facts_.load(std::memory_order_acquire);
-    const bool exit_census = exiting_ && !unsafe_final_gc_;
+    const bool exit_census = countsExitHeap();
     const bool census = exit_census || (facts && facts->countsWholeHeap(newest.start, newest.end));
     bool counted = false;
     const bool walk =
@@ -1270,7 +1270,7 @@ void Recorder::finish(JNIEnv* jni) {
     if (finished_) return;
     if (recording()) {
         processGcs(jni);
-        if (exiting_ && !unsafe_final_gc_) accountLastGc(jni);
+        if (countsExitHeap()) accountLastGc(jni);
         flushDeaths(true);
         flushAllThreads();
         // Last, so that no death follows it: of the objects born before the last GC, those the

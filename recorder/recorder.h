@@ -72,7 +72,7 @@ struct ThreadState {
         uint32_t generation = 0;  // 0: empty
         SiteRegistry::KeyedSite site;
     };
-    static constexpr size_t kKeyCache = 8192;
+    static constexpr size_t kKeyCache = 4096;
     std::unique_ptr<KeyedSite[]> key_cache;
     // The objects it allocated whose deaths weak references tell (see Recorder::scanWeak), with
     // the mutex held; `tagged`: a heap walk's tag is on it.
@@ -90,7 +90,7 @@ struct ThreadState {
         uint64_t id = 0;
         bool tagged = false;
     };
-    static constexpr size_t kRecent = 4096;
+    static constexpr size_t kRecent = 1024;
     std::unique_ptr<Recent[]> recent;
     size_t recent_next = 0;
     // Odd while the thread is in an allocation callback (see Recorder::prepareWalk).
@@ -312,6 +312,7 @@ private:
     // that the deaths HotSpot posts after the trace is closed are accounted for (not with
     // ZGC/Shenandoah, whose heap iteration visits the reachable objects only).
     bool exiting_ = false;
+    bool countsExitHeap() const { return exiting_ && !unsafe_final_gc_; }
     std::vector<uint64_t> exit_live_;
     uint64_t exit_live_gc_ = UINT64_MAX;  // the GC exit_live_ was counted at
     uint64_t written_watermark_ = 0;      // the next object id of the last GC written

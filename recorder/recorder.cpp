@@ -449,11 +449,7 @@ void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass
         if (!ts->events.started()) ts->events.reset(e.time_ns, id, ts->id);
         ts->events.alloc(e);
         full = ts->events.bytes() >= kThreadFlushBytes;
-        if (ref) {
-            ts->tracked.push_back({ref, id, tagged});
-            if (!ts->recent) ts->recent = std::make_unique<ThreadState::Recent[]>(ThreadState::kRecent);
-            ts->recent[ts->recent_next++ % ThreadState::kRecent] = {addressOf(object), ref, id, tagged};
-        }
+        if (ref) ts->tracked.push_back({ref, id, tagged});
     }
     ts->allocating.fetch_add(1, std::memory_order_seq_cst);
     if (full) flushThread(ts);
@@ -578,17 +574,23 @@ void Recorder::onUnreportedGc() {
 bool Recorder::trackedRecently(JNIEnv*, ThreadState& ts, jobject object) {
     const uintptr_t address = addressOf(object);
     if (!address) return false;
-    ThreadState::Recent found;
+    // The objects are its newest: the call into the VM may have run Java code that allocated
+    // many more before the repeat came (a class loaded, a constructor run by reflection). Their
+    // addresses are read from their weak references' slots: where the object is now.
+    bool found = false, tagged = false;
+    uint64_t id = 0;
     {
         std::lock_guard lock(ts.mutex);
-        if (!ts.recent) return false;
-        for (size_t i = 0; i < ThreadState::kRecent && found.address == 0; ++i)
-            if (ts.recent[i].address == address) found = ts.recent[i];
+        const size_t n = ts.tracked.size(), scan = std::min(n, kRepeatScan);
+        for (size_t i = 1; i <= scan && !found; ++i) {
+            const ThreadState::Tracked& t = ts.tracked[n - i];
+            if (addressOfWeak(t.ref) == address) found = true, tagged = t.tagged, id = t.id;
+        }
     }
-    if (found.address == 0) return false;
+    if (!found) return false;
     // Object.clone copied its original's header over it: a walk's tag set at once is lost
     // where tags are found by the header's identity hash (JDK 21 and later).
-    if (found.tagged) jvmti_->SetTag(object, kWeakTagBit | static_cast<jlong>(found.id + 1));
+    if (tagged) jvmti_->SetTag(object, kWeakTagBit | static_cast<jlong>(id + 1));
     return true;
 }
 
@@ -613,15 +615,6 @@ void Recorder::scanWeak(uint32_t gc) {
             }
         }
         ts->tracked.resize(kept);
-        // The objects of the last allocations may have moved (or died: their references are
-        // released below).
-        if (ts->recent)
-            for (size_t i = 0; i < ThreadState::kRecent; ++i) {
-                ThreadState::Recent& r = ts->recent[i];
-                if (!r.ref) continue;
-                r.address = addressOfWeak(r.ref);
-                if (!r.address) r = {};
-            }
     }
     if (dead.empty()) return;
     {
@@ -670,9 +663,6 @@ void Recorder::prepareWalk() {
                 untagged.emplace_back(t.ref, t.id);
                 t.tagged = true;
             }
-        if (ts->recent)
-            for (size_t i = 0; i < ThreadState::kRecent; ++i)
-                ts->recent[i].tagged = ts->recent[i].ref != nullptr;
     }
     for (const auto& [ref, id] : untagged)
         jvmti_->SetTag(ref, kWeakTagBit | static_cast<jlong>(id + 1));

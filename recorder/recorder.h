@@ -82,17 +82,6 @@ struct ThreadState {
         bool tagged;
     };
     std::vector<Tracked> tracked;
-    // The last objects it tracked, by address (see Recorder::trackedRecently), with the mutex
-    // held; scanWeak moves their addresses with each GC.
-    struct Recent {
-        uintptr_t address = 0;  // 0: dead or empty
-        jweak ref = nullptr;
-        uint64_t id = 0;
-        bool tagged = false;
-    };
-    static constexpr size_t kRecent = 1024;
-    std::unique_ptr<Recent[]> recent;
-    size_t recent_next = 0;
     // Odd while the thread is in an allocation callback (see Recorder::prepareWalk).
     std::atomic<uint64_t> allocating{0};
     // How this thread's sites were read: owner writes, the summary reads at exit.
@@ -238,10 +227,11 @@ private:
     // (eager_tags_, on until endWalk).
     void prepareWalk();
     void endWalk() { eager_tags_.store(false, std::memory_order_seq_cst); }
-    // Whether `object` is one of the last objects this thread tracked (VMObjectAlloc repeats the
-    // objects SampledObjectAlloc reported during the same call into the VM, and finds no tag on
-    // them): compared by address, which only a GC changes (scanWeak follows it).
+    // Whether `object` is one of the newest objects this thread tracked (VMObjectAlloc repeats
+    // the objects SampledObjectAlloc reported during the same call into the VM, and finds no tag
+    // on them): compared by address with the last kRepeatScan, read from their references.
     bool trackedRecently(JNIEnv* jni, ThreadState& ts, jobject object);
+    static constexpr size_t kRepeatScan = size_t{1} << 18;
     // Writes the deaths of the GCs written so far; `last`: drops the others (at the end).
     void flushDeaths(bool last);
     void stopWithError(const std::string& message);

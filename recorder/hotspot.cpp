@@ -21,6 +21,29 @@ bool exported(void* handle, const char* name, T* out) {
     return true;
 }
 
+// Reads one of HotSpot's exported tables of (name, value) entries into `out`: the table, the
+// offsets of an entry's name and value, and the entries' stride are exported symbols; the
+// table ends with an entry whose name is null. Nothing is read where a symbol is missing.
+template <class Value>
+void readNamedValues(void* handle, const char* table_symbol, const char* name_symbol,
+                     const char* value_symbol, const char* stride_symbol,
+                     std::unordered_map<std::string, Value>* out) {
+    const char* table = nullptr;
+    uint64_t name_at = 0, value_at = 0, stride = 0;
+    if (!exported(handle, table_symbol, &table) || !table || !exported(handle, name_symbol, &name_at) ||
+        !exported(handle, value_symbol, &value_at) || !exported(handle, stride_symbol, &stride) ||
+        stride == 0)
+        return;
+    for (const char* e = table; e < table + (uint64_t{1} << 24) * stride; e += stride) {
+        const char* name = nullptr;
+        Value value{};
+        std::memcpy(&name, e + name_at, sizeof name);
+        if (!name) break;
+        std::memcpy(&value, e + value_at, sizeof value);
+        out->emplace(name, value);
+    }
+}
+
 }  // namespace
 
 std::unique_ptr<VmStructs> VmStructs::load() {
@@ -57,37 +80,12 @@ std::unique_ptr<VmStructs> VmStructs::load() {
             f.offset = static_cast<int64_t>(offset);
         vm->fields_.emplace(std::string(type) + "::" + field, f);
     }
-    // Type sizes (JVMFlag's among them: the flags are an array of JVMFlag).
-    const char* types = nullptr;
-    uint64_t tname_at = 0, tsize_at = 0, tstride = 0;
-    if (exported(h, "gHotSpotVMTypes", &types) && types &&
-        exported(h, "gHotSpotVMTypeEntryTypeNameOffset", &tname_at) &&
-        exported(h, "gHotSpotVMTypeEntrySizeOffset", &tsize_at) &&
-        exported(h, "gHotSpotVMTypeEntryArrayStride", &tstride) && tstride != 0) {
-        for (const char* e = types; e < types + (uint64_t{1} << 24) * tstride; e += tstride) {
-            const char* name = nullptr;
-            uint64_t size = 0;
-            std::memcpy(&name, e + tname_at, sizeof name);
-            if (!name) break;
-            std::memcpy(&size, e + tsize_at, sizeof size);
-            vm->sizes_.emplace(name, size);
-        }
-    }
-    const char* constants = nullptr;
-    uint64_t cname_at = 0, cvalue_at = 0, cstride = 0;
-    if (exported(h, "gHotSpotVMIntConstants", &constants) && constants &&
-        exported(h, "gHotSpotVMIntConstantEntryNameOffset", &cname_at) &&
-        exported(h, "gHotSpotVMIntConstantEntryValueOffset", &cvalue_at) &&
-        exported(h, "gHotSpotVMIntConstantEntryArrayStride", &cstride) && cstride != 0) {
-        for (const char* e = constants; e < constants + (uint64_t{1} << 24) * cstride; e += cstride) {
-            const char* name = nullptr;
-            int32_t value = 0;
-            std::memcpy(&name, e + cname_at, sizeof name);
-            if (!name) break;
-            std::memcpy(&value, e + cvalue_at, sizeof value);
-            vm->constants_.emplace(name, value);
-        }
-    }
+    // Type sizes (JVMFlag's among them: the flags are an array of JVMFlag), and int constants.
+    readNamedValues<uint64_t>(h, "gHotSpotVMTypes", "gHotSpotVMTypeEntryTypeNameOffset",
+                              "gHotSpotVMTypeEntrySizeOffset", "gHotSpotVMTypeEntryArrayStride", &vm->sizes_);
+    readNamedValues<int32_t>(h, "gHotSpotVMIntConstants", "gHotSpotVMIntConstantEntryNameOffset",
+                             "gHotSpotVMIntConstantEntryValueOffset", "gHotSpotVMIntConstantEntryArrayStride",
+                             &vm->constants_);
     return vm;
 }
 

@@ -303,14 +303,17 @@ void Recorder::flushThread(ThreadState* ts) {
     ts->events.clear();  // also when recording has stopped
 }
 
-void Recorder::flushAllThreads() {
+std::vector<ThreadState*> Recorder::allThreads() {
+    std::lock_guard lock(threads_mutex_);
     std::vector<ThreadState*> all;
-    {
-        std::lock_guard lock(threads_mutex_);
-        for (const auto& ts : threads_)
-            all.push_back(ts.get());
-    }
-    for (ThreadState* ts : all)
+    all.reserve(threads_.size());
+    for (const auto& ts : threads_)
+        all.push_back(ts.get());
+    return all;
+}
+
+void Recorder::flushAllThreads() {
+    for (ThreadState* ts : allThreads())
         flushThread(ts);
 }
 
@@ -401,7 +404,7 @@ void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass
     if (maybe_seen) {
         jlong tag = 0;
         if (jvmti_->GetTag(object, &tag) != JVMTI_ERROR_NONE || tag != 0) return;
-        if (weak_deaths && trackedRecently(jni, *ts, object)) return;
+        if (weak_deaths && trackedRecently(*ts, object)) return;
         // Object.clone copies the original's header over the new object after the sampled
         // event; where tags are found by the identity hash in the header (JDK 21 and later),
         // that loses the tag set then. The entry stays (the object's death is posted under it),
@@ -571,7 +574,7 @@ void Recorder::onUnreportedGc() {
         scanWeak(static_cast<uint32_t>(gcs_finished_.load(std::memory_order_acquire) - 1));
 }
 
-bool Recorder::trackedRecently(JNIEnv*, ThreadState& ts, jobject object) {
+bool Recorder::trackedRecently(ThreadState& ts, jobject object) {
     const uintptr_t address = addressOf(object);
     if (!address) return false;
     // The objects are its newest: the call into the VM may have run Java code that allocated
@@ -595,12 +598,7 @@ bool Recorder::trackedRecently(JNIEnv*, ThreadState& ts, jobject object) {
 }
 
 void Recorder::scanWeak(uint32_t gc) {
-    std::vector<ThreadState*> all;
-    {
-        std::lock_guard lock(threads_mutex_);
-        for (const auto& ts : threads_)
-            all.push_back(ts.get());
-    }
+    const std::vector<ThreadState*> all = allThreads();
     std::vector<uint64_t> dead;
     std::vector<jweak> refs;
     for (ThreadState* ts : all) {
@@ -641,12 +639,7 @@ void Recorder::prepareWalk() {
     // From now on each new object gets its tag at once; wait for the callbacks that began
     // before that could be seen (each is quick, unless the JVM stopped its thread: not forever).
     eager_tags_.store(true, std::memory_order_seq_cst);
-    std::vector<ThreadState*> all;
-    {
-        std::lock_guard lock(threads_mutex_);
-        for (const auto& ts : threads_)
-            all.push_back(ts.get());
-    }
+    const std::vector<ThreadState*> all = allThreads();
     for (ThreadState* ts : all) {
         const uint64_t n = ts->allocating.load(std::memory_order_seq_cst);
         for (int waited = 0; (n & 1) && ts->allocating.load(std::memory_order_seq_cst) == n && waited < 20000;

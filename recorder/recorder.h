@@ -178,6 +178,8 @@ private:
     void ensureDefined(ThreadState& ts);
     // Threads alive at VM init that no ThreadStart will announce (Reference Handler, Finalizer...).
     void registerRunningThreads(JNIEnv* jni, jthread current);
+    // Every thread state so far (they live as long as the recorder), copied under threads_mutex_.
+    std::vector<ThreadState*> allThreads();
     void flushThread(ThreadState* ts);
     void flushAllThreads();
     void processGcs(JNIEnv* jni);
@@ -230,7 +232,7 @@ private:
     // Whether `object` is one of the newest objects this thread tracked (VMObjectAlloc repeats
     // the objects SampledObjectAlloc reported during the same call into the VM, and finds no tag
     // on them): compared by address with the last kRepeatScan, read from their references.
-    bool trackedRecently(JNIEnv* jni, ThreadState& ts, jobject object);
+    bool trackedRecently(ThreadState& ts, jobject object);
     static constexpr size_t kRepeatScan = size_t{1} << 18;
     // Writes the deaths of the GCs written so far; `last`: drops the others (at the end).
     void flushDeaths(bool last);

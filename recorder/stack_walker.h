@@ -22,7 +22,6 @@
 
 #include <jni.h>
 
-#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>

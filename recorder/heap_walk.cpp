@@ -328,7 +328,9 @@ bool countHeap(Recorder& r, uint32_t gc, uint64_t watermark, std::vector<uint64_
     if (live) live->clear();
     jvmtiHeapCallbacks callbacks{};
     callbacks.heap_iteration_callback = onCensusObject;
-    if (r.jvmti()->IterateThroughHeap(0, nullptr, &callbacks, &census) != JVMTI_ERROR_NONE || census.stale)
+    if (r.iterateHeap([&] { return r.jvmti()->IterateThroughHeap(0, nullptr, &callbacks, &census); }) !=
+            JVMTI_ERROR_NONE ||
+        census.stale)
         return false;
     if (live) {  // met in address order
         std::sort(live->begin(), live->end());
@@ -377,7 +379,8 @@ void walkHeap(Recorder& r, uint32_t gc) {
     Walk walk{&r, gc, 0, {}, {}, {}};
     jvmtiHeapCallbacks callbacks{};
     callbacks.heap_reference_callback = onReference;
-    jvmtiError err = r.jvmti()->FollowReferences(0, nullptr, nullptr, &callbacks, &walk);
+    const jvmtiError err =
+        r.iterateHeap([&] { return r.jvmti()->FollowReferences(0, nullptr, nullptr, &callbacks, &walk); });
     walk.flush();
     // Objects first met here get their allocation events before the snapshot closes.
     for (const Unseen& u : walk.unseen)

@@ -415,14 +415,22 @@ void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass
             return;
         }
     }
+    // From here to the object's entry in ts->tracked, heap walks wait for this thread. One that
+    // ran since its last allocation callback may have met this object untagged (between its
+    // allocation and now), and named it as alive at its GC, as no event had announced it: that
+    // record stands.
+    if (enterAllocation(*ts)) {
+        jlong tag = 0;
+        if (jvmti_->GetTag(object, &tag) != JVMTI_ERROR_NONE || tag != 0) {
+            leaveAllocation(*ts);
+            return;
+        }
+    }
     const uint64_t id = newObjectId();
     // Its death: told by a weak reference (no tag unless a heap walk is near: see prepareWalk),
     // or by ObjectFree under its tag: threads (walks name them by their tags), objects a native
     // method had the VM allocate (VMObjectAlloc may report them again, and finds the tag), and
-    // under the collectors weak references do not suit. A tag goes on first thing, as a walk
-    // that begins meanwhile would take an untagged object for one it never saw.
-    // From here to the object's entry in ts->tracked, prepareWalk waits for this thread.
-    ts->allocating.fetch_add(1, std::memory_order_seq_cst);
+    // under the collectors weak references do not suit.
     const bool tag_only = !weak_deaths || classes_[ci].thread;
     const bool eager = !tag_only && eager_tags_.load(std::memory_order_seq_cst);
     if (tag_only || eager) jvmti_->SetTag(object, (eager ? kWeakTagBit : 0) | static_cast<jlong>(id + 1));
@@ -454,7 +462,7 @@ void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass
         full = ts->events.bytes() >= kThreadFlushBytes;
         if (ref) ts->tracked.push_back({ref, id, tagged});
     }
-    ts->allocating.fetch_add(1, std::memory_order_seq_cst);
+    leaveAllocation(*ts);
     if (full) flushThread(ts);
 }
 
@@ -634,20 +642,40 @@ void Recorder::releaseWeak(JNIEnv* jni) {
         jni->DeleteWeakGlobalRef(ref);
 }
 
-void Recorder::prepareWalk() {
-    if (!weak_deaths_.load(std::memory_order_relaxed)) return;
-    // From now on each new object gets its tag at once; wait for the callbacks that began
-    // before that could be seen (each is quick, unless the JVM stopped its thread: not forever).
-    eager_tags_.store(true, std::memory_order_seq_cst);
-    const std::vector<ThreadState*> all = allThreads();
-    for (ThreadState* ts : all) {
+bool Recorder::enterAllocation(ThreadState& ts) {
+    for (;;) {
+        ts.allocating.fetch_add(1, std::memory_order_seq_cst);
+        const uint64_t iterations = heap_iterations_.load(std::memory_order_seq_cst);
+        if (!(iterations & 1)) {
+            const bool since = iterations != ts.heap_iterations_seen;
+            ts.heap_iterations_seen = iterations;
+            return since;
+        }
+        ts.allocating.fetch_add(1, std::memory_order_seq_cst);
+        while (heap_iterations_.load(std::memory_order_acquire) == iterations)
+            usleep(100);
+    }
+}
+
+void Recorder::waitForAllocations() {
+    // Each callback is quick, unless the JVM stopped its thread: not forever.
+    for (ThreadState* ts : allThreads()) {
         const uint64_t n = ts->allocating.load(std::memory_order_seq_cst);
         for (int waited = 0; (n & 1) && ts->allocating.load(std::memory_order_seq_cst) == n && waited < 20000;
              ++waited)
             usleep(100);
     }
+}
+
+void Recorder::prepareWalk() {
+    // From now on each new object gets its tag at once, or is left to a walk that met it first;
+    // wait for the callbacks that began before that could be seen.
+    eager_tags_.store(true, std::memory_order_seq_cst);
+    waitForAllocations();
+    if (!weak_deaths_.load(std::memory_order_relaxed)) return;
     // Then every object tracked and alive gets the tag the walk names it by (a cleared
     // reference fails: the object is gone).
+    const std::vector<ThreadState*> all = allThreads();
     std::vector<std::pair<jweak, uint64_t>> untagged;
     for (ThreadState* ts : all) {
         std::lock_guard lock(ts->mutex);

@@ -82,8 +82,9 @@ struct ThreadState {
         bool tagged;
     };
     std::vector<Tracked> tracked;
-    // Odd while the thread is in an allocation callback (see Recorder::prepareWalk).
+    // Odd while the thread is in an allocation callback (see Recorder::enterAllocation).
     std::atomic<uint64_t> allocating{0};
+    uint64_t heap_iterations_seen = 0;  // Recorder::heap_iterations_ at its last callback
     // How this thread's sites were read: owner writes, the summary reads at exit.
     struct SiteCounts {
         std::atomic<uint64_t> cached{0};   // by stack key, with no JVMTI call
@@ -141,6 +142,16 @@ public:
     // although its allocation was never reported, so it takes an id from the block every GC
     // keeps below its watermark (a fresh id, born after the GC, once the block is used up).
     uint64_t walkObjectId();
+    // Runs `iterate` (a JVMTI heap iteration that names untagged objects) with no allocation
+    // callback under way, and returns what it returns.
+    template <typename Iterate>
+    jvmtiError iterateHeap(Iterate&& iterate) {
+        heap_iterations_.fetch_add(1, std::memory_order_seq_cst);  // odd: under way
+        waitForAllocations();
+        const jvmtiError err = iterate();
+        heap_iterations_.fetch_add(1, std::memory_order_seq_cst);
+        return err;
+    }
     // Thread symbol id of a java.lang.Thread object's tag (0 if unknown).
     uint32_t threadOfTag(jlong tag);
     bool recording() const { return recording_.load(std::memory_order_relaxed); }
@@ -229,6 +240,18 @@ private:
     // (eager_tags_, on until endWalk).
     void prepareWalk();
     void endWalk() { eager_tags_.store(false, std::memory_order_seq_cst); }
+    // A heap walk or count names an object it meets untagged as one no event announced, alive
+    // at its GC: it may meet one between its allocation and the end of its allocation callback
+    // (while the thread is in native code). Allocation callbacks and such heap iterations
+    // therefore exclude each other (each callback is short): an iteration waits for the
+    // callbacks under way (ThreadState::allocating odd), and a callback that would begin during
+    // one waits for its end. Returns whether an iteration ran since the thread's last callback
+    // ended (heap_iterations_ moved): the object it reports may have been met by it.
+    bool enterAllocation(ThreadState& ts);
+    void leaveAllocation(ThreadState& ts) { ts.allocating.fetch_add(1, std::memory_order_seq_cst); }
+    // Waits (up to 2 s each) for the allocation callbacks under way on every thread.
+    void waitForAllocations();
+
     // Whether `object` is one of the newest objects this thread tracked (VMObjectAlloc repeats
     // the objects SampledObjectAlloc reported during the same call into the VM, and finds no tag
     // on them): compared by address with the last kRepeatScan, read from their references.
@@ -327,8 +350,9 @@ private:
     std::atomic<bool> weak_deaths_{false};
     std::string deaths_how_ = "tags";  // for the summary
     bool weakDeathsWork(JNIEnv* jni);
-    std::atomic<bool> eager_tags_{false};  // new objects get a walk's tag at once
-    std::mutex released_mutex_;            // scanWeak (GC callback) adds, the agent thread releases
+    std::atomic<bool> eager_tags_{false};       // new objects get a walk's tag at once
+    std::atomic<uint64_t> heap_iterations_{0};  // twice per iteration (see enterAllocation)
+    std::mutex released_mutex_;                 // scanWeak (GC callback) adds, the agent thread releases
     std::vector<jweak> released_;
     int64_t startup_ns_ = 0;     // VM init's work (the heap walk above all)
     int64_t exit_began_ns_ = 0;  // when the exit began

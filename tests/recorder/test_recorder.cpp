@@ -396,6 +396,43 @@ TEST_F(Recorder, DeathsAreFiledUnderTheGcThatFreedThem) {
     EXPECT_EQ(live["QuickGcs$A"] + live["QuickGcs$B"] + live["QuickGcs$C"], 0u);
 }
 
+// Threads allocate all the time while the agent walks and counts the heap after each full GC:
+// an object the walk meets between its allocation and its callback is recorded once, and dies.
+// Memcity's live objects equal the JVM's count at every full GC, type by type, whether deaths
+// are told by weak references or by tags, under each stop-the-world collector.
+TEST_F(Recorder, AnObjectAWalkMeetsBeforeItsCallbackIsRecordedOnce) {
+    struct Run {
+        const char* gc;
+        const char* deaths;
+    };
+    for (const Run run_with : {Run{"G1GC", "weak"}, Run{"SerialGC", "weak"}, Run{"ParallelGC", "tags"}}) {
+        SCOPED_TRACE(std::string(run_with.gc) + " deaths=" + run_with.deaths);
+        const std::string trace = tracePath("churn-walks");
+        Process p = run({kJavaHome + "/bin/java",
+                         "-agentpath:" + std::string(MEMCITY_AGENT) + "=file=" + trace +
+                             ",refs=1,deaths=" + run_with.deaths,
+                         "-Xmx256m", "-Xmn2m", std::string("-XX:+Use") + run_with.gc, "-cp",
+                         classes_.string(), "Churner", "4000"},
+                        120);
+        ASSERT_EQ(p.status, 0) << p.stderr_text;
+        Loaded l = load(trace);
+        ASSERT_TRUE(l.history);
+        EXPECT_EQ(l.history->diagnostics().errorCount(), 0u) << describeAnomalies(l.history->diagnostics());
+        size_t counted = 0;
+        for (const JvmCheck& c : l.history->jvmChecks()) {
+            if (!c.has_census) continue;
+            ++counted;
+            std::string report;
+            for (const TypeGap& d : c.biggest)
+                report += d.type + " " + std::to_string(d.objects) + " objects, " + std::to_string(d.bytes) +
+                          " B\n";
+            EXPECT_TRUE(c.biggest.empty()) << "GC " << c.gc << ":\n" << report;
+            EXPECT_EQ(c.live_bytes, c.jvm_bytes) << "GC " << c.gc;
+        }
+        EXPECT_GE(counted, 4u);
+    }
+}
+
 class Collectors : public Recorder, public ::testing::WithParamInterface<const char*> {};
 
 TEST_P(Collectors, RecordsSoundTracesWithoutDeadlock) {

@@ -396,10 +396,11 @@ TEST_F(Recorder, DeathsAreFiledUnderTheGcThatFreedThem) {
     EXPECT_EQ(live["QuickGcs$A"] + live["QuickGcs$B"] + live["QuickGcs$C"], 0u);
 }
 
-// Threads allocate all the time while the agent walks and counts the heap after each full GC:
-// an object the walk meets between its allocation and its callback is recorded once, and dies.
-// Memcity's live objects equal the JVM's count at every full GC, type by type, whether deaths
-// are told by weak references or by tags, under each stop-the-world collector.
+// Threads allocate all the time while the agent counts the heap after each full GC (the census,
+// a heap iteration that names the objects it meets untagged, as a snapshot's walk does): an
+// object it meets between its allocation and its callback is recorded once, and dies. memcity's
+// live objects equal the JVM's count at every full GC, type by type, whether deaths are told by
+// weak references or by tags, under each stop-the-world collector.
 TEST_F(Recorder, AnObjectAWalkMeetsBeforeItsCallbackIsRecordedOnce) {
     struct Run {
         const char* gc;
@@ -410,8 +411,8 @@ TEST_F(Recorder, AnObjectAWalkMeetsBeforeItsCallbackIsRecordedOnce) {
         const std::string trace = tracePath("churn-walks");
         Process p = run({kJavaHome + "/bin/java",
                          "-agentpath:" + std::string(MEMCITY_AGENT) + "=file=" + trace +
-                             ",refs=1,deaths=" + run_with.deaths,
-                         "-Xmx256m", "-Xmn2m", std::string("-XX:+Use") + run_with.gc, "-cp",
+                             ",refs=off,deaths=" + run_with.deaths,
+                         "-Xmx256m", "-Xmn16m", std::string("-XX:+Use") + run_with.gc, "-cp",
                          classes_.string(), "Churner", "4000"},
                         120);
         ASSERT_EQ(p.status, 0) << p.stderr_text;

@@ -371,7 +371,7 @@ void untagAll(Recorder& r) {
 void flushObjectFrees(Recorder& r) {
     jvmtiHeapCallbacks callbacks{};
     callbacks.heap_reference_callback = onRootOnly;
-    r.jvmti()->FollowReferences(0, nullptr, nullptr, &callbacks, nullptr);
+    r.jvmti()->FollowReferences(0, nullptr, r.flushAnchor(), &callbacks, nullptr);
 }
 
 void walkHeap(Recorder& r, uint32_t gc) {

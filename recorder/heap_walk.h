@@ -24,7 +24,8 @@ bool countHeap(Recorder& recorder, uint32_t gc, uint64_t watermark, std::vector<
 
 // Has the VM post the ObjectFree events of every object the GCs so far have collected, before
 // it returns: a heap walk starts by doing so (HotSpot posts them otherwise late, from its
-// service thread). Only the roots are visited.
+// service thread). It walks from one object of the agent's, which refers to none (from the
+// roots before VM init).
 void flushObjectFrees(Recorder& recorder);
 
 // Takes every tag off (at exit, once nothing more is recorded): HotSpot then has no deaths left

@@ -375,6 +375,29 @@ void Recorder::registerLoadedClasses(JNIEnv* jni) {
     }
 }
 
+uint32_t Recorder::classOfAllocation(JNIEnv* jni, ThreadState& ts, jclass klass) {
+    // Collectors that move objects outside their pauses (ZGC, Shenandoah) have no such moment.
+    const GcFacts* facts = mirrors_stay_put_ ? facts_.load(std::memory_order_acquire) : nullptr;
+    if (!facts) return classIndex(jni, klass);
+    // Collectors count a collection as it begins, before they move anything.
+    auto mirrorAt = [&](int64_t* collections) {
+        *collections = facts->totalCollections();
+        std::atomic_thread_fence(std::memory_order_acquire);
+        const uintptr_t at = addressOf(klass);
+        std::atomic_thread_fence(std::memory_order_acquire);
+        return facts->totalCollections() == *collections ? at : 0;
+    };
+    int64_t collections = 0;
+    const uintptr_t mirror = mirrorAt(&collections);
+    ThreadState::ClassSlot& slot = ts.class_cache[(mirror >> 3) % ThreadState::kClassCache];
+    if (mirror && slot.mirror == mirror && slot.collections == collections) return slot.index;
+    const uint32_t index = classIndex(jni, klass);
+    if (index == kNoClass) return index;
+    if (const uintptr_t at = mirrorAt(&collections))
+        ts.class_cache[(at >> 3) % ThreadState::kClassCache] = {at, collections, index};
+    return index;
+}
+
 uint64_t Recorder::expectedSize(uint32_t class_index, uint64_t length) const {
     const ClassEntry& e = classes_[class_index];
     if (e.kind == format::TypeKind::kInstance) return e.instance_size;
@@ -394,17 +417,16 @@ void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass
     // The first allocation after a GC the JVM did not report: its deaths are posted now, on this
     // thread, before another GC can come and take them (see noticeUnreportedGcs).
     if (noticeUnreportedGcs() && unreported_pending_.exchange(false)) onUnreportedGc();
-    const uint32_t ci = classIndex(jni, klass);
+    ThreadState* ts = threadState(jni, thread);
+    const uint32_t ci = classOfAllocation(jni, *ts, klass);
     // A class's mirror is recorded with its class (at its load, or when first met).
     if (ci == kNoClass || ci == classOfClass()) return;
-    ThreadState* ts = threadState(jni, thread);
     const bool weak_deaths = weak_deaths_.load(std::memory_order_relaxed);
     // HotSpot reports some objects twice, once by SampledObjectAlloc and then by VMObjectAlloc
     // (clone, reflection, JNI): VMObjectAlloc checks for a tag, or a recent weak reference.
     if (maybe_seen) {
         jlong tag = 0;
         if (jvmti_->GetTag(object, &tag) != JVMTI_ERROR_NONE || tag != 0) return;
-        if (weak_deaths && trackedRecently(*ts, object)) return;
         // Object.clone copies the original's header over the new object after the sampled
         // event; where tags are found by the identity hash in the header (JDK 21 and later),
         // that loses the tag set then. The entry stays (the object's death is posted under it),
@@ -414,6 +436,10 @@ void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass
             t_clone.id = kNoObject;
             return;
         }
+        // Objects repeated after Java code ran in the call (reflection, class loading) are among
+        // the thread's newest tracked ones. (A clone, a native method's object, has a tag and no
+        // weak reference: it is never there, and looking would read kRepeatScan of them.)
+        if (weak_deaths && trackedRecently(*ts, object)) return;
     }
     // From here to the object's entry in ts->tracked, heap walks wait for this thread. One that
     // ran since its last allocation callback may have met this object untagged (between its
@@ -1017,6 +1043,36 @@ void Recorder::writeGc(TraceWriter& w, const GcSlot& s, uint64_t used, uint64_t 
         w.extension(static_cast<uint32_t>(format::ExtensionKind::kGcJvm), encodeGcJvm(jvm));
 }
 
+namespace {
+
+// Sorts `v`, which mostly holds long ascending runs: a scan of weak references files each
+// thread's deaths in allocation order, ObjectFree's come one by one. Merging the runs pairwise
+// costs n log(runs), where a sort of millions of deaths at exit would cost n log n.
+template <typename T>
+void sortRuns(std::vector<T>& v) {
+    std::vector<size_t> bounds{0};
+    for (size_t i = 1; i < v.size(); ++i)
+        if (v[i] < v[i - 1]) bounds.push_back(i);
+    bounds.push_back(v.size());
+    if (bounds.size() > v.size() / 16 + 2) {
+        std::sort(v.begin(), v.end());
+        return;
+    }
+    while (bounds.size() > 2) {
+        std::vector<size_t> merged{0};
+        for (size_t r = 0; r + 2 < bounds.size(); r += 2) {
+            std::inplace_merge(v.begin() + static_cast<ptrdiff_t>(bounds[r]),
+                               v.begin() + static_cast<ptrdiff_t>(bounds[r + 1]),
+                               v.begin() + static_cast<ptrdiff_t>(bounds[r + 2]));
+            merged.push_back(bounds[r + 2]);
+        }
+        if (merged.back() != bounds.back()) merged.push_back(bounds.back());  // an odd run out
+        bounds.swap(merged);
+    }
+}
+
+}  // namespace
+
 void Recorder::flushDeaths(bool last) {
     std::vector<std::pair<uint32_t, uint64_t>> pending;
     {
@@ -1028,11 +1084,11 @@ void Recorder::flushDeaths(bool last) {
     // time, there are none unless threads went on running while the VM was exiting (System.exit)
     // and ran a GC that the trace does not have: its deaths are left out with it.
     std::vector<std::pair<uint32_t, uint64_t>> later;
-    auto split =
-        std::partition(pending.begin(), pending.end(), [&](const auto& d) { return d.first < gcs_written_; });
+    auto split = std::stable_partition(pending.begin(), pending.end(),
+                                       [&](const auto& d) { return d.first < gcs_written_; });
     if (!last) later.assign(split, pending.end());
     pending.erase(split, pending.end());
-    std::sort(pending.begin(), pending.end());
+    sortRuns(pending);
     withWriter([&](TraceWriter& w) {
         std::vector<uint64_t> ids;
         for (size_t i = 0; i < pending.size();) {
@@ -1178,6 +1234,9 @@ void Recorder::onVmInit(JNIEnv* jni, jthread vm_thread) {
     // Weak references from here on: an object allocated before the walk of the objects that
     // were there must carry a tag, or the walk takes it for one of them.
     weak_deaths_.store(options_.deaths == DeathMode::kWeak && weakDeathsWork(jni), std::memory_order_release);
+    const std::string& collector = facts_owner_->collectorName();
+    mirrors_stay_put_ = (collector == "Serial" || collector == "Parallel" || collector == "G1") &&
+                        !facts_owner_->collectors().empty();
     // Threads that ran before recording began: their roots are named from the first walk on.
     registerRunningThreads(jni, vm_thread);
     // The agent thread: writes GCs, deaths and snapshots, and flushes buffers every second.
@@ -1185,6 +1244,11 @@ void Recorder::onVmInit(JNIEnv* jni, jthread vm_thread) {
     jclass thread_class = jni->FindClass("java/lang/Thread");
     jmethodID init =
         thread_class ? jni->GetMethodID(thread_class, "<init>", "(Ljava/lang/String;)V") : nullptr;
+    // An object of the agent's own that a flush of ObjectFree events walks from (flushObjectFrees).
+    if (jclass object_class = jni->FindClass("java/lang/Object")) {
+        if (jobject anchor = jni->AllocObject(object_class)) flush_anchor_ = jni->NewGlobalRef(anchor);
+    }
+    if (jni->ExceptionCheck()) jni->ExceptionClear();
     jstring name = jni->NewStringUTF("memcity-agent");
     jobject thread = init && name ? jni->NewObject(thread_class, init, name) : nullptr;
     if (jni->ExceptionCheck()) jni->ExceptionClear();

@@ -74,6 +74,15 @@ struct ThreadState {
     };
     static constexpr size_t kKeyCache = 4096;
     std::unique_ptr<KeyedSite[]> key_cache;
+    // The classes of its last allocations (see Recorder::classOfAllocation), direct-mapped by
+    // the address of the class's mirror, which holds until the next collection.
+    struct ClassSlot {
+        uintptr_t mirror = 0;
+        int64_t collections = -1;  // GcFacts::totalCollections when filled
+        uint32_t index = kNoClass;
+    };
+    static constexpr size_t kClassCache = 256;
+    std::array<ClassSlot, kClassCache> class_cache{};
     // The objects it allocated whose deaths weak references tell (see Recorder::scanWeak), with
     // the mutex held; `tagged`: a heap walk's tag is on it.
     struct Tracked {
@@ -127,6 +136,8 @@ public:
     const ClassRegistry::WithWriter& writerAccess() const { return with_writer_; }
 
     jvmtiEnv* jvmti() const { return jvmti_; }
+    // An object of the agent's (a global reference; null before VM init).
+    jobject flushAnchor() const { return flush_anchor_; }
     ClassRegistry& classes() { return classes_; }
     SiteRegistry& sites() { return sites_; }
     int64_t now() const;
@@ -163,6 +174,10 @@ public:
     uint32_t classOfClass() const { return class_of_class_.load(std::memory_order_acquire); }
     // The registry index of a class, registering it (and recording its mirror) on first sight.
     uint32_t classIndex(JNIEnv* jni, jclass klass) { return classes_.indexOf(jvmti_, jni, klass); }
+    // The same for an allocation's class, from the thread's cache where no collection can have
+    // moved the mirror since it was filled (the JVM's collection count, read around the
+    // address, is the one it was filled at): no tag map lookup for a class met before.
+    uint32_t classOfAllocation(JNIEnv* jni, ThreadState& ts, jclass klass);
     // The size an object of a class is expected to have (0 if unknown), and an allocation
     // event for objects the agent did not see allocated (before recording, or VM-internal).
     uint64_t expectedSize(uint32_t class_index, uint64_t length) const;
@@ -350,7 +365,9 @@ private:
     std::atomic<bool> weak_deaths_{false};
     std::string deaths_how_ = "tags";  // for the summary
     bool weakDeathsWork(JNIEnv* jni);
-    std::atomic<bool> eager_tags_{false};       // new objects get a walk's tag at once
+    jobject flush_anchor_ = nullptr;
+    bool mirrors_stay_put_ = false;        // objects move only in collections' pauses (see classOfAllocation)
+    std::atomic<bool> eager_tags_{false};  // new objects get a walk's tag at once
     std::atomic<uint64_t> heap_iterations_{0};  // twice per iteration (see enterAllocation)
     std::mutex released_mutex_;                 // scanWeak (GC callback) adds, the agent thread releases
     std::vector<jweak> released_;

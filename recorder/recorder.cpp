@@ -423,23 +423,22 @@ void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass
     if (ci == kNoClass || ci == classOfClass()) return;
     const bool weak_deaths = weak_deaths_.load(std::memory_order_relaxed);
     // HotSpot reports some objects twice, once by SampledObjectAlloc and then by VMObjectAlloc
-    // (clone, reflection, JNI): VMObjectAlloc checks for a tag, or a recent weak reference.
+    // (clone, Unsafe.allocateInstance, reflection, JNI): VMObjectAlloc checks for a tag, or the
+    // same object among the thread's newest tracked ones (its last allocation, or one of many
+    // where Java code ran in the call: a class loaded, a constructor run by reflection).
     if (maybe_seen) {
         jlong tag = 0;
         if (jvmti_->GetTag(object, &tag) != JVMTI_ERROR_NONE || tag != 0) return;
+        if (weak_deaths && trackedRecently(*ts, object)) return;
         // Object.clone copies the original's header over the new object after the sampled
         // event; where tags are found by the identity hash in the header (JDK 21 and later),
         // that loses the tag set then. The entry stays (the object's death is posted under it),
         // so the copy gets a tag that aliases its id, whose own death is nobody's.
-        if (t_clone.id != kNoObject && t_clone.class_index == ci) {
+        if (!weak_deaths && t_clone.id != kNoObject && t_clone.class_index == ci) {
             jvmti_->SetTag(object, kAliasTagBit | static_cast<jlong>(t_clone.id + 1));
             t_clone.id = kNoObject;
             return;
         }
-        // Objects repeated after Java code ran in the call (reflection, class loading) are among
-        // the thread's newest tracked ones. (A clone, a native method's object, has a tag and no
-        // weak reference: it is never there, and looking would read kRepeatScan of them.)
-        if (weak_deaths && trackedRecently(*ts, object)) return;
     }
     // From here to the object's entry in ts->tracked, heap walks wait for this thread. One that
     // ran since its last allocation callback may have met this object untagged (between its
@@ -454,9 +453,8 @@ void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass
     }
     const uint64_t id = newObjectId();
     // Its death: told by a weak reference (no tag unless a heap walk is near: see prepareWalk),
-    // or by ObjectFree under its tag: threads (walks name them by their tags), objects a native
-    // method had the VM allocate (VMObjectAlloc may report them again, and finds the tag), and
-    // under the collectors weak references do not suit.
+    // or by ObjectFree under its tag: threads (walks name them by their tags), and under the
+    // collectors weak references do not suit.
     const bool tag_only = !weak_deaths || classes_[ci].thread;
     const bool eager = !tag_only && eager_tags_.load(std::memory_order_seq_cst);
     if (tag_only || eager) jvmti_->SetTag(object, (eager ? kWeakTagBit : 0) | static_cast<jlong>(id + 1));
@@ -465,7 +463,7 @@ void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass
     t_clone = {!maybe_seen && (top & SiteRegistry::kTopClone) ? id : kNoObject, ci};
     jweak ref = nullptr;
     if (!tag_only) {
-        if (!(top & SiteRegistry::kTopNative)) ref = jni->NewWeakGlobalRef(object);
+        ref = jni->NewWeakGlobalRef(object);
         if (!ref) jvmti_->SetTag(object, static_cast<jlong>(id + 1));
     }
     const bool tagged = eager;
@@ -502,7 +500,6 @@ uint32_t Recorder::siteFromJvmti(uint8_t* top) {
         count = 0;
     *top = 0;
     if (count > 0 && frames[0].method == clone_method_) *top |= SiteRegistry::kTopClone;
-    if (count > 0 && frames[0].location == -1) *top |= SiteRegistry::kTopNative;
     return sites_.siteOf(jvmti_, frames, count, with_writer_);
 }
 

@@ -230,7 +230,7 @@ private:
     void resetSamplingDistance(JNIEnv* jni);
     // The site of the calling thread's stack (see stack_walker.h): by its key where it has one
     // seen before, else from GetStackTrace. *top: what its innermost frame is
-    // (SiteRegistry::kTopClone, kTopNative).
+    // (SiteRegistry::kTopClone).
     uint32_t siteOfStack(JNIEnv* jni, ThreadState& ts, uint8_t* top);
     uint32_t siteFromJvmti(uint8_t* top);
     // Ends the stack keys' generation if HotSpot unloaded classes since the last look (their

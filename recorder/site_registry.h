@@ -29,11 +29,10 @@ public:
     uint32_t siteOf(jvmtiEnv* jvmti, const jvmtiFrameInfo* frames, int count, const WithWriter& write);
     // Sites by stack key (see stack_walker.h), shared by all threads. A key is remembered for one
     // generation of the code and methods keys name: a lookup in another finds nothing.
-    static constexpr uint8_t kTopClone = 1;   // Object.clone
-    static constexpr uint8_t kTopNative = 2;  // a native method (the VM allocates for it)
+    static constexpr uint8_t kTopClone = 1;  // Object.clone
     struct KeyedSite {
         uint32_t site = 0;  // 0: not known
-        uint8_t top = 0;    // what the innermost frame is: kTopClone, kTopNative
+        uint8_t top = 0;    // what the innermost frame is: kTopClone
     };
     KeyedSite siteOfKey(const StackKey& key, uint32_t generation);
     void rememberKey(const StackKey& key, uint32_t generation, KeyedSite site);

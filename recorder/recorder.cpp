@@ -19,6 +19,8 @@ namespace memcity::agent {
 namespace {
 
 constexpr size_t kThreadFlushBytes = 64u << 10;
+// A thread's full buffers waiting for the agent thread, at most (4 MiB), and empty ones kept.
+constexpr size_t kMaxHandedBuffers = 64, kSpareBuffers = 2;
 constexpr size_t kMaxPendingDeaths = 1u << 20;
 constexpr int64_t kPeriodicFlushNs = 1'000'000'000;
 constexpr jlong kPollMs = 10;  // the agent thread's longest sleep
@@ -293,14 +295,36 @@ uint32_t Recorder::threadOfTag(jlong tag) {
     return found->id;
 }
 
-void Recorder::flushThread(ThreadState* ts) {
-    // Written under the thread's lock, so one thread's payloads reach the file in order, and
-    // from the thread's own buffer, which keeps its capacity (no 64 KiB malloc and free per chunk).
-    std::lock_guard lock(ts->mutex);
-    if (ts->events.eventCount() == 0) return;
+void Recorder::flushThread(ThreadState* ts, bool current) {
+    std::lock_guard write(ts->write_mutex);
+    std::vector<EventEncoder> buffers;
+    {
+        std::lock_guard lock(ts->mutex);
+        buffers.swap(ts->full);
+        if (current && ts->events.eventCount() != 0) {
+            buffers.push_back(std::move(ts->events));
+            ts->events = EventEncoder();
+        }
+    }
+    if (buffers.empty()) return;
     ensureDefined(*ts);
-    withWriter([&](TraceWriter& w) { w.writeEvents(ts->events); });
-    ts->events.clear();  // also when recording has stopped
+    withWriter([&](TraceWriter& w) {
+        for (EventEncoder& b : buffers)
+            w.writeEvents(b);
+    });
+    // Also when recording has stopped. A couple are kept, with their capacity (no 64 KiB malloc
+    // and free per chunk).
+    std::lock_guard lock(ts->mutex);
+    for (EventEncoder& b : buffers) {
+        if (ts->spare.size() >= kSpareBuffers) break;
+        b.clear();
+        ts->spare.push_back(std::move(b));
+    }
+}
+
+void Recorder::writeFullBuffers() {
+    for (ThreadState* ts : allThreads())
+        flushThread(ts, false);
 }
 
 std::vector<ThreadState*> Recorder::allThreads() {
@@ -478,16 +502,30 @@ void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass
     e.size = bytes == expectedSize(ci, e.isArray() ? e.length : 0) ? 0 : bytes;
     e.time_ns = now();
     bytes_allocated_.fetch_add(bytes, std::memory_order_relaxed);
-    bool full;
+    bool handed = false, behind = false;
     {
         std::lock_guard lock(ts->mutex);
         if (!ts->events.started()) ts->events.reset(e.time_ns, id, ts->id);
         ts->events.alloc(e);
-        full = ts->events.bytes() >= kThreadFlushBytes;
-        if (ref) ts->tracked.push_back({ref, id, tagged});
+        if (ref) ts->tracked.push(ref, id, tagged);
+        if (ts->events.bytes() >= kThreadFlushBytes) {
+            // Full: handed to the agent thread, and a written one (or a new one) takes its place.
+            ts->full.push_back(std::move(ts->events));
+            ts->events = EventEncoder();
+            if (!ts->spare.empty()) {
+                ts->events = std::move(ts->spare.back());
+                ts->spare.pop_back();
+            }
+            handed = true;
+            behind = ts->full.size() >= kMaxHandedBuffers;
+        }
     }
     leaveAllocation(*ts);
-    if (full) flushThread(ts);
+    if (behind) {
+        flushThread(ts, false);  // the agent thread is behind: written here, as they come
+    } else if (handed) {
+        wakeAgent();
+    }
 }
 
 uint32_t Recorder::siteFromJvmti(uint8_t* top) {
@@ -617,8 +655,8 @@ bool Recorder::trackedRecently(ThreadState& ts, jobject object) {
         std::lock_guard lock(ts.mutex);
         const size_t n = ts.tracked.size(), scan = std::min(n, kRepeatScan);
         for (size_t i = 1; i <= scan && !found; ++i) {
-            const ThreadState::Tracked& t = ts.tracked[n - i];
-            if (addressOfWeak(t.ref) == address) found = true, tagged = t.tagged, id = t.id;
+            const TrackedObjects::Entry& t = ts.tracked[n - i];
+            if (addressOfWeak(t.ref) == address) found = true, tagged = t.tagged(), id = t.id();
         }
     }
     if (!found) return false;
@@ -634,16 +672,19 @@ void Recorder::scanWeak(uint32_t gc) {
     std::vector<jweak> refs;
     for (ThreadState* ts : all) {
         std::lock_guard lock(ts->mutex);
+        TrackedObjects& tracked = ts->tracked;
         size_t kept = 0;
-        for (const ThreadState::Tracked& t : ts->tracked) {
+        for (size_t i = 0; i < tracked.size(); ++i) {
+            const TrackedObjects::Entry& t = tracked[i];
             if (addressOfWeak(t.ref)) {
-                ts->tracked[kept++] = t;
+                if (kept != i) tracked[kept] = t;
+                ++kept;
             } else {
-                dead.push_back(t.id);
+                dead.push_back(t.id());
                 refs.push_back(t.ref);
             }
         }
-        ts->tracked.resize(kept);
+        tracked.truncate(kept);
     }
     if (dead.empty()) return;
     {
@@ -702,10 +743,10 @@ void Recorder::prepareWalk() {
     std::vector<std::pair<jweak, uint64_t>> untagged;
     for (ThreadState* ts : all) {
         std::lock_guard lock(ts->mutex);
-        for (ThreadState::Tracked& t : ts->tracked)
-            if (!t.tagged) {
-                untagged.emplace_back(t.ref, t.id);
-                t.tagged = true;
+        for (size_t i = 0; i < ts->tracked.size(); ++i)
+            if (TrackedObjects::Entry& t = ts->tracked[i]; !t.tagged()) {
+                untagged.emplace_back(t.ref, t.id());
+                t.setTagged();
             }
     }
     for (const auto& [ref, id] : untagged)
@@ -1285,6 +1326,7 @@ void Recorder::agentThread(JNIEnv* jni) {
             // Have the VM post an unreported GC's deaths now, before another GC can come and
             // take them (HotSpot may keep them until the next heap walk or GC).
             if (unreported_pending_.exchange(false)) onUnreportedGc();
+            writeFullBuffers();
             processGcs(jni);
             flushDeaths(false);
             releaseWeak(jni);

@@ -5,12 +5,14 @@
 //     holder may be in native code while the VM waits for a safepoint, and must be able to go on.
 //  2. GC callbacks (GarbageCollectionStart/Finish) and heap-walk callbacks run inside the VM: they
 //     touch only atomics and their own buffers, and wake the agent thread with a raw monitor.
-//  3. Lock order: a thread buffer's mutex, then the writer mutex, then (inside it) a registry's
+//  3. Lock order: a thread's write mutex, then the writer mutex, then (inside it) a registry's
 //     define mutex, then that registry's lookup mutexes. Nothing is taken inside a lookup mutex.
+//     A thread buffer's mutex is held only to append or to take buffers, with nothing inside.
 //     Heap-walk callbacks run on the VM thread during a safepoint and take the writer mutex: its
 //     holders never enter the VM (rule 1), so they finish and let go.
-//  4. Buffers are bounded: a thread's events go out at 64 KiB, deaths at a million pending, GCs
-//     through a ring of 1024 that the agent thread drains.
+//  4. Buffers are bounded: a thread's events go out at 64 KiB (to the agent thread, at most 64
+//     waiting), deaths at a million pending, GCs through a ring of 1024 that the agent thread
+//     drains.
 #pragma once
 
 #include <jvmti.h>
@@ -34,6 +36,7 @@
 #include "trace/event_encoder.h"
 #include "trace/extensions.h"
 #include "trace/trace_writer.h"
+#include "tracked_objects.h"
 
 namespace memcity::agent {
 
@@ -53,8 +56,13 @@ inline uint64_t objectIdOfTag(jlong tag) {
 }
 
 struct ThreadState {
-    std::mutex mutex;                  // the owner appends, the agent thread takes what is there
-    EventEncoder events;               // this thread's allocations
+    std::mutex mutex;     // the owner appends, the agent thread takes what is there
+    EventEncoder events;  // this thread's allocations
+    // Full buffers for the agent thread to write (compressing them is not the allocating
+    // thread's time), oldest first, and written ones to fill again; with `mutex`.
+    std::vector<EventEncoder> full, spare;
+    // Held while this thread's buffers are written, so that they reach the file in order.
+    std::mutex write_mutex;
     uint32_t id = 0;                   // thread symbol id
     std::atomic<jlong> object_tag{0};  // tag of its java.lang.Thread object (0: not known yet)
     jweak object = nullptr;            // that object, where its tag or name was not known at registration
@@ -83,14 +91,8 @@ struct ThreadState {
     };
     static constexpr size_t kClassCache = 256;
     std::array<ClassSlot, kClassCache> class_cache{};
-    // The objects it allocated whose deaths weak references tell (see Recorder::scanWeak), with
-    // the mutex held; `tagged`: a heap walk's tag is on it.
-    struct Tracked {
-        jweak ref;
-        uint64_t id;
-        bool tagged;
-    };
-    std::vector<Tracked> tracked;
+    // The objects it allocated whose deaths weak references tell, with the mutex held.
+    TrackedObjects tracked;
     // Odd while the thread is in an allocation callback (see Recorder::enterAllocation).
     std::atomic<uint64_t> allocating{0};
     uint64_t heap_iterations_seen = 0;  // Recorder::heap_iterations_ at its last callback
@@ -206,8 +208,11 @@ private:
     void registerRunningThreads(JNIEnv* jni, jthread current);
     // Every thread state so far (they live as long as the recorder), copied under threads_mutex_.
     std::vector<ThreadState*> allThreads();
-    void flushThread(ThreadState* ts);
+    // Writes a thread's full buffers, and its current one with `current`.
+    void flushThread(ThreadState* ts, bool current = true);
     void flushAllThreads();
+    // The agent thread writes what threads handed it (see ThreadState::full).
+    void writeFullBuffers();
     void processGcs(JNIEnv* jni);
     // At exit: the heap of the last GC written counted with its objects' ids (exit_live_),
     // recording the GCs that other threads still run meanwhile.

@@ -252,8 +252,7 @@ const char* GcFacts::causeOf(const GcSample& end) {
 }
 
 bool GcFacts::countsWholeHeap(const GcSample& start, const GcSample& end) const {
-    const bool stop_the_world = heap_ == "Serial" || heap_ == "Parallel" || heap_ == "G1";
-    return stop_the_world && kindOf(start, end) == static_cast<uint8_t>(format::GcKind::kMajor);
+    return stopsTheWorld() && kindOf(start, end) == static_cast<uint8_t>(format::GcKind::kMajor);
 }
 
 uint8_t GcFacts::kindOf(const GcSample& start, const GcSample& end) const {

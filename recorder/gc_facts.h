@@ -66,6 +66,9 @@ public:
     const std::vector<std::string>& pools() const { return pool_names_; }
     // The collector the JVM runs ("Serial", "Parallel", "G1", "Z", "Shenandoah", "Epsilon"), or "".
     const std::string& collectorName() const { return heap_; }
+    // Whether it is a stop-the-world collector (Serial, Parallel, G1): one that moves objects,
+    // frees them and clears weak references only in its pauses (not ZGC or Shenandoah).
+    bool stopsTheWorld() const { return heap_ == "Serial" || heap_ == "Parallel" || heap_ == "G1"; }
 
     // format::GcKind of a GC from the samples at its start and end: full (major) if a full
     // collector ran, else minor if a young one did, else a concurrent cycle's pause.

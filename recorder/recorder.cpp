@@ -1162,8 +1162,8 @@ void Recorder::resetSamplingDistance(JNIEnv* jni) {
 bool Recorder::weakDeathsWork(JNIEnv* jni) {
     // The collectors that clear weak references only in their pauses (ZGC and Shenandoah clear
     // them concurrently: a slot read at a GC's end may still hold a dead object).
-    const std::string& gc = facts_owner_->collectorName();
-    if (gc != "Serial" && gc != "Parallel" && gc != "G1") {
+    if (!facts_owner_->stopsTheWorld()) {
+        const std::string& gc = facts_owner_->collectorName();
         deaths_how_ = "tags (" + (gc.empty() ? std::string("an unknown collector") : gc) + ")";
         return false;
     }
@@ -1272,9 +1272,7 @@ void Recorder::onVmInit(JNIEnv* jni, jthread vm_thread) {
     // Weak references from here on: an object allocated before the walk of the objects that
     // were there must carry a tag, or the walk takes it for one of them.
     weak_deaths_.store(options_.deaths == DeathMode::kWeak && weakDeathsWork(jni), std::memory_order_release);
-    const std::string& collector = facts_owner_->collectorName();
-    mirrors_stay_put_ = (collector == "Serial" || collector == "Parallel" || collector == "G1") &&
-                        !facts_owner_->collectors().empty();
+    mirrors_stay_put_ = facts_owner_->stopsTheWorld() && !facts_owner_->collectors().empty();
     // Threads that ran before recording began: their roots are named from the first walk on.
     registerRunningThreads(jni, vm_thread);
     // The agent thread: writes GCs, deaths and snapshots, and flushes buffers every second.

@@ -547,14 +547,18 @@ uint32_t Recorder::siteOfStack(JNIEnv* jni, ThreadState& ts, uint8_t* top) {
         n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     };
     if (!walker_on_.load(std::memory_order_acquire)) return siteFromJvmti(top);
+    // Read before the walk: code freed while it ran moves the generation past its key's.
+    const uint32_t generation = stack_generation_.load(std::memory_order_acquire);
+    if (!ts.key_cache) {
+        ts.key_cache = std::make_unique<ThreadState::KeyedSite[]>(ThreadState::kKeyCache);
+        ts.blob_cache = std::make_unique<StackWalker::BlobCache>();
+    }
     StackKey key;
     StackWalker::Miss miss{};
-    if (!walker_->key(jni, options_.depth, &key, &miss)) {
+    if (!walker_->key(jni, options_.depth, ts.blob_cache.get(), generation, &key, &miss)) {
         bump(counts.unkeyed[static_cast<size_t>(miss)]);
         return siteFromJvmti(top);
     }
-    const uint32_t generation = stack_generation_.load(std::memory_order_acquire);
-    if (!ts.key_cache) ts.key_cache = std::make_unique<ThreadState::KeyedSite[]>(ThreadState::kKeyCache);
     ThreadState::KeyedSite& slot = ts.key_cache[key.lo % ThreadState::kKeyCache];
     SiteRegistry::KeyedSite known;
     if (slot.generation == generation && slot.key == key) {

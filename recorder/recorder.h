@@ -82,6 +82,7 @@ struct ThreadState {
     };
     static constexpr size_t kKeyCache = 4096;
     std::unique_ptr<KeyedSite[]> key_cache;
+    std::unique_ptr<StackWalker::BlobCache> blob_cache;  // the code its stacks ran (see StackWalker::key)
     // The classes of its last allocations (see Recorder::classOfAllocation), direct-mapped by
     // the address of the class's mirror, which holds until the next collection.
     struct ClassSlot {
@@ -268,7 +269,11 @@ private:
     // one waits for its end. Returns whether an iteration ran since the thread's last callback
     // ended (heap_iterations_ moved): the object it reports may have been met by it.
     bool enterAllocation(ThreadState& ts);
-    void leaveAllocation(ThreadState& ts) { ts.allocating.fetch_add(1, std::memory_order_seq_cst); }
+    // Only its own thread writes `allocating`: the end of a callback is a store (what the
+    // callback did is seen by a walk that sees it even).
+    void leaveAllocation(ThreadState& ts) {
+        ts.allocating.store(ts.allocating.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    }
     // Waits (up to 2 s each) for the allocation callbacks under way on every thread.
     void waitForAllocations();
 

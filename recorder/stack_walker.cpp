@@ -40,12 +40,6 @@ struct Mixer {
 
 }  // namespace
 
-struct StackWalker::Blob {
-    enum class Kind : uint8_t { kNmethod, kStub, kOther } kind = Kind::kOther;
-    int32_t frame_words = 0;
-    uintptr_t code_begin = 0, stub_begin = 0;  // an nmethod's instructions: [code_begin, stub_begin)
-};
-
 std::unique_ptr<StackWalker> StackWalker::create(const VmStructs& vm, JNIEnv* jni, jobject thread,
                                                  std::string* why) {
 #if !defined(__x86_64__)
@@ -189,7 +183,20 @@ bool StackWalker::findBlob(uintptr_t pc, Blob* out) const {
     return false;
 }
 
-bool StackWalker::key(JNIEnv* jni, uint32_t depth, StackKey* out, Miss* miss) const {
+bool StackWalker::blobAt(uintptr_t pc, BlobCache* cache, uint32_t generation, Blob* out) const {
+    if (!cache) return findBlob(pc, out);
+    BlobCache::Slot& slot = cache->slots_[(pc ^ (pc >> 9)) % BlobCache::kSlots];
+    if (slot.pc == pc && slot.generation == generation) {
+        *out = slot.blob;
+        return true;
+    }
+    if (!findBlob(pc, out)) return false;
+    slot = {pc, generation, *out};
+    return true;
+}
+
+bool StackWalker::key(JNIEnv* jni, uint32_t depth, BlobCache* cache, uint32_t generation, StackKey* out,
+                      Miss* miss) const {
     const uintptr_t thread = reinterpret_cast<uintptr_t>(jni) - static_cast<uintptr_t>(env_offset_);
     const uintptr_t stack_top = load<uintptr_t>(thread + static_cast<uintptr_t>(stack_base_));
     const uintptr_t stack_bottom = stack_top - load<size_t>(thread + static_cast<uintptr_t>(stack_size_));
@@ -252,7 +259,7 @@ bool StackWalker::key(JNIEnv* jni, uint32_t depth, StackKey* out, Miss* miss) co
             continue;
         } else {
             Blob blob;
-            if (!findBlob(pc, &blob)) return *miss = Miss::kUnknownCode, false;
+            if (!blobAt(pc, cache, generation, &blob)) return *miss = Miss::kUnknownCode, false;
             if (blob.kind == Blob::Kind::kNmethod) {
                 // A return pc inside the instructions names one call site; past them it is the
                 // deoptimization handler, which every call site of a deoptimized frame shares.

@@ -22,6 +22,7 @@
 
 #include <jni.h>
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -54,18 +55,31 @@ public:
     static std::unique_ptr<StackWalker> create(const VmStructs& vm, JNIEnv* jni, jobject thread,
                                                std::string* why);
 
+    // What the walker learnt of the code blobs its thread's return pcs lie in, direct-mapped by
+    // pc: one thread's (no locks). Entries hold for one generation of the caller's (see
+    // Recorder::stack_generation_, moved when code may have been freed).
+    class BlobCache;
+
     // The key of the calling thread's innermost `depth` Java frames. False (and *miss set) when
-    // the stack cannot be keyed: the caller then reads it with GetStackTrace.
+    // the stack cannot be keyed: the caller then reads it with GetStackTrace. `cache` (the
+    // thread's own, or nullptr) spares the code cache's segment map for pcs met in `generation`.
     // Safe only on the thread `jni` belongs to, while it is in a JVMTI callback.
-    bool key(JNIEnv* jni, uint32_t depth, StackKey* out, Miss* miss) const;
+    bool key(JNIEnv* jni, uint32_t depth, BlobCache* cache, uint32_t generation, StackKey* out,
+             Miss* miss) const;
 
     // JVM major version the walker was made for.
     int jdk() const { return jdk_; }
 
+    struct Blob {
+        enum class Kind : uint8_t { kNmethod, kStub, kOther } kind = Kind::kOther;
+        int32_t frame_words = 0;
+        uintptr_t code_begin = 0, stub_begin = 0;  // an nmethod's instructions: [code_begin, stub_begin)
+    };
+
 private:
     StackWalker() = default;
-    struct Blob;
     bool findBlob(uintptr_t pc, Blob* out) const;
+    bool blobAt(uintptr_t pc, BlobCache* cache, uint32_t generation, Blob* out) const;
 
     int jdk_ = 0;
     intptr_t env_offset_ = 0;  // JNIEnv* minus JavaThread*
@@ -88,6 +102,18 @@ private:
     int64_t blob_code_offset_ = -1;  // JDK 21 and later: an offset from the blob
     int64_t nmethod_stub_offset_ = -1;
     int kind_nmethod_ = -1, kind_runtime_stub_ = -1;
+};
+
+class StackWalker::BlobCache {
+    friend class StackWalker;
+    struct Slot {
+        uintptr_t pc = 0;
+        uint32_t generation = 0;  // 0: empty
+        Blob blob;
+    };
+    // 40 bytes a slot, 20 KiB: room for the few hundred return pcs of a program's hot stacks.
+    static constexpr size_t kSlots = 512;
+    std::array<Slot, kSlots> slots_{};
 };
 
 }  // namespace memcity::agent

@@ -3,6 +3,7 @@
 
 #include <jvmti.h>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -26,6 +27,17 @@ private:
     jvmtiEnv* env_;
     T* p_ = nullptr;
 };
+
+// The object a local JNI reference names: HotSpot's handle slot holds the object's address
+// (checked at VM init, see Recorder::weakDeathsWork).
+inline uintptr_t addressOf(jobject local) {
+    return *reinterpret_cast<const uintptr_t*>(local);
+}
+// The same through a JNI weak global reference (0 once a GC cleared it): the address of its slot
+// with the low bits tagged (JDK 17: 1; JDK 21 and later: 1 of 3).
+inline uintptr_t addressOfWeak(jweak ref) {
+    return *reinterpret_cast<const uintptr_t*>(reinterpret_cast<uintptr_t>(ref) & ~uintptr_t{3});
+}
 
 // "Ljava/util/HashMap$Node;" -> "java.util.HashMap$Node", "[I" -> "int[]",
 // "[[Ljava/lang/String;" -> "java.lang.String[][]".

@@ -156,16 +156,14 @@ uint32_t SiteRegistry::siteOf(jvmtiEnv* jvmti, const jvmtiFrameInfo* frames, int
 SiteRegistry::KeyedSite SiteRegistry::siteOfKey(const StackKey& key, uint32_t generation) {
     KeyShard& shard = key_shards_[key.hi % kShards];
     std::lock_guard lock(shard.mutex);
-    auto it = shard.entries.find(key.lo);
-    if (it == shard.entries.end() || it->second.hi != key.hi || it->second.generation != generation)
-        return {};
-    return it->second.site;
+    const KeyedSite* known = shard.keys.find(key, generation);
+    return known ? *known : KeyedSite{};
 }
 
 void SiteRegistry::rememberKey(const StackKey& key, uint32_t generation, KeyedSite site) {
     KeyShard& shard = key_shards_[key.hi % kShards];
     std::lock_guard lock(shard.mutex);
-    shard.entries[key.lo] = {key.hi, generation, site};
+    shard.keys.put(key, generation, site);
 }
 
 }  // namespace memcity::agent

@@ -13,7 +13,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "stack_walker.h"
+#include "stack_key_table.h"
 
 namespace memcity {
 class TraceWriter;
@@ -68,12 +68,7 @@ private:
 
     struct KeyShard {
         std::mutex mutex;
-        struct Entry {
-            uint64_t hi = 0;
-            uint32_t generation = 0;
-            KeyedSite site;
-        };
-        std::unordered_map<uint64_t, Entry> entries;  // by key.lo
+        StackKeyTable<KeyedSite> keys;
     };
 
     std::array<Shard, kShards> shards_;

@@ -27,14 +27,11 @@
 #include <memory>
 #include <string>
 
+#include "stack_key_table.h"
+
 namespace memcity::agent {
 
 class VmStructs;
-
-struct StackKey {
-    uint64_t lo = 0, hi = 0;
-    bool operator==(const StackKey&) const = default;
-};
 
 class StackWalker {
 public:

@@ -73,11 +73,12 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
     const auto& chunks = trace.chunks();
     // With two threads, a second one reads, decompresses, decodes and interns ahead.
     std::unique_ptr<BatchPipeline> pipeline;
-    if (options.threads >= 2) pipeline = std::make_unique<BatchPipeline>(trace, data.shapes);
+    if (options.threads >= 2 && !options.more) pipeline = std::make_unique<BatchPipeline>(trace, data.shapes);
     uint64_t events_since_checkpoint = 0;
     uint64_t next_progress = kProgressBytes;
     size_t released_upto = 0;
-    for (size_t c = 0; c < chunks.size() && !replayer.stopped(); ++c) {
+    for (size_t c = 0; !replayer.stopped(); ++c) {
+        if (c == chunks.size() && !(options.more && options.more() && c < chunks.size())) break;
         const ChunkRef& chunk = chunks[c];
         switch (static_cast<ChunkKind>(chunk.kind)) {
             case ChunkKind::kEvents: {

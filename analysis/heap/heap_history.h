@@ -40,6 +40,12 @@ struct HistoryOptions {
     // Every heap as it completes, with its GC's record (reachable bytes filled in when the GC has
     // a snapshot); false stops. Called on the building thread; both are valid during the call only.
     std::function<bool(const HeapView&, const GcRecord&)> on_heap;
+    // Following a trace still being written (TraceFile::beingWritten): called on the building
+    // thread once every chunk so far is applied; true once the trace's chunks() have grown, false
+    // when no more will come (it ended, was cut off, or the caller stops following). The history
+    // is then what a build of the whole file would be. Empty: the chunks there are are all.
+    // Chunks are read on the building thread only, whatever `threads` says.
+    std::function<bool()> more;
 };
 
 // "PATH: GC 12 is out of range: the trace has 10 GCs (0..9)", for a trace of `gcs` GCs.

@@ -1,6 +1,7 @@
 #include "trace/trace_reader.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -29,6 +30,18 @@ std::string_view format::chunkKindName(uint16_t kind) {
     return "unknown";
 }
 
+namespace {
+// Whether a writer holds the trace (TraceWriter locks it until it closes it, and a process that
+// dies lets go): asked with a shared lock taken and dropped at once, on a file of our own.
+bool writerHolds(int fd) {
+    if (::flock(fd, LOCK_SH | LOCK_NB) == 0) {
+        ::flock(fd, LOCK_UN);
+        return false;
+    }
+    return errno == EWOULDBLOCK;
+}
+}  // namespace
+
 Result<TraceFile> TraceFile::open(const std::string& path) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return Error{path + ": cannot open: " + std::strerror(errno)};
@@ -56,9 +69,62 @@ Result<TraceFile> TraceFile::open(const std::string& path) {
         f.mapping_size_ = f.size_;
         f.data_ = static_cast<const uint8_t*>(m);
     }
-    ::close(fd);
-    if (Status s = f.parse(); !s) return s.error();
+    if (Status s = f.parse(); !s) {
+        ::close(fd);
+        return s.error();
+    }
+    if (!f.trailer_present_ && writerHolds(fd)) {
+        f.fd_ = fd;
+        f.being_written_ = true;
+        f.noteBeingWritten();
+    } else {
+        ::close(fd);
+    }
     return f;
+}
+
+Result<size_t> TraceFile::grow() {
+    if (!being_written_) return size_t{0};
+    // Whether the writer is there is asked before the size: what it wrote before it let go is
+    // then read in full.
+    const bool writing = writerHolds(fd_);
+    struct stat st {};
+    if (::fstat(fd_, &st) != 0) return Error{path_ + ": cannot stat: " + std::strerror(errno)};
+    const auto size = static_cast<uint64_t>(st.st_size);
+    const size_t before = chunks_.size();
+    if (size > size_) {
+        void* m = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd_, 0);
+        if (m == MAP_FAILED) return Error{path_ + ": cannot map: " + std::strerror(errno)};
+        if (mapping_) old_mappings_.emplace_back(mapping_, mapping_size_);
+        mapping_ = m;
+        mapping_size_ = size;
+        data_ = static_cast<const uint8_t*>(m);
+        size_ = size;
+        trailer_present_ = size_ >= uint64_t{header_.header_size} + format::kTrailerSize &&
+                           loadU64(data_ + size_ - 8) == format::kTrailerMagic;
+        truncated_ = false;
+        truncation_note_.clear();
+        if (Status s = scanChunks(valid_bytes_); !s) return s.error();
+        auto verified = std::make_unique<std::atomic<uint8_t>[]>(chunks_.size());
+        for (size_t i = 0; i < before; ++i)
+            verified[i].store(verified_[i].load(std::memory_order_relaxed), std::memory_order_relaxed);
+        verified_ = std::move(verified);
+        if (Status s = readSymbolChunks(before); !s) return s.error();
+    }
+    if (trailer_present_ || !writing) {
+        being_written_ = false;
+        ::close(fd_);
+        fd_ = -1;
+    } else {
+        noteBeingWritten();
+    }
+    return chunks_.size() - before;
+}
+
+void TraceFile::noteBeingWritten() {
+    truncation_note_ = describeAt(path_, valid_bytes_,
+                                  "the trace is still being written (its recorder is running); read the " +
+                                      std::to_string(chunks_.size()) + " chunks complete so far");
 }
 
 Result<TraceFile> TraceFile::fromMemory(std::span<const uint8_t> data, std::string name) {
@@ -82,6 +148,10 @@ TraceFile& TraceFile::operator=(TraceFile&& other) noexcept {
     size_ = other.size_;
     mapping_ = other.mapping_;
     mapping_size_ = other.mapping_size_;
+    fd_ = other.fd_;
+    old_mappings_ = std::move(other.old_mappings_);
+    being_written_ = other.being_written_;
+    trailer_present_ = other.trailer_present_;
     header_ = other.header_;
     chunks_ = std::move(other.chunks_);
     verified_ = std::move(other.verified_);
@@ -95,6 +165,8 @@ TraceFile& TraceFile::operator=(TraceFile&& other) noexcept {
     truncation_note_ = std::move(other.truncation_note_);
     unknown_chunks_ = other.unknown_chunks_;
     other.mapping_ = nullptr;
+    other.fd_ = -1;
+    other.old_mappings_.clear();
     other.data_ = nullptr;
     other.size_ = 0;
     return *this;
@@ -106,6 +178,11 @@ TraceFile::~TraceFile() {
 
 void TraceFile::reset() noexcept {
     if (mapping_) ::munmap(mapping_, mapping_size_);
+    for (const auto& [m, n] : old_mappings_)
+        ::munmap(m, n);
+    old_mappings_.clear();
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
     mapping_ = nullptr;
     data_ = nullptr;
 }
@@ -146,10 +223,10 @@ Status TraceFile::parse() {
     if (!indexed) return indexed;
     if (!had_index_) {
         if (!why_not.empty()) warnings_.push_back(why_not);
-        if (Status s = scanChunks(); !s) return s;
+        if (Status s = scanChunks(header_.header_size); !s) return s;
     }
     verified_ = std::make_unique<std::atomic<uint8_t>[]>(chunks_.size());
-    return loadSymbols();
+    return readSymbolChunks(0);
 }
 
 Status TraceFile::checkChunkHeader(uint64_t offset, ChunkRef* out, bool* past_end) const {
@@ -243,8 +320,8 @@ Status TraceFile::readFooterIndex(std::string* why_not) {
     return {};
 }
 
-Status TraceFile::scanChunks() {
-    uint64_t offset = header_.header_size;
+Status TraceFile::scanChunks(uint64_t from) {
+    uint64_t offset = from;
     while (offset < size_) {
         ChunkRef c;
         bool past_end = false;
@@ -346,9 +423,9 @@ void TraceFile::releasePages(size_t begin, size_t end) const {
     ::madvise(static_cast<uint8_t*>(mapping_) + from, to - from, MADV_DONTNEED);
 }
 
-Status TraceFile::loadSymbols() {
+Status TraceFile::readSymbolChunks(size_t from) {
     std::vector<uint8_t> scratch;
-    for (size_t i = 0; i < chunks_.size(); ++i) {
+    for (size_t i = from; i < chunks_.size(); ++i) {
         const ChunkRef& c = chunks_[i];
         if (c.kind == static_cast<uint16_t>(ChunkKind::kSymbols)) {
             auto p = payload(i, scratch);

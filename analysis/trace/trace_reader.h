@@ -60,10 +60,20 @@ public:
     const std::vector<std::pair<std::string, std::string>>& meta() const { return meta_; }
 
     // Truncation: true when the file ends without a trailer; validBytes() is where the last
-    // complete chunk ends and truncationNote() says what was found after it.
+    // complete chunk ends and truncationNote() says what was found after it (or, while its
+    // recorder still writes it, that it is still being written).
     bool truncated() const { return truncated_; }
     uint64_t validBytes() const { return valid_bytes_; }
     const std::string& truncationNote() const { return truncation_note_; }
+    // A trace whose writer still holds it (TraceWriter locks its file until it closes it): open()
+    // read the chunks complete so far. grow() reads what was added since: it maps the file's new
+    // length and adds its complete chunks, with their symbols and metadata, and returns how many.
+    // beingWritten() turns false once the trailer arrives (the trace is then whole), or once the
+    // writer is gone without one (then it is cut off, as open() would have said). Not
+    // thread-safe: whoever reads chunks() or symbols() on other threads must hold them off.
+    bool beingWritten() const { return being_written_; }
+    Result<size_t> grow();
+
     // Non-fatal notes found while opening (e.g. an unreadable footer index that was rebuilt).
     const std::vector<std::string>& warnings() const { return warnings_; }
     bool hadFooterIndex() const { return had_index_; }
@@ -90,9 +100,10 @@ private:
     TraceFile() = default;
     Status parse();
     Status readFooterIndex(std::string* why_not);
-    Status scanChunks();
+    Status scanChunks(uint64_t from);
+    Status readSymbolChunks(size_t from);
+    void noteBeingWritten();
     Status checkChunkHeader(uint64_t offset, ChunkRef* out, bool* past_end) const;
-    Status loadSymbols();
     void reset() noexcept;
 
     std::string path_;
@@ -100,6 +111,11 @@ private:
     uint64_t size_ = 0;
     void* mapping_ = nullptr;  // owned mmap, null for fromMemory
     size_t mapping_size_ = 0;
+    // While the trace is being written: the file, and the shorter mappings grow() replaced
+    // (payloads handed out point into them), unmapped with the TraceFile.
+    int fd_ = -1;
+    std::vector<std::pair<void*, size_t>> old_mappings_;
+    bool being_written_ = false;
 
     TraceHeader header_;
     std::vector<ChunkRef> chunks_;

@@ -1,6 +1,7 @@
 #include "trace/trace_writer.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -18,6 +19,8 @@ Result<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::string& path
                                                          const WriterOptions& options) {
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return Error{path + ": cannot create: " + std::strerror(errno)};
+    // Held until the file is closed (or the process dies): readers know it is still being written.
+    (void)::flock(fd, LOCK_EX | LOCK_NB);
     std::unique_ptr<TraceWriter> w(new TraceWriter(path, fd, options));
     if (!w->ok()) return w->status().error();
     return w;

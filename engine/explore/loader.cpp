@@ -64,6 +64,32 @@ void TraceLoader::publish() {
     if (options_.wake) options_.wake();
 }
 
+bool TraceLoader::waitForMore() {
+    const auto poll = std::chrono::duration<double>(options_.follow_poll_s);
+    for (;;) {
+        if (stop_) return false;
+        auto grown = trace_->grow();
+        const bool live = grown && trace_->beingWritten();
+        {
+            std::lock_guard lock(mutex_);
+            progress_.bytes_total = trace_->fileSize();
+            progress_.live = live;
+            if (!grown)
+                progress_.notes.push_back(grown.error().message);
+            else if (!live && trace_->truncated())
+                progress_.notes.push_back(trace_->truncationNote());
+        }
+        if (!grown) return false;
+        if (*grown > 0) return true;
+        publish();
+        if (!live) return false;
+        // In short sleeps: a window closed meanwhile does not wait for the poll.
+        for (auto slept = std::chrono::duration<double>(0); slept < poll && !stop_;
+             slept += std::chrono::milliseconds(10))
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+}
+
 void TraceLoader::run() {
     const Clock::time_point start = Clock::now();
     auto fail = [&](std::string message) {
@@ -84,7 +110,8 @@ void TraceLoader::run() {
         progress_.phase = LoadPhase::kRebuilding;
         progress_.bytes_total = trace_->fileSize();
         progress_.notes = trace_->warnings();
-        if (trace_->truncated()) progress_.notes.push_back(trace_->truncationNote());
+        progress_.live = options_.follow && trace_->beingWritten();
+        if (trace_->truncated() && !progress_.live) progress_.notes.push_back(trace_->truncationNote());
     }
     publish();
 
@@ -129,6 +156,7 @@ void TraceLoader::run() {
         publish();
         return true;
     };
+    if (options_.follow && trace_->beingWritten()) ho.more = [this] { return waitForMore(); };
     auto history = HeapHistory::build(*trace_, ho);
     if (!history) return fail(history.error().message);
     if (stop_) return;

@@ -36,6 +36,7 @@ struct LoadProgress {
     double first_gc_seconds = -1;              // when GC 0's heap was complete (-1: not yet)
     std::string error;                         // kFailed: one line naming the file
     std::vector<std::string> notes;            // a cut-off trace, anomalies: one line each
+    bool live = false;                         // following a trace its recorder is still writing
 };
 
 struct LoaderOptions {
@@ -47,6 +48,10 @@ struct LoaderOptions {
     // the place to wake the window's event loop. May be empty.
     std::function<void()> wake;
     double series_interval_s = 0.25;  // the streamed series is published at most this often
+    // A trace still being written is followed: each GC is rebuilt as its chunks land, until the
+    // recorder finishes it (or is gone). False: the chunks there are at the start are all.
+    bool follow = true;
+    double follow_poll_s = 0.1;  // how often a followed trace is looked at for new chunks
 };
 
 class TraceLoader {
@@ -82,6 +87,8 @@ public:
 private:
     void run();
     void publish();
+    // HistoryOptions::more: waits for the followed trace to grow (false: it ended, or stop).
+    bool waitForMore();
 
     std::string path_;
     LoaderOptions options_;

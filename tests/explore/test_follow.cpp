@@ -1,0 +1,187 @@
+// Following a trace its recorder is still writing: the reader opens the complete chunks, grows
+// as new ones land, and ends as a whole file's load, or as a cut-off one's when the writer goes.
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "classify/classifier.h"
+#include "explore/loader.h"
+#include "synth/synth.h"
+#include "trace/trace_reader.h"
+#include "unit/trace_builder.h"
+
+namespace memcity::explore {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Copies a finished trace into `to` chunk by chunk, as a recorder writes it: the file locked
+// the way TraceWriter locks it, a pause after each chunk, and the footer last, or never (the
+// writer died: its lock goes with it).
+class SlowCopy {
+public:
+    SlowCopy(const std::string& from, std::string to, std::chrono::milliseconds pause, bool footer)
+        : to_(std::move(to)) {
+        auto source = TraceFile::open(from);
+        EXPECT_TRUE(source.ok());
+        fd_ = ::open(to_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        EXPECT_GE(fd_, 0);
+        EXPECT_EQ(::flock(fd_, LOCK_EX | LOCK_NB), 0);
+        bytes_ = readAll(from);
+        for (const ChunkRef& c : source->chunks())
+            ends_.push_back(c.end());
+        // The header and the first chunk (meta, symbols) are there before the reader comes.
+        put(0, ends_.front());
+        thread_ = std::thread([this, pause, footer] {
+            for (size_t i = 1; i < ends_.size(); ++i) {
+                std::this_thread::sleep_for(pause);
+                put(ends_[i - 1], ends_[i]);
+                chunks_written_ = i + 1;
+            }
+            if (footer) put(ends_.back(), bytes_.size());
+            ::close(fd_);
+            done_ = true;
+        });
+    }
+    ~SlowCopy() { thread_.join(); }
+
+    size_t chunks() const { return ends_.size(); }
+    size_t chunksWritten() const { return chunks_written_; }
+    bool done() const { return done_; }
+
+private:
+    static std::string readAll(const std::string& path) {
+        std::string out;
+        int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+        char buf[1 << 16];
+        for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;)
+            out.append(buf, static_cast<size_t>(n));
+        ::close(fd);
+        return out;
+    }
+    void put(uint64_t from, uint64_t to) {
+        // In two writes, as TraceWriter writes a chunk's header and payload: a reader may see half.
+        const uint64_t mid = from + (to - from) / 2;
+        EXPECT_EQ(::write(fd_, bytes_.data() + from, mid - from), static_cast<ssize_t>(mid - from));
+        EXPECT_EQ(::write(fd_, bytes_.data() + mid, to - mid), static_cast<ssize_t>(to - mid));
+    }
+
+    std::string to_, bytes_;
+    std::vector<uint64_t> ends_;
+    int fd_ = -1;
+    std::atomic<size_t> chunks_written_{1};
+    std::atomic<bool> done_{false};
+    std::thread thread_;
+};
+
+std::string scenario(const std::string& name) {
+    const std::string path = testing::tempPath("follow-" + name);
+    EXPECT_TRUE(synth::synthesize(name, path, {}).ok());
+    return path;
+}
+
+TEST(Follow, ATraceStillBeingWrittenOpensWhatIsCompleteAndGrows) {
+    testing::TraceBuilder b("follow-grow");
+    b.alloc(1).alloc(2, 2).gc(0, 3, {1}).flush();
+    auto t = TraceFile::open(b.path());
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_TRUE(t->beingWritten());
+    EXPECT_TRUE(t->truncated());
+    EXPECT_NE(t->truncationNote().find("still being written"), std::string::npos) << t->truncationNote();
+    const size_t first = t->chunks().size();
+    EXPECT_EQ(*t->grow(), 0u);  // nothing new
+    b.alloc(3).gc(1, 4, {2}).flush();
+    auto grown = t->grow();
+    ASSERT_TRUE(grown.ok()) << grown.error().message;
+    EXPECT_GT(*grown, 0u);
+    EXPECT_EQ(t->chunks().size(), first + *grown);
+    EXPECT_TRUE(t->beingWritten());
+    b.finish();
+    ASSERT_TRUE(t->grow().ok());
+    EXPECT_FALSE(t->beingWritten());
+    EXPECT_FALSE(t->truncated());
+    // What a reader that came after the end sees.
+    auto whole = TraceFile::open(b.path());
+    ASSERT_TRUE(whole.ok());
+    EXPECT_FALSE(whole->beingWritten());
+    ASSERT_EQ(t->chunks().size(), whole->chunks().size());
+    for (size_t i = 0; i < whole->chunks().size(); ++i)
+        EXPECT_EQ(t->chunks()[i].offset, whole->chunks()[i].offset) << i;
+    EXPECT_EQ(t->symbols().types().size(), whole->symbols().types().size());
+}
+
+TEST(Follow, TheLoaderRebuildsEachGcAsItLandsAndEndsAsAWholeLoad) {
+    const std::string source = scenario("multi-cache");
+    const std::string path = testing::tempPath("follow-live");
+    SlowCopy writer(source, path, 15ms, true);
+    auto chain = parseChain("package,type");  // its tree series is streamed as the GCs land
+    ASSERT_TRUE(chain.ok());
+    LoaderOptions o;
+    o.chain = &*chain;
+    o.follow_poll_s = 0.005;
+    TraceLoader loader(path, o);
+    bool live_with_gcs = false;  // a GC was shown while the writer was still writing
+    std::vector<GcRecord> records;
+    uint64_t revision = 0;
+    while (!loader.done()) {
+        const LoadProgress p = loader.progress();
+        if (p.live && p.gcs > 0 && writer.chunksWritten() < writer.chunks()) live_with_gcs = true;
+        loader.syncGcs(&records, &revision);
+        for (size_t i = 0; i < records.size(); ++i)
+            ASSERT_EQ(records[i].index, i);
+        std::this_thread::sleep_for(1ms);
+    }
+    EXPECT_TRUE(writer.done());
+    EXPECT_TRUE(live_with_gcs);
+    const LoadProgress p = loader.progress();
+    ASSERT_EQ(p.phase, LoadPhase::kReady) << p.error;
+    EXPECT_FALSE(p.live);
+    EXPECT_TRUE(p.notes.empty()) << p.notes.front();
+    EXPECT_TRUE(loader.streamedSeriesFinal());
+    std::optional<TreeSeries> series = loader.takeSeries();
+    ASSERT_TRUE(series.has_value());
+
+    TraceLoader whole(source, {});
+    while (!whole.done())
+        std::this_thread::sleep_for(1ms);
+    ASSERT_EQ(whole.progress().phase, LoadPhase::kReady);
+    const std::vector<GcRecord>& want = whole.history().gcs();
+    const std::vector<GcRecord>& got = loader.history().gcs();
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < want.size(); ++i) {
+        EXPECT_EQ(got[i].live_objects, want[i].live_objects) << i;
+        EXPECT_EQ(got[i].live_bytes, want[i].live_bytes) << i;
+        EXPECT_EQ(got[i].has_snapshot, want[i].has_snapshot) << i;
+        EXPECT_EQ(got[i].reachable_bytes, want[i].reachable_bytes) << i;
+    }
+    EXPECT_EQ(series->gcCount(), want.size());
+}
+
+TEST(Follow, AWriterGoneWithoutItsFooterLeavesACutOffTrace) {
+    const std::string source = scenario("growing-map");
+    const std::string path = testing::tempPath("follow-gone");
+    SlowCopy writer(source, path, 5ms, false);
+    LoaderOptions o;
+    o.follow_poll_s = 0.005;
+    TraceLoader loader(path, o);
+    while (!loader.done())
+        std::this_thread::sleep_for(1ms);
+    const LoadProgress p = loader.progress();
+    ASSERT_EQ(p.phase, LoadPhase::kReady) << p.error;
+    EXPECT_FALSE(p.live);
+    bool cut = false;
+    for (const std::string& n : p.notes)
+        cut |= n.find("no footer") != std::string::npos && n.find(path) != std::string::npos;
+    EXPECT_TRUE(cut) << (p.notes.empty() ? "no notes" : p.notes.front());
+    EXPECT_EQ(loader.trace().chunks().size(), writer.chunks());
+}
+
+}  // namespace
+}  // namespace memcity::explore

@@ -128,6 +128,11 @@ void drawStatusBar(Ui& ui) {
     const explore::LoadProgress& load = s.load();
     if (load.phase == explore::LoadPhase::kFailed) {
         ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "%s", load.error.c_str());
+    } else if (load.live) {
+        // The recorder still writes the trace: each GC arrives as its chunks land.
+        ImGui::TextColored(ImVec4(0.45f, 0.85f, 0.45f, 1.0f), "live: %s written, %u GCs",
+                           scene::formatAxisBytes(static_cast<double>(load.bytes_total)).c_str(), load.gcs);
+        ImGui::SameLine();
     } else if (load.phase != explore::LoadPhase::kReady) {
         const float f = load.bytes_total
                             ? static_cast<float>(load.bytes_done) / static_cast<float>(load.bytes_total)

@@ -60,6 +60,15 @@ public:
 
     int run(const std::vector<explore::ScriptCommand>& commands) {
         for (const explore::ScriptCommand& c : commands) {
+            if (c.verb == "wait-gc") {
+                if (Status st = waitGc(c); !st) {
+                    std::cerr << "memcity: " << script_ << ":" << c.line << ": " << st.error().message
+                              << "\n";
+                    return 1;
+                }
+                live_ = true;
+                continue;
+            }
             if (!settle()) return 0;  // the window was closed
             if (ex_.session().load().phase == explore::LoadPhase::kFailed) {
                 std::cerr << "memcity: " << ex_.session().load().error << "\n";
@@ -107,8 +116,25 @@ private:
         explore::Session& s = ex_.session();
         for (;;) {
             s.update();
-            if (s.settled() && ex_.input().empty() && !ex_.ui().sizes_due) return true;
+            if (s.settled(live_) && ex_.input().empty() && !ex_.ui().sizes_due) return true;
             if (!ex_.turn(10, true)) return false;
+        }
+    }
+
+    // wait-gc N: the window's loop runs until GC N is in the session and its series (a trace
+    // still being written goes on growing; the commands after it do not wait for its end).
+    Status waitGc(const explore::ScriptCommand& c) {
+        auto n = number(c.args[0]);
+        if (!n) return n.error();
+        explore::Session& s = ex_.session();
+        for (;;) {
+            s.update();
+            if (s.load().phase == explore::LoadPhase::kFailed) return Error{s.load().error};
+            if (s.gcs().size() > *n && s.series() && s.series()->gcCount() > *n && s.settled(true)) return {};
+            if (s.load().phase == explore::LoadPhase::kReady && s.settled())
+                return Error{"wait-gc " + std::to_string(*n) + ": the trace has " +
+                             std::to_string(s.gcs().size()) + " GCs"};
+            if (!ex_.turn(10, true)) return {};
         }
     }
 
@@ -380,6 +406,7 @@ private:
 
     Explorer& ex_;
     std::string script_;
+    bool live_ = false;  // after wait-gc: a trace still being written counts as loaded
     const explore::ScriptCommand* line_ = nullptr;
     std::vector<Latency> latencies_;
 };

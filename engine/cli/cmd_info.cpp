@@ -63,6 +63,7 @@ void printJson(const LoadedTrace& t) {
     j.field("format_version",
             std::to_string(f.header().version_major) + "." + std::to_string(f.header().version_minor));
     j.field("truncated", f.truncated());
+    j.field("being_written", f.beingWritten());
     j.key("truncation");
     if (f.truncated())
         j.value(f.truncationNote());
@@ -204,7 +205,10 @@ void printText(const LoadedTrace& t) {
         std::cout << "integrity   no problems found\n";
     } else {
         std::cout << "integrity   " << formatCount(d.errorCount()) << " errors, "
-                  << formatCount(d.noteCount()) << " notes" << (f.truncated() ? ", cut off" : "")
+                  << formatCount(d.noteCount()) << " notes"
+                  << (f.beingWritten() ? ", still being written"
+                      : f.truncated()  ? ", cut off"
+                                       : "")
                   << " (details on stderr)\n";
         for (size_t i = 0; i < Diagnostics::kKinds; ++i) {
             auto a = static_cast<Anomaly>(i);

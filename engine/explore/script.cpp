@@ -36,6 +36,9 @@ const std::vector<ScriptVerb>& scriptVerbs() {
     static const std::vector<ScriptVerb> verbs = {
         {"open", 1, kRest, "open FILE: load another trace"},
         {"wait", 0, 0, "wait: until loading and every background computation finished"},
+        {"wait-gc", 1, 1,
+         "wait-gc N: until GC N has arrived (a trace still being written: the commands after it "
+         "run while it grows)"},
         {"gc", 1, 1, "gc N: move the cursor to GC N"},
         {"time", 1, 1, "time T: move the cursor to index time T (fractional: tweened)"},
         {"next", 0, 0, "next: the next GC"},

@@ -149,8 +149,9 @@ bool Session::update() {
     return changed;
 }
 
-bool Session::settled() const {
-    if (loader_ && (!loader_->done() || loader_->version() != load_version_)) return false;
+bool Session::settled(bool live_ok) const {
+    if (loader_ && loader_->version() != load_version_) return false;
+    if (loader_ && !loader_->done() && !(live_ok && load_.live)) return false;
     if (!series_worker_->idle() || !inspect_worker_->idle() || !sizes_worker_->idle()) return false;
     std::lock_guard lock(pending_->mutex);
     return !pending_->series && !pending_->series_error && !pending_->inspection &&

@@ -75,7 +75,8 @@ public:
     // inspection, table sizes). Returns true when something changed that a frame shows.
     bool update();
     // Nothing is loading or being computed, and everything finished was adopted.
-    bool settled() const;
+    // `live_ok`: a trace still being written counts as loaded once what has arrived is shown.
+    bool settled(bool live_ok = false) const;
     // Blocks (calling update) until settled() (scripts and tests).
     void waitSettled();
 

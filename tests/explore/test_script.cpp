@@ -36,7 +36,7 @@ TEST(Script, ErrorsNameTheFileTheLineAndWhatIsWrong) {
     auto unknown = parseScript("gc 1\nfly-to x\n", "demo.script");
     ASSERT_FALSE(unknown.ok());
     EXPECT_EQ(unknown.error().message.rfind(
-                  "demo.script:2: unknown command 'fly-to' (commands: open, wait, gc,", 0),
+                  "demo.script:2: unknown command 'fly-to' (commands: open, wait, wait-gc, gc,", 0),
               0u)
         << unknown.error().message;
     auto missing = parseScript("gc\n", "s");

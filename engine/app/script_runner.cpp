@@ -172,7 +172,7 @@ private:
         if (c.verb == "open") {
             ex_.open(c.rest);
         } else if (c.verb == "wait") {
-            // settle() before the next command does it
+            live_ = false;  // settle() before the next command waits, for the end of a live trace too
         } else if (c.verb == "gc") {
             auto n = number(a[0]);
             if (!n) return n.error();
@@ -365,6 +365,9 @@ private:
             if (const scene::CityLayout* city = s.cityLayout())
                 std::cout << "city: " << city->buildings.size() << " buildings in " << city->districts.size()
                           << " districts, " << ex_.ui().boxes << " boxes drawn\n";
+            if (s.load().live)
+                std::cout << "live: " << s.gcs().size() << " GCs, " << s.load().bytes_total
+                          << " bytes written\n";
             for (const std::string& note : s.load().notes)
                 std::cout << "note: " << note << "\n";
             if (const Ui& ui = ex_.ui(); ui.now < ui.status_until)

@@ -14,6 +14,7 @@
 #include "app/virtual_display.h"
 #include "cli/run_memcity.h"
 #include "render/png.h"
+#include "unit/slow_copy.h"
 #include "unit/trace_builder.h"
 
 namespace memcity {
@@ -123,6 +124,32 @@ TEST(ExplorerWindow, ScrubFlySelectTheBiggestGrowerAndReadItsRoots) {
     EXPECT_GT(render::compareImages(*image, *other, 24).fractionOverThreshold(), 0.2);
 }
 
+// A trace its writer is still writing: the window shows the GCs that have arrived, says it is
+// live, and ends with the whole trace once the writer finishes.
+TEST(ExplorerWindow, ATraceStillBeingWrittenGrowsOnScreen) {
+    if (!testing::haveXvfb()) GTEST_SKIP() << "no " << testing::kXvfb;
+    const std::string path = testing::tempPath("window-live") + ".mct";
+    // growing-map's 27 GCs in about 110 chunks: 4 to 5 s of writing.
+    testing::SlowCopy writer(growingMap(), path, std::chrono::milliseconds(40), true);
+    const std::string shot = testing::tempPath("window-live") + ".png";
+    const std::string script =
+        writeScript("live", "wait-gc 2\nprint state\nscreenshot " + shot + "\nwait\nprint state\n");
+    const Outcome r = windowed(path + " --script " + script);
+    EXPECT_EQ(r.status, 0) << r.err;
+    const size_t second = r.out.find("gc: ", r.out.find("gc: ") + 1);
+    ASSERT_NE(second, std::string::npos) << r.out;
+    const std::string early = r.out.substr(0, second), late = r.out.substr(second);
+    // At GC 2 (or a little later: the cursor follows the newest) the writer was not done.
+    EXPECT_NE(early.find("live: "), std::string::npos) << early;
+    EXPECT_NE(early.find("city: "), std::string::npos) << early;
+    EXPECT_TRUE(writer.done());
+    EXPECT_NE(late.find("gc: 26\n"), std::string::npos) << late;
+    EXPECT_EQ(late.find("live: "), std::string::npos) << late;
+    EXPECT_EQ(late.find("note: "), std::string::npos) << late;
+    auto picture = render::readPng(shot);
+    EXPECT_TRUE(picture.ok());
+}
+
 TEST(ExplorerWindow, BadInputEndsWithOneLineAndAnError) {
     if (!testing::haveXvfb()) GTEST_SKIP() << "no " << testing::kXvfb;
     const std::string unknown = writeScript("unknown", "wait\nfly-to 3\n");
@@ -137,6 +164,11 @@ TEST(ExplorerWindow, BadInputEndsWithOneLineAndAnError) {
         r.err.find(range + ":1: " + growingMap() + ": GC 99 is out of range: the trace has 27 GCs (0..26)"),
         std::string::npos)
         << r.err;
+
+    const std::string wait_gc = writeScript("wait-gc", "wait-gc 30\n");
+    r = windowed(growingMap() + " --script " + wait_gc);
+    EXPECT_EQ(r.status, 1) << r.err;
+    EXPECT_NE(r.err.find(wait_gc + ":1: wait-gc 30: the trace has 27 GCs"), std::string::npos) << r.err;
 
     const std::string select = writeScript("select", "select java / nope\n");
     r = windowed(growingMap() + " --script " + select);

@@ -3,10 +3,12 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "cli/run_memcity.h"
+#include "trace/trace_reader.h"
 #include "unit/trace_builder.h"
 
 namespace memcity {
@@ -116,6 +118,24 @@ TEST(Cli, InfoOnASoundTrace) {
     for (const char* key : {"\"format_version\": \"1.1\"", "\"truncated\": false", "\"objects_allocated\": ",
                             "\"peak_live\": {", "\"errors\": 0", "\"alloc\": ", "\"deaths\": "})
         EXPECT_NE(j.out.find(key), std::string::npos) << key << "\n" << j.out;
+}
+
+// A trace whose writer (here, this test's) still holds it: read as far as it is complete, and said.
+TEST(Cli, ATraceStillBeingWrittenIsReadAsFarAsItIsComplete) {
+    testing::TraceBuilder b("cli-live");
+    b.alloc(1).alloc(2).gc(0, 3, {1}).alloc(3).gc(1, 4).flush();
+    Outcome r = run("gcs " + b.path());
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.err,
+              "warning: " + b.path() + ": offset " + std::to_string(std::filesystem::file_size(b.path())) +
+                  ": the trace is still being written (its recorder is running); read the " +
+                  std::to_string(TraceFile::open(b.path())->chunks().size()) + " chunks complete so far\n");
+    Outcome info = run("info " + b.path() + " --json");
+    EXPECT_NE(info.out.find("\"being_written\": true"), std::string::npos) << info.out;
+    b.finish();
+    info = run("info " + b.path() + " --json");
+    EXPECT_NE(info.out.find("\"being_written\": false"), std::string::npos) << info.out;
+    EXPECT_NE(info.out.find("\"truncated\": false"), std::string::npos) << info.out;
 }
 
 TEST(Cli, InfoReportsIntegrityErrorsWithOffsetsAndExitsTwo) {

@@ -1,12 +1,8 @@
 // Following a trace its recorder is still writing: the reader opens the complete chunks, grows
 // as new ones land, and ends as a whole file's load, or as a cut-off one's when the writer goes.
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
 
 #include <gtest/gtest.h>
 
-#include <atomic>
 #include <chrono>
 #include <string>
 #include <thread>
@@ -15,71 +11,13 @@
 #include "explore/loader.h"
 #include "synth/synth.h"
 #include "trace/trace_reader.h"
+#include "unit/slow_copy.h"
 #include "unit/trace_builder.h"
 
 namespace memcity::explore {
 namespace {
 
 using namespace std::chrono_literals;
-
-// Copies a finished trace into `to` chunk by chunk, as a recorder writes it: the file locked
-// the way TraceWriter locks it, a pause after each chunk, and the footer last, or never (the
-// writer died: its lock goes with it).
-class SlowCopy {
-public:
-    SlowCopy(const std::string& from, std::string to, std::chrono::milliseconds pause, bool footer)
-        : to_(std::move(to)) {
-        auto source = TraceFile::open(from);
-        EXPECT_TRUE(source.ok());
-        fd_ = ::open(to_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-        EXPECT_GE(fd_, 0);
-        EXPECT_EQ(::flock(fd_, LOCK_EX | LOCK_NB), 0);
-        bytes_ = readAll(from);
-        for (const ChunkRef& c : source->chunks())
-            ends_.push_back(c.end());
-        // The header and the first chunk (meta, symbols) are there before the reader comes.
-        put(0, ends_.front());
-        thread_ = std::thread([this, pause, footer] {
-            for (size_t i = 1; i < ends_.size(); ++i) {
-                std::this_thread::sleep_for(pause);
-                put(ends_[i - 1], ends_[i]);
-                chunks_written_ = i + 1;
-            }
-            if (footer) put(ends_.back(), bytes_.size());
-            ::close(fd_);
-            done_ = true;
-        });
-    }
-    ~SlowCopy() { thread_.join(); }
-
-    size_t chunks() const { return ends_.size(); }
-    size_t chunksWritten() const { return chunks_written_; }
-    bool done() const { return done_; }
-
-private:
-    static std::string readAll(const std::string& path) {
-        std::string out;
-        int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        char buf[1 << 16];
-        for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) > 0;)
-            out.append(buf, static_cast<size_t>(n));
-        ::close(fd);
-        return out;
-    }
-    void put(uint64_t from, uint64_t to) {
-        // In two writes, as TraceWriter writes a chunk's header and payload: a reader may see half.
-        const uint64_t mid = from + (to - from) / 2;
-        EXPECT_EQ(::write(fd_, bytes_.data() + from, mid - from), static_cast<ssize_t>(mid - from));
-        EXPECT_EQ(::write(fd_, bytes_.data() + mid, to - mid), static_cast<ssize_t>(to - mid));
-    }
-
-    std::string to_, bytes_;
-    std::vector<uint64_t> ends_;
-    int fd_ = -1;
-    std::atomic<size_t> chunks_written_{1};
-    std::atomic<bool> done_{false};
-    std::thread thread_;
-};
 
 std::string scenario(const std::string& name) {
     const std::string path = testing::tempPath("follow-" + name);
@@ -120,7 +58,7 @@ TEST(Follow, ATraceStillBeingWrittenOpensWhatIsCompleteAndGrows) {
 TEST(Follow, TheLoaderRebuildsEachGcAsItLandsAndEndsAsAWholeLoad) {
     const std::string source = scenario("multi-cache");
     const std::string path = testing::tempPath("follow-live");
-    SlowCopy writer(source, path, 15ms, true);
+    testing::SlowCopy writer(source, path, 15ms, true);
     auto chain = parseChain("package,type");  // its tree series is streamed as the GCs land
     ASSERT_TRUE(chain.ok());
     LoaderOptions o;
@@ -167,7 +105,7 @@ TEST(Follow, TheLoaderRebuildsEachGcAsItLandsAndEndsAsAWholeLoad) {
 TEST(Follow, AWriterGoneWithoutItsFooterLeavesACutOffTrace) {
     const std::string source = scenario("growing-map");
     const std::string path = testing::tempPath("follow-gone");
-    SlowCopy writer(source, path, 5ms, false);
+    testing::SlowCopy writer(source, path, 5ms, false);
     LoaderOptions o;
     o.follow_poll_s = 0.005;
     TraceLoader loader(path, o);

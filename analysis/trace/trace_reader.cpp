@@ -92,6 +92,13 @@ Result<size_t> TraceFile::grow() {
     if (::fstat(fd_, &st) != 0) return Error{path_ + ": cannot stat: " + std::strerror(errno)};
     const auto size = static_cast<uint64_t>(st.st_size);
     const size_t before = chunks_.size();
+    if (size < size_) {
+        // Another recording took the file over (its writer truncates it): what was read is gone.
+        being_written_ = false;
+        return Error{describeAt(path_, size,
+                                "the trace shrank from " + std::to_string(size_) +
+                                    " bytes while it was read (another recording replaced it?)")};
+    }
     if (size > size_) {
         void* m = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd_, 0);
         if (m == MAP_FAILED) return Error{path_ + ": cannot map: " + std::strerror(errno)};

@@ -20,13 +20,13 @@ int fail(const std::string& message) {
     return 1;
 }
 
+}  // namespace
+
 bool hasDisplay() {
     for (const char* v : {"DISPLAY", "WAYLAND_DISPLAY"})
         if (const char* d = std::getenv(v); d && *d) return true;
     return false;
 }
-
-}  // namespace
 
 int runExplore(const cli::Words& words) {
     // The terminal overview takes its own options; --text or no display sends everything there.

@@ -7,5 +7,7 @@
 namespace memcity::app {
 
 int runExplore(const cli::Words& words);
+// Whether a window can be opened (DISPLAY or WAYLAND_DISPLAY is set).
+bool hasDisplay();
 
 }  // namespace memcity::app

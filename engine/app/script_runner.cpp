@@ -67,6 +67,9 @@ public:
                     return 1;
                 }
                 live_ = true;
+                // Its GC drawn, as after any command.
+                if (!ex_.frame(kStep)) return 0;
+                ex_.renderer().waitIdle();
                 continue;
             }
             if (!settle()) return 0;  // the window was closed

@@ -60,7 +60,7 @@ bool mentions(const std::vector<std::string>& args, std::string_view a, std::str
 
 }  // namespace
 
-int runRecord(const Words& words) {
+int runRecord(const Words& words, const LiveView& live) {
     // Options end at "--"; the command follows.
     Words options, command;
     bool after = false;
@@ -76,12 +76,26 @@ int runRecord(const Words& words) {
                              {"--refs", true, ""},
                              {"--no-final-gc", false, ""},
                              {"--sites", true, ""},
-                             {"--gc-every", true, ""}});
+                             {"--gc-every", true, ""},
+                             {"--live", false, ""},
+                             {"--script", true, ""}});
     if (!args) {
         std::cerr << args.error().message << "\n";
         return 1;
     }
     if (args->help()) return printHelp("record");
+    if (args->has("--live") && !live) {
+        std::cerr << "memcity record: --live needs the explorer, which this memcity was built without\n";
+        return 1;
+    }
+    Words window;
+    if (auto script = args->value("--script")) {
+        if (!args->has("--live")) {
+            std::cerr << "memcity record: --script drives the window of --live: add --live\n";
+            return 1;
+        }
+        window = {"--script", *script};
+    }
     if (!args->positionals().empty() || command.empty()) {
         std::cerr << "memcity record: put the program after --, e.g. 'memcity record -o app.mct -- java -jar "
                      "app.jar'\n";
@@ -194,6 +208,7 @@ int runRecord(const Words& words) {
     }
     // Ctrl-C goes to the program; memcity waits for it and then reports.
     signal(SIGINT, SIG_IGN);
+    if (args->has("--live")) live(file, pid, window);
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }

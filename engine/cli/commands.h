@@ -3,6 +3,9 @@
 // stderr), 2 `info` read the trace but found integrity errors.
 #pragma once
 
+#include <sys/types.h>
+
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,7 +18,10 @@ int runOverview(const Words& args);  // memcity [FILE]
 int runInfo(const Words& args);
 int runGcs(const Words& args);
 int runSynth(const Words& args);
-int runRecord(const Words& args);
+// `live` shows the trace as it is written (memcity record --live: the explorer's, given by main).
+// `window` is the window's options (--script FILE).
+using LiveView = std::function<void(const std::string& trace, pid_t program, const Words& window)>;
+int runRecord(const Words& args, const LiveView& live = {});
 int runReport(const Words& args);
 int runDiff(const Words& args);
 int runInspect(const Words& args);

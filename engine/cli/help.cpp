@@ -65,7 +65,7 @@ options:
 )"},
         {"record", "record a Java program's heap into a trace",
          R"(usage: memcity record -o FILE [--depth N] [--refs N|off] [--gc-every BYTES] [--no-final-gc]
-                     [--sites walk|jvmti|check] -- java ARGS...
+                     [--sites walk|jvmti|check] [--live [--script FILE]] -- java ARGS...
 
 Runs the program with memcity's JVMTI agent and records every allocation (type, size,
 array length, thread, allocation site with N frames), every death, every GC, and after
@@ -89,6 +89,10 @@ options:
                       asking JVMTI only for a stack not seen before; jvmti asks JVMTI every time
                       (slower); check does both for every allocation and reports any site
                       that differs (a self-test of the recorder)
+  --live              show the trace while it is written: the explorer window, GC by GC
+                      (closing it does not stop the program), or without a display a line
+                      per GC (time, live bytes, pause)
+  --script FILE       with --live: drive the window with a script (see 'memcity open --help')
   -h, --help          this help
 )"},
         {"report", "the heap at one GC as a classification tree: type, site, thread, age...",

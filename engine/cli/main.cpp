@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "app/cmd_explore.h"
+#include "app/live_record.h"
 #include "cli/commands.h"
 
 namespace {
@@ -49,7 +50,7 @@ int main(int argc, char** argv) {
     if (first == "info") return runInfo(rest);
     if (first == "gcs") return runGcs(rest);
     if (first == "synth") return runSynth(rest);
-    if (first == "record") return runRecord(rest);
+    if (first == "record") return runRecord(rest, memcity::app::watchRecording);
     if (first == "report") return runReport(rest);
     if (first == "diff") return runDiff(rest);
     if (first == "inspect") return runInspect(rest);

@@ -1,6 +1,8 @@
 // Following a trace its recorder is still writing: the reader opens the complete chunks, grows
 // as new ones land, and ends as a whole file's load, or as a cut-off one's when the writer goes.
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -53,6 +55,20 @@ TEST(Follow, ATraceStillBeingWrittenOpensWhatIsCompleteAndGrows) {
     for (size_t i = 0; i < whole->chunks().size(); ++i)
         EXPECT_EQ(t->chunks()[i].offset, whole->chunks()[i].offset) << i;
     EXPECT_EQ(t->symbols().types().size(), whole->symbols().types().size());
+}
+
+TEST(Follow, ATraceThatShrinksWhileFollowedIsAnError) {
+    testing::TraceBuilder b("follow-shrink");
+    b.alloc(1).gc(0, 2).flush();
+    auto t = TraceFile::open(b.path());
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    ASSERT_TRUE(t->beingWritten());
+    ASSERT_EQ(::truncate(b.path().c_str(), 40), 0);  // another recording took the file over
+    auto grown = t->grow();
+    ASSERT_FALSE(grown.ok());
+    EXPECT_EQ(grown.error().message.rfind(b.path() + ": offset 40: the trace shrank from ", 0), 0u)
+        << grown.error().message;
+    EXPECT_FALSE(t->beingWritten());
 }
 
 TEST(Follow, TheLoaderRebuildsEachGcAsItLandsAndEndsAsAWholeLoad) {

@@ -18,6 +18,8 @@
 #include <sstream>
 #include <thread>
 
+#include "app/virtual_display.h"
+#include "cli/text_format.h"
 #include "heap/heap_history.h"
 #include "recorder/process.h"
 #include "recorder/site_check.h"
@@ -502,6 +504,62 @@ TEST_F(Recorder, EveryJvmOfACommandGetsItsOwnTrace) {
     EXPECT_EQ(others, 2);
     EXPECT_EQ(items, (std::map<uint64_t, int>{{1000, 1}, {2000, 1}, {3000, 1}}));
     fs::remove_all(dir);
+}
+
+// memcity record --live without a display: a line per GC while the program runs, every GC of
+// the trace in order, then the summary.
+TEST_F(Recorder, LiveWithoutADisplayPrintsEachGcAsTheProgramRuns) {
+    const std::string trace = tracePath("live");
+    std::vector<std::string> argv = {"/usr/bin/env", "-u", "DISPLAY", "-u", "WAYLAND_DISPLAY"};
+    for (std::string& a : record(trace, {}, {"Churner", "1500"}, {"--live", "--refs", "off"}))
+        argv.push_back(std::move(a));
+    Process p = run(argv);
+    ASSERT_EQ(p.status, 0) << p.stderr_text;
+    Loaded l = load(trace);
+    ASSERT_TRUE(l.history);
+    const size_t gcs = l.history->gcCount();
+    ASSERT_GE(gcs, 3u) << p.stdout_text;
+    const size_t summary = p.stdout_text.find("recorded " + trace);
+    ASSERT_NE(summary, std::string::npos) << p.stdout_text;
+    size_t at = 0;
+    for (size_t g = 0; g < gcs; ++g) {
+        const GcRecord& r = l.history->gcs()[g];
+        const std::string line = "GC " + std::to_string(g) + "  " + cli::formatDuration(r.end_ns) +
+                                 "  live " + cli::formatBytes(r.live_bytes) + " (";
+        at = p.stdout_text.find(line, at);
+        ASSERT_LT(at, summary) << line << "\n" << p.stdout_text;
+    }
+    EXPECT_EQ(p.stdout_text.find("GC " + std::to_string(gcs) + "  "), std::string::npos) << p.stdout_text;
+}
+
+// memcity record --live with a display: the window on the trace while the program runs (a
+// script waits for GC 2 and finds it live); closing it leaves the program running to its end.
+TEST_F(Recorder, LiveOpensTheWindowAndClosingItLeavesTheProgramRunning) {
+    if (!testing::haveXvfb()) GTEST_SKIP() << "no " << testing::kXvfb;
+    const std::string trace = tracePath("live-window");
+    const std::string script = tracePath("live-window") + ".script";
+    std::ofstream(script) << "wait-gc 2\nprint state\n";
+    std::vector<std::string> argv = {"/usr/bin/env", "DISPLAY=" + testing::VirtualDisplay::name()};
+    for (std::string& a :
+         record(trace, {}, {"Churner", "3000"}, {"--live", "--script", script, "--refs", "off"}))
+        argv.push_back(std::move(a));
+    Process p = run(argv);
+    ASSERT_EQ(p.status, 0) << p.stderr_text;
+    const size_t live = p.stdout_text.find("live: ");
+    EXPECT_NE(live, std::string::npos) << p.stdout_text;
+    EXPECT_NE(
+        p.stderr_text.find("memcity record: the window was closed; the program goes on, recorded into " +
+                           trace + "\n"),
+        std::string::npos)
+        << p.stderr_text;
+    // The program ran to its end after the window closed ("kept N" is its last line).
+    const size_t kept = p.stdout_text.find("kept ");
+    EXPECT_NE(kept, std::string::npos) << p.stdout_text;
+    EXPECT_LT(live, kept);
+    Loaded l = load(trace);
+    ASSERT_TRUE(l.history);
+    EXPECT_FALSE(l.file->truncated());
+    EXPECT_GT(l.history->gcCount(), 3u);
 }
 
 TEST_F(Recorder, ACommandThatStartsNoJvmIsSaidSo) {

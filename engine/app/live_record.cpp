@@ -61,6 +61,8 @@ void watchRecording(const std::string& trace, pid_t program, const cli::Words& w
             printGc(records[printed]);
         if (!last) std::this_thread::sleep_for(50ms);
     }
+    if (loader.progress().phase == explore::LoadPhase::kFailed)
+        std::cerr << "memcity record: " << loader.progress().error << "\n";
 }
 
 }  // namespace memcity::app

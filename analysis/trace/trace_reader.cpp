@@ -107,6 +107,10 @@ Result<size_t> TraceFile::grow() {
         mapping_size_ = size;
         data_ = static_cast<const uint8_t*>(m);
         size_ = size;
+    }
+    // Scanned again when the writer is gone, even with nothing new: the note is then the one a
+    // reader that came after it would get.
+    if (size_ > valid_bytes_ || !writing) {
         trailer_present_ = size_ >= uint64_t{header_.header_size} + format::kTrailerSize &&
                            loadU64(data_ + size_ - 8) == format::kTrailerMagic;
         truncated_ = false;

@@ -1,11 +1,15 @@
 // Following a trace its recorder is still writing: the reader opens the complete chunks, grows
 // as new ones land, and ends as a whole file's load, or as a cut-off one's when the writer goes.
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 
@@ -55,6 +59,37 @@ TEST(Follow, ATraceStillBeingWrittenOpensWhatIsCompleteAndGrows) {
     for (size_t i = 0; i < whole->chunks().size(); ++i)
         EXPECT_EQ(t->chunks()[i].offset, whole->chunks()[i].offset) << i;
     EXPECT_EQ(t->symbols().types().size(), whole->symbols().types().size());
+}
+
+// The writer lets go with nothing more written: the trace is cut off, and says so as a reader
+// that came after it would be told.
+TEST(Follow, AWriterGoneAfterItsLastChunkLeavesTheNoteOfACutOffTrace) {
+    testing::TraceBuilder b("follow-whole");
+    b.alloc(1).gc(0, 2, {1}).alloc(2).gc(1, 3);
+    const std::string whole = b.finish();
+    auto source = TraceFile::open(whole);
+    ASSERT_TRUE(source.ok());
+    const std::string path = testing::tempPath("follow-gone-quiet");
+    const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::flock(fd, LOCK_EX | LOCK_NB), 0);
+    std::ifstream in(whole, std::ios::binary);
+    std::ostringstream read;
+    read << in.rdbuf();
+    const std::string bytes = read.str();
+    const uint64_t end = source->chunks().back().end();  // every chunk, no footer
+    ASSERT_EQ(::write(fd, bytes.data(), end), static_cast<ssize_t>(end));
+    auto t = TraceFile::open(path);
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    EXPECT_TRUE(t->beingWritten());
+    EXPECT_EQ(*t->grow(), 0u);
+    EXPECT_TRUE(t->beingWritten());
+    ::close(fd);
+    EXPECT_EQ(*t->grow(), 0u);
+    EXPECT_FALSE(t->beingWritten());
+    EXPECT_TRUE(t->truncated());
+    EXPECT_NE(t->truncationNote().find("no footer"), std::string::npos) << t->truncationNote();
+    EXPECT_EQ(t->chunks().size(), source->chunks().size());
 }
 
 TEST(Follow, ATraceThatShrinksWhileFollowedIsAnError) {

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "util/result.h"
+#include "util/units.h"  // parseUnsigned, parseBytes
 
 namespace memcity::cli {
 
@@ -47,11 +48,5 @@ private:
     std::map<std::string, std::string> values_;
     std::vector<std::string> positionals_;
 };
-
-// Parses a decimal unsigned integer; false on anything else.
-bool parseUnsigned(std::string_view text, uint64_t* out);
-// Parses a size in bytes as the JVM's options write them: 4194304, 512k, 4m, 1g (binary units;
-// KiB, MiB and GiB also read); false on anything else, and on sizes past 2^62.
-bool parseBytes(std::string_view text, uint64_t* out);
 
 }  // namespace memcity::cli

@@ -48,7 +48,7 @@ std::string_view Diagnostics::description(Anomaly a) {
         case Anomaly::kDoubleDeath: return "deaths of objects that were already dead";
         case Anomaly::kDuplicateAlloc: return "allocations that reuse the id of an earlier object";
         case Anomaly::kLateAlloc: return "allocations written after their GC's heap was complete";
-        case Anomaly::kLateDeath: return "deaths written after the next GC started";
+        case Anomaly::kLateDeath: return "deaths written after their GC's heap was complete";
         case Anomaly::kEarlyDeath: return "deaths naming a GC that had not ended";
         case Anomaly::kGcOutOfOrder: return "GC events with an unexpected GC index";
         case Anomaly::kGcUnfinished: return "GCs that started and never ended";

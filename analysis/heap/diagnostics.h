@@ -14,7 +14,8 @@ enum class Anomaly : uint8_t {
     kDoubleDeath,         // a death names an object already dead: ignored
     kDuplicateAlloc,      // an allocation reuses the id of an earlier object: the later one is dropped
     kLateAlloc,           // an allocation arrives after the heap of its GC was complete: added from then on
-    kLateDeath,           // a death for GC g arrives after GC g+1 started: applied from then on
+    kLateDeath,           // a death for GC g arrives after its heap was complete (GC g+1 started, or
+                          // GC_COMPLETE): applied from then on
     kEarlyDeath,          // a death names a GC that has not ended yet: applied now
     kGcOutOfOrder,        // a GC start or end carries an unexpected index: memcity numbers GCs itself
     kGcUnfinished,        // a GC started and never ended: it is left out of the series

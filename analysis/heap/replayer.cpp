@@ -339,8 +339,8 @@ void Replayer::applyDeath(uint32_t gc, uint64_t id, size_t pos, size_t offset) {
         return;
     }
     if (gc + 1 < s_.gcs_ended || s_.heap_done)
-        anomaly(Anomaly::kLateDeath, offset, "object ", id, " dies at GC ", gc, ", written after GC ", gc + 1,
-                " started");
+        anomaly(Anomaly::kLateDeath, offset, "object ", id, " dies at GC ", gc, ", written after ",
+                gc + 1 < s_.gcs_ended ? "GC " + std::to_string(gc + 1) + " started" : "its heap was complete");
     if (build()) {
         data_.gcs[gc].freed_objects++;
         data_.gcs[gc].freed_bytes += size;
@@ -418,9 +418,14 @@ bool Replayer::onGcEnd(const GcEndEvent& e, size_t offset) {
 
 void Replayer::onExtension(uint32_t ext, std::span<const uint8_t> data, size_t offset) {
     countOnly(format::EventKind::kExtension);
-    // The one extension that changes the heap: read by every replay, not only the build.
+    // The extensions that change the heap, or when it is complete: read by every replay, not
+    // only the build.
     if (static_cast<format::ExtensionKind>(ext) == format::ExtensionKind::kGcLive) {
         applyGcLive(data, offset);
+        return;
+    }
+    if (static_cast<format::ExtensionKind>(ext) == format::ExtensionKind::kGcComplete) {
+        applyGcComplete(data, offset);
         return;
     }
     if (!build()) return;
@@ -503,6 +508,27 @@ void Replayer::applyGcLive(std::span<const uint8_t> data, size_t offset) {
         data_.counts.deaths_from_heap += died;
         data_.gcs[e.gc].jvm_live = true;
     }
+}
+
+void Replayer::applyGcComplete(std::span<const uint8_t> data, size_t offset) {
+    GcCompleteEvent e;
+    std::string error;
+    size_t at = 0;
+    if (!decodeGcComplete(data, &e, &error, &at)) {
+        anomaly(Anomaly::kBadExtension, offset, "GC_COMPLETE event, at byte ", at, " of it: ", error);
+        return;
+    }
+    // It completes the GC whose heap is open; an older GC's heap is complete already.
+    if (!s_.in_gc && s_.gcs_ended > 0 && e.gc + 1 == s_.gcs_ended) {
+        if (!s_.heap_done) {
+            flushDeaths();
+            completeHeap();
+        }
+        return;
+    }
+    if (e.gc + 1 < s_.gcs_ended) return;
+    anomaly(Anomaly::kBadExtension, offset, "a GC_COMPLETE event of GC ", e.gc,
+            s_.in_gc ? " inside GC " : " before the end of GC ", s_.in_gc ? s_.open_gc : e.gc, " (skipped)");
 }
 
 void Replayer::retail() {

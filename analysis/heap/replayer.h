@@ -170,6 +170,7 @@ private:
     void flushDeaths();
     void applyDeath(uint32_t gc, uint64_t id, size_t pos, size_t offset);
     void applyGcLive(std::span<const uint8_t> data, size_t offset);
+    void applyGcComplete(std::span<const uint8_t> data, size_t offset);
     void retail();
     template <class... Parts>
     void anomaly(Anomaly a, size_t offset, const Parts&... parts);

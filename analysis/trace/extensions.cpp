@@ -187,4 +187,25 @@ bool decodeGcLive(std::span<const uint8_t> data, GcLiveEvent* out, std::string* 
     return true;
 }
 
+std::vector<uint8_t> encodeGcComplete(const GcCompleteEvent& e) {
+    ByteWriter w;
+    w.varint(e.gc);
+    return std::move(w.bytes());
+}
+
+bool decodeGcComplete(std::span<const uint8_t> data, GcCompleteEvent* out, std::string* error,
+                      size_t* error_offset) {
+    ByteReader r(data.data(), data.size());
+    *out = GcCompleteEvent{};
+    const uint64_t gc = r.varint();
+    if (r.failed() || gc > UINT32_MAX) return fail(r, error, error_offset, "impossible GC index");
+    out->gc = static_cast<uint32_t>(gc);
+    if (r.remaining() != 0) {
+        *error = "bytes after the GC index";
+        *error_offset = r.offset();
+        return false;
+    }
+    return true;
+}
+
 }  // namespace memcity

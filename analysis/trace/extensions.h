@@ -1,5 +1,5 @@
-// The extension events of format 1.1 (EventKind::kExtension, docs/trace-format.md): what the
-// JVM itself says about a GC. Readers of 1.0 skip them.
+// The extension events of formats 1.1 and 1.2 (EventKind::kExtension, docs/trace-format.md):
+// what the JVM itself says about a GC, and when a GC's heap is complete. Older readers skip them.
 #pragma once
 
 #include <cstdint>
@@ -58,9 +58,17 @@ struct GcLiveEvent {
     std::vector<uint64_t> ids;  // ascending, each once
 };
 
+// GC_COMPLETE (1.2): everything the heap after GC `gc` needs (its allocations, deaths, census)
+// precedes this event, so a reader completes that heap here instead of at the next GC's start:
+// a trace still being written shows each GC as soon as the recorder has written it.
+struct GcCompleteEvent {
+    uint32_t gc = 0;
+};
+
 std::vector<uint8_t> encodeGcJvm(const GcJvmEvent& e);
 std::vector<uint8_t> encodeGcCensus(const GcCensusEvent& e);
 std::vector<uint8_t> encodeGcLive(const GcLiveEvent& e);
+std::vector<uint8_t> encodeGcComplete(const GcCompleteEvent& e);
 
 // Decode a payload; false with `error` (and its offset in `data`) when it is malformed or names
 // a symbol the table lacks.
@@ -69,5 +77,7 @@ bool decodeGcJvm(std::span<const uint8_t> data, const SymbolTable& symbols, GcJv
 bool decodeGcCensus(std::span<const uint8_t> data, const SymbolTable& symbols, GcCensusEvent* out,
                     std::string* error, size_t* error_offset);
 bool decodeGcLive(std::span<const uint8_t> data, GcLiveEvent* out, std::string* error, size_t* error_offset);
+bool decodeGcComplete(std::span<const uint8_t> data, GcCompleteEvent* out, std::string* error,
+                      size_t* error_offset);
 
 }  // namespace memcity

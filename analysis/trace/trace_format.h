@@ -11,7 +11,7 @@ namespace memcity::format {
 // ---- File header (32 bytes at offset 0) ----
 inline constexpr std::array<uint8_t, 8> kMagic = {0x89, 'M', 'C', 'T', '\r', '\n', 0x1a, '\n'};
 inline constexpr uint16_t kVersionMajor = 1;
-inline constexpr uint16_t kVersionMinor = 1;  // 1.1: the GC_JVM and GC_CENSUS extension events
+inline constexpr uint16_t kVersionMinor = 2;  // 1.1: GC_JVM, GC_CENSUS, GC_LIVE; 1.2: GC_COMPLETE
 inline constexpr uint32_t kHeaderSize = 32;
 // Header layout: magic[8] | u16 major | u16 minor | u32 flags | u32 header_size | u32 reserved |
 //                u64 start_wall_ns
@@ -99,6 +99,7 @@ enum class ExtensionKind : uint32_t {
     kGcJvm = 1,     // the JVM's own figures of a GC: the collectors that ran, each memory pool
     kGcCensus = 2,  // the JVM's heap counted by class right after a GC
     kGcLive = 3,    // the objects the JVM's heap still held at the trace's last GC
+    kGcComplete = 4,  // everything of a GC's heap has been written: readers complete it at once
 };
 
 // ---- Reference snapshots ----

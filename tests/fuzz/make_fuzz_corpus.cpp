@@ -60,6 +60,11 @@ std::string build(const std::string& dir, const std::string& name, bool compress
                 b.writer().extension(static_cast<uint32_t>(memcity::format::ExtensionKind::kGcCensus),
                                      memcity::encodeGcCensus(census));
             }
+            // Its heap is complete, as a recorder says while the trace is followed (not for the
+            // last GC, whose heap GC_LIVE completes).
+            if (g + 1 < gcs)
+                b.writer().extension(static_cast<uint32_t>(memcity::format::ExtensionKind::kGcComplete),
+                                     memcity::encodeGcComplete({static_cast<uint32_t>(g)}));
         }
         if (snapshots) {
             b.snapshot(static_cast<uint32_t>(g),

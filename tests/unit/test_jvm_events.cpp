@@ -1,4 +1,5 @@
-// The JVM's own figures in a trace (format 1.1 extension events GC_JVM, GC_CENSUS and GC_LIVE),
+// The JVM's own figures in a trace (format 1.1 extension events GC_JVM, GC_CENSUS and GC_LIVE;
+// 1.2's GC_COMPLETE, which completes a GC's heap before the next GC starts),
 // written with TraceBuilder and read back through HeapHistory: exact round trips, the self-check
 // at full GCs (agreement, and jvm-disagrees naming the GC and the types), the last GC's heap
 // accounting for deaths that have no event, malformed extensions skipped as integrity errors
@@ -39,6 +40,9 @@ void write(TraceBuilder& b, const GcCensusEvent& e) {
 }
 void write(TraceBuilder& b, const GcLiveEvent& e) {
     b.writer().extension(static_cast<uint32_t>(format::ExtensionKind::kGcLive), encodeGcLive(e));
+}
+void write(TraceBuilder& b, const GcCompleteEvent& e) {
+    b.writer().extension(static_cast<uint32_t>(format::ExtensionKind::kGcComplete), encodeGcComplete(e));
 }
 
 struct Read {
@@ -256,6 +260,78 @@ TEST(JvmEvents, MalformedExtensionsAreSkippedWithANote) {
     ASSERT_EQ(r.history->jvmFacts().size(), 1u);  // GC 0's only
     EXPECT_EQ(r.history->gcs()[1].jvm, -1);
     EXPECT_TRUE(r.history->jvmChecks().empty());
+}
+
+// A recorder marks a GC's heap complete once it has written all of it: a reader following the
+// trace completes that heap there, with no next GC started yet. The build, a rebuild and the
+// whole file agree.
+TEST(JvmEvents, GcCompleteCompletesTheHeapBeforeTheNextGcStarts) {
+    TraceBuilder b("gc-complete");
+    for (uint64_t id = 0; id < 4; ++id)
+        b.alloc(id);
+    b.gc(0, 4, {1});
+    write(b, GcCompleteEvent{0});
+    b.alloc(4);
+    b.flush();
+    {
+        // The trace so far: its writer still holds it.
+        auto f = TraceFile::open(b.path());
+        ASSERT_TRUE(f.ok()) << f.error().message;
+        std::vector<uint32_t> heaps;
+        bool heap_before_more = false;
+        HistoryOptions o;
+        o.on_heap = [&](const HeapView&, const GcRecord& r) {
+            heaps.push_back(r.index);
+            return true;
+        };
+        o.more = [&] {
+            heap_before_more = !heaps.empty();
+            return false;
+        };
+        auto h = HeapHistory::build(*f, o);
+        ASSERT_TRUE(h.ok()) << h.error().message;
+        EXPECT_TRUE(heap_before_more) << "GC 0's heap waited for the end of the stream";
+        EXPECT_EQ(heaps, std::vector<uint32_t>{0});
+        EXPECT_EQ(h->gcs()[0].live_objects, 3u);
+    }
+    // A death of GC 0 written after the mark is late; a second mark of GC 0 changes nothing.
+    b.deaths(0, {2});
+    write(b, GcCompleteEvent{0});
+    b.gc(1, 5);
+    write(b, GcCompleteEvent{1});
+    const Read r = read(b.finish());
+    ASSERT_TRUE(r.history);
+    const HeapHistory& h = *r.history;
+    EXPECT_EQ(h.diagnostics()[Anomaly::kLateDeath].count, 1u);
+    EXPECT_NE(h.diagnostics()[Anomaly::kLateDeath].first.find("dies at GC 0, written after its heap was complete"),
+              std::string::npos)
+        << h.diagnostics()[Anomaly::kLateDeath].first;
+    EXPECT_EQ(h.diagnostics()[Anomaly::kBadExtension].count, 0u);
+    EXPECT_EQ(h.gcs()[0].live_objects, 3u);
+    EXPECT_EQ(h.gcs()[1].live_objects, 3u);
+    EXPECT_EQ(idsAt(h, 0), (std::vector<uint64_t>{0, 2, 3}));
+    EXPECT_EQ(idsAt(h, 1), (std::vector<uint64_t>{0, 3, 4}));
+}
+
+// A mark inside a GC, or of a GC that has not ended, is malformed: skipped, as an integrity error.
+TEST(JvmEvents, AMisplacedGcCompleteIsSkipped) {
+    TraceBuilder b("gc-complete-bad");
+    b.alloc(0);
+    write(b, GcCompleteEvent{0});  // no GC has ended
+    b.gcStart(0);
+    write(b, GcCompleteEvent{0});  // inside GC 0
+    b.gcEnd(0, 1);
+    std::vector<uint8_t> long_event = encodeGcComplete(GcCompleteEvent{0});
+    long_event.push_back(0);
+    b.writer().extension(static_cast<uint32_t>(format::ExtensionKind::kGcComplete), long_event);
+    const Read r = read(b.finish());
+    ASSERT_TRUE(r.history);
+    const Diagnostics& d = r.history->diagnostics();
+    EXPECT_EQ(d[Anomaly::kBadExtension].count, 3u);
+    EXPECT_NE(d[Anomaly::kBadExtension].first.find("a GC_COMPLETE event of GC 0 before the end of GC 0"),
+              std::string::npos)
+        << d[Anomaly::kBadExtension].first;
+    EXPECT_EQ(r.history->gcs()[0].live_objects, 1u);
 }
 
 }  // namespace

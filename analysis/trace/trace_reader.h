@@ -8,6 +8,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -58,6 +59,12 @@ public:
     const std::vector<ChunkRef>& chunks() const { return chunks_; }
     const SymbolTable& symbols() const { return symbols_; }
     const std::vector<std::pair<std::string, std::string>>& meta() const { return meta_; }
+    // The value of the metadata `key` (the last one written), or nullptr.
+    const std::string* metaValue(std::string_view key) const {
+        for (auto it = meta_.rbegin(); it != meta_.rend(); ++it)
+            if (it->first == key) return &it->second;
+        return nullptr;
+    }
 
     // Truncation: true when the file ends without a trailer; validBytes() is where the last
     // complete chunk ends and truncationNote() says what was found after it (or, while its

@@ -7,6 +7,7 @@
 #include <exception>
 #include <memory>
 
+#include "live/control_protocol.h"
 #include "options.h"
 #include "recorder.h"
 
@@ -17,9 +18,11 @@ Recorder* g_recorder = nullptr;
 
 template <class F>
 void guarded(const char* where, F&& f) {
-    if (!g_recorder) return;
+    Recorder* recorder = g_recorder;
+    if (!recorder) return;
+    Recorder::CallbackScope scope(*recorder);
     try {
-        f(*g_recorder);
+        f(*recorder);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "memcity agent: %s failed: %s\n", where, e.what());
     } catch (...) {
@@ -66,19 +69,21 @@ void JNICALL onGcFinish(jvmtiEnv*) {
     guarded("GC finish", [&](Recorder& r) { r.onGcFinish(); });
 }
 
-jint fail(const std::string& message) {
+jint fail(const std::string& message,
+          memcity::live::AttachCode code = memcity::live::AttachCode::kCannotStart) {
     std::fprintf(stderr, "memcity agent: %s\n", message.c_str());
-    return JNI_ERR;
+    return static_cast<jint>(code);
 }
 
-}  // namespace
-
-extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
+// Sets up a recorder on a new JVMTI environment: its capabilities and callbacks. The events
+// are enabled by Recorder::start (at JVM start) or Recorder::attach (in a running JVM).
+jint setUp(JavaVM* vm, char* options, Recorder** out) {
+    using memcity::live::AttachCode;
     auto parsed = memcity::agent::parseAgentOptions(options);
-    if (!parsed) return fail(parsed.error().message);
+    if (!parsed) return fail(parsed.error().message, AttachCode::kBadOptions);
     jvmtiEnv* jvmti = nullptr;
     if (vm->GetEnv(reinterpret_cast<void**>(&jvmti), JVMTI_VERSION_11) != JNI_OK || !jvmti)
-        return fail("this JVM has no JVMTI 11 (Java 11 or newer is needed)");
+        return fail("this JVM has no JVMTI 11 (Java 11 or newer is needed)", AttachCode::kNoJvmti);
     jvmtiCapabilities caps{};
     caps.can_tag_objects = 1;
     caps.can_generate_sampled_object_alloc_events = 1;
@@ -88,9 +93,18 @@ extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*)
     caps.can_get_line_numbers = 1;
     caps.can_get_source_file_name = 1;
     caps.can_generate_compiled_method_load_events = 1;  // code unloads end stack keys' generation
-    if (jvmti->AddCapabilities(&caps) != JVMTI_ERROR_NONE)
+    if (jvmti->AddCapabilities(&caps) != JVMTI_ERROR_NONE) {
+        jvmti->DisposeEnvironment();
         return fail(
-            "the JVM refused the capabilities the recorder needs (tagging, allocation, GC and free events)");
+            "the JVM refused the capabilities the recorder needs (tagging, allocation, GC and free "
+            "events; another agent may hold them)",
+            AttachCode::kRefused);
+    }
+    // Suspending threads, for live control's pause: one agent at a time may have it (a debugger
+    // may), so the recording goes on without it.
+    jvmtiCapabilities suspend{};
+    suspend.can_suspend = 1;
+    const bool can_suspend = jvmti->AddCapabilities(&suspend) == JVMTI_ERROR_NONE;
     jvmtiEventCallbacks callbacks{};
     callbacks.VMInit = onVmInit;
     callbacks.VMDeath = onVmDeath;
@@ -104,19 +118,55 @@ extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*)
     callbacks.GarbageCollectionStart = onGcStart;
     callbacks.GarbageCollectionFinish = onGcFinish;
     callbacks.CompiledMethodUnload = onCompiledMethodUnload;
-    if (jvmti->SetEventCallbacks(&callbacks, sizeof callbacks) != JVMTI_ERROR_NONE)
+    if (jvmti->SetEventCallbacks(&callbacks, sizeof callbacks) != JVMTI_ERROR_NONE) {
+        jvmti->DisposeEnvironment();
         return fail("cannot set event callbacks");
+    }
     // Writing past a file size limit must fail with EFBIG, not kill the JVM.
     std::signal(SIGXFSZ, SIG_IGN);
-    g_recorder = new Recorder(jvmti, vm, *parsed);
-    if (memcity::Status s = g_recorder->start(); !s) {
-        delete g_recorder;
-        g_recorder = nullptr;
+    *out = new Recorder(jvmti, vm, *parsed, can_suspend);
+    return JNI_OK;
+}
+
+}  // namespace
+
+extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
+    Recorder* recorder = nullptr;
+    if (jint err = setUp(vm, options, &recorder); err != JNI_OK) return JNI_ERR;
+    if (memcity::Status s = recorder->start(); !s) {
+        recorder->jvmti()->DisposeEnvironment();
+        delete recorder;
+        fail(s.error().message);
+        return JNI_ERR;
+    }
+    g_recorder = recorder;
+    return JNI_OK;
+}
+
+// Loaded into a running JVM (memcity attach, or jcmd PID JVMTI.agent_load): records from now on,
+// on the attach listener's thread until it has begun. Returns a memcity::live::AttachCode.
+extern "C" JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM* vm, char* options, void*) {
+    using memcity::live::AttachCode;
+    if (g_recorder && !g_recorder->detached())
+        return fail("this JVM is being recorded already", AttachCode::kAlreadyRecording);
+    JNIEnv* jni = nullptr;
+    if (vm->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_8) != JNI_OK || !jni)
+        return fail("no JNI environment on the attaching thread");
+    Recorder* recorder = nullptr;
+    if (jint err = setUp(vm, options, &recorder); err != JNI_OK) return err;
+    jthread current = nullptr;
+    recorder->jvmti()->GetCurrentThread(&current);
+    // A recorder that ended by detach stays allocated: late callbacks of its threads may still
+    // look at their thread-locals (each thread's state names its recorder).
+    g_recorder = recorder;
+    memcity::Status s = recorder->attach(jni, current);
+    if (current) jni->DeleteLocalRef(current);
+    if (!s) {
+        recorder->detach(jni);  // whatever had begun is undone; the trace, if any, is closed
         return fail(s.error().message);
     }
     return JNI_OK;
 }
-
 extern "C" JNIEXPORT void JNICALL Agent_OnUnload(JavaVM*) {
     // VMDeath normally closed the trace; the recorder stays allocated because late callbacks of
     // daemon threads may still look at it (they find it finished and return).

@@ -66,7 +66,7 @@ uint32_t ClassRegistry::registerLocked(jvmtiEnv* jvmti, JNIEnv* jni, jclass klas
         if (!complete || !old.provisional) return index;
         known_mirror = old.mirror_id.load(std::memory_order_acquire);
     } else if (previous_tag > 0 && !(previous_tag & kClassTagBit)) {
-        known_mirror = static_cast<uint64_t>(previous_tag - 1);  // a heap walk met the mirror first
+        known_mirror = objectIdOfTag(previous_tag);  // a heap walk met the mirror first
     }
 
     auto e = std::make_unique<ClassEntry>();

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "tags.h"
 #include "trace/trace_format.h"
 
 namespace memcity {
@@ -30,10 +31,6 @@ class TraceWriter;
 }
 
 namespace memcity::agent {
-
-inline constexpr jlong kClassTagBit = jlong{1} << 62;
-inline constexpr uint32_t kNoClass = ~uint32_t{0};
-inline constexpr uint64_t kNoObject = ~uint64_t{0};
 
 enum class RefKind : uint8_t {
     kNone,     // not a java.lang.ref.Reference

@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "trace/extensions.h"
-
+#include "jvmti_util.h"
 #include "recorder.h"
+#include "trace/extensions.h"
 
 namespace memcity::agent {
 namespace {
@@ -19,40 +19,31 @@ struct Unseen {
 
 // ---- Objects that exist when recording begins ----
 //
-// Reachable objects first: a reference walk tags every object a root reaches. Then the rest of
-// the heap, untagged objects that no reported root reaches: live objects HotSpot holds through
+// Reachable objects first: a reference walk marks every object a root reaches. Then the rest of
+// the heap, unmarked objects that no reported root reaches: live objects HotSpot holds through
 // roots it does not report (some interned strings, CDS archived objects), and garbage not yet
 // collected, which dies at the first GC. Fillers are no objects at all: HotSpot writes a dummy
 // array (or object) over the unused end of each thread's allocation buffer so that the heap can
 // be walked, and the thread then goes on allocating over it. A tag on a filler would pass to the
 // object allocated where it began, and its id would never die; fillers stay untagged.
+//
+// The walks only mark (two tags, with kWeakTagBit: their ObjectFree is nobody's); the marked
+// objects are then fetched by tag, and each gets its id and a weak reference, as an object
+// allocated later does, so that its death is told at exactly the GC that frees it.
 
-struct ExistingObjects {
-    Recorder* recorder;
-    std::vector<Unseen> objects;
-
-    void add(jlong class_tag, jlong size, jlong* tag_ptr, jint length) {
-        const uint32_t ci = ClassRegistry::indexFromTag(class_tag);
-        if (ci == kNoClass) return;
-        const uint64_t id = recorder->newObjectId();
-        *tag_ptr = static_cast<jlong>(id + 1);
-        objects.push_back(
-            {id, ci, static_cast<uint64_t>(size), length < 0 ? 0 : static_cast<uint64_t>(length)});
-    }
-};
+constexpr jlong kExistingReachable = kWeakTagBit, kExistingOther = kWeakTagBit | kAliasTagBit;
 
 jint JNICALL onExistingReference(jvmtiHeapReferenceKind, const jvmtiHeapReferenceInfo*, jlong class_tag,
-                                 jlong, jlong size, jlong* tag_ptr, jlong*, jint length, void* user_data) {
-    auto* ctx = static_cast<ExistingObjects*>(user_data);
+                                 jlong, jlong, jlong* tag_ptr, jlong*, jint, void*) {
     if (*tag_ptr == kAgentObjectTag) return 0;
-    if (*tag_ptr == 0) ctx->add(class_tag, size, tag_ptr, length);
+    if (*tag_ptr == 0 && ClassRegistry::indexFromTag(class_tag) != kNoClass) *tag_ptr = kExistingReachable;
     return JVMTI_VISIT_OBJECTS;
 }
 
-jint JNICALL onExistingObject(jlong class_tag, jlong size, jlong* tag_ptr, jint length, void* user_data) {
-    auto* ctx = static_cast<ExistingObjects*>(user_data);
+jint JNICALL onExistingObject(jlong class_tag, jlong, jlong* tag_ptr, jint, void* user_data) {
+    auto* r = static_cast<Recorder*>(user_data);
     const uint32_t ci = ClassRegistry::indexFromTag(class_tag);
-    if (ci != kNoClass && !ctx->recorder->classes()[ci].filler) ctx->add(class_tag, size, tag_ptr, length);
+    if (ci != kNoClass && !r->classes()[ci].filler) *tag_ptr = kExistingOther;
     return JVMTI_VISIT_OBJECTS;
 }
 
@@ -212,24 +203,60 @@ jint JNICALL onReference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceIn
 
 }  // namespace
 
-void tagExistingObjects(Recorder& r) {
-    ExistingObjects ctx{&r, {}};
+ExistingObjects recordExistingObjects(Recorder& r, JNIEnv* jni) {
+    ExistingObjects out;
+    jvmtiEnv* jvmti = r.jvmti();
     jvmtiHeapCallbacks reach{};
     reach.heap_reference_callback = onExistingReference;
-    const jvmtiError reached = r.jvmti()->FollowReferences(0, nullptr, nullptr, &reach, &ctx);
-    const size_t reachable = ctx.objects.size();
+    const jvmtiError reached =
+        r.iterateHeap([&] { return jvmti->FollowReferences(0, nullptr, nullptr, &reach, nullptr); });
     jvmtiHeapCallbacks rest{};
     rest.heap_iteration_callback = onExistingObject;
-    const jvmtiError iterated = r.jvmti()->IterateThroughHeap(JVMTI_HEAP_FILTER_TAGGED, nullptr, &rest, &ctx);
-    for (const Unseen& u : ctx.objects)
-        r.recordUnseen(u.id, u.class_index, u.size, u.length);
-    r.withWriter([&](TraceWriter& w) {
-        w.meta("objects before recording", std::to_string(ctx.objects.size()));
-        w.meta("objects before recording, reachable", std::to_string(reachable));
-        if (reached != JVMTI_ERROR_NONE || iterated != JVMTI_ERROR_NONE)
-            w.meta("warning", "the start-up heap walk failed with JVMTI error " +
-                                  std::to_string(reached != JVMTI_ERROR_NONE ? reached : iterated));
-    });
+    const jvmtiError iterated = r.iterateHeap(
+        [&] { return jvmti->IterateThroughHeap(JVMTI_HEAP_FILTER_TAGGED, nullptr, &rest, &r); });
+    if (reached != JVMTI_ERROR_NONE || iterated != JVMTI_ERROR_NONE) {
+        out.error = reached != JVMTI_ERROR_NONE ? reached : iterated;
+        return out;
+    }
+    // Fetched with local references: each stays alive, whatever GC comes, until it has its weak
+    // reference. Their ids are taken in one block, so that a GC meanwhile finds them all born
+    // before it.
+    const jlong marks[] = {kExistingReachable, kExistingOther};
+    jint count = 0;
+    JvmtiPtr<jobject> objects(jvmti);
+    JvmtiPtr<jlong> tags(jvmti);
+    if (jvmtiError err = jvmti->GetObjectsWithTags(2, marks, &count, objects.out(), tags.out());
+        err != JVMTI_ERROR_NONE) {
+        out.error = err;
+        return out;
+    }
+    const uint64_t first_id = r.newObjectIds(static_cast<uint64_t>(count));
+    for (jint i = 0; i < count; ++i) {
+        jobject object = objects[static_cast<size_t>(i)];
+        const uint64_t id = first_id + static_cast<uint64_t>(i);
+        jclass klass = jni->GetObjectClass(object);
+        const uint32_t ci = klass ? r.classIndex(jni, klass) : kNoClass;
+        if (klass) jni->DeleteLocalRef(klass);
+        jlong size = 0, tag = 0;
+        // A mirror whose class was registered since the walk (its mirror recorded then) is not
+        // one of these.
+        const bool registered =
+            ci == r.classOfClass() && jvmti->GetTag(object, &tag) == JVMTI_ERROR_NONE && (tag & kClassTagBit);
+        if (ci == kNoClass || registered || jvmti->GetObjectSize(object, &size) != JVMTI_ERROR_NONE) {
+            if (!registered) jvmti->SetTag(object, 0);  // not the trace's: its id stays unused
+            jni->DeleteLocalRef(object);
+            continue;
+        }
+        const bool array = r.classes()[ci].kind != format::TypeKind::kInstance;
+        const uint64_t length =
+            array ? static_cast<uint64_t>(jni->GetArrayLength(static_cast<jarray>(object))) : 0;
+        r.recordUnseen(id, ci, static_cast<uint64_t>(size), length);
+        r.trackExisting(jni, object, id, ci);
+        ++out.objects;
+        out.reachable += tags[static_cast<size_t>(i)] == kExistingReachable;
+        jni->DeleteLocalRef(object);
+    }
+    return out;
 }
 
 namespace {
@@ -339,6 +366,7 @@ bool countHeap(Recorder& r, uint32_t gc, uint64_t watermark, std::vector<uint64_
     if (!census_event) return true;
     for (const Unseen& u : census.unseen)
         r.recordUnseen(u.id, u.class_index, u.size, u.length);
+    if (!census.unseen.empty()) r.noteTagDeaths();
     GcCensusEvent e = census.totals;
     e.gc = gc;
     const auto& write = r.writerAccess();
@@ -382,9 +410,11 @@ void walkHeap(Recorder& r, uint32_t gc) {
     const jvmtiError err =
         r.iterateHeap([&] { return r.jvmti()->FollowReferences(0, nullptr, nullptr, &callbacks, &walk); });
     walk.flush();
-    // Objects first met here get their allocation events before the snapshot closes.
+    // Objects first met here get their allocation events before the snapshot closes; their
+    // deaths are told by their tags.
     for (const Unseen& u : walk.unseen)
         r.recordUnseen(u.id, u.class_index, u.size, u.length);
+    if (!walk.unseen.empty()) r.noteTagDeaths();
     // Roots: their methods and threads are resolved here, outside the VM operation.
     std::vector<Root> roots;
     roots.reserve(walk.roots.size());

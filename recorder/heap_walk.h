@@ -2,6 +2,8 @@
 // (references between objects, and GC roots) after a GC.
 #pragma once
 
+#include <jvmti.h>
+
 #include <cstdint>
 #include <vector>
 
@@ -9,9 +11,16 @@ namespace memcity::agent {
 
 class Recorder;
 
-// Gives every object allocated before recording began an id and an allocation event
-// (site unknown, thread unknown). Classes must be tagged already.
-void tagExistingObjects(Recorder& recorder);
+// Gives every object allocated before recording began an id, an allocation event (site
+// unknown, thread unknown) and a weak reference that tells its death (Recorder::trackExisting).
+// Classes must be registered already, and weak-reference deaths chosen, with new objects tagged
+// at once (Recorder::prepareWalk) so that the walk does not take them for older ones.
+struct ExistingObjects {
+    uint64_t objects = 0;                 // recorded
+    uint64_t reachable = 0;               // ...of which a reported root reaches
+    jvmtiError error = JVMTI_ERROR_NONE;  // a walk or the fetch failed (nothing recorded then)
+};
+ExistingObjects recordExistingObjects(Recorder& recorder, JNIEnv* jni);
 
 // Counts the JVM's heap by class right after GC `gc` (whose watermark is `watermark`) and writes
 // it as a GC_CENSUS event: the objects the trace has that were alive at the GC, objects it never

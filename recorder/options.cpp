@@ -68,9 +68,12 @@ Result<AgentOptions> parseAgentOptions(const char* text) {
                 return bad("weak or tags");
         } else if (key == "shared") {
             if (!yesNo(value.empty() ? "yes" : value, &o.shared)) return bad("yes or no");
+        } else if (key == "control") {
+            if (!yesNo(value, &o.control)) return bad("yes or no");
         } else {
-            return Error{"unknown option '" + std::string(key) +
-                         "' (options: file=, depth=, refs=, finalgc=, sites=, deaths=, quiet, shared)"};
+            return Error{
+                "unknown option '" + std::string(key) +
+                "' (options: file=, depth=, refs=, finalgc=, sites=, deaths=, quiet, shared, control=)"};
         }
     }
     return o;

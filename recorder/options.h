@@ -32,6 +32,8 @@ struct AgentOptions {
     // Several JVMs may be given this file (memcity record of a script or build tool): the first
     // creates it, each later one writes STEM.PID.mct beside it instead of overwriting it.
     bool shared = false;
+    // A live control channel (live_control.h): a local socket only this user can open.
+    bool control = true;
 };
 
 // Where a JVM with process id `pid` writes when `file` is taken: app.mct -> app.1234.mct.

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "heap_samplers.h"
 #include "heap_walk.h"
 #include "hotspot.h"
 #include "jvmti_util.h"
@@ -53,14 +54,30 @@ bool concurrentCollectorRequested() {
     return all.find("UseZGC") != std::string::npos || all.find("UseShenandoahGC") != std::string::npos;
 }
 
+// The events the recorder enables (and turns off at detach).
+constexpr jvmtiEvent kEvents[] = {JVMTI_EVENT_VM_INIT,
+                                  JVMTI_EVENT_VM_DEATH,
+                                  JVMTI_EVENT_THREAD_START,
+                                  JVMTI_EVENT_THREAD_END,
+                                  JVMTI_EVENT_CLASS_LOAD,
+                                  JVMTI_EVENT_CLASS_PREPARE,
+                                  JVMTI_EVENT_SAMPLED_OBJECT_ALLOC,
+                                  JVMTI_EVENT_VM_OBJECT_ALLOC,
+                                  JVMTI_EVENT_OBJECT_FREE,
+                                  JVMTI_EVENT_GARBAGE_COLLECTION_START,
+                                  JVMTI_EVENT_GARBAGE_COLLECTION_FINISH,
+                                  JVMTI_EVENT_COMPILED_METHOD_UNLOAD};
+// HotSpot's heap sampling interval when nobody set one (bytes), restored at detach.
+constexpr jint kDefaultSamplingInterval = 512 * 1024;
+
 void JNICALL agentThreadMain(jvmtiEnv*, JNIEnv* jni, void* arg) {
     static_cast<Recorder*>(arg)->agentThread(jni);
 }
 
 }  // namespace
 
-Recorder::Recorder(jvmtiEnv* jvmti, JavaVM* vm, AgentOptions options)
-    : jvmti_(jvmti), vm_(vm), options_(std::move(options)) {
+Recorder::Recorder(jvmtiEnv* jvmti, JavaVM* vm, AgentOptions options, bool can_suspend)
+    : jvmti_(jvmti), vm_(vm), options_(std::move(options)), can_suspend_(can_suspend) {
     with_writer_ = [this](const std::function<void(TraceWriter&)>& f) { withWriter(f); };
     classes_.setOnAdded([this](uint32_t index, jclass klass, uint64_t known_mirror) {
         recordMirror(index, klass, known_mirror);
@@ -73,7 +90,7 @@ int64_t Recorder::now() const {
     return monotonicNs() - start_ns_;
 }
 
-Status Recorder::start() {
+Status Recorder::start(bool attaching) {
     if (options_.shared) {
         // Creating the file is the claim: the first JVM gets it, later ones (forked by the same
         // command, or run after it) write beside it.
@@ -98,16 +115,20 @@ Status Recorder::start() {
     writer_->meta("producer", "memcity agent");
     writer_->meta("depth", std::to_string(options_.depth));
     writer_->meta("refs", options_.refs_every ? std::to_string(options_.refs_every) : "off");
+    writer_->meta("pid", std::to_string(getpid()));
+    // Where the live control channel will listen, once the recording has begun (a viewer that
+    // opens the trace before then waits for it); an empty value if it could not start.
+    if (options_.control) writer_->meta("control", live::socketPath(geteuid(), getpid()));
     writer_->defineString(1, "unknown");
     if (jvmti_->CreateRawMonitor("memcity", &monitor_) != JVMTI_ERROR_NONE)
         return Error{"cannot create a JVMTI raw monitor"};
     unsafe_final_gc_ = concurrentCollectorRequested();
     recording_ = true;
-    for (jvmtiEvent e :
-         {JVMTI_EVENT_VM_INIT, JVMTI_EVENT_VM_DEATH, JVMTI_EVENT_THREAD_START, JVMTI_EVENT_THREAD_END,
-          JVMTI_EVENT_CLASS_LOAD, JVMTI_EVENT_CLASS_PREPARE, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC,
-          JVMTI_EVENT_VM_OBJECT_ALLOC, JVMTI_EVENT_OBJECT_FREE, JVMTI_EVENT_GARBAGE_COLLECTION_START,
-          JVMTI_EVENT_GARBAGE_COLLECTION_FINISH, JVMTI_EVENT_COMPILED_METHOD_UNLOAD}) {
+    for (jvmtiEvent e : kEvents) {
+        // Attaching, the GC events come once every thread reports its allocations (attach()).
+        if (attaching &&
+            (e == JVMTI_EVENT_GARBAGE_COLLECTION_START || e == JVMTI_EVENT_GARBAGE_COLLECTION_FINISH))
+            continue;
         if (jvmti_->SetEventNotificationMode(JVMTI_ENABLE, e, nullptr) != JVMTI_ERROR_NONE)
             return Error{"cannot enable JVMTI event " + std::to_string(e)};
     }
@@ -142,6 +163,8 @@ void Recorder::stopWithError(const std::string& message) {
 namespace {
 // The recorder's state of the calling thread (events arrive on the thread they are about).
 thread_local ThreadState* t_state = nullptr;
+// The recorder t_state belongs to: an agent attached again after a detach has a new one.
+thread_local const Recorder* t_state_owner = nullptr;
 // The recorder the shutdown hook finishes (the hook's function cannot capture it).
 Recorder* g_shutdown_recorder = nullptr;
 // Set on a thread while what it allocates is the agent's, not the program's: through JNI in VM
@@ -171,7 +194,11 @@ jlong objectTag(jvmtiEnv* jvmti, jobject object) {
 }  // namespace
 
 ThreadState* Recorder::threadState(JNIEnv* jni, jthread thread) {
-    if (t_state) return t_state;
+    if (t_state && t_state_owner == this) return t_state;
+    if (t_state_owner != this) {  // this thread's first event of this recording
+        t_state_owner = this;
+        t_clone = CloneSeen{};
+    }
     const jlong object_tag = objectTag(jvmti_, thread);
     // A thread that ran before recording began was registered at VM init: this is it.
     if (object_tag > 0) {
@@ -231,7 +258,7 @@ void Recorder::ensureDefined(ThreadState& ts) {
     }
     withWriter([&](TraceWriter& w) {
         w.defineThread(ts.id, ts.name.empty() ? "?" : ts.name, ts.daemon ? format::kThreadDaemon : 0,
-                       tag > 0 ? static_cast<uint64_t>(tag - 1) : 0);
+                       tag > 0 ? objectIdOfTag(tag) : 0);
         w.threadStart({ts.id, ts.started_ns});
     });
     ts.defined.store(true, std::memory_order_release);
@@ -328,7 +355,11 @@ void Recorder::flushAllThreads() {
 }
 
 void Recorder::onThreadStart(JNIEnv* jni, jthread thread) {
-    if (recording()) threadState(jni, thread);
+    if (!recording()) return;
+    // A thread that starts while the program is paused waits with it (not the agent's own).
+    if (LiveControl* control = control_.load(std::memory_order_acquire); control && !t_agent_allocating)
+        control->waitWhileHeld();
+    threadState(jni, thread);
 }
 
 void Recorder::onThreadEnd(JNIEnv* jni, jthread thread) {
@@ -359,6 +390,7 @@ void Recorder::recordMirror(uint32_t index, jclass klass, uint64_t known_mirror)
     ClassEntry& e = classes_[index];
     if (known_mirror != kNoObject) {  // recorded before: at the class's load, or by a heap walk
         e.mirror_id.store(known_mirror, std::memory_order_release);
+        trackMirror(klass, known_mirror);
         return;
     }
     // Before VM init (which records them all), or a class of the agent's own.
@@ -368,6 +400,7 @@ void Recorder::recordMirror(uint32_t index, jclass klass, uint64_t known_mirror)
     const uint64_t id = t_ids_at_gc ? walkObjectId() : newObjectId();
     e.mirror_id.store(id, std::memory_order_release);
     recordUnseen(id, class_class, static_cast<uint64_t>(size), 0);
+    trackMirror(klass, id);
 }
 
 void Recorder::registerLoadedClasses(JNIEnv* jni) {
@@ -424,6 +457,9 @@ void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass
             jvmti_->SetTag(object, kAgentObjectTag);
         return;
     }
+    // While the program is paused at a GC (live control), its threads wait here before their
+    // objects are recorded: they are the next GC's.
+    if (LiveControl* control = control_.load(std::memory_order_acquire)) control->waitWhileHeld();
     // The first allocation after a GC the JVM did not report: its deaths are posted now, on this
     // thread, before another GC can come and take them (see noticeUnreportedGcs).
     if (noticeUnreportedGcs() && unreported_pending_.exchange(false)) onUnreportedGc();
@@ -462,11 +498,11 @@ void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass
         }
     }
     const uint64_t id = newObjectId();
-    // Its death: told by a weak reference (no tag unless a heap walk is near: see prepareWalk),
-    // or by ObjectFree under its tag: threads (walks name them by their tags), and under the
-    // collectors weak references do not suit.
-    const bool tag_only = !weak_deaths || classes_[ci].thread;
-    const bool eager = !tag_only && eager_tags_.load(std::memory_order_seq_cst);
+    // Its death: told by a weak reference (no tag unless a heap walk is near, see prepareWalk;
+    // a thread's object always, as walks name threads by their objects' tags), or by ObjectFree
+    // under its tag where weak references do not suit the collector.
+    const bool tag_only = !weak_deaths;
+    const bool eager = !tag_only && (classes_[ci].thread || eager_tags_.load(std::memory_order_seq_cst));
     if (tag_only || eager) jvmti_->SetTag(object, (eager ? kWeakTagBit : 0) | static_cast<jlong>(id + 1));
     uint8_t top = 0;
     const uint32_t site = siteOfStack(jni, *ts, &top);
@@ -474,7 +510,10 @@ void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass
     jweak ref = nullptr;
     if (!tag_only) {
         ref = jni->NewWeakGlobalRef(object);
-        if (!ref) jvmti_->SetTag(object, static_cast<jlong>(id + 1));
+        if (!ref) {
+            jvmti_->SetTag(object, static_cast<jlong>(id + 1));
+            noteTagDeaths();
+        }
     }
     const bool tagged = eager;
     const ClassEntry& ce = classes_[ci];
@@ -542,6 +581,12 @@ void Recorder::wakeAgent() {
 void Recorder::processGcs(JNIEnv* jni) {
     const uint64_t finished = gcs_finished_.load(std::memory_order_acquire);
     if (gcs_written_ == finished) return;
+    // With weak references every death of the newest GC is known once it is written: its heap
+    // is marked complete (GC_COMPLETE), so that a reader following the trace shows it without
+    // waiting for the next GC. Not at exit: the last GC's heap count completes it (GC_LIVE).
+    const bool mark_complete = weak_deaths_.load(std::memory_order_relaxed) && !countsExitHeap();
+    // Callbacks under way may hold ids below its watermark: their events first.
+    if (mark_complete) waitForAllocations();
     // What the threads allocated so far goes first; ids place objects around the GCs anyway.
     flushAllThreads();
     // The VM's heap figures, read once for the batch.
@@ -639,6 +684,17 @@ void Recorder::processGcs(JNIEnv* jni) {
         newest_jvm->whole_heap = newest_jvm->whole_heap && counted;
         withWriter([&](TraceWriter& w) {
             w.extension(static_cast<uint32_t>(format::ExtensionKind::kGcJvm), encodeGcJvm(*newest_jvm));
+        });
+    }
+    if (mark_complete) {
+        // Objects whose deaths their tags tell (ones a walk met untagged): HotSpot posts those
+        // late, unless a heap walk or count since the GC had it post them first.
+        if (!walk && !census && tag_deaths_.load(std::memory_order_relaxed)) flushObjectFrees(*this);
+        flushDeaths(false);
+        withWriter([&](TraceWriter& w) {
+            w.extension(static_cast<uint32_t>(format::ExtensionKind::kGcComplete),
+                        encodeGcComplete({static_cast<uint32_t>(last)}));
+            w.flush();  // on disk now, for a reader following the trace
         });
     }
 }
@@ -767,6 +823,51 @@ void Recorder::onVmInit(JNIEnv* jni, jthread vm_thread) {
     // What the agent allocates here is its own: tagged as such, never recorded.
     t_agent_allocating = true;
     resetSamplingDistance(jni);
+    t_agent_allocating = false;
+    learnTheJvm(jni);
+    noteCollectionsSoFar();
+    beginRecording(jni, vm_thread);
+    startup_ns_ = now() - init_began;
+}
+
+Status Recorder::attach(JNIEnv* jni, jthread current) {
+    const int64_t began = now();
+    attached_ = true;
+    // Deaths by weak references where they suit, chosen before any allocation is reported.
+    learnTheJvm(jni);
+    if (Status s = start(true); !s) return s;
+    withWriter([](TraceWriter& w) { w.meta("attached", "yes: objects alive at attach have no site"); });
+    // Every thread reports its allocations from here on. This one once it had one sampled (see
+    // resetSamplingDistance); the others, on JDK 17, once their sampling distance is 0 (JDK 17
+    // keeps the distance each drew before: up to a few hundred KiB unreported); then each
+    // once it leaves the allocation buffer it is in, which a GC retires.
+    t_agent_allocating = true;
+    resetSamplingDistance(jni);
+    t_agent_allocating = false;
+    std::string why;
+    if (auto samplers =
+            facts_owner_->vm() ? HeapSamplers::find(*facts_owner_->vm(), jni, current, &why) : nullptr) {
+        const size_t reset = samplers->resetOthers(jvmti_, jni, current);
+        withWriter([&](TraceWriter& w) { w.meta("sampling reset", std::to_string(reset) + " threads"); });
+    } else if (!why.empty()) {
+        withWriter([&](TraceWriter& w) {
+            w.meta("warning", "other threads' heap sampling distance could not be reset (" + why +
+                                  "): on JDK 17 their first allocations after attach may be missing");
+        });
+    }
+    jvmti_->ForceGarbageCollection();
+    // GCs from here on (the GC above is not the trace's: the heap after it is where it begins).
+    noteCollectionsSoFar();
+    for (jvmtiEvent e : {JVMTI_EVENT_GARBAGE_COLLECTION_START, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH})
+        if (jvmti_->SetEventNotificationMode(JVMTI_ENABLE, e, nullptr) != JVMTI_ERROR_NONE)
+            return Error{"cannot enable JVMTI event " + std::to_string(e)};
+    beginRecording(jni, current);
+    startup_ns_ = now() - began;
+    return recording() ? Status{} : Status(Error{error_.empty() ? "the recording could not start" : error_});
+}
+
+void Recorder::learnTheJvm(JNIEnv* jni) {
+    t_agent_allocating = true;
     // The size of a reference in an array: 4 with compressed pointers, 8 without.
     if (jclass object = jni->FindClass("java/lang/Object")) {
         clone_method_ = jni->GetMethodID(object, "clone", "()Ljava/lang/Object;");
@@ -780,17 +881,27 @@ void Recorder::onVmInit(JNIEnv* jni, jthread vm_thread) {
         jni->DeleteLocalRef(object);
     }
     t_agent_allocating = false;
-    // The JVM's own figures of each GC, from here on.
+    // The JVM's own figures of each GC.
     facts_owner_ = GcFacts::create();
     facts_.store(facts_owner_.get(), std::memory_order_release);
+    // Deaths by weak references where the collector suits them. Until the walk of the objects
+    // that were there has marked them, new objects are tagged at once (prepareWalk), or the
+    // walk would take them for older ones.
+    weak_deaths_.store(options_.deaths == DeathMode::kWeak && weakDeathsWork(jni), std::memory_order_release);
+    prepareWalk();
+}
+
+void Recorder::noteCollectionsSoFar() {
     // Collections from here on that JVMTI does not report are found (see noticeUnreportedGcs).
-    if (facts_owner_->available()) {
-        std::lock_guard lock(gc_ring_mutex_);
-        if (gcs_started_.load(std::memory_order_acquire) == gcs_finished_.load(std::memory_order_acquire)) {
-            facts_owner_->sampleCounters(&last_end_sample_);  // what an unreported GC starts from
-            announced_collections_.store(facts_owner_->totalCollections(), std::memory_order_release);
-        }
+    if (!facts_owner_->available()) return;
+    std::lock_guard lock(gc_ring_mutex_);
+    if (gcs_started_.load(std::memory_order_acquire) == gcs_finished_.load(std::memory_order_acquire)) {
+        facts_owner_->sampleCounters(&last_end_sample_);  // what an unreported GC starts from
+        announced_collections_.store(facts_owner_->totalCollections(), std::memory_order_release);
     }
+}
+
+void Recorder::beginRecording(JNIEnv* jni, jthread vm_thread) {
     // Sites from the JVM's own frames where its layout is known (else GetStackTrace for each).
     if (options_.sites == SiteMode::kJvmti) {
         walker_off_ = "sites=jvmti";
@@ -843,44 +954,73 @@ void Recorder::onVmInit(JNIEnv* jni, jthread vm_thread) {
         }
     }
     classes_.markFillers();
-    tagExistingObjects(*this);
-    // Weak references from here on: an object allocated before the walk of the objects that
-    // were there must carry a tag, or the walk takes it for one of them.
-    weak_deaths_.store(options_.deaths == DeathMode::kWeak && weakDeathsWork(jni), std::memory_order_release);
+    const ExistingObjects existing = recordExistingObjects(*this, jni);
+    endWalk();
+    withWriter([&](TraceWriter& w) {
+        w.meta("objects before recording", std::to_string(existing.objects));
+        w.meta("objects before recording, reachable", std::to_string(existing.reachable));
+        if (existing.error != JVMTI_ERROR_NONE)
+            w.meta("warning", "the walk of the heap there before recording failed with JVMTI error " +
+                                  std::to_string(existing.error));
+    });
     mirrors_stay_put_ = facts_owner_->stopsTheWorld() && !facts_owner_->collectors().empty();
     // Threads that ran before recording began: their roots are named from the first walk on.
     registerRunningThreads(jni, vm_thread);
-    // The agent thread: writes GCs, deaths and snapshots, and flushes buffers every second.
-    t_agent_allocating = t_agent_classes = true;
-    jclass thread_class = jni->FindClass("java/lang/Thread");
-    jmethodID init =
-        thread_class ? jni->GetMethodID(thread_class, "<init>", "(Ljava/lang/String;)V") : nullptr;
     // An object of the agent's own that a flush of ObjectFree events walks from (flushObjectFrees).
+    t_agent_allocating = t_agent_classes = true;
     if (jclass object_class = jni->FindClass("java/lang/Object")) {
         if (jobject anchor = jni->AllocObject(object_class)) flush_anchor_ = jni->NewGlobalRef(anchor);
+        jni->DeleteLocalRef(object_class);
     }
     if (jni->ExceptionCheck()) jni->ExceptionClear();
-    jstring name = jni->NewStringUTF("memcity-agent");
-    jobject thread = init && name ? jni->NewObject(thread_class, init, name) : nullptr;
-    if (jni->ExceptionCheck()) jni->ExceptionClear();
-    if (!thread || jvmti_->RunAgentThread(thread, agentThreadMain, this, JVMTI_THREAD_NORM_PRIORITY) !=
-                       JVMTI_ERROR_NONE) {
-        t_agent_allocating = t_agent_classes = false;
-        stopWithError("cannot start the agent thread");
+    t_agent_allocating = t_agent_classes = false;
+    // The agent thread: writes GCs, deaths and snapshots, and flushes buffers every second.
+    if (Status s = startAgentThread(jni, "memcity-agent", agentThreadMain, this); !s) {
+        stopWithError(s.error().message);
         return;
     }
     agent_running_ = true;
     // Finish in a shutdown hook where there is one (see shutdown_hook.h); VMDeath remains for
     // Runtime.halt and a hook that could not be installed.
     g_shutdown_recorder = this;
-    Status hook = installShutdownHook(jni, [](JNIEnv* env) {
+    t_agent_allocating = t_agent_classes = true;
+    auto hook = installShutdownHook(jni, [](JNIEnv* env) {
         if (g_shutdown_recorder) g_shutdown_recorder->onShutdown(env);
     });
     t_agent_allocating = t_agent_classes = false;
-    if (!hook)
+    if (hook)
+        shutdown_hook_ = *hook;
+    else
         std::fprintf(stderr, "memcity agent: %s; the trace is finished at VM death\n",
                      hook.error().message.c_str());
-    startup_ns_ = now() - init_began;
+    // The live control channel (see live_control.h), unless asked not to.
+    if (options_.control) {
+        auto control = std::make_unique<LiveControl>(*this, jvmti_, can_suspend_);
+        if (Status s = control->start(jni, options_.file); s) {
+            control_.store(control.get(), std::memory_order_release);
+            control_owner_ = std::move(control);
+        } else {
+            withWriter([&](TraceWriter& w) { w.meta("control", ""); });
+            std::fprintf(stderr, "memcity agent: no live control: %s\n", s.error().message.c_str());
+        }
+    }
+}
+
+Status Recorder::startAgentThread(JNIEnv* jni, const char* name, jvmtiStartFunction body, void* arg) {
+    t_agent_allocating = t_agent_classes = true;
+    jclass thread_class = jni->FindClass("java/lang/Thread");
+    jmethodID init =
+        thread_class ? jni->GetMethodID(thread_class, "<init>", "(Ljava/lang/String;)V") : nullptr;
+    jstring jname = jni->NewStringUTF(name);
+    jobject thread = init && jname ? jni->NewObject(thread_class, init, jname) : nullptr;
+    if (jni->ExceptionCheck()) jni->ExceptionClear();
+    const bool started =
+        thread && jvmti_->RunAgentThread(thread, body, arg, JVMTI_THREAD_NORM_PRIORITY) == JVMTI_ERROR_NONE;
+    for (jobject local : {static_cast<jobject>(thread_class), static_cast<jobject>(jname), thread})
+        if (local) jni->DeleteLocalRef(local);
+    t_agent_allocating = t_agent_classes = false;
+    if (!started) return Error{std::string("cannot start the agent's thread ") + name};
+    return {};
 }
 
 void Recorder::agentThread(JNIEnv* jni) {
@@ -901,6 +1041,8 @@ void Recorder::agentThread(JNIEnv* jni) {
             if (unreported_pending_.exchange(false)) onUnreportedGc();
             writeFullBuffers();
             processGcs(jni);
+            if (LiveControl* control = control_.load(std::memory_order_acquire))
+                control->afterGcsWritten(jni, gcs_written_);
             flushDeaths(false);
             releaseWeak(jni);
             if (now() - last_flush >= kPeriodicFlushNs) {
@@ -918,6 +1060,85 @@ void Recorder::agentThread(JNIEnv* jni) {
     jvmti_->RawMonitorExit(monitor_);
 }
 
+void Recorder::stopAgentThread() {
+    if (!agent_running_) return;
+    jvmti_->RawMonitorEnter(monitor_);
+    stop_agent_ = true;
+    jvmti_->RawMonitorNotifyAll(monitor_);
+    while (!agent_stopped_)
+        jvmti_->RawMonitorWait(monitor_, 100);
+    jvmti_->RawMonitorExit(monitor_);
+}
+
+void Recorder::detach(JNIEnv* jni) {
+    // Not against the JVM's exit, which finishes the trace itself (and stops the control
+    // thread this runs on: it must not wait for this).
+    std::unique_lock lock(shutdown_mutex_, std::try_to_lock);
+    while (!lock.owns_lock()) {
+        if (shutting_down_.load(std::memory_order_acquire)) return;
+        usleep(1000);
+        lock.try_lock();
+    }
+    if (finished_ || shutting_down_) return;
+    exit_began_ns_ = now();
+    t_agent_allocating = true;
+    // 1. No more events, and HotSpot's own sampling again; the callbacks under way end.
+    for (jvmtiEvent e : kEvents)
+        jvmti_->SetEventNotificationMode(JVMTI_DISABLE, e, nullptr);
+    jvmti_->SetHeapSamplingInterval(kDefaultSamplingInterval);
+    if (control_owner_) control_owner_->stop(jni);  // the program resumed, the socket closed
+    waitForCallbacks();
+    // 2. The trace: the GCs so far (the last one marked complete), their deaths, every buffer.
+    stopAgentThread();
+    finish(jni);
+    // 3. Everything of the agent's in the JVM: references, the shutdown hook. The tags go with
+    // the JVMTI environment, which the agent disposes of last (agent.cpp).
+    releaseAll(jni);
+    detached_.store(true, std::memory_order_release);
+    jvmti_->DisposeEnvironment();  // its tags, capabilities and callbacks with it
+}
+
+void Recorder::waitForCallbacks() {
+    // A callback the JVM began before the events were turned off may still be on its way in.
+    usleep(50'000);
+    for (int waited = 0; callbacks_.load(std::memory_order_acquire) != 0 && waited < 5000; ++waited)
+        usleep(1000);
+}
+
+void Recorder::releaseAll(JNIEnv* jni) {
+    for (ThreadState* ts : trackingStates()) {
+        std::lock_guard lock(ts->mutex);
+        for (size_t i = 0; i < ts->tracked.size(); ++i)
+            jni->DeleteWeakGlobalRef(ts->tracked[i].ref);
+        ts->tracked.clear();
+        if (ts->object) {
+            jni->DeleteWeakGlobalRef(ts->object);
+            ts->object = nullptr;
+        }
+        // What a detached recorder keeps of a thread is its state's shell (see agent.cpp).
+        ts->key_cache.reset();
+        ts->blob_cache.reset();
+        ts->events = EventEncoder();
+        ts->full.clear();
+        ts->spare.clear();
+    }
+    {
+        std::lock_guard lock(mirrors_mutex_);
+        for (const auto& [ref, id] : mirror_refs_)
+            jni->DeleteWeakGlobalRef(ref);
+        mirror_refs_.clear();
+        mirror_ids_.clear();
+    }
+    releaseWeak(jni);
+    if (flush_anchor_) {
+        jni->DeleteGlobalRef(flush_anchor_);
+        flush_anchor_ = nullptr;
+    }
+    removeShutdownHook(jni, shutdown_hook_);
+    shutdown_hook_ = nullptr;
+    if (g_shutdown_recorder == this) g_shutdown_recorder = nullptr;
+}
+
 void Recorder::onShutdown(JNIEnv* jni) {
     std::lock_guard lock(shutdown_mutex_);
     if (finished_) return;
@@ -928,14 +1149,10 @@ void Recorder::onShutdown(JNIEnv* jni) {
 void Recorder::onVmDeath(JNIEnv* jni) {
     if (finished_) return;
     exit_began_ns_ = now();
-    if (agent_running_) {
-        jvmti_->RawMonitorEnter(monitor_);
-        stop_agent_ = true;
-        jvmti_->RawMonitorNotifyAll(monitor_);
-        while (!agent_stopped_)
-            jvmti_->RawMonitorWait(monitor_, 100);
-        jvmti_->RawMonitorExit(monitor_);
-    }
+    // A paused program resumes: the JVM exits (its other shutdown hooks may allocate).
+    shutting_down_ = true;
+    if (control_owner_) control_owner_->stop(jni);
+    stopAgentThread();
     exiting_ = true;
     if (recording() && options_.final_gc && !unsafe_final_gc_) {
         // A last GC, so the objects that are garbage by now are recorded as dead. It has a

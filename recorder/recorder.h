@@ -28,13 +28,16 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "class_registry.h"
 #include "gc_facts.h"
+#include "live_control.h"
 #include "options.h"
 #include "site_registry.h"
 #include "stack_walker.h"
+#include "tags.h"
 #include "trace/event_encoder.h"
 #include "trace/extensions.h"
 #include "trace/trace_writer.h"
@@ -43,20 +46,6 @@
 namespace memcity::agent {
 
 // Per Java thread, reached through JVMTI thread-local storage.
-// The tag of an object the agent itself allocated (through JNI, or on its own threads): it has
-// the class bit with no class, so heap walks neither record it nor follow it, and its death is
-// nobody's. Such objects are not the program's and never enter the trace.
-inline constexpr jlong kAgentObjectTag = kClassTagBit | jlong{kNoClass};
-// A tag that stands for an object's id without being its tag (bit 61 | id + 1): see onAlloc.
-inline constexpr jlong kAliasTagBit = jlong{1} << 61;
-// The tag a heap walk needs on an object whose death a weak reference tells (bit 60 | id + 1):
-// its ObjectFree is nobody's (see Recorder::prepareWalk).
-inline constexpr jlong kWeakTagBit = jlong{1} << 60;
-// The object id a tag names: an object tag, an alias or a walk's tag (not a class tag).
-inline uint64_t objectIdOfTag(jlong tag) {
-    return static_cast<uint64_t>((tag & ~(kAliasTagBit | kWeakTagBit)) - 1);
-}
-
 struct ThreadState {
     std::mutex mutex;     // the owner appends, the agent thread takes what is there
     EventEncoder events;  // this thread's allocations
@@ -110,11 +99,25 @@ struct ThreadState {
 
 class Recorder {
 public:
-    Recorder(jvmtiEnv* jvmti, JavaVM* vm, AgentOptions options);
+    // `can_suspend`: the JVM granted JVMTI's can_suspend (live control can pause the program).
+    Recorder(jvmtiEnv* jvmti, JavaVM* vm, AgentOptions options, bool can_suspend);
     ~Recorder();
 
-    // Opens the trace and enables the events. Called from Agent_OnLoad.
-    Status start();
+    // Opens the trace and enables the events. Called from Agent_OnLoad; from attach() with
+    // `attaching`, which enables the GC events later itself.
+    Status start(bool attaching = false);
+    // Records a JVM that is running already (Agent_OnAttach, on the attach listener's thread):
+    // what VM init does at a JVM's start, after one GC so that every thread reports its
+    // allocations from there on. Objects alive then are "before recording" (no site).
+    Status attach(JNIEnv* jni, jthread current);
+    // Ends the recording of a JVM that goes on running (a live client's detach): the trace is
+    // finished, the events turned off, and every reference, tag and thread of the agent's
+    // released. Called on the control thread.
+    void detach(JNIEnv* jni);
+    // Whether the recording ended by detach (the JVM runs on without it).
+    bool detached() const { return detached_.load(std::memory_order_acquire); }
+    // Starts an agent thread `name` (a Java thread of the agent's own) running body(arg).
+    Status startAgentThread(JNIEnv* jni, const char* name, jvmtiStartFunction body, void* arg);
 
     // JVMTI event handlers.
     void onVmInit(JNIEnv* jni, jthread thread);
@@ -136,6 +139,18 @@ public:
     // The agent thread's body (started in VM init).
     void agentThread(JNIEnv* jni);
 
+    // Counts a JVMTI callback under way, for the length of a scope (agent.cpp wraps every one).
+    class CallbackScope {
+    public:
+        explicit CallbackScope(Recorder& r) : r_(r) { r_.callbacks_.fetch_add(1, std::memory_order_acq_rel); }
+        ~CallbackScope() { r_.callbacks_.fetch_sub(1, std::memory_order_acq_rel); }
+        CallbackScope(const CallbackScope&) = delete;
+        CallbackScope& operator=(const CallbackScope&) = delete;
+
+    private:
+        Recorder& r_;
+    };
+
     // Runs f with the trace writer locked; stops recording if the writer failed.
     void withWriter(const std::function<void(TraceWriter&)>& f);
     const ClassRegistry::WithWriter& writerAccess() const { return with_writer_; }
@@ -146,10 +161,20 @@ public:
     ClassRegistry& classes() { return classes_; }
     SiteRegistry& sites() { return sites_; }
     int64_t now() const;
-    uint64_t newObjectId() {
+    uint64_t newObjectId() { return newObjectIds(1); }
+    // The first of `n` consecutive new ids.
+    uint64_t newObjectIds(uint64_t n) {
         noticeUnreportedGcs();
-        return next_id_.fetch_add(1, std::memory_order_relaxed);
+        return next_id_.fetch_add(n, std::memory_order_relaxed);
     }
+    // An object that was there before recording began, recorded as `id` of class `class_index`
+    // (see recordExistingObjects): its death is told by a weak reference where deaths are, else
+    // by its tag. `object` is a local reference the caller deletes.
+    void trackExisting(JNIEnv* jni, jobject object, uint64_t id, uint32_t class_index);
+    // Some object's death is told by its tag and ObjectFree although deaths are told by weak
+    // references (one a heap walk met untagged): HotSpot posts such deaths late, so they are
+    // flushed before a GC's heap is marked complete.
+    void noteTagDeaths() { tag_deaths_.store(true, std::memory_order_relaxed); }
     // Adds the GCs the JVM ran without JVMTI events since the last GC of the trace (see
     // GcFacts::totalCollections) to the GC ring. Cheap when there are none; safe on any thread.
     // Returns whether it added one.
@@ -236,6 +261,14 @@ private:
     void registerLoadedClasses(JNIEnv* jni);
     // Makes the allocating thread draw a new heap sampling distance (see onVmInit).
     void resetSamplingDistance(JNIEnv* jni);
+    // What the recording needs to know of the JVM before it reports anything: reference size,
+    // the JVM's GC figures (GcFacts), whether deaths are told by weak references.
+    void learnTheJvm(JNIEnv* jni);
+    // The collections the JVM has run so far are none of the trace's (see noticeUnreportedGcs).
+    void noteCollectionsSoFar();
+    // VM init's work, and attach's: classes and their mirrors, the objects there, the threads,
+    // the agent thread, the shutdown hook, the live control channel.
+    void beginRecording(JNIEnv* jni, jthread current);
     // The site of the calling thread's stack (see stack_walker.h): by its key where it has one
     // seen before, else from GetStackTrace. *top: what its innermost frame is
     // (SiteRegistry::kTopClone).
@@ -251,10 +284,16 @@ private:
     std::string siteSummary();
     // Deaths by weak reference (Serial, Parallel, G1): every object allocated gets a JNI weak
     // global reference instead of a tag; a reference that a GC cleared is a death at that GC.
-    // Reads the slots of every tracked object of every thread (plain memory: safe inside the GC
-    // finish callback, which has `gc` just finished) and files the cleared ones' deaths under
-    // `gc`; their references are released later, by the agent thread (releaseWeak).
+    // Reads the slots of every tracked object of every thread, of the objects there before
+    // recording and of the class mirrors (plain memory: safe inside the GC finish callback, which
+    // has `gc` just finished) and files the cleared ones' deaths under `gc`; their references
+    // are released later, by the agent thread (releaseWeak).
     void scanWeak(uint32_t gc);
+    // The thread states that track objects: every thread's, and existing_'s.
+    std::vector<ThreadState*> trackingStates();
+    // Tracks a class mirror recorded as `id` by a weak reference (with weak-reference deaths):
+    // its death, when its class is unloaded, is then told at exactly that GC.
+    void trackMirror(jclass klass, uint64_t id);
     // A GC the JVM did not report was noticed: its deaths are had now.
     void onUnreportedGc();
     void releaseWeak(JNIEnv* jni);
@@ -287,6 +326,12 @@ private:
     // Writes the deaths of the GCs written so far; `last`: drops the others (at the end).
     void flushDeaths(bool last);
     void stopWithError(const std::string& message);
+    // Stops the agent thread and waits for it (at exit and detach).
+    void stopAgentThread();
+    // Waits (up to 5 s) for the JVMTI callbacks under way to return.
+    void waitForCallbacks();
+    // Deletes every JNI reference the agent holds and its shutdown hook (detach).
+    void releaseAll(JNIEnv* jni);
     void wakeAgent();
     void finish(JNIEnv* jni);
 
@@ -380,10 +425,27 @@ private:
     jobject flush_anchor_ = nullptr;
     bool mirrors_stay_put_ = false;        // objects move only in collections' pauses (see classOfAllocation)
     std::atomic<bool> eager_tags_{false};  // new objects get a walk's tag at once
+    // The objects there before recording began whose deaths weak references tell (their
+    // `tracked`, with their `mutex`; no thread of its own).
+    ThreadState existing_;
+    // Class mirrors whose deaths weak references tell, and their ids (with mirrors_mutex_).
+    std::mutex mirrors_mutex_;
+    std::vector<std::pair<jweak, uint64_t>> mirror_refs_;
+    std::unordered_set<uint64_t> mirror_ids_;
+    std::atomic<bool> tag_deaths_{false};       // see noteTagDeaths
     std::atomic<uint64_t> heap_iterations_{0};  // twice per iteration (see enterAllocation)
     std::mutex released_mutex_;                 // scanWeak (GC callback) adds, the agent thread releases
     std::vector<jweak> released_;
-    int64_t startup_ns_ = 0;     // VM init's work (the heap walk above all)
+    int64_t startup_ns_ = 0;  // VM init's (or attach's) work (the heap walk above all)
+    bool attached_ = false;   // recording began in a running JVM
+    const bool can_suspend_;
+    std::atomic<bool> detached_{false};
+    std::atomic<bool> shutting_down_{false};  // the JVM exits (onVmDeath began)
+    std::atomic<int> callbacks_{0};           // JVMTI callbacks under way (see CallbackScope)
+    jobject shutdown_hook_ = nullptr;         // a global reference (see shutdown_hook.h)
+    // The live control channel (null without one), set once before the program can reach it.
+    std::atomic<LiveControl*> control_{nullptr};
+    std::unique_ptr<LiveControl> control_owner_;
     int64_t exit_began_ns_ = 0;  // when the exit began
 };
 

@@ -43,8 +43,60 @@ bool Recorder::trackedRecently(ThreadState& ts, jobject object) {
     return true;
 }
 
+std::vector<ThreadState*> Recorder::trackingStates() {
+    std::vector<ThreadState*> all = allThreads();
+    all.push_back(&existing_);
+    return all;
+}
+
+void Recorder::trackExisting(JNIEnv* jni, jobject object, uint64_t id, uint32_t class_index) {
+    const jlong tag = static_cast<jlong>(id + 1);
+    if (!weak_deaths_.load(std::memory_order_relaxed)) {
+        jvmti_->SetTag(object, tag);
+        return;
+    }
+    if (class_index == classOfClass()) {
+        // The mirror of a class not registered yet: named by its id until it is (the registry
+        // adopts the id), and tracked as a mirror, once.
+        jvmti_->SetTag(object, kWeakTagBit | tag);
+        trackMirror(static_cast<jclass>(object), id);
+        return;
+    }
+    // A thread's object is named by its tag in walks (its roots): tagged at once.
+    const bool tagged = classes_[class_index].thread;
+    if (tagged) jvmti_->SetTag(object, kWeakTagBit | tag);
+    jweak ref = jni->NewWeakGlobalRef(object);
+    if (!ref) {
+        jvmti_->SetTag(object, tag);
+        noteTagDeaths();
+        return;
+    }
+    std::lock_guard lock(existing_.mutex);
+    existing_.tracked.push(ref, id, tagged);
+}
+
+void Recorder::trackMirror(jclass klass, uint64_t id) {
+    if (!weak_deaths_.load(std::memory_order_relaxed)) return;
+    {
+        std::lock_guard lock(mirrors_mutex_);
+        if (mirror_ids_.count(id)) return;
+    }
+    JNIEnv* jni = nullptr;
+    if (vm_->GetEnv(reinterpret_cast<void**>(&jni), JNI_VERSION_1_8) != JNI_OK || !jni) return;
+    jweak ref = jni->NewWeakGlobalRef(klass);
+    if (!ref) return;
+    {
+        std::lock_guard lock(mirrors_mutex_);
+        if (mirror_ids_.insert(id).second) {
+            mirror_refs_.emplace_back(ref, id);
+            return;
+        }
+    }
+    jni->DeleteWeakGlobalRef(ref);  // another thread tracked it meanwhile
+}
+
 void Recorder::scanWeak(uint32_t gc) {
-    const std::vector<ThreadState*> all = allThreads();
+    const std::vector<ThreadState*> all = trackingStates();
     std::vector<uint64_t> dead;
     std::vector<jweak> refs;
     for (ThreadState* ts : all) {
@@ -62,6 +114,24 @@ void Recorder::scanWeak(uint32_t gc) {
             }
         }
         tracked.truncate(kept);
+    }
+    {
+        // A mirror dies with its class: the class's methods may be freed, and with them the
+        // code stack keys name.
+        std::lock_guard lock(mirrors_mutex_);
+        size_t kept = 0;
+        for (size_t i = 0; i < mirror_refs_.size(); ++i) {
+            const auto [ref, id] = mirror_refs_[i];
+            if (addressOfWeak(ref)) {
+                mirror_refs_[kept++] = mirror_refs_[i];
+            } else {
+                dead.push_back(id);
+                refs.push_back(ref);
+                mirror_ids_.erase(id);
+            }
+        }
+        if (kept != mirror_refs_.size()) stack_generation_.fetch_add(1, std::memory_order_acq_rel);
+        mirror_refs_.resize(kept);
     }
     if (dead.empty()) return;
     {
@@ -116,7 +186,7 @@ void Recorder::prepareWalk() {
     if (!weak_deaths_.load(std::memory_order_relaxed)) return;
     // Then every object tracked and alive gets the tag the walk names it by (a cleared
     // reference fails: the object is gone).
-    const std::vector<ThreadState*> all = allThreads();
+    const std::vector<ThreadState*> all = trackingStates();
     std::vector<std::pair<jweak, uint64_t>> untagged;
     for (ThreadState* ts : all) {
         std::lock_guard lock(ts->mutex);
@@ -137,8 +207,10 @@ void Recorder::onFree(jlong tag) {
     uint64_t id = static_cast<uint64_t>(tag - 1);
     noticeUnreportedGcs();
     if (tag & kClassTagBit) {
-        // A class was unloaded: its mirror died (the agent's objects are nobody's).
+        // A class was unloaded: its mirror died (the agent's objects are nobody's). With weak
+        // references, the mirror's told that at its GC already.
         stack_generation_.fetch_add(1, std::memory_order_acq_rel);  // its methods may be freed
+        if (weak_deaths_.load(std::memory_order_relaxed)) return;
         const uint32_t ci = ClassRegistry::indexFromTag(tag);
         if (ci == kNoClass || ci >= classes_.size()) return;
         id = classes_[ci].mirror_id.load(std::memory_order_acquire);
@@ -172,9 +244,17 @@ void Recorder::onGcStart() {
 }
 
 void Recorder::onGcFinish() {
+    struct {
+        uint32_t index = 0;
+        bool full = false;
+        uint64_t used_after = 0;  // the JVM's, in all its pools
+    } finished;
+    // Its deaths first: the agent thread writes a GC, with its deaths, once the GC is counted as
+    // finished below (only GC callbacks finish GCs, and no unreported GC is added during one).
+    const uint64_t n = gcs_finished_.load(std::memory_order_relaxed);
+    if (weak_deaths_.load(std::memory_order_relaxed)) scanWeak(static_cast<uint32_t>(n));
     {
         std::lock_guard lock(gc_ring_mutex_);
-        const uint64_t n = gcs_finished_.load(std::memory_order_relaxed);
         GcSlot& slot = gc_ring_[n % kGcRing];
         slot = GcSlot{};
         slot.index = static_cast<uint32_t>(n);
@@ -194,11 +274,19 @@ void Recorder::onGcFinish() {
             jvm_clock_offset_ns_ = slot.end_ns - ended;
         announced_collections_.store(facts ? facts->totalCollections() : INT64_MAX,
                                      std::memory_order_release);
+        finished.index = slot.index;
+        if (facts && slot.start.valid && slot.end.valid) {
+            finished.full =
+                facts->kindOf(slot.start, slot.end) == static_cast<uint8_t>(format::GcKind::kMajor);
+            for (size_t i = 0; i < facts->pools().size() && i < kMaxPools; ++i)
+                finished.used_after += slot.end.pools[i].used;
+        }
         gcs_finished_.store(n + 1, std::memory_order_release);
     }
-    if (weak_deaths_.load(std::memory_order_relaxed))
-        scanWeak(static_cast<uint32_t>(gcs_finished_.load() - 1));
     noticeUnloads();
+    // Live control: the program may stop at this GC's end.
+    if (LiveControl* control = control_.load(std::memory_order_acquire))
+        control->onGcEnd(finished.index, finished.full, finished.used_after);
     wakeAgent();
 }
 

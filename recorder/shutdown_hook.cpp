@@ -67,43 +67,75 @@ std::vector<uint8_t> hookClassFile() {
 }
 
 ShutdownHookFn g_hook = nullptr;
+jclass g_hook_class = nullptr;  // a global reference, once defined
 
 void JNICALL runHook(JNIEnv* jni, jobject) {
     if (g_hook) g_hook(jni);
 }
 
+// java.lang.Runtime's hook list: add (true) or remove (false) `hook`. False if it threw.
+bool changeHooks(JNIEnv* jni, jobject hook, bool add) {
+    jclass runtime = jni->FindClass("java/lang/Runtime");
+    jmethodID get_runtime =
+        runtime ? jni->GetStaticMethodID(runtime, "getRuntime", "()Ljava/lang/Runtime;") : nullptr;
+    jmethodID change = runtime ? jni->GetMethodID(runtime, add ? "addShutdownHook" : "removeShutdownHook",
+                                                  add ? "(Ljava/lang/Thread;)V" : "(Ljava/lang/Thread;)Z")
+                               : nullptr;
+    jobject rt = get_runtime ? jni->CallStaticObjectMethod(runtime, get_runtime) : nullptr;
+    bool ok = rt && change;
+    if (ok) {
+        if (add)
+            jni->CallVoidMethod(rt, change, hook);
+        else
+            jni->CallBooleanMethod(rt, change, hook);
+    }
+    if (jni->ExceptionCheck()) {
+        jni->ExceptionClear();
+        ok = false;
+    }
+    if (rt) jni->DeleteLocalRef(rt);
+    if (runtime) jni->DeleteLocalRef(runtime);
+    return ok;
+}
+
 }  // namespace
 
-Status installShutdownHook(JNIEnv* jni, ShutdownHookFn fn) {
+Result<jobject> installShutdownHook(JNIEnv* jni, ShutdownHookFn fn) {
     g_hook = fn;
-    auto fail = [&](const char* what) -> Status {
+    auto fail = [&](const char* what) -> Error {
         if (jni->ExceptionCheck()) jni->ExceptionClear();
         return Error{std::string("cannot install the shutdown hook: ") + what};
     };
-    const std::vector<uint8_t> bytes = hookClassFile();
-    jclass hook_class =
-        jni->DefineClass("memcity/agent/ShutdownHook", nullptr, reinterpret_cast<const jbyte*>(bytes.data()),
-                         static_cast<jsize>(bytes.size()));
-    if (!hook_class) return fail("defining its class failed");
+    // Defined once per JVM: an agent attached again after a detach finds it here (this library
+    // stays loaded). Not looked up by name: FindClass would search the program's class path
+    // (its jar files, on the agent's account) before it failed.
+    if (!g_hook_class) {
+        const std::vector<uint8_t> bytes = hookClassFile();
+        jclass defined =
+            jni->DefineClass("memcity/agent/ShutdownHook", nullptr,
+                             reinterpret_cast<const jbyte*>(bytes.data()), static_cast<jsize>(bytes.size()));
+        if (!defined) return fail("defining its class failed");
+        g_hook_class = static_cast<jclass>(jni->NewGlobalRef(defined));
+        jni->DeleteLocalRef(defined);
+    }
+    jclass hook_class = g_hook_class;
     JNINativeMethod run{const_cast<char*>("run"), const_cast<char*>("()V"),
                         reinterpret_cast<void*>(&runHook)};
     if (jni->RegisterNatives(hook_class, &run, 1) != JNI_OK) return fail("RegisterNatives failed");
     jmethodID init = jni->GetMethodID(hook_class, "<init>", "()V");
     jobject hook = init ? jni->NewObject(hook_class, init) : nullptr;
     if (!hook) return fail("creating it failed");
-    jclass runtime = jni->FindClass("java/lang/Runtime");
-    jmethodID get_runtime =
-        runtime ? jni->GetStaticMethodID(runtime, "getRuntime", "()Ljava/lang/Runtime;") : nullptr;
-    jmethodID add = runtime ? jni->GetMethodID(runtime, "addShutdownHook", "(Ljava/lang/Thread;)V") : nullptr;
-    jobject rt = get_runtime ? jni->CallStaticObjectMethod(runtime, get_runtime) : nullptr;
-    if (!rt || !add) return fail("java.lang.Runtime is not as expected");
-    jni->CallVoidMethod(rt, add, hook);
-    if (jni->ExceptionCheck()) return fail("Runtime.addShutdownHook threw");
-    jni->DeleteLocalRef(rt);
-    jni->DeleteLocalRef(runtime);
+    const bool added = changeHooks(jni, hook, true);
+    jobject global = added ? jni->NewGlobalRef(hook) : nullptr;
     jni->DeleteLocalRef(hook);
-    jni->DeleteLocalRef(hook_class);
-    return {};
+    if (!added) return fail("Runtime.addShutdownHook failed");
+    return global;
+}
+
+void removeShutdownHook(JNIEnv* jni, jobject hook) {
+    if (!hook) return;
+    changeHooks(jni, hook, false);
+    jni->DeleteGlobalRef(hook);
 }
 
 }  // namespace memcity::agent

@@ -15,9 +15,12 @@ namespace memcity::agent {
 
 using ShutdownHookFn = void (*)(JNIEnv* jni);
 
-// Registers a shutdown hook (a Thread subclass defined from class bytes built in memory) that
-// calls `fn` on the hook's thread when the JVM shuts down normally or through System.exit (not
-// on Runtime.halt or a signal that kills it). Contract: called once, from a live phase thread.
-Status installShutdownHook(JNIEnv* jni, ShutdownHookFn fn);
+// Registers a shutdown hook (a Thread subclass defined from class bytes built in memory, once
+// per JVM) that calls `fn` on the hook's thread when the JVM shuts down normally or through
+// System.exit (not on Runtime.halt or a signal that kills it). Returns the hook (a global
+// reference) for removeShutdownHook. Contract: from a live phase thread; one hook at a time.
+Result<jobject> installShutdownHook(JNIEnv* jni, ShutdownHookFn fn);
+// Unregisters the hook and deletes its reference (when recording stops before the JVM exits).
+void removeShutdownHook(JNIEnv* jni, jobject hook);
 
 }  // namespace memcity::agent

@@ -39,6 +39,11 @@ public:
     }
     // Keeps the first n entries.
     void truncate(size_t n) { size_ = std::min(size_, n); }
+    // Drops every entry and block.
+    void clear() {
+        blocks_.clear();
+        size_ = 0;
+    }
 
 private:
     static constexpr size_t kShift = 14;  // 16,384 entries, 256 KiB a block

@@ -1,7 +1,5 @@
 #include "app/live_record.h"
 
-#include <sys/wait.h>
-
 #include <chrono>
 #include <iostream>
 #include <thread>
@@ -17,12 +15,6 @@ namespace {
 
 using namespace std::chrono_literals;
 
-// Whether the child `pid` has not exited (it is not reaped: the caller waits for it).
-bool running(pid_t pid) {
-    siginfo_t info{};
-    return waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == 0;
-}
-
 // A GC as it arrives: "GC 12  3.402 s  live 645.0 KiB (14,091 objects)  pause 7.45 ms".
 void printGc(const GcRecord& r) {
     std::cout << "GC " << r.index << "  " << cli::formatDuration(r.end_ns) << "  live "
@@ -32,24 +24,21 @@ void printGc(const GcRecord& r) {
 
 }  // namespace
 
-void watchRecording(const std::string& trace, pid_t program, const cli::Words& window) {
+void watchRecording(const std::string& trace, const std::function<bool()>& recording,
+                    const cli::Words& window) {
     // The agent creates the trace as the JVM starts: shown once its first chunk is there.
     while (!TraceFile::open(trace)) {
-        if (!running(program)) return;
+        if (!recording()) return;
         std::this_thread::sleep_for(20ms);
     }
     if (hasDisplay()) {
         cli::Words words = {trace};
         words.insert(words.end(), window.begin(), window.end());
         (void)runExplore(words);
-        if (running(program))
-            std::cerr << "memcity record: the window was closed; the program goes on, recorded into " << trace
-                      << "\n";
         return;
     }
     if (!window.empty())
-        std::cerr << "memcity record: --script needs a display (run it under xvfb-run -a); a line per GC "
-                     "instead\n";
+        std::cerr << "memcity: --script needs a display (run it under xvfb-run -a); a line per GC instead\n";
     explore::TraceLoader loader(trace, {});
     std::vector<GcRecord> records;
     uint64_t revision = 0;
@@ -62,7 +51,7 @@ void watchRecording(const std::string& trace, pid_t program, const cli::Words& w
         if (!last) std::this_thread::sleep_for(50ms);
     }
     if (loader.progress().phase == explore::LoadPhase::kFailed)
-        std::cerr << "memcity record: " << loader.progress().error << "\n";
+        std::cerr << "memcity: " << loader.progress().error << "\n";
 }
 
 }  // namespace memcity::app

@@ -19,17 +19,6 @@
 namespace memcity::cli {
 namespace {
 
-std::string agentPath() {
-    if (const char* env = std::getenv("MEMCITY_AGENT"); env && *env) return env;
-    std::error_code ec;
-    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (ec) return {};
-    for (auto candidate :
-         {exe.parent_path() / "libmemcity_agent.so", exe.parent_path() / "../lib/libmemcity_agent.so"})
-        if (std::filesystem::exists(candidate)) return std::filesystem::canonical(candidate).string();
-    return {};
-}
-
 // The traces that later JVMs of the command wrote beside `file` (agent option shared): STEM.PID.EXT,
 // written since `since`.
 std::vector<std::string> otherJvmTraces(const std::string& file, std::filesystem::file_time_type since) {
@@ -59,6 +48,38 @@ bool mentions(const std::vector<std::string>& args, std::string_view a, std::str
 }
 
 }  // namespace
+
+void printRecordingSummary(const LoadedTrace& loaded, const std::string& name, const std::string& program) {
+    const HeapHistory& h = *loaded.history;
+    const EventCounts& c = h.counts();
+    const uint64_t trace_bytes = loaded.trace->fileSize();
+    std::cout << "recorded " << name << ": " << formatCountOf(c.objects_allocated, "object", "objects")
+              << " (" << formatBytes(c.bytes_allocated) << "), " << formatCountOf(h.gcCount(), "GC", "GCs")
+              << ", " << formatCountOf(h.snapshots().size(), "reference snapshot", "reference snapshots")
+              << ", " << formatCountOf(c.total(), "event", "events") << "\n"
+              << "  trace " << formatBytes(trace_bytes) << ", "
+              << (c.objects_allocated ? std::to_string(trace_bytes * 10 / c.objects_allocated / 10) + "." +
+                                            std::to_string(trace_bytes * 10 / c.objects_allocated % 10)
+                                      : std::string("-"))
+              << " bytes per allocation; peak live " << formatBytes(c.peak_live_bytes) << " at GC "
+              << c.peak_bytes_gc << "\n  the program " << program << "\n"
+              << "  the recorder's slowdown cannot be known from this run alone: time the program without it "
+                 "to compare\n"
+              << "  JVM agreement: "
+              << describeJvmAgreement(summarizeJvmChecks(h.jvmChecks()), !h.jvmFacts().empty()) << "\n";
+    printDiagnostics(loaded, std::cerr, false);
+}
+
+std::string agentPath() {
+    if (const char* env = std::getenv("MEMCITY_AGENT"); env && *env) return env;
+    std::error_code ec;
+    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (ec) return {};
+    for (auto candidate :
+         {exe.parent_path() / "libmemcity_agent.so", exe.parent_path() / "../lib/libmemcity_agent.so"})
+        if (std::filesystem::exists(candidate)) return std::filesystem::canonical(candidate).string();
+    return {};
+}
 
 int runRecord(const Words& words, const LiveView& live) {
     // Options end at "--"; the command follows.
@@ -208,7 +229,18 @@ int runRecord(const Words& words, const LiveView& live) {
     }
     // Ctrl-C goes to the program; memcity waits for it and then reports.
     signal(SIGINT, SIG_IGN);
-    if (args->has("--live")) live(file, pid, window);
+    if (args->has("--live")) {
+        // Whether the program has not exited (it is not reaped: it is waited for below).
+        auto running = [pid] {
+            siginfo_t info{};
+            return waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+                   info.si_pid == 0;
+        };
+        live(file, running, window);
+        if (running())
+            std::cerr << "memcity record: the window was closed; the program goes on, recorded into " << file
+                      << "\n";
+    }
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
@@ -227,27 +259,11 @@ int runRecord(const Words& words, const LiveView& live) {
         std::cerr << "memcity record: " << loaded.error().message << "\n";
         return code ? code : 1;
     }
-    const HeapHistory& h = *loaded->history;
-    const EventCounts& c = h.counts();
-    const uint64_t trace_bytes = loaded->trace->fileSize();
-    std::cout << "recorded " << *out << ": " << formatCountOf(c.objects_allocated, "object", "objects")
-              << " (" << formatBytes(c.bytes_allocated) << "), " << formatCountOf(h.gcCount(), "GC", "GCs")
-              << ", " << formatCountOf(h.snapshots().size(), "reference snapshot", "reference snapshots")
-              << ", " << formatCountOf(c.total(), "event", "events") << "\n"
-              << "  trace " << formatBytes(trace_bytes) << ", "
-              << (c.objects_allocated ? std::to_string(trace_bytes * 10 / c.objects_allocated / 10) + "." +
-                                            std::to_string(trace_bytes * 10 / c.objects_allocated % 10)
-                                      : std::string("-"))
-              << " bytes per allocation; peak live " << formatBytes(c.peak_live_bytes) << " at GC "
-              << c.peak_bytes_gc << "\n  the program "
-              << (WIFEXITED(status) ? "exited with status " + std::to_string(code)
-                                    : "was killed by signal " + std::to_string(WTERMSIG(status)))
-              << " after " << formatDuration(static_cast<int64_t>(seconds * 1e9)) << " (recorded)\n"
-              << "  the recorder's slowdown cannot be known from this run alone: time the program without it "
-                 "to compare\n"
-              << "  JVM agreement: "
-              << describeJvmAgreement(summarizeJvmChecks(h.jvmChecks()), !h.jvmFacts().empty()) << "\n";
-    printDiagnostics(*loaded, std::cerr, false);
+    printRecordingSummary(*loaded, *out,
+                          (WIFEXITED(status) ? "exited with status " + std::to_string(code)
+                                             : "was killed by signal " + std::to_string(WTERMSIG(status))) +
+                              " after " + formatDuration(static_cast<int64_t>(seconds * 1e9)) +
+                              " (recorded)");
     for (const std::string& other : otherJvmTraces(file, started))
         std::cout << "  another JVM of the command recorded " << other << "\n";
     return code;

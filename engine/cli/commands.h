@@ -18,10 +18,14 @@ int runOverview(const Words& args);  // memcity [FILE]
 int runInfo(const Words& args);
 int runGcs(const Words& args);
 int runSynth(const Words& args);
-// `live` shows the trace as it is written (memcity record --live: the explorer's, given by main).
-// `window` is the window's options (--script FILE).
-using LiveView = std::function<void(const std::string& trace, pid_t program, const Words& window)>;
+// Shows a trace while it is written (the explorer's, given by main): the window on it, or
+// without a display a line per GC, until `recording` says the recording ended or the window is
+// closed. `window` is the window's options (--script FILE).
+using LiveView = std::function<void(const std::string& trace, const std::function<bool()>& recording,
+                                    const Words& window)>;
 int runRecord(const Words& args, const LiveView& live = {});
+int runAttach(const Words& args, const LiveView& live = {});
+int runDetach(const Words& args);
 int runReport(const Words& args);
 int runDiff(const Words& args);
 int runInspect(const Words& args);
@@ -29,10 +33,26 @@ int runWindows(const Words& args);
 int runSeries(const Words& args);
 int runRender(const Words& args);
 
+// The summary a recording command prints: what the trace `loaded` (written as `name`) holds,
+// what became of the program ("exited with status 0 after 3.2 s"), the JVM's agreement, and the
+// trace's warnings on stderr.
+struct LoadedTrace;
+void printRecordingSummary(const LoadedTrace& loaded, const std::string& name, const std::string& program);
+// The agent library next to this memcity (or $MEMCITY_AGENT); "" when there is none.
+std::string agentPath();
+
+// What commands get from the program around them (the explorer's parts, where it has them).
+struct Services {
+    LiveView live;  // empty: memcity was built without the explorer
+};
+
+// The commands, one entry each: `memcity NAME ARGS...` runs `run`, `memcity NAME --help`
+// prints `usage`.
 struct CommandHelp {
     std::string_view name;
     std::string_view summary;
     std::string_view usage;  // full help text
+    int (*run)(const Words& args, const Services& services);
 };
 const std::vector<CommandHelp>& commandHelp();
 const CommandHelp* findCommand(std::string_view name);

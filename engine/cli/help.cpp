@@ -34,7 +34,8 @@ options:
                      ~/.config/memcity/settings.ini, $MEMCITY_SETTINGS)
   --text             the terminal overview even with a display
   -h, --help         this help
-)"},
+)",
+         [](const Words& a, const Services&) { return runOverview(a); }},
         {"info", "what a trace holds, and whether it is sound",
          R"(usage: memcity info FILE [--json]
 
@@ -49,7 +50,8 @@ contradicts itself (each problem is printed on stderr with its file offset).
 options:
   --json       print JSON instead of text (docs/cli.md describes its shape)
   -h, --help   this help
-)"},
+)",
+         [](const Words& a, const Services&) { return runInfo(a); }},
         {"gcs", "the per-GC series: live, allocated, freed, reachable, pauses",
          R"(usage: memcity gcs FILE [--from A] [--to B] [--json]
 
@@ -62,7 +64,8 @@ options:
   --to B       last GC to list (default: the last one)
   --json       print JSON instead of a table (docs/cli.md describes its shape)
   -h, --help   this help
-)"},
+)",
+         [](const Words& a, const Services&) { return runGcs(a); }},
         {"record", "record a Java program's heap into a trace",
          R"(usage: memcity record -o FILE [--depth N] [--refs N|off] [--gc-every BYTES] [--no-final-gc]
                      [--sites walk|jvmti|check] [--live [--script FILE]] -- java ARGS...
@@ -94,7 +97,49 @@ options:
                       per GC (time, live bytes, pause)
   --script FILE       with --live: drive the window with a script (see 'memcity open --help')
   -h, --help          this help
-)"},
+)",
+         [](const Words& a, const Services& s) { return runRecord(a, s.live); }},
+        {"attach", "record a JVM that is already running, from now on",
+         R"(usage: memcity attach PID -o FILE [--depth N] [--refs N|off] [--sites walk|jvmti|check]
+                     [--seconds S] [--live [--script FILE]]
+
+Loads memcity's recorder into the running HotSpot JVM PID (JDK 17 or newer, of your own user)
+through the JVM's attach mechanism, and records from then on, as 'memcity record' does: every
+allocation with its site, every death, every GC, the references after every Nth GC. Objects
+alive when it attaches are "allocated before recording" (no site). Attaching costs one full GC
+and a walk of the heap; the program runs on.
+
+Recording stops after --seconds, at Ctrl-C, when the window of --live is closed, when
+'memcity detach PID' is run, or when the JVM exits; the trace is then finished and the JVM goes
+on, with everything the recorder turned on turned off. memcity then prints a summary.
+
+Refused in one line, with exit status 1: a process that is not a JVM, a JVM of another user, one
+started with -XX:+DisableAttachMechanism, one that memcity records already. JDK 21 and later
+print a warning about dynamically loaded agents on the program's stderr.
+
+options:
+  -o, --output FILE   where to write the trace (required)
+  --depth N           frames per allocation site (default 8)
+  --refs N|off        reference snapshot after every Nth GC (default 1), or none
+  --sites MODE        walk (default), jvmti or check (see 'memcity record --help')
+  --seconds S         stop recording after S seconds
+  --live              show the trace as it is written: the explorer window (pause, step and
+                      resume the program there), or without a display a line per GC
+  --script FILE       with --live: drive the window with a script (see 'memcity open --help')
+  -h, --help          this help
+)",
+         [](const Words& a, const Services& s) { return runAttach(a, s.live); }},
+        {"detach", "stop recording a JVM that memcity records; it goes on running",
+         R"(usage: memcity detach PID
+
+Ends the recording of the JVM PID (started by 'memcity attach' or by 'memcity record'): the
+trace is finished, and the JVM goes on without the recorder. Exit status 1, with one line, when
+memcity does not record PID.
+
+options:
+  -h, --help   this help
+)",
+         [](const Words& a, const Services&) { return runDetach(a); }},
         {"report", "the heap at one GC as a classification tree: type, site, thread, age...",
          R"(usage: memcity report FILE [--gc N] [--classify CHAIN] [--filter EXPR]
                       [--metric objects|bytes] [--depth D] [--all] [--json]
@@ -136,7 +181,8 @@ options:
                   (what would be freed with it), from the GC's reference snapshot
   --json          print JSON instead (docs/cli.md describes its shape)
   -h, --help      this help
-)"},
+)",
+         [](const Words& a, const Services&) { return runReport(a); }},
         {"inspect", "one object group: deep and retained size, its GC roots, paths to them",
          R"(usage: memcity inspect FILE [--gc N] [--classify CHAIN] [--filter EXPR]
                        [--node PATH[;PATH...]] [--paths K] [--json]
@@ -161,7 +207,8 @@ options:
   --paths K       root paths to list (default 10)
   --json          print JSON instead (docs/cli.md describes its shape)
   -h, --help      this help
-)"},
+)",
+         [](const Words& a, const Services&) { return runInspect(a); }},
         {"diff", "born, died and permanent objects between two GCs, by group",
          R"(usage: memcity diff FILE --from A --to B [--classify CHAIN] [--filter EXPR]
                     [--metric objects|bytes] [--depth D] [--all] [--json]
@@ -181,7 +228,8 @@ options:
   --all             every group
   --json            print JSON instead (docs/cli.md describes its shape)
   -h, --help        this help
-)"},
+)",
+         [](const Words& a, const Services&) { return runDiff(a); }},
         {"windows", "suspicious time windows: memory leak, high GC overhead, high churn",
          R"(usage: memcity windows FILE [--json] [--leak-method regression|heuristic|both]
                        [--leak-series auto|reachable|live] [--min-overhead PCT]
@@ -218,7 +266,8 @@ options:
                        2 points suffice, churn counts freed bytes (options given still apply)
   --json               print JSON instead (docs/cli.md describes its shape)
   -h, --help           this help
-)"},
+)",
+         [](const Words& a, const Services&) { return runWindows(a); }},
         {"series", "every GC of a window as one tree: each group's size over time, growth first",
          R"(usage: memcity series FILE [--classify CHAIN] [--filter EXPR] [--from A] [--to B]
                       [--sort start|end|growth] [--metric objects|bytes] [--depth D] [--all] [--json]
@@ -246,7 +295,8 @@ options:
   --all             every group, no "Other"
   --json            print JSON instead: the tree with per-GC arrays (docs/cli.md)
   -h, --help        this help
-)"},
+)",
+         [](const Words& a, const Services&) { return runSeries(a); }},
         {"render", "draw the city, sunburst, icicle or timeline at a GC, or an animation, to PNG",
          R"(usage: memcity render FILE [--view V] [--gc N] [--classify CHAIN] [--filter EXPR] [--metric M]
                       [--sort S] [--size WxH] [--camera NAME] [--drill PATH] [--select PATHS]
@@ -292,7 +342,8 @@ options:
   --validate        turn the Vulkan validation layer on (for debugging)
   -o, --output F    the PNG to write, or the directory for --frames
   -h, --help        this help
-)"},
+)",
+         [](const Words& a, const Services&) { return runRender(a); }},
         {"synth", "write a synthetic trace with exactly known answers",
          R"(usage: memcity synth SCENARIO -o FILE [--scale N] [--seed S] [--refs N|off] [--no-compress]
        memcity synth --list
@@ -314,7 +365,8 @@ options:
   --no-compress       write chunks without zstd
   --list              list the scenarios
   -h, --help          this help
-)"},
+)",
+         [](const Words& a, const Services&) { return runSynth(a); }},
     };
     return commands;
 }

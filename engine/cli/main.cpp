@@ -46,17 +46,10 @@ int main(int argc, char** argv) {
         std::cout << "memcity " MEMCITY_VERSION "\n";
         return 0;
     }
-    if (first == "open") return runOverview(rest);
-    if (first == "info") return runInfo(rest);
-    if (first == "gcs") return runGcs(rest);
-    if (first == "synth") return runSynth(rest);
-    if (first == "record") return runRecord(rest, memcity::app::watchRecording);
-    if (first == "report") return runReport(rest);
-    if (first == "diff") return runDiff(rest);
-    if (first == "inspect") return runInspect(rest);
-    if (first == "windows") return runWindows(rest);
-    if (first == "series") return runSeries(rest);
-    if (first == "render") return runRender(rest);
+    if (const CommandHelp* command = findCommand(first)) {
+        const Services services{memcity::app::watchRecording};
+        return command->run(rest, services);
+    }
     // Anything else that is not an option is a trace to open.
     if (first.empty() || first[0] != '-') {
         if (first.find('.') == std::string::npos && first.find('/') == std::string::npos) {

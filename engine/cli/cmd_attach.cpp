@@ -1,0 +1,295 @@
+// memcity attach PID -o FILE [--depth N] [--refs N|off] [--sites MODE] [--seconds S] [--live]
+// memcity detach PID
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/jvm_attach.h"
+#include "cli/load.h"
+#include "cli/text_format.h"
+#include "live/control_client.h"
+#include "trace/trace_reader.h"
+
+namespace memcity::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+volatile sig_atomic_t g_interrupted = 0;
+
+void onInterrupt(int) {
+    g_interrupted = 1;
+}
+
+// Ctrl-C (and a polite kill) ask the command to stop recording; the target is left running.
+class InterruptGuard {
+public:
+    InterruptGuard() {
+        g_interrupted = 0;
+        struct sigaction sa {};
+        sa.sa_handler = onInterrupt;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGINT, &sa, &old_int_);
+        sigaction(SIGTERM, &sa, &old_term_);
+    }
+    ~InterruptGuard() {
+        sigaction(SIGINT, &old_int_, nullptr);
+        sigaction(SIGTERM, &old_term_, nullptr);
+    }
+    InterruptGuard(const InterruptGuard&) = delete;
+    InterruptGuard& operator=(const InterruptGuard&) = delete;
+
+private:
+    struct sigaction old_int_ {
+    }, old_term_{};
+};
+
+// The agent's control socket of a JVM, as this process reaches it (through the JVM's own /tmp).
+std::string controlSocketOf(const JvmTarget& t) {
+    return "/proc/" + std::to_string(t.pid) + "/root" + live::socketPath(t.uid, t.ns_pid);
+}
+
+std::string who(const JvmTarget& t) {
+    return "process " + std::to_string(t.pid) + " (" + (t.main_class.empty() ? t.command : t.main_class) +
+           ")";
+}
+
+Result<pid_t> parsePid(const Args& args, const char* command) {
+    uint64_t pid = 0;
+    if (args.positionals().size() != 1 || !parseUnsigned(args.positionals()[0], &pid) || pid == 0 ||
+        pid > 4194304)
+        return Error{std::string("memcity ") + command +
+                     ": give the process id of a running JVM, e.g. 'memcity " + command + " 1234" +
+                     (std::strcmp(command, "attach") == 0 ? " -o app.mct'" : "'") +
+                     " (jps or jcmd lists them)"};
+    return static_cast<pid_t>(pid);
+}
+
+// Waits until the trace's writer has finished it (or is gone), up to `timeout`.
+bool waitForFinishedTrace(const std::string& path, std::chrono::seconds timeout) {
+    const auto deadline = Clock::now() + timeout;
+    while (Clock::now() < deadline) {
+        auto t = TraceFile::open(path);
+        if (t && !t->beingWritten()) return true;
+        std::this_thread::sleep_for(50ms);
+    }
+    return false;
+}
+
+}  // namespace
+
+int runAttach(const Words& words, const LiveView& live) {
+    auto args = Args::parse("attach", words,
+                            {{"--output", true, "-o"},
+                             {"--depth", true, ""},
+                             {"--refs", true, ""},
+                             {"--sites", true, ""},
+                             {"--seconds", true, ""},
+                             {"--live", false, ""},
+                             {"--script", true, ""}});
+    if (!args) {
+        std::cerr << args.error().message << "\n";
+        return 1;
+    }
+    if (args->help()) return printHelp("attach");
+    auto pid = parsePid(*args, "attach");
+    if (!pid) {
+        std::cerr << pid.error().message << "\n";
+        return 1;
+    }
+    auto out = args->value("--output");
+    if (!out || out->empty()) {
+        std::cerr << "memcity attach: -o FILE is required\n";
+        return 1;
+    }
+    auto depth = args->unsignedValue("--depth", 8, 1, 256);
+    if (!depth) {
+        std::cerr << depth.error().message << "\n";
+        return 1;
+    }
+    const std::string sites = args->value("--sites").value_or("walk");
+    if (sites != "walk" && sites != "jvmti" && sites != "check") {
+        std::cerr << "memcity attach: --sites expects walk, jvmti or check, got '" << sites << "'\n";
+        return 1;
+    }
+    const std::string refs = args->value("--refs").value_or("1");
+    uint64_t refs_n = 0;
+    if (refs != "off" && (!parseUnsigned(refs, &refs_n) || refs_n == 0)) {
+        std::cerr << "memcity attach: --refs expects a positive integer or 'off', got '" << refs << "'\n";
+        return 1;
+    }
+    double seconds = 0;
+    if (auto v = args->value("--seconds")) {
+        uint64_t s = 0;
+        if (!parseUnsigned(*v, &s) || s == 0) {
+            std::cerr << "memcity attach: --seconds expects a whole number of seconds, got '" << *v << "'\n";
+            return 1;
+        }
+        seconds = static_cast<double>(s);
+    }
+    Words window;
+    if (auto script = args->value("--script")) {
+        if (!args->has("--live")) {
+            std::cerr << "memcity attach: --script drives the window of --live: add --live\n";
+            return 1;
+        }
+        window = {"--script", *script};
+    }
+    if (args->has("--live") && !live) {
+        std::cerr << "memcity attach: --live needs the explorer, which this memcity was built without\n";
+        return 1;
+    }
+
+    auto target = checkAttachable(*pid);
+    if (!target) {
+        std::cerr << "memcity attach: " << target.error().message << "\n";
+        return 1;
+    }
+    const std::string socket = controlSocketOf(*target);
+    if (auto already = live::ControlClient::connect(socket, 2.0)) {
+        std::cerr << "memcity attach: " << who(*target) << " is being recorded already, into "
+                  << already->last().file << " ('memcity detach " << *pid << "' stops that)\n";
+        return 1;
+    }
+    const std::string agent = agentPath();
+    if (agent.empty()) {
+        std::cerr << "memcity attach: the recorder agent (libmemcity_agent.so) was not found next to "
+                     "memcity; it is "
+                     "built when a JDK is installed (or set MEMCITY_AGENT)\n";
+        return 1;
+    }
+    // The JVM opens the trace: an absolute path, writable by its user (ours).
+    const std::string file = std::filesystem::absolute(*out).string();
+    if (access(std::filesystem::path(file).parent_path().c_str(), W_OK) != 0) {
+        std::cerr << "memcity attach: " << *out << ": cannot write there: " << std::strerror(errno) << "\n";
+        return 1;
+    }
+    if (file.find(',') != std::string::npos) {
+        std::cerr << "memcity attach: " << *out << ": the agent's options cannot carry a path with a comma\n";
+        return 1;
+    }
+    std::error_code removed;
+    std::filesystem::remove(file, removed);
+    const std::string options = "file=" + file + ",depth=" + std::to_string(*depth) + ",refs=" + refs +
+                                (sites == "walk" ? "" : ",sites=" + sites) + ",quiet";
+    const auto t0 = Clock::now();
+    auto code = loadAgent(*pid, agent, options);
+    if (!code) {
+        std::cerr << "memcity attach: " << code.error().message << "\n";
+        return 1;
+    }
+    if (*code != 0) {
+        std::cerr << "memcity attach: " << who(*target) << ": " << live::attachCodeMessage(*code) << "\n";
+        return 1;
+    }
+    auto client = live::ControlClient::connect(socket, 5.0);
+    if (!client) {
+        std::cerr << "memcity attach: the agent was loaded into " << who(*target)
+                  << " but its control channel does not answer: " << client.error().message << "\n";
+        return 1;
+    }
+    std::cerr << "memcity attach: recording " << who(*target) << " into " << *out << " (attached in "
+              << formatDuration(
+                     std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count())
+              << "); " << (seconds > 0 ? "for " + std::to_string(static_cast<int>(seconds)) + " s, or " : "")
+              << "Ctrl-C or 'memcity detach " << *pid << "' stops it\n";
+
+    // The recording ends at --seconds, at Ctrl-C, when the window closes (--live), when another
+    // memcity detaches it, or when the JVM exits; the JVM goes on in each case.
+    InterruptGuard interrupts;
+    std::atomic<bool> stop{false}, ended{false};
+    std::string ended_how = "recording stopped";
+    std::thread stopper([&] {
+        const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                 std::chrono::duration<double>(seconds > 0 ? seconds : 1e9));
+        while (!stop && !g_interrupted && Clock::now() < deadline) {
+            auto s = client->status(2.0);
+            if (!s || s->state == live::ProgramState::kDetached) {  // detached by another, or the JVM exited
+                ended_how = kill(*pid, 0) == 0 ? "another memcity stopped the recording" : "the JVM exited";
+                ended = true;
+                return;
+            }
+            std::this_thread::sleep_for(200ms);
+        }
+        if (auto d = client->call({live::Command::kDetach, {}}); !d)
+            ended_how = kill(*pid, 0) == 0 ? "detach failed: " + d.error().message : "the JVM exited";
+        ended = true;
+    });
+    if (args->has("--live")) {
+        live(
+            file, [&] { return !ended.load(); }, window);
+        if (!ended)
+            std::cerr << "memcity attach: the window was closed: recording stops; the program goes on\n";
+    }
+    if (!args->has("--live") || !ended) {
+        stop = args->has("--live");
+        while (!ended)
+            std::this_thread::sleep_for(50ms);
+    }
+    stopper.join();
+    if (!waitForFinishedTrace(file, 30s))
+        std::cerr << "memcity attach: " << *out
+                  << " is still being written 30 s after the recording stopped\n";
+    auto loaded = loadTrace(file);
+    if (!loaded) {
+        std::cerr << "memcity attach: " << loaded.error().message << "\n";
+        return 1;
+    }
+    const double recorded = std::chrono::duration<double>(Clock::now() - t0).count();
+    printRecordingSummary(*loaded, *out,
+                          std::string(kill(*pid, 0) == 0 ? "goes on" : "exited") + " (" + ended_how +
+                              " after " + formatDuration(static_cast<int64_t>(recorded * 1e9)) + ")");
+    return 0;
+}
+
+int runDetach(const Words& words) {
+    auto args = Args::parse("detach", words, {});
+    if (!args) {
+        std::cerr << args.error().message << "\n";
+        return 1;
+    }
+    if (args->help()) return printHelp("detach");
+    auto pid = parsePid(*args, "detach");
+    if (!pid) {
+        std::cerr << pid.error().message << "\n";
+        return 1;
+    }
+    // Its channel, in its /tmp (not through the attach mechanism: a JVM recorded from its start
+    // may have that turned off).
+    if (kill(*pid, 0) != 0 && errno == ESRCH) {
+        std::cerr << "memcity detach: process " << *pid << " does not exist\n";
+        return 1;
+    }
+    const std::string socket = live::socketPath(geteuid(), *pid);
+    auto client = live::ControlClient::connect("/proc/" + std::to_string(*pid) + "/root" + socket, 2.0);
+    if (!client) {
+        std::cerr << "memcity detach: process " << *pid
+                  << " is not being recorded by memcity (no control channel at " << socket << ")\n";
+        return 1;
+    }
+    const std::string file = client->last().file;
+    if (auto d = client->call({live::Command::kDetach, {}}); !d) {
+        std::cerr << "memcity detach: " << d.error().message << "\n";
+        return 1;
+    }
+    if (!waitForFinishedTrace(file, std::chrono::seconds(30))) {
+        std::cerr << "memcity detach: " << file << " is still being written 30 s after the detach\n";
+        return 1;
+    }
+    std::cout << "memcity detach: process " << *pid << " is no longer recorded; its trace is " << file
+              << "\n";
+    return 0;
+}
+
+}  // namespace memcity::cli

@@ -63,6 +63,7 @@ void controls(Ui& ui) {
     } else {
         ImGui::TextDisabled("shift-drag selects a range");
     }
+    drawLiveControls(ui);
 }
 
 }  // namespace

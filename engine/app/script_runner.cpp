@@ -12,6 +12,7 @@
 
 #include <charconv>
 #include "app/explorer_app.h"
+#include "util/units.h"
 
 namespace memcity::app {
 namespace {
@@ -60,8 +61,9 @@ public:
 
     int run(const std::vector<explore::ScriptCommand>& commands) {
         for (const explore::ScriptCommand& c : commands) {
-            if (c.verb == "wait-gc") {
-                if (Status st = waitGc(c); !st) {
+            if (c.verb == "wait-gc" || c.verb.starts_with("live-")) {
+                line_ = &c;
+                if (Status st = c.verb == "wait-gc" ? waitGc(c) : liveCommand(c); !st) {
                     std::cerr << "memcity: " << script_ << ":" << c.line << ": " << st.error().message
                               << "\n";
                     return 1;
@@ -138,6 +140,94 @@ private:
                 return Error{"wait-gc " + std::to_string(*n) + ": the trace has " +
                              std::to_string(s.gcs().size()) + " GCs"};
             if (!ex_.turn(10, true)) return {};
+        }
+    }
+
+    // live-pause, live-step, live-resume, live-pause-when: sent through the trace's control
+    // channel; each waits (up to a minute) until the program is where it asked, and what it
+    // paused at is on screen. The commands after them do not wait for the trace's end.
+    Status liveCommand(const explore::ScriptCommand& c) {
+        explore::Session& s = ex_.session();
+        // The channel first: the trace names it once its first chunk is there.
+        if (!until([&] { return s.liveState().connected || s.liveState().ended; }, 30))
+            return Error{c.verb + ": no answer from the recording's control channel within 30 s" +
+                         liveError()};
+        if (!s.liveState().connected)
+            return Error{c.verb + ": the trace is not being recorded live with a control channel" +
+                         liveError()};
+        using live::ProgramState;
+        auto pausedAtShown = [&](int64_t after) {
+            const live::AgentStatus& st = s.liveState().status;
+            return st.state == ProgramState::kPaused && st.paused_gc > after && s.series() &&
+                   s.series()->lastGc() >= st.paused_gc &&
+                   s.gcs().size() > static_cast<size_t>(st.paused_gc) && s.settled(true);
+        };
+        const int64_t paused_at =
+            s.liveState().status.state == ProgramState::kPaused ? s.liveState().status.paused_gc : -1;
+        if (c.verb == "live-pause") {
+            if (paused_at >= 0) return {};
+            s.liveRequest({live::Command::kPause, {}});
+            if (!until([&] { return pausedAtShown(-1); }, 60))
+                return Error{"live-pause: the program reached no GC to pause at within 60 s" + liveError()};
+        } else if (c.verb == "live-step") {
+            s.liveRequest({live::Command::kStep, {}});
+            if (!until([&] { return pausedAtShown(paused_at); }, 60))
+                return Error{"live-step: the program reached no next GC within 60 s" + liveError()};
+        } else if (c.verb == "live-resume") {
+            s.liveRequest({live::Command::kResume, {}});
+            if (!until(
+                    [&] {
+                        return s.liveState().status.state == ProgramState::kRunning || s.liveState().ended;
+                    },
+                    30))
+                return Error{"live-resume: the program did not resume within 30 s" + liveError()};
+        } else if (c.verb == "live-pause-when") {
+            live::PauseConditions when;
+            uint64_t grows_by = 0;
+            for (const std::string& word : splitConditions(c.rest)) {
+                if (word.starts_with("grows>")) {
+                    if (!parseBytes(word.substr(6), &grows_by) || grows_by == 0)
+                        return Error{"live-pause-when: '" + word +
+                                     "': expected grows>SIZE with a size such as 64k"};
+                    continue;
+                }
+                auto parsed = live::parseConditions(word);
+                if (!parsed) return Error{"live-pause-when: " + parsed.error().message + " (or grows>SIZE)"};
+                when.full_gc |= parsed->full_gc;
+                when.used_above = parsed->used_above ? parsed->used_above : when.used_above;
+            }
+            s.setPauseConditions(when, grows_by);
+            live::PauseConditions sent = when;
+            sent.every_gc = grows_by != 0;
+            if (!until([&] { return s.liveState().status.when == sent; }, 30))
+                return Error{"live-pause-when: the agent did not take the conditions" + liveError()};
+        }
+        return {};
+    }
+
+    static std::vector<std::string> splitConditions(const std::string& text) {
+        std::vector<std::string> out;
+        size_t start = 0;
+        for (size_t comma; (comma = text.find(',', start)) != std::string::npos; start = comma + 1)
+            out.push_back(text.substr(start, comma - start));
+        out.push_back(text.substr(start));
+        return out;
+    }
+
+    std::string liveError() const {
+        const std::string& e = ex_.session().liveState().error;
+        return e.empty() ? "" : " (" + e + ")";
+    }
+
+    // Runs the window's loop until `done` holds or `timeout_s` passes.
+    bool until(const std::function<bool()>& done, double timeout_s) {
+        explore::Session& s = ex_.session();
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+        for (;;) {
+            s.update();
+            if (done()) return true;
+            if (std::chrono::steady_clock::now() > deadline) return false;
+            if (!ex_.turn(10, true)) return false;
         }
     }
 
@@ -371,6 +461,14 @@ private:
             if (s.load().live)
                 std::cout << "live: " << s.gcs().size() << " GCs, " << s.load().bytes_total
                           << " bytes written\n";
+            if (const explore::LiveState live = s.liveState(); live.connected) {
+                std::cout << "program: " << live::stateName(live.status.state);
+                if (live.status.state == live::ProgramState::kPaused)
+                    std::cout << " at GC " << live.status.paused_gc;
+                std::cout << " (pause when " << live::formatConditions(s.pauseConditions())
+                          << (s.pauseGrowth() ? ", grows>" + std::to_string(s.pauseGrowth()) : "") << ")\n";
+                if (!s.liveNote().empty()) std::cout << "program note: " << s.liveNote() << "\n";
+            }
             for (const std::string& note : s.load().notes)
                 std::cout << "note: " << note << "\n";
             if (const Ui& ui = ex_.ui(); ui.now < ui.status_until)

@@ -61,6 +61,10 @@ struct Ui {
     double sizes_gc_since = 0;
     bool sizes_due = false;  // sizes are wanted once the cursor has rested: keep drawing frames
 
+    // The live controls' sizes for their conditions (see panel_live.cpp).
+    int live_used_mib = 64;
+    int live_grow_kib = 256;
+
     // Messages for the status bar (screenshots written, errors), shown a few seconds.
     std::string status;
     double status_until = 0;
@@ -91,6 +95,9 @@ void drawTablePanel(Ui& ui);
 void drawInspectorPanel(Ui& ui);
 // The timeline: its controls as ImGui widgets, its plot into `frame` (2D, framebuffer pixels).
 void drawTimelinePanel(Ui& ui, render::DrawList& frame);
+// The live controls (a trace still being recorded, with a control channel): one line in the
+// timeline's header.
+void drawLiveControls(Ui& ui);
 // The main view: input (camera, hover, click, drill) and its overlays (toolbar, breadcrumb,
 // tooltip); the view itself is composed by the loop into the centre.
 void drawViewPanel(Ui& ui, double dt);

@@ -120,6 +120,15 @@ void TraceLoader::run() {
         stream = std::make_unique<TreeSeriesBuilder>(trace_->symbols(), *options_.chain, SeriesOptions{});
     Clock::time_point last_series{};
     bool stream_failed = false;
+    bool series_pending = false;  // heaps streamed since the series was last published
+    auto publishSeries = [&] {
+        // Copied outside the lock: the window only waits for the hand-over.
+        TreeSeries copy = stream->series();
+        std::lock_guard lock(mutex_);
+        series_ = std::move(copy);
+        last_series = Clock::now();
+        series_pending = false;
+    };
 
     HistoryOptions ho;
     ho.threads = options_.threads;
@@ -138,6 +147,7 @@ void TraceLoader::run() {
         if (stream && !stream_failed) {
             stream_failed = !stream->add(heap).ok();
             series_due = !stream_failed && (first || secondsSince(last_series) >= options_.series_interval_s);
+            series_pending = !stream_failed && !series_due;
         }
         {
             std::lock_guard lock(mutex_);
@@ -146,17 +156,20 @@ void TraceLoader::run() {
             progress_.seconds = secondsSince(start);
             if (first) progress_.first_gc_seconds = progress_.seconds;
         }
-        if (series_due) {
-            // Copied outside the lock: the window only waits for the hand-over.
-            TreeSeries copy = stream->series();
-            std::lock_guard lock(mutex_);
-            series_ = std::move(copy);
-            last_series = Clock::now();
-        }
+        if (series_due) publishSeries();
         publish();
         return true;
     };
-    if (options_.follow && trace_->beingWritten()) ho.more = [this] { return waitForMore(); };
+    if (options_.follow && trace_->beingWritten())
+        ho.more = [&] {
+            // Caught up with the recorder: the newest GC is shown now, not with the next one (a
+            // paused program writes no next one).
+            if (series_pending) {
+                publishSeries();
+                publish();
+            }
+            return waitForMore();
+        };
     auto history = HeapHistory::build(*trace_, ho);
     if (!history) return fail(history.error().message);
     if (stop_) return;

@@ -68,6 +68,15 @@ const std::vector<ScriptVerb>& scriptVerbs() {
         {"screenshot", 1, kRest, "screenshot FILE.png: the window's picture as PNG"},
         {"print", 1, 1, "print inspector|selection|table|timing|state: to standard output"},
         {"size", 2, 2, "size W H: resize the window"},
+        {"live-pause", 0, 0,
+         "live-pause: pause the recorded program at its next GC's end (a trace still being written), and "
+         "wait until that GC is shown"},
+        {"live-step", 0, 0, "live-step: let the paused program run to its next GC's end, and show it"},
+        {"live-resume", 0, 0, "live-resume: let the program run"},
+        {"live-pause-when", 1, kRest,
+         "live-pause-when CONDITIONS: pause the program at full GCs (full), when the JVM uses more than "
+         "SIZE (used>SIZE), when the selection grows by more than SIZE between GCs (grows>SIZE); "
+         "comma-separated, or none"},
         {"quit", 0, 0, "quit: close the window (the end of a script quits too)"},
     };
     return verbs;

@@ -47,6 +47,13 @@ void Session::closeTrace() {
         w->waitIdle();
     }
     loader_.reset();
+    live_.reset();
+    live_version_ = 0;
+    live_state_ = {};
+    live_when_ = {};
+    live_grows_by_ = 0;
+    live_judged_gc_ = -1;
+    live_note_.clear();
     pending_ = std::make_shared<Pending>();  // what the stopped jobs left is dropped with the old one
     series_.reset();
     series_chain_.reset();
@@ -81,6 +88,7 @@ void Session::open(const std::string& path) {
     lo.threads = options_.threads;
     lo.wake = options_.wake;
     loader_ = std::make_unique<TraceLoader>(path, std::move(lo));
+    live_ = std::make_unique<LiveLink>(path, options_.wake);
 }
 
 const HeapHistory* Session::history() const {
@@ -93,7 +101,7 @@ const std::vector<Window>& Session::windows() const {
 }
 
 bool Session::update() {
-    bool changed = false;
+    bool changed = updateLive();
     if (loader_ && loader_->version() != load_version_) {
         load_version_ = loader_->version();
         const LoadPhase before = load_.phase;
@@ -610,13 +618,18 @@ bool Session::inspecting() const {
 std::vector<double> Session::selectionCurve(Metric metric) const {
     std::vector<double> curve;
     if (!series_) return curve;
+    for (uint32_t g : series_->gcs())
+        curve.push_back(selectionValueAt(g, metric));
+    return curve;
+}
+
+double Session::selectionValueAt(uint32_t gc, Metric metric) const {
+    if (!series_) return 0;
     std::vector<uint32_t> nodes;
     for (uint32_t id : selection_)
         for (uint32_t n : nodesOf(id))
             nodes.push_back(n);
-    for (uint32_t g : series_->gcs())
-        curve.push_back(static_cast<double>(series_->sum(nodes, g, metric)));
-    return curve;
+    return static_cast<double>(series_->sum(nodes, gc, metric));
 }
 
 // --- table sizes ----------------------------------------------------------------------------

@@ -23,6 +23,7 @@
 #include "classify/series.h"
 #include "explore/chain_config.h"
 #include "explore/inspection.h"
+#include "explore/live_link.h"
 #include "explore/loader.h"
 #include "explore/worker.h"
 #include "render/draw_list.h"
@@ -163,6 +164,23 @@ public:
     // The selection's value at every GC of the series (the inspector's curve), in `metric`.
     std::vector<double> selectionCurve(Metric metric) const;
 
+    // --- live control: a trace its recorder still writes, with a control channel (live_link.h) --
+    // The channel's newest state (ended, with no status, when the trace has none).
+    LiveState liveState() const;
+    // Sends a request to the recording JVM's agent: pause at the next GC, step, resume.
+    void liveRequest(const live::Request& r);
+    // The program pauses at the GCs `when` names, and where the selection grew by more than
+    // `grows_by` bytes since the GC before (0: no such condition): the agent then pauses at every
+    // GC, and the session resumes the program at each where no condition holds.
+    void setPauseConditions(const live::PauseConditions& when, uint64_t grows_by);
+    const live::PauseConditions& pauseConditions() const { return live_when_; }
+    uint64_t pauseGrowth() const { return live_grows_by_; }
+    // Why the program is paused, as a sentence ("paused at GC 12: the selection grew by 1.2 MiB,
+    // more than 1.0 MiB"); "" while it runs.
+    const std::string& liveNote() const { return live_note_; }
+    // Blocks until `done` holds for the live state, or `timeout_s` passes (scripts).
+    bool waitLive(const std::function<bool(const LiveState&)>& done, double timeout_s);
+
     // --- the tree table's deep and retained sizes ----------------------------------------------
     // Sizes of `nodes` at the current GC's snapshot, asked for in the background; the known ones
     // come back through sizesOf as they arrive.
@@ -218,6 +236,18 @@ private:
     uint32_t sizes_gc_ = UINT32_MAX;
     std::map<uint32_t, GroupSizes> sizes_;
     std::vector<uint32_t> sizes_requested_;
+
+    // Live control (session_live.cpp).
+    bool updateLive();  // adopts the link's state; judges a pause at the selection's growth
+    // The selection's value at GC `gc` of the series (0 outside it).
+    double selectionValueAt(uint32_t gc, Metric metric) const;
+    std::unique_ptr<LiveLink> live_;
+    uint64_t live_version_ = 0;
+    LiveState live_state_;
+    live::PauseConditions live_when_;
+    uint64_t live_grows_by_ = 0;
+    int64_t live_judged_gc_ = -1;  // the last pause whose growth was judged
+    std::string live_note_;
 
     std::shared_ptr<Pending> pending_;  // results the workers hand over
     // Declared last: destroyed first, so no thread outlives what it reads.

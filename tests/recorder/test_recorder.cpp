@@ -21,6 +21,7 @@
 #include "app/virtual_display.h"
 #include "cli/text_format.h"
 #include "heap/heap_history.h"
+#include "recorder/java_programs.h"
 #include "recorder/process.h"
 #include "recorder/site_check.h"
 #include "trace/event_decoder.h"
@@ -36,101 +37,12 @@ using testing::pump;
 using testing::run;
 using testing::start;
 
-const std::string kJavaHome = MEMCITY_JAVA_HOME;
-const std::string kMemcity = MEMCITY_BINARY;
+using testing::kJavaHome;
+using testing::kMemcity;
 
-// ---- The Java programs ----
+// ---- The Java programs (recorder/java_programs.h) ----
 
-class Recorder : public ::testing::Test {
-public:
-    static void SetUpTestSuite() {
-        classes_ = fs::temp_directory_path() / ("memcity-java-" + std::to_string(getpid()));
-        fs::create_directories(classes_);
-        std::vector<std::string> argv = {kJavaHome + "/bin/javac", "-d", classes_.string()};
-        for (const auto& f : fs::directory_iterator(MEMCITY_JAVA_SOURCES))
-            if (f.path().extension() == ".java") argv.push_back(f.path().string());
-        Process p = run(argv);
-        ASSERT_EQ(p.status, 0) << p.stderr_text;
-    }
-    static void TearDownTestSuite() { fs::remove_all(classes_); }
-
-protected:
-    // `memcity record` of a program of ours, with extra JVM flags.
-    static std::vector<std::string> record(const std::string& trace, std::vector<std::string> jvm_flags,
-                                           std::vector<std::string> program,
-                                           std::vector<std::string> options = {}) {
-        std::vector<std::string> argv = {kMemcity, "record", "-o", trace};
-        argv.insert(argv.end(), options.begin(), options.end());
-        argv.insert(argv.end(), {"--", kJavaHome + "/bin/java", "-Xmx512m", "-cp", classes_.string()});
-        argv.insert(argv.end(), jvm_flags.begin(), jvm_flags.end());
-        argv.insert(argv.end(), program.begin(), program.end());
-        return argv;
-    }
-
-    struct Loaded {
-        std::unique_ptr<TraceFile> file;
-        std::unique_ptr<HeapHistory> history;
-    };
-    static Loaded load(const std::string& path) {
-        Loaded l;
-        auto f = TraceFile::open(path);
-        EXPECT_TRUE(f.ok()) << (f.ok() ? "" : f.error().message);
-        if (!f.ok()) return l;
-        l.file = std::make_unique<TraceFile>(std::move(*f));
-        auto h = HeapHistory::build(*l.file);
-        EXPECT_TRUE(h.ok()) << (h.ok() ? "" : h.error().message);
-        if (h.ok()) l.history = std::make_unique<HeapHistory>(std::move(*h));
-        return l;
-    }
-
-    static std::string describeAnomalies(const Diagnostics& d) {
-        std::string s;
-        for (size_t i = 0; i < Diagnostics::kKinds; ++i)
-            if (d[static_cast<Anomaly>(i)].count) s += d[static_cast<Anomaly>(i)].first + "\n";
-        return s;
-    }
-
-    // Allocation events per type name, over the whole trace; `longest`: the longest array's length.
-    static std::map<std::string, uint64_t> allocationsByType(const TraceFile& f,
-                                                             uint64_t* longest = nullptr) {
-        struct V : EventVisitorBase {
-            std::map<uint32_t, uint64_t> by_type;
-            uint64_t longest = 0;
-            void onAlloc(const AllocEvent& e, size_t) {
-                ++by_type[e.type];
-                if (e.isArray()) longest = std::max(longest, e.length);
-            }
-        } v;
-        std::vector<uint8_t> scratch;
-        for (size_t i = 0; i < f.chunks().size(); ++i) {
-            if (f.chunks()[i].kind != static_cast<uint16_t>(format::ChunkKind::kEvents)) continue;
-            auto p = f.payload(i, scratch);
-            EXPECT_TRUE(p.ok());
-            decodeEvents(*p, f.symbols(), f.header().object_alignment, v);
-        }
-        std::map<std::string, uint64_t> out;
-        for (auto [t, n] : v.by_type)
-            out[f.symbols().type(t).name] += n;
-        if (longest) *longest = v.longest;
-        return out;
-    }
-
-    static std::map<std::string, uint64_t> liveByType(const HeapHistory& h, uint32_t gc) {
-        std::map<std::string, uint64_t> out;
-        auto heap = h.heapAt(gc);
-        EXPECT_TRUE(heap.ok());
-        if (!heap.ok()) return out;
-        HeapView v = heap->view();
-        v.forEachLive([&](size_t p) { ++out[v.symbols().type(v.type(p)).name]; });
-        return out;
-    }
-
-    static std::string tracePath(const std::string& name) { return testing::tempPath(name); }
-
-    static fs::path classes_;
-};
-
-fs::path Recorder::classes_;
+class Recorder : public testing::JavaPrograms {};
 
 // Every site read from the JVM's frames is checked against GetStackTrace (--sites check).
 void expectSitesAgree(const std::string& stderr_text) {

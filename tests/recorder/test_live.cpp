@@ -1,0 +1,460 @@
+// Live recording on real JVMs (JDK 17 and Temurin 25): attaching to a running program and
+// detaching from it, pausing it at a GC's end, stepping it and resuming it through the control
+// channel, the refusals, a client that sends garbage, and how soon a followed trace shows a GC.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <fstream>
+#include <regex>
+#include <sstream>
+#include <thread>
+
+#include "app/virtual_display.h"
+#include "explore/loader.h"
+#include "live/control_client.h"
+#include "recorder/java_programs.h"
+#include "recorder/process.h"
+#include "trace/event_decoder.h"
+#include "unit/trace_builder.h"
+
+namespace memcity {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+using testing::finish;
+using testing::kMemcity;
+using testing::Process;
+using testing::pump;
+using testing::run;
+using testing::start;
+using Clock = std::chrono::steady_clock;
+
+const std::string kJdk17 = MEMCITY_JAVA_HOME;
+const std::string kJdk25 = "/usr/lib/jvm/temurin-25-jdk-amd64";
+
+class Live : public testing::JavaPrograms, public ::testing::WithParamInterface<std::string> {
+protected:
+    void SetUp() override {
+        if (!fs::exists(GetParam() + "/bin/java")) GTEST_SKIP() << GetParam() << " is not installed";
+        counter_file_ = testing::tempPath("counter");
+    }
+    void TearDown() override { fs::remove(counter_file_); }
+
+    // LiveTarget on the JDK of the test, behind `prefix` (memcity record ... --), with `flags`.
+    Process startTarget(std::vector<std::string> prefix = {}, std::vector<std::string> flags = {}) {
+        std::vector<std::string> argv = std::move(prefix);
+        argv.insert(argv.end(), {GetParam() + "/bin/java", "-cp", classes_.string()});
+        argv.insert(argv.end(), flags.begin(), flags.end());
+        argv.insert(argv.end(), {"LiveTarget", counter_file_});
+        Process p = start(argv);
+        pid_ = std::atoi(testing::waitForOutput(p, "ready ([0-9]+)", 60).c_str());
+        EXPECT_GT(pid_, 0) << p.stderr_text;
+        return p;
+    }
+    // Sends a command to LiveTarget and waits for its answer (a regular expression).
+    static bool say(Process& p, const std::string& line, const std::string& answer, int timeout_s = 60) {
+        p.stdout_text.clear();
+        const std::string out = line + "\n";
+        if (write(p.in, out.data(), out.size()) != static_cast<ssize_t>(out.size())) return false;
+        return !testing::waitForOutput(p, "(" + answer + ")", timeout_s).empty();
+    }
+    // The spinner's count so far (it counts while the program runs, and allocates nothing).
+    uint64_t counter() const {
+        std::ifstream in(counter_file_, std::ios::binary);
+        uint64_t n = 0;
+        in.read(reinterpret_cast<char*>(&n), sizeof n);
+        return n;
+    }
+    std::string socketPath() const { return live::socketPath(geteuid(), pid_); }
+    // Polls the agent until its program is paused (or `timeout`).
+    static Result<live::AgentStatus> waitPaused(live::ControlClient& c, std::chrono::seconds timeout = 20s) {
+        const auto deadline = Clock::now() + timeout;
+        for (;;) {
+            auto s = c.status();
+            if (!s || s->state == live::ProgramState::kPaused || Clock::now() > deadline) return s;
+            std::this_thread::sleep_for(20ms);
+        }
+    }
+
+    std::string counter_file_;
+    pid_t pid_ = 0;
+};
+
+// LiveTarget$Known allocations in a trace: those with a site (recorded as they were allocated)
+// and those without (alive when recording began).
+struct KnownCount {
+    uint64_t with_site = 0, before = 0;
+};
+KnownCount knownAllocations(const TraceFile& f) {
+    struct V : EventVisitorBase {
+        const TraceFile* f;
+        KnownCount n;
+        void onAlloc(const AllocEvent& e, size_t) {
+            if (f->symbols().type(e.type).name != "LiveTarget$Known") return;
+            ++(e.site ? n.with_site : n.before);
+        }
+    } v;
+    v.f = &f;
+    std::vector<uint8_t> scratch;
+    for (size_t i = 0; i < f.chunks().size(); ++i) {
+        if (f.chunks()[i].kind != static_cast<uint16_t>(format::ChunkKind::kEvents)) continue;
+        auto p = f.payload(i, scratch);
+        EXPECT_TRUE(p.ok());
+        if (p.ok()) decodeEvents(*p, f.symbols(), f.header().object_alignment, v);
+    }
+    return v.n;
+}
+
+// One line on stderr, and exit status 1.
+void expectRefusal(const Process& p, const std::string& says) {
+    EXPECT_EQ(p.status, 1) << p.stderr_text;
+    EXPECT_NE(p.stderr_text.find(says), std::string::npos) << p.stderr_text;
+    EXPECT_EQ(std::count(p.stderr_text.begin(), p.stderr_text.end(), '\n'), 1) << p.stderr_text;
+}
+
+// Attached to a program that runs already, memcity records exactly what its known code
+// allocates from then on (its worker thread ran before, as threads do on JDK 17 with their
+// sampling distance drawn), and the objects alive at attach as "before recording". Detached,
+// the program goes on and ends normally.
+TEST_P(Live, AttachRecordsWhatTheProgramAllocatesUntilDetach) {
+    Process target = startTarget();
+    ASSERT_TRUE(say(target, "alloc 1000", "allocated 1000"));
+    const std::string trace = tracePath("attach");
+    Process attach = start({kMemcity, "attach", std::to_string(pid_), "-o", trace, "--depth", "4"});
+    while (attach.stderr_text.find("recording process") == std::string::npos && pump(attach, 100)) {
+    }
+    ASSERT_NE(attach.stderr_text.find("recording process " + std::to_string(pid_) + " (LiveTarget)"),
+              std::string::npos)
+        << attach.stderr_text;
+    ASSERT_TRUE(say(target, "alloc 20000", "allocated 20000"));
+    ASSERT_TRUE(say(target, "drop", "dropped"));
+    ASSERT_TRUE(say(target, "alloc 3000", "allocated 3000"));
+    ASSERT_TRUE(say(target, "gc", "gc"));
+    Process detach = run({kMemcity, "detach", std::to_string(pid_)}, 60);
+    EXPECT_EQ(detach.status, 0) << detach.stderr_text;
+    EXPECT_NE(detach.stdout_text.find("is no longer recorded"), std::string::npos) << detach.stdout_text;
+    finish(attach, 60);
+    EXPECT_EQ(attach.status, 0) << attach.stderr_text;
+    EXPECT_NE(attach.stdout_text.find("recorded " + trace), std::string::npos) << attach.stdout_text;
+    EXPECT_NE(attach.stdout_text.find("the program goes on"), std::string::npos) << attach.stdout_text;
+    // The program, unharmed, and the agent's control channel gone with the recording.
+    ASSERT_TRUE(say(target, "alloc 500", "allocated 500"));
+    EXPECT_FALSE(fs::exists(socketPath()));
+    ASSERT_TRUE(say(target, "quit", "done 24500"));
+    finish(target, 60);
+    EXPECT_EQ(target.status, 0) << target.stderr_text;
+    EXPECT_EQ(target.stderr_text.find("memcity agent"), std::string::npos) << target.stderr_text;
+
+    Loaded l = load(trace);
+    ASSERT_TRUE(l.history);
+    EXPECT_FALSE(l.file->truncated());
+    EXPECT_EQ(l.history->diagnostics().errorCount(), 0u) << describeAnomalies(l.history->diagnostics());
+    const KnownCount known = knownAllocations(*l.file);
+    EXPECT_EQ(known.with_site, 23000u);  // every one allocated while attached, none after
+    EXPECT_EQ(known.before, 1000u);      // alive at attach
+    // After the program's System.gc(): the last 3000 (drop let go of the others).
+    ASSERT_GE(l.history->gcCount(), 1u);
+    const uint32_t last = static_cast<uint32_t>(l.history->gcCount() - 1);
+    EXPECT_EQ(liveByType(*l.history, last)["LiveTarget$Known"], 3000u);
+    ASSERT_FALSE(l.history->jvmChecks().empty());
+    for (const JvmCheck& c : l.history->jvmChecks()) {
+        if (!c.has_census) continue;
+        EXPECT_TRUE(c.biggest.empty()) << "GC " << c.gc << " disagrees with the JVM's count";
+    }
+}
+
+// Paused at a GC's end, the program stops (its spinner, which allocates nothing, too) and the
+// trace already holds that GC's complete heap; resumed, it goes on. Step pauses at the next GC,
+// conditions at the GCs they name.
+TEST_P(Live, PauseStepAndResumeAtGcs) {
+    const std::string trace = tracePath("pause");
+    Process rec = startTarget({kMemcity, "record", "-o", trace, "--refs", "off", "--"});
+    auto client = live::ControlClient::connect(socketPath());
+    ASSERT_TRUE(client.ok()) << client.error().message;
+    EXPECT_EQ(client->last().state, live::ProgramState::kRunning);
+    EXPECT_EQ(client->last().file, trace);
+    EXPECT_TRUE(client->last().can_pause);
+
+    auto pausing = client->call({live::Command::kPause, {}});
+    ASSERT_TRUE(pausing.ok()) << pausing.error().message;
+    EXPECT_EQ(pausing->state, live::ProgramState::kPausing);
+    rec.stdout_text.clear();
+    ASSERT_EQ(write(rec.in, "gc\n", 3), 3);
+    auto paused = waitPaused(*client);
+    ASSERT_TRUE(paused.ok()) << paused.error().message;
+    ASSERT_EQ(paused->state, live::ProgramState::kPaused);
+    const int64_t gc = paused->paused_gc;
+    ASSERT_GE(gc, 0);
+    const uint64_t c1 = counter();
+    std::this_thread::sleep_for(500ms);
+    EXPECT_EQ(counter(), c1) << "the program ran while paused";
+    pump(rec, 100);
+    EXPECT_EQ(rec.stdout_text.find("gc"), std::string::npos) << "its main thread went on";
+    {
+        // The trace holds the paused GC's heap, complete (its GC_COMPLETE written and flushed):
+        // a reader completes it before it reaches the end of what is written.
+        auto f = TraceFile::open(trace);
+        ASSERT_TRUE(f.ok()) << f.error().message;
+        EXPECT_TRUE(f->beingWritten());
+        std::vector<uint32_t> completed;
+        HistoryOptions o;
+        o.on_heap = [&](const HeapView&, const GcRecord& r) {
+            completed.push_back(r.index);
+            return true;
+        };
+        bool paused_gc_complete = false;
+        o.more = [&] {
+            paused_gc_complete = !completed.empty() && completed.back() == static_cast<uint32_t>(gc);
+            return false;
+        };
+        ASSERT_TRUE(HeapHistory::build(*f, o).ok());
+        EXPECT_TRUE(paused_gc_complete) << completed.size() << " heaps complete";
+    }
+    auto resumed = client->call({live::Command::kResume, {}});
+    ASSERT_TRUE(resumed.ok()) << resumed.error().message;
+    EXPECT_EQ(resumed->state, live::ProgramState::kRunning);
+    EXPECT_FALSE(testing::waitForOutput(rec, "(gc)", 30).empty()) << "the program did not go on";
+    const auto deadline = Clock::now() + 10s;
+    while (counter() == c1 && Clock::now() < deadline)
+        std::this_thread::sleep_for(10ms);
+    EXPECT_NE(counter(), c1);
+
+    // Conditions: at a full GC (System.gc), then step to the next GC.
+    live::Request when{live::Command::kWhen, {}};
+    when.when.full_gc = true;
+    ASSERT_TRUE(client->call(when).ok());
+    rec.stdout_text.clear();
+    ASSERT_EQ(write(rec.in, "gc\n", 3), 3);
+    paused = waitPaused(*client);
+    ASSERT_TRUE(paused.ok() && paused->state == live::ProgramState::kPaused);
+    EXPECT_GT(paused->paused_gc, gc);
+    EXPECT_TRUE(paused->when.full_gc);
+    const int64_t full = paused->paused_gc;
+    when.when = {};
+    when.when.used_above = 1024;  // every GC leaves more than 1 KiB used
+    ASSERT_TRUE(client->call(when).ok());
+    auto stepped = client->call({live::Command::kStep, {}});
+    ASSERT_TRUE(stepped.ok());
+    EXPECT_FALSE(testing::waitForOutput(rec, "(gc)", 30).empty());
+    rec.stdout_text.clear();
+    ASSERT_EQ(write(rec.in, "gc\n", 3), 3);
+    paused = waitPaused(*client);
+    ASSERT_TRUE(paused.ok() && paused->state == live::ProgramState::kPaused);
+    EXPECT_GT(paused->paused_gc, full);
+    ASSERT_TRUE(client->call({live::Command::kWhen, {}}).ok());  // none
+    ASSERT_TRUE(client->call({live::Command::kResume, {}}).ok());
+    EXPECT_FALSE(testing::waitForOutput(rec, "(gc)", 30).empty());
+
+    ASSERT_TRUE(say(rec, "quit", "done 0"));
+    finish(rec, 60);
+    EXPECT_EQ(rec.status, 0) << rec.stderr_text;
+    Loaded l = load(trace);
+    ASSERT_TRUE(l.history);
+    EXPECT_EQ(l.history->diagnostics().errorCount(), 0u) << describeAnomalies(l.history->diagnostics());
+}
+
+// A client that sends garbage is dropped, and so is one of another user; the agent goes on
+// serving others and the program ends normally.
+TEST_P(Live, AStrangerOnTheSocketIsDropped) {
+    const std::string trace = tracePath("stranger");
+    Process rec = startTarget({kMemcity, "record", "-o", trace, "--"});
+    auto raw = [&](const std::string& bytes) {
+        const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+        sockaddr_un addr{};
+        addr.sun_family = AF_UNIX;
+        std::strcpy(addr.sun_path, socketPath().c_str());
+        EXPECT_EQ(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0) << std::strerror(errno);
+        EXPECT_EQ(send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size()));
+        std::string reply;
+        char buf[256];
+        for (ssize_t n; (n = recv(fd, buf, sizeof buf, 0)) > 0;)
+            reply.append(buf, static_cast<size_t>(n));
+        close(fd);
+        return reply;  // whatever came before the agent closed the connection
+    };
+    EXPECT_EQ(raw(std::string("\x00\xff\x13garbage\n", 11)).rfind("error ", 0), 0u);
+    EXPECT_EQ(raw(std::string(4000, 'a')).rfind("error a request longer", 0), 0u);
+    EXPECT_EQ(raw("fly away\n").rfind("error unknown request 'fly'", 0), 0u);
+    EXPECT_EQ(raw("when used>lots\n").rfind("error 'used>lots'", 0), 0u);
+    if (geteuid() == 0) {
+        // Another user cannot even reach the socket: the directory is the recording user's.
+        const pid_t child = fork();
+        if (child == 0) {
+            if (setgid(65534) != 0 || setuid(65534) != 0) _exit(2);
+            const int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+            sockaddr_un addr{};
+            addr.sun_family = AF_UNIX;
+            std::strcpy(addr.sun_path, live::socketPath(0, pid_).c_str());
+            _exit(connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 ? 1 : 0);
+        }
+        int status = 0;
+        waitpid(child, &status, 0);
+        EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "user nobody connected";
+    }
+    auto client = live::ControlClient::connect(socketPath());
+    ASSERT_TRUE(client.ok()) << client.error().message;
+    EXPECT_EQ(client->last().state, live::ProgramState::kRunning);
+    ASSERT_TRUE(say(rec, "alloc 100", "allocated 100"));
+    ASSERT_TRUE(say(rec, "quit", "done 100"));
+    finish(rec, 60);
+    EXPECT_EQ(rec.status, 0) << rec.stderr_text;
+    Loaded l = load(trace);
+    ASSERT_TRUE(l.history);
+    EXPECT_EQ(l.history->diagnostics().errorCount(), 0u) << describeAnomalies(l.history->diagnostics());
+}
+
+// Every refusal of attach and detach is one line and exit status 1; the JVMs go on.
+TEST_P(Live, AttachAndDetachRefuseClearly) {
+    Process target = startTarget();
+    const std::string trace = tracePath("refusals");
+    Process first = start({kMemcity, "attach", std::to_string(pid_), "-o", trace});
+    while (first.stderr_text.find("recording process") == std::string::npos && pump(first, 100)) {
+    }
+    expectRefusal(run({kMemcity, "attach", std::to_string(pid_), "-o", tracePath("twice")}, 60),
+                  "is being recorded already, into " + trace);
+    ASSERT_EQ(run({kMemcity, "detach", std::to_string(pid_)}, 60).status, 0);
+    finish(first, 60);
+    EXPECT_EQ(first.status, 0) << first.stderr_text;
+    expectRefusal(run({kMemcity, "detach", std::to_string(pid_)}, 60), "is not being recorded by memcity");
+
+    Process sleeper = start({"sleep", "60"});
+    expectRefusal(run({kMemcity, "attach", std::to_string(sleeper.pid), "-o", trace}, 60),
+                  "is not a Java virtual machine");
+    kill(sleeper.pid, SIGKILL);
+    finish(sleeper, 10);
+    expectRefusal(run({kMemcity, "attach", "4194303", "-o", trace}, 60), "does not exist");
+    expectRefusal(run({kMemcity, "attach", "12x", "-o", trace}, 60), "give the process id of a running JVM");
+    expectRefusal(run({kMemcity, "attach", std::to_string(pid_)}, 60), "-o FILE is required");
+
+    Process closed = start({GetParam() + "/bin/java", "-XX:+DisableAttachMechanism", "-cp", classes_.string(),
+                            "LiveTarget", counter_file_ + ".2"});
+    const std::string closed_pid = testing::waitForOutput(closed, "ready ([0-9]+)", 60);
+    expectRefusal(run({kMemcity, "attach", closed_pid, "-o", trace}, 60), "-XX:+DisableAttachMechanism");
+    ASSERT_TRUE(say(closed, "quit", "done 0"));
+    finish(closed, 60);
+    EXPECT_EQ(closed.status, 0);
+    EXPECT_EQ(closed.stdout_text.find("Full thread dump"), std::string::npos);
+    fs::remove(counter_file_ + ".2");
+
+    if (geteuid() == 0 && fs::exists("/usr/bin/setpriv")) {
+        const fs::path dir = fs::temp_directory_path() / ("memcity-other-" + std::to_string(getpid()));
+        fs::create_directories(dir);
+        fs::copy(classes_, dir, fs::copy_options::recursive);
+        fs::permissions(dir, fs::perms::all);
+        Process other =
+            start({"/usr/bin/setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+                   GetParam() + "/bin/java", "-cp", dir.string(), "LiveTarget", (dir / "counter").string()});
+        const std::string other_pid = testing::waitForOutput(other, "ready ([0-9]+)", 60);
+        expectRefusal(run({kMemcity, "attach", other_pid, "-o", trace}, 60), "belongs to user");
+        ASSERT_TRUE(say(other, "quit", "done 0"));
+        finish(other, 60);
+        fs::remove_all(dir);
+    }
+    ASSERT_TRUE(say(target, "quit", "done 0"));
+    finish(target, 60);
+    EXPECT_EQ(target.status, 0) << target.stderr_text;
+}
+
+// A trace followed while it is written shows each GC soon after the JVM ends it: the agent
+// marks the GC's heap complete and flushes at once, and the loader looks every 0.1 s.
+TEST_P(Live, AFollowedTraceShowsEachGcWithinASecondAndAHalf) {
+    const std::string trace = tracePath("latency");
+    Process rec = startTarget({kMemcity, "record", "-o", trace, "--"});
+    explore::LoaderOptions options;
+    explore::TraceLoader loader(trace, options);
+    auto f = TraceFile::open(trace);
+    ASSERT_TRUE(f.ok()) << f.error().message;
+    const uint64_t start_wall = f->header().start_wall_ns;
+    std::vector<GcRecord> records;
+    uint64_t revision = 0;
+    std::vector<double> latencies;
+    auto wall_ns = [] {
+        return std::chrono::duration_cast<std::chrono::nanoseconds>(
+                   std::chrono::system_clock::now().time_since_epoch())
+            .count();
+    };
+    for (int i = 0; i < 8; ++i) {
+        ASSERT_TRUE(say(rec, "alloc 20000", "allocated 20000"));
+        // The GC System.gc() runs ends after this (trace time).
+        const int64_t asked = wall_ns() - static_cast<int64_t>(start_wall);
+        ASSERT_TRUE(say(rec, "gc", "gc"));
+        const auto deadline = Clock::now() + 20s;
+        auto shown = [&] { return !records.empty() && records.back().end_ns >= asked; };
+        while (!shown() && Clock::now() < deadline) {
+            loader.syncGcs(&records, &revision);
+            std::this_thread::sleep_for(5ms);
+        }
+        ASSERT_TRUE(shown()) << "the GC of round " << i << " never showed";
+        latencies.push_back(
+            static_cast<double>(wall_ns() - static_cast<int64_t>(start_wall) - records.back().end_ns) / 1e9);
+    }
+    std::sort(latencies.begin(), latencies.end());
+    std::printf("latency from a GC's end to its record: median %.3f s, worst %.3f s\n",
+                latencies[latencies.size() / 2], latencies.back());
+    EXPECT_LT(latencies[latencies.size() / 2], 1.5);
+    EXPECT_LT(latencies.back(), 5.0);  // a loaded CI machine
+    ASSERT_TRUE(say(rec, "quit", "done"));
+    finish(rec, 60);
+    EXPECT_EQ(rec.status, 0);
+}
+
+// The window drives the program through the control channel, as a script does: pause at the
+// next GC (shown when it is paused), step to the next one, a condition, resume. The program
+// gets a "gc" command every 0.3 s and answers it when it runs.
+TEST_P(Live, TheWindowPausesStepsAndResumesTheProgram) {
+    if (!testing::haveXvfb()) GTEST_SKIP() << "no " << testing::kXvfb;
+    const std::string trace = tracePath("live-controls");
+    const std::string script = trace + ".script";
+    const std::string png = trace + ".png";
+    std::ofstream(script) << "wait-gc 0\nlive-pause\nprint state\nlive-step\nprint state\n"
+                             "live-pause-when full\nlive-resume\nlive-pause\nprint state\nscreenshot "
+                          << png << "\nlive-pause-when none\nlive-resume\nprint state\n";
+    Process rec = startTarget({"/usr/bin/env", "DISPLAY=" + testing::VirtualDisplay::name(), kMemcity,
+                               "record", "--live", "--script", script, "-o", trace, "--refs", "off", "--"});
+    // Until the window has closed: a GC asked for every 0.3 s.
+    for (auto until = Clock::now() + 90s; Clock::now() < until;) {
+        if (write(rec.in, "gc\n", 3) != 3) break;
+        for (int i = 0; i < 3; ++i)
+            pump(rec, 100);
+        if (rec.stderr_text.find("the window was closed") != std::string::npos) break;
+    }
+    ASSERT_NE(rec.stderr_text.find("the window was closed; the program goes on"), std::string::npos)
+        << rec.stderr_text << rec.stdout_text;
+    const std::string printed = rec.stdout_text;
+    ASSERT_TRUE(say(rec, "quit", "done 0"));
+    finish(rec, 60);
+    EXPECT_EQ(rec.status, 0) << rec.stderr_text;
+    // The states the script printed, in order.
+    std::vector<std::string> states;
+    std::istringstream lines(printed);
+    for (std::string line; std::getline(lines, line);)
+        if (line.starts_with("program: ")) states.push_back(line);
+    ASSERT_EQ(states.size(), 4u) << printed << rec.stderr_text;
+    std::smatch m;
+    ASSERT_TRUE(
+        std::regex_search(states[0], m, std::regex("^program: paused at GC ([0-9]+) \\(pause when none\\)")))
+        << states[0];
+    const int first = std::stoi(m[1].str());
+    ASSERT_TRUE(std::regex_search(states[1], m, std::regex("^program: paused at GC ([0-9]+)"))) << states[1];
+    EXPECT_GT(std::stoi(m[1].str()), first);
+    EXPECT_NE(states[2].find("(pause when full)"), std::string::npos) << states[2];
+    EXPECT_EQ(states[3], "program: running (pause when none)");
+    EXPECT_GT(fs::file_size(png), 10000u);
+    Loaded l = load(trace);
+    ASSERT_TRUE(l.history);
+    EXPECT_EQ(l.history->diagnostics().errorCount(), 0u) << describeAnomalies(l.history->diagnostics());
+}
+
+INSTANTIATE_TEST_SUITE_P(Jdk, Live, ::testing::Values(kJdk17, kJdk25), [](const auto& p) {
+    return p.param == kJdk17 ? std::string("Jdk17") : std::string("Temurin25");
+});
+
+}  // namespace
+}  // namespace memcity

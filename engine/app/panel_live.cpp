@@ -53,6 +53,10 @@ void drawLiveControls(Ui& ui) {
     ImGui::TextDisabled("| pause at:");
     live::PauseConditions when = s.pauseConditions();
     uint64_t grows = s.pauseGrowth();
+    // The sizes shown are the ones in force (a script may have set them); the inputs keep theirs
+    // while unset.
+    if (when.used_above) ui.live_used_mib = static_cast<int>(std::max<uint64_t>(1, when.used_above >> 20));
+    if (grows) ui.live_grow_kib = static_cast<int>(std::max<uint64_t>(1, grows >> 10));
     bool changed = false;
     ImGui::SameLine();
     changed |= ImGui::Checkbox("full GCs", &when.full_gc);

@@ -1,6 +1,8 @@
 // Recorder: the state of the agent while a JVM runs, and the handlers of its JVMTI events.
-// recorder.cpp has threads, classes, allocations, the GCs written and the VM's life cycle;
-// recorder_sites.cpp the allocation sites; recorder_deaths.cpp the deaths and the GC ring.
+// recorder.cpp has threads, classes, allocations and the GCs written; recorder_lifecycle.cpp the
+// recording's start (at JVM start or attach) and end (exit or detach); recorder_sites.cpp the
+// allocation sites; recorder_deaths.cpp the deaths and the GC ring; live_control.h the control
+// channel.
 //
 // Locking rules (the agent must never deadlock the JVM):
 //  1. No agent lock is held across a JVMTI or JNI call that can block or enter the VM: a lock

@@ -16,6 +16,7 @@
 #include "cli/commands.h"
 #include "cli/jvm_attach.h"
 #include "cli/load.h"
+#include "cli/recording.h"
 #include "cli/text_format.h"
 #include "live/control_client.h"
 #include "trace/trace_reader.h"
@@ -90,14 +91,9 @@ bool waitForFinishedTrace(const std::string& path, std::chrono::seconds timeout)
 }  // namespace
 
 int runAttach(const Words& words, const LiveView& live) {
-    auto args = Args::parse("attach", words,
-                            {{"--output", true, "-o"},
-                             {"--depth", true, ""},
-                             {"--refs", true, ""},
-                             {"--sites", true, ""},
-                             {"--seconds", true, ""},
-                             {"--live", false, ""},
-                             {"--script", true, ""}});
+    std::vector<OptionSpec> specs = recordingOptionSpecs();
+    specs.push_back({"--seconds", true, ""});
+    auto args = Args::parse("attach", words, specs);
     if (!args) {
         std::cerr << args.error().message << "\n";
         return 1;
@@ -108,25 +104,9 @@ int runAttach(const Words& words, const LiveView& live) {
         std::cerr << pid.error().message << "\n";
         return 1;
     }
-    auto out = args->value("--output");
-    if (!out || out->empty()) {
-        std::cerr << "memcity attach: -o FILE is required\n";
-        return 1;
-    }
-    auto depth = args->unsignedValue("--depth", 8, 1, 256);
-    if (!depth) {
-        std::cerr << depth.error().message << "\n";
-        return 1;
-    }
-    const std::string sites = args->value("--sites").value_or("walk");
-    if (sites != "walk" && sites != "jvmti" && sites != "check") {
-        std::cerr << "memcity attach: --sites expects walk, jvmti or check, got '" << sites << "'\n";
-        return 1;
-    }
-    const std::string refs = args->value("--refs").value_or("1");
-    uint64_t refs_n = 0;
-    if (refs != "off" && (!parseUnsigned(refs, &refs_n) || refs_n == 0)) {
-        std::cerr << "memcity attach: --refs expects a positive integer or 'off', got '" << refs << "'\n";
+    auto recording = readRecordingOptions(*args, "attach", static_cast<bool>(live));
+    if (!recording) {
+        std::cerr << recording.error().message << "\n";
         return 1;
     }
     double seconds = 0;
@@ -137,18 +117,6 @@ int runAttach(const Words& words, const LiveView& live) {
             return 1;
         }
         seconds = static_cast<double>(s);
-    }
-    Words window;
-    if (auto script = args->value("--script")) {
-        if (!args->has("--live")) {
-            std::cerr << "memcity attach: --script drives the window of --live: add --live\n";
-            return 1;
-        }
-        window = {"--script", *script};
-    }
-    if (args->has("--live") && !live) {
-        std::cerr << "memcity attach: --live needs the explorer, which this memcity was built without\n";
-        return 1;
     }
 
     auto target = checkAttachable(*pid);
@@ -162,29 +130,17 @@ int runAttach(const Words& words, const LiveView& live) {
                   << already->last().file << " ('memcity detach " << *pid << "' stops that)\n";
         return 1;
     }
-    const std::string agent = agentPath();
-    if (agent.empty()) {
-        std::cerr << "memcity attach: the recorder agent (libmemcity_agent.so) was not found next to "
-                     "memcity; it is "
-                     "built when a JDK is installed (or set MEMCITY_AGENT)\n";
+    auto agent = findAgent("attach");
+    if (!agent) {
+        std::cerr << agent.error().message << "\n";
         return 1;
     }
-    // The JVM opens the trace: an absolute path, writable by its user (ours).
-    const std::string file = std::filesystem::absolute(*out).string();
-    if (access(std::filesystem::path(file).parent_path().c_str(), W_OK) != 0) {
-        std::cerr << "memcity attach: " << *out << ": cannot write there: " << std::strerror(errno) << "\n";
-        return 1;
-    }
-    if (file.find(',') != std::string::npos) {
-        std::cerr << "memcity attach: " << *out << ": the agent's options cannot carry a path with a comma\n";
-        return 1;
-    }
+    const std::string& file = recording->file;
     std::error_code removed;
     std::filesystem::remove(file, removed);
-    const std::string options = "file=" + file + ",depth=" + std::to_string(*depth) + ",refs=" + refs +
-                                (sites == "walk" ? "" : ",sites=" + sites) + ",quiet";
+    const std::string options = agentOptionsFor(*recording) + ",quiet";
     const auto t0 = Clock::now();
-    auto code = loadAgent(*pid, agent, options);
+    auto code = loadAgent(*pid, *agent, options);
     if (!code) {
         std::cerr << "memcity attach: " << code.error().message << "\n";
         return 1;
@@ -199,7 +155,8 @@ int runAttach(const Words& words, const LiveView& live) {
                   << " but its control channel does not answer: " << client.error().message << "\n";
         return 1;
     }
-    std::cerr << "memcity attach: recording " << who(*target) << " into " << *out << " (attached in "
+    std::cerr << "memcity attach: recording " << who(*target) << " into " << recording->out
+              << " (attached in "
               << formatDuration(
                      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count())
               << "); " << (seconds > 0 ? "for " + std::to_string(static_cast<int>(seconds)) + " s, or " : "")
@@ -226,20 +183,20 @@ int runAttach(const Words& words, const LiveView& live) {
             ended_how = kill(*pid, 0) == 0 ? "detach failed: " + d.error().message : "the JVM exited";
         ended = true;
     });
-    if (args->has("--live")) {
+    if (recording->live) {
         live(
-            file, [&] { return !ended.load(); }, window);
+            file, [&] { return !ended.load(); }, recording->window);
         if (!ended)
             std::cerr << "memcity attach: the window was closed: recording stops; the program goes on\n";
     }
-    if (!args->has("--live") || !ended) {
-        stop = args->has("--live");
+    if (!recording->live || !ended) {
+        stop = recording->live;
         while (!ended)
             std::this_thread::sleep_for(50ms);
     }
     stopper.join();
     if (!waitForFinishedTrace(file, 30s))
-        std::cerr << "memcity attach: " << *out
+        std::cerr << "memcity attach: " << recording->out
                   << " is still being written 30 s after the recording stopped\n";
     auto loaded = loadTrace(file);
     if (!loaded) {
@@ -247,7 +204,7 @@ int runAttach(const Words& words, const LiveView& live) {
         return 1;
     }
     const double recorded = std::chrono::duration<double>(Clock::now() - t0).count();
-    printRecordingSummary(*loaded, *out,
+    printRecordingSummary(*loaded, recording->out,
                           std::string(kill(*pid, 0) == 0 ? "goes on" : "exited") + " (" + ended_how +
                               " after " + formatDuration(static_cast<int64_t>(recorded * 1e9)) + ")");
     return 0;

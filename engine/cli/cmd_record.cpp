@@ -14,6 +14,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/load.h"
+#include "cli/recording.h"
 #include "cli/text_format.h"
 
 namespace memcity::cli {
@@ -49,38 +50,6 @@ bool mentions(const std::vector<std::string>& args, std::string_view a, std::str
 
 }  // namespace
 
-void printRecordingSummary(const LoadedTrace& loaded, const std::string& name, const std::string& program) {
-    const HeapHistory& h = *loaded.history;
-    const EventCounts& c = h.counts();
-    const uint64_t trace_bytes = loaded.trace->fileSize();
-    std::cout << "recorded " << name << ": " << formatCountOf(c.objects_allocated, "object", "objects")
-              << " (" << formatBytes(c.bytes_allocated) << "), " << formatCountOf(h.gcCount(), "GC", "GCs")
-              << ", " << formatCountOf(h.snapshots().size(), "reference snapshot", "reference snapshots")
-              << ", " << formatCountOf(c.total(), "event", "events") << "\n"
-              << "  trace " << formatBytes(trace_bytes) << ", "
-              << (c.objects_allocated ? std::to_string(trace_bytes * 10 / c.objects_allocated / 10) + "." +
-                                            std::to_string(trace_bytes * 10 / c.objects_allocated % 10)
-                                      : std::string("-"))
-              << " bytes per allocation; peak live " << formatBytes(c.peak_live_bytes) << " at GC "
-              << c.peak_bytes_gc << "\n  the program " << program << "\n"
-              << "  the recorder's slowdown cannot be known from this run alone: time the program without it "
-                 "to compare\n"
-              << "  JVM agreement: "
-              << describeJvmAgreement(summarizeJvmChecks(h.jvmChecks()), !h.jvmFacts().empty()) << "\n";
-    printDiagnostics(loaded, std::cerr, false);
-}
-
-std::string agentPath() {
-    if (const char* env = std::getenv("MEMCITY_AGENT"); env && *env) return env;
-    std::error_code ec;
-    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
-    if (ec) return {};
-    for (auto candidate :
-         {exe.parent_path() / "libmemcity_agent.so", exe.parent_path() / "../lib/libmemcity_agent.so"})
-        if (std::filesystem::exists(candidate)) return std::filesystem::canonical(candidate).string();
-    return {};
-}
-
 int runRecord(const Words& words, const LiveView& live) {
     // Options end at "--"; the command follows.
     Words options, command;
@@ -91,56 +60,22 @@ int runRecord(const Words& words, const LiveView& live) {
         else
             (after ? command : options).push_back(w);
     }
-    auto args = Args::parse("record", options,
-                            {{"--output", true, "-o"},
-                             {"--depth", true, ""},
-                             {"--refs", true, ""},
-                             {"--no-final-gc", false, ""},
-                             {"--sites", true, ""},
-                             {"--gc-every", true, ""},
-                             {"--live", false, ""},
-                             {"--script", true, ""}});
+    std::vector<OptionSpec> specs = recordingOptionSpecs();
+    specs.insert(specs.end(), {{"--no-final-gc", false, ""}, {"--gc-every", true, ""}});
+    auto args = Args::parse("record", options, specs);
     if (!args) {
         std::cerr << args.error().message << "\n";
         return 1;
     }
     if (args->help()) return printHelp("record");
-    if (args->has("--live") && !live) {
-        std::cerr << "memcity record: --live needs the explorer, which this memcity was built without\n";
+    auto recording = readRecordingOptions(*args, "record", static_cast<bool>(live));
+    if (!recording) {
+        std::cerr << recording.error().message << "\n";
         return 1;
-    }
-    Words window;
-    if (auto script = args->value("--script")) {
-        if (!args->has("--live")) {
-            std::cerr << "memcity record: --script drives the window of --live: add --live\n";
-            return 1;
-        }
-        window = {"--script", *script};
     }
     if (!args->positionals().empty() || command.empty()) {
         std::cerr << "memcity record: put the program after --, e.g. 'memcity record -o app.mct -- java -jar "
                      "app.jar'\n";
-        return 1;
-    }
-    auto out = args->value("--output");
-    if (!out || out->empty()) {
-        std::cerr << "memcity record: -o FILE is required\n";
-        return 1;
-    }
-    auto depth = args->unsignedValue("--depth", 8, 1, 256);
-    if (!depth) {
-        std::cerr << depth.error().message << "\n";
-        return 1;
-    }
-    const std::string sites = args->value("--sites").value_or("walk");
-    if (sites != "walk" && sites != "jvmti" && sites != "check") {
-        std::cerr << "memcity record: --sites expects walk, jvmti or check, got '" << sites << "'\n";
-        return 1;
-    }
-    std::string refs = args->value("--refs").value_or("1");
-    uint64_t refs_n = 0;
-    if (refs != "off" && (!parseUnsigned(refs, &refs_n) || refs_n == 0)) {
-        std::cerr << "memcity record: --refs expects a positive integer or 'off', got '" << refs << "'\n";
         return 1;
     }
     // A young GC every BYTES allocated: the young generation sized so that its eden holds BYTES.
@@ -157,23 +92,14 @@ int runRecord(const Words& words, const LiveView& live) {
             return 1;
         }
     }
-    // The trace path as the JVM will see it (it may run in another directory).
-    std::string file = std::filesystem::absolute(*out).string();
-    // Said here in one line rather than by a JVM that fails to start.
-    if (access(std::filesystem::path(file).parent_path().c_str(), W_OK) != 0) {
-        std::cerr << "memcity record: " << *out << ": cannot write there: " << std::strerror(errno) << "\n";
+    const std::string& file = recording->file;
+    auto agent = findAgent("record");
+    if (!agent) {
+        std::cerr << agent.error().message << "\n";
         return 1;
     }
-    const std::string agent = agentPath();
-    if (agent.empty()) {
-        std::cerr << "memcity record: the recorder agent (libmemcity_agent.so) was not found next to "
-                     "memcity; it is built "
-                     "when a JDK is installed (or set MEMCITY_AGENT)\n";
-        return 1;
-    }
-    std::string agent_arg = "-agentpath:" + agent + "=file=" + file + ",depth=" + std::to_string(*depth) +
-                            ",refs=" + refs + (args->has("--no-final-gc") ? ",finalgc=no" : "") +
-                            (sites == "walk" ? "" : ",sites=" + sites) + ",quiet,shared";
+    std::string agent_arg = "-agentpath:" + *agent + "=" + agentOptionsFor(*recording) +
+                            (args->has("--no-final-gc") ? ",finalgc=no" : "") + ",quiet,shared";
     // Repeatable traces: stop-the-world GCs and no escape analysis, unless the user chose.
     std::vector<std::string> jvm_flags = {agent_arg};
     if (!mentions(command, "-XX:+Use", "GC")) jvm_flags.push_back("-XX:+UseSerialGC");
@@ -229,14 +155,14 @@ int runRecord(const Words& words, const LiveView& live) {
     }
     // Ctrl-C goes to the program; memcity waits for it and then reports.
     signal(SIGINT, SIG_IGN);
-    if (args->has("--live")) {
+    if (recording->live) {
         // Whether the program has not exited (it is not reaped: it is waited for below).
         auto running = [pid] {
             siginfo_t info{};
             return waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
                    info.si_pid == 0;
         };
-        live(file, running, window);
+        live(file, running, recording->window);
         if (running())
             std::cerr << "memcity record: the window was closed; the program goes on, recorded into " << file
                       << "\n";
@@ -250,7 +176,7 @@ int runRecord(const Words& words, const LiveView& live) {
     if (WIFEXITED(status) && code == 127) return 1;
 
     if (!std::filesystem::exists(file)) {
-        std::cerr << "memcity record: no JVM wrote " << *out << " (did '" << command[0]
+        std::cerr << "memcity record: no JVM wrote " << recording->out << " (did '" << command[0]
                   << "' start java? the program exited with status " << code << ")\n";
         return code ? code : 1;
     }
@@ -259,7 +185,7 @@ int runRecord(const Words& words, const LiveView& live) {
         std::cerr << "memcity record: " << loaded.error().message << "\n";
         return code ? code : 1;
     }
-    printRecordingSummary(*loaded, *out,
+    printRecordingSummary(*loaded, recording->out,
                           (WIFEXITED(status) ? "exited with status " + std::to_string(code)
                                              : "was killed by signal " + std::to_string(WTERMSIG(status))) +
                               " after " + formatDuration(static_cast<int64_t>(seconds * 1e9)) +

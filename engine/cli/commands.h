@@ -33,14 +33,6 @@ int runWindows(const Words& args);
 int runSeries(const Words& args);
 int runRender(const Words& args);
 
-// The summary a recording command prints: what the trace `loaded` (written as `name`) holds,
-// what became of the program ("exited with status 0 after 3.2 s"), the JVM's agreement, and the
-// trace's warnings on stderr.
-struct LoadedTrace;
-void printRecordingSummary(const LoadedTrace& loaded, const std::string& name, const std::string& program);
-// The agent library next to this memcity (or $MEMCITY_AGENT); "" when there is none.
-std::string agentPath();
-
 // What commands get from the program around them (the explorer's parts, where it has them).
 struct Services {
     LiveView live;  // empty: memcity was built without the explorer

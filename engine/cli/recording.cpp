@@ -1,0 +1,95 @@
+#include "cli/recording.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/load.h"
+#include "cli/text_format.h"
+
+namespace memcity::cli {
+
+std::vector<OptionSpec> recordingOptionSpecs() {
+    return {{"--output", true, "-o"}, {"--depth", true, ""}, {"--refs", true, ""},
+            {"--sites", true, ""},    {"--live", false, ""}, {"--script", true, ""}};
+}
+
+Result<RecordingOptions> readRecordingOptions(const Args& args, std::string_view command,
+                                              bool have_live_view) {
+    const std::string me = "memcity " + std::string(command) + ": ";
+    RecordingOptions o;
+    o.live = args.has("--live");
+    if (o.live && !have_live_view)
+        return Error{me + "--live needs the explorer, which this memcity was built without"};
+    if (auto script = args.value("--script")) {
+        if (!o.live) return Error{me + "--script drives the window of --live: add --live"};
+        o.window = {"--script", *script};
+    }
+    auto out = args.value("--output");
+    if (!out || out->empty()) return Error{me + "-o FILE is required"};
+    o.out = *out;
+    auto depth = args.unsignedValue("--depth", 8, 1, 256);
+    if (!depth) return depth.error();
+    o.depth = static_cast<uint32_t>(*depth);
+    o.sites = args.value("--sites").value_or("walk");
+    if (o.sites != "walk" && o.sites != "jvmti" && o.sites != "check")
+        return Error{me + "--sites expects walk, jvmti or check, got '" + o.sites + "'"};
+    o.refs = args.value("--refs").value_or("1");
+    uint64_t refs_n = 0;
+    if (o.refs != "off" && (!parseUnsigned(o.refs, &refs_n) || refs_n == 0))
+        return Error{me + "--refs expects a positive integer or 'off', got '" + o.refs + "'"};
+    // The JVM opens the trace: where it will see it, said here in one line rather than by a JVM
+    // that fails to start; the agent's options are comma-separated.
+    o.file = std::filesystem::absolute(o.out).string();
+    if (access(std::filesystem::path(o.file).parent_path().c_str(), W_OK) != 0)
+        return Error{me + o.out + ": cannot write there: " + std::strerror(errno)};
+    if (o.file.find(',') != std::string::npos)
+        return Error{me + o.out + ": the agent's options cannot carry a path with a comma"};
+    return o;
+}
+
+std::string agentOptionsFor(const RecordingOptions& o) {
+    return "file=" + o.file + ",depth=" + std::to_string(o.depth) + ",refs=" + o.refs +
+           (o.sites == "walk" ? "" : ",sites=" + o.sites);
+}
+
+Result<std::string> findAgent(std::string_view command) {
+    if (const char* env = std::getenv("MEMCITY_AGENT"); env && *env) return std::string(env);
+    std::error_code ec;
+    auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+    if (!ec)
+        for (auto candidate :
+             {exe.parent_path() / "libmemcity_agent.so", exe.parent_path() / "../lib/libmemcity_agent.so"})
+            if (std::filesystem::exists(candidate)) return std::filesystem::canonical(candidate).string();
+    return Error{
+        "memcity " + std::string(command) +
+        ": the recorder agent (libmemcity_agent.so) was not found next to memcity; it is built when a "
+        "JDK is installed (or set MEMCITY_AGENT)"};
+}
+
+void printRecordingSummary(const LoadedTrace& loaded, const std::string& name, const std::string& program) {
+    const HeapHistory& h = *loaded.history;
+    const EventCounts& c = h.counts();
+    const uint64_t trace_bytes = loaded.trace->fileSize();
+    std::cout << "recorded " << name << ": " << formatCountOf(c.objects_allocated, "object", "objects")
+              << " (" << formatBytes(c.bytes_allocated) << "), " << formatCountOf(h.gcCount(), "GC", "GCs")
+              << ", " << formatCountOf(h.snapshots().size(), "reference snapshot", "reference snapshots")
+              << ", " << formatCountOf(c.total(), "event", "events") << "\n"
+              << "  trace " << formatBytes(trace_bytes) << ", "
+              << (c.objects_allocated ? std::to_string(trace_bytes * 10 / c.objects_allocated / 10) + "." +
+                                            std::to_string(trace_bytes * 10 / c.objects_allocated % 10)
+                                      : std::string("-"))
+              << " bytes per allocation; peak live " << formatBytes(c.peak_live_bytes) << " at GC "
+              << c.peak_bytes_gc << "\n  the program " << program << "\n"
+              << "  the recorder's slowdown cannot be known from this run alone: time the program without it "
+                 "to compare\n"
+              << "  JVM agreement: "
+              << describeJvmAgreement(summarizeJvmChecks(h.jvmChecks()), !h.jvmFacts().empty()) << "\n";
+    printDiagnostics(loaded, std::cerr, false);
+}
+
+}  // namespace memcity::cli

@@ -1,0 +1,47 @@
+// What memcity record and memcity attach share: the options that say where the trace goes and
+// what the agent records, the agent they load, and the summary they print at the end.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "util/result.h"
+
+namespace memcity::cli {
+
+struct LoadedTrace;
+
+// The options both commands take, for Args::parse (each adds its own).
+std::vector<OptionSpec> recordingOptionSpecs();
+
+struct RecordingOptions {
+    std::string out;   // -o as given (for messages)
+    std::string file;  // its absolute path: the JVM may run in another directory
+    uint32_t depth = 8;
+    std::string refs = "1";  // N or "off"
+    std::string sites = "walk";
+    bool live = false;
+    Words window;  // the window's options (--script FILE)
+};
+// Reads and checks them: -o given, its directory writable, --depth, --refs, --sites; --script
+// only with --live, --live only with the explorer (`live` not empty). Error: one line starting
+// with "memcity COMMAND: ".
+Result<RecordingOptions> readRecordingOptions(const Args& args, std::string_view command,
+                                              bool have_live_view);
+// The agent's options for them: "file=F,depth=N,refs=R[,sites=S]" (callers add their own).
+std::string agentOptionsFor(const RecordingOptions& o);
+
+// The agent library next to this memcity (or $MEMCITY_AGENT). Error: one line, "memcity COMMAND:
+// the recorder agent ... was not found".
+Result<std::string> findAgent(std::string_view command);
+
+// The summary a recording command prints: what the trace `loaded` (written as `name`) holds,
+// what became of the program ("exited with status 0 after 3.2 s"), the JVM's agreement, and the
+// trace's warnings on stderr.
+void printRecordingSummary(const LoadedTrace& loaded, const std::string& name, const std::string& program);
+
+}  // namespace memcity::cli

@@ -164,23 +164,21 @@ private:
         };
         const int64_t paused_at =
             s.liveState().status.state == ProgramState::kPaused ? s.liveState().status.paused_gc : -1;
+        // Each waits for its answer first: the state it asked for may not last until the next look.
+        auto answered = [&](uint64_t ticket) { return s.liveState().answered >= ticket; };
         if (c.verb == "live-pause") {
             if (paused_at >= 0) return {};
-            s.liveRequest({live::Command::kPause, {}});
-            if (!until([&] { return pausedAtShown(-1); }, 60))
+            const uint64_t ticket = s.liveRequest({live::Command::kPause, {}});
+            if (!until([&] { return answered(ticket) && pausedAtShown(-1); }, 60))
                 return Error{"live-pause: the program reached no GC to pause at within 60 s" + liveError()};
         } else if (c.verb == "live-step") {
-            s.liveRequest({live::Command::kStep, {}});
-            if (!until([&] { return pausedAtShown(paused_at); }, 60))
+            const uint64_t ticket = s.liveRequest({live::Command::kStep, {}});
+            if (!until([&] { return answered(ticket) && pausedAtShown(paused_at); }, 60))
                 return Error{"live-step: the program reached no next GC within 60 s" + liveError()};
         } else if (c.verb == "live-resume") {
-            s.liveRequest({live::Command::kResume, {}});
-            if (!until(
-                    [&] {
-                        return s.liveState().status.state == ProgramState::kRunning || s.liveState().ended;
-                    },
-                    30))
-                return Error{"live-resume: the program did not resume within 30 s" + liveError()};
+            const uint64_t ticket = s.liveRequest({live::Command::kResume, {}});
+            if (!until([&] { return answered(ticket); }, 30))
+                return Error{"live-resume: the agent did not answer within 30 s" + liveError()};
         } else if (c.verb == "live-pause-when") {
             live::PauseConditions when;
             uint64_t grows_by = 0;
@@ -196,11 +194,10 @@ private:
                 when.full_gc |= parsed->full_gc;
                 when.used_above = parsed->used_above ? parsed->used_above : when.used_above;
             }
-            s.setPauseConditions(when, grows_by);
-            live::PauseConditions sent = when;
-            sent.every_gc = grows_by != 0;
-            if (!until([&] { return s.liveState().status.when == sent; }, 30))
-                return Error{"live-pause-when: the agent did not take the conditions" + liveError()};
+            const uint64_t ticket = s.setPauseConditions(when, grows_by);
+            if (!until([&] { return answered(ticket); }, 30))
+                return Error{"live-pause-when: the agent did not answer within 30 s" + liveError()};
+            if (!s.liveState().error.empty()) return Error{"live-pause-when: " + s.liveState().error};
         }
         return {};
     }

@@ -34,12 +34,15 @@ LiveState LiveLink::state() const {
     return state_;
 }
 
-void LiveLink::request(const live::Request& r) {
+uint64_t LiveLink::request(const live::Request& r) {
+    uint64_t number = 0;
     {
         std::lock_guard lock(mutex_);
-        requests_.push_back(r);
+        number = ++requested_;
+        requests_.emplace_back(number, r);
     }
     changed_.notify_all();
+    return number;
 }
 
 bool LiveLink::waitFor(const std::function<bool(const LiveState&)>& done, double timeout_s) const {
@@ -63,7 +66,7 @@ void LiveLink::run() {
     std::optional<live::ControlClient> client;
     auto next_poll = Clock::now();
     for (;;) {
-        std::optional<live::Request> request;
+        std::optional<std::pair<uint64_t, live::Request>> request;
         {
             std::unique_lock lock(mutex_);
             changed_.wait_until(lock, next_poll, [&] { return stop_ || (client && !requests_.empty()); });
@@ -106,23 +109,29 @@ void LiveLink::run() {
             next_poll = Clock::now() + (client ? kPoll : kRetry);
             continue;
         }
-        auto status = client->call(request ? *request : live::Request{live::Command::kStatus, {}});
+        auto status = client->call(request ? request->second : live::Request{live::Command::kStatus, {}});
+        const uint64_t answered = request ? request->first : 0;
         if (status) {
             publish([&](LiveState& s) {
                 s.status = *status;
-                if (request) s.error.clear();
+                if (request) {
+                    s.error.clear();
+                    s.answered = answered;
+                }
             });
         } else if (request && client->status()) {
             // Refused (the JVM cannot suspend threads...): said, and the channel stays.
             publish([&](LiveState& s) {
                 s.error = status.error().message;
                 s.status = client->last();
+                s.answered = answered;
             });
         } else {
             client.reset();  // the recording ended, or the agent went away: looked at again
             publish([&](LiveState& s) {
                 s.connected = false;
                 s.error = status.error().message;
+                if (request) s.answered = answered;
             });
         }
         if (!request) next_poll = Clock::now() + kPoll;

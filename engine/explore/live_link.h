@@ -23,6 +23,7 @@ struct LiveState {
     bool ended = false;        // no more to come: the trace is finished, or names no channel
     std::string error;         // why it is not connected (one line), or a refused request
     live::AgentStatus status;  // the newest, when connected
+    uint64_t answered = 0;     // the last request (LiveLink::request's number) sent and answered
     uint64_t version = 0;      // bumped at every change
 };
 
@@ -36,8 +37,9 @@ public:
 
     LiveState state() const;
     // Queues a request; it is sent in order on the link's thread, and the state after it is
-    // published (or the agent's refusal, as the state's error).
-    void request(const live::Request& r);
+    // published (or the agent's refusal, as the state's error), with LiveState::answered at the
+    // number returned (numbers count from 1).
+    uint64_t request(const live::Request& r);
     // Waits (up to `timeout_s`) until `done(state)` holds; false on timeout or when the link
     // ended first. For scripts.
     bool waitFor(const std::function<bool(const LiveState&)>& done, double timeout_s) const;
@@ -51,7 +53,8 @@ private:
     mutable std::mutex mutex_;
     mutable std::condition_variable changed_;
     LiveState state_;
-    std::deque<live::Request> requests_;
+    std::deque<std::pair<uint64_t, live::Request>> requests_;
+    uint64_t requested_ = 0;
     bool stop_ = false;
     std::thread thread_;
 };

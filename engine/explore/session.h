@@ -167,12 +167,14 @@ public:
     // --- live control: a trace its recorder still writes, with a control channel (live_link.h) --
     // The channel's newest state (ended, with no status, when the trace has none).
     LiveState liveState() const;
-    // Sends a request to the recording JVM's agent: pause at the next GC, step, resume.
-    void liveRequest(const live::Request& r);
+    // Sends a request to the recording JVM's agent: pause at the next GC, step, resume. Returns
+    // its number: LiveState::answered reaches it once the agent answered (0: no channel).
+    uint64_t liveRequest(const live::Request& r);
     // The program pauses at the GCs `when` names, and where the selection grew by more than
     // `grows_by` bytes since the GC before (0: no such condition): the agent then pauses at every
     // GC, and the session resumes the program at each where no condition holds.
-    void setPauseConditions(const live::PauseConditions& when, uint64_t grows_by);
+    // Returns the request's number, as liveRequest does.
+    uint64_t setPauseConditions(const live::PauseConditions& when, uint64_t grows_by);
     const live::PauseConditions& pauseConditions() const { return live_when_; }
     uint64_t pauseGrowth() const { return live_grows_by_; }
     // Why the program is paused, as a sentence ("paused at GC 12: the selection grew by 1.2 MiB,

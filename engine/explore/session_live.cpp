@@ -11,18 +11,18 @@ LiveState Session::liveState() const {
     return live_state_;
 }
 
-void Session::liveRequest(const live::Request& r) {
-    if (!live_) return;
+uint64_t Session::liveRequest(const live::Request& r) {
+    if (!live_) return 0;
     if (r.command == live::Command::kResume || r.command == live::Command::kStep) live_note_.clear();
-    live_->request(r);
+    return live_->request(r);
 }
 
-void Session::setPauseConditions(const live::PauseConditions& when, uint64_t grows_by) {
+uint64_t Session::setPauseConditions(const live::PauseConditions& when, uint64_t grows_by) {
     live_when_ = when;
     live_grows_by_ = grows_by;
     live::Request r{live::Command::kWhen, when};
     r.when.every_gc = grows_by != 0;  // the agent stops at every GC; the session judges each
-    if (live_) live_->request(r);
+    return liveRequest(r);
 }
 
 bool Session::waitLive(const std::function<bool(const LiveState&)>& done, double timeout_s) {

@@ -149,19 +149,25 @@ std::vector<std::string_view> fields(std::string_view line) {
     return out;
 }
 
-ProcStatus parseStatus(std::string_view text) {
-    ProcStatus st;
-    size_t i = 0;
-    while (i < text.size()) {
+// Calls f(line) for each line of `text`, without its newline.
+template <class F>
+void forEachLine(std::string_view text, F&& f) {
+    for (size_t i = 0; i < text.size();) {
         size_t nl = text.find('\n', i);
         if (nl == std::string_view::npos) nl = text.size();
-        const std::string_view line = text.substr(i, nl - i);
+        f(text.substr(i, nl - i));
         i = nl + 1;
+    }
+}
+
+ProcStatus parseStatus(std::string_view text) {
+    ProcStatus st;
+    forEachLine(text, [&](std::string_view line) {
         const size_t colon = line.find(':');
-        if (colon == std::string_view::npos) continue;
+        if (colon == std::string_view::npos) return;
         const std::string_view key = line.substr(0, colon);
         const std::vector<std::string_view> f = fields(line.substr(colon + 1));
-        if (f.empty()) continue;
+        if (f.empty()) return;
         if (key == "State") st.state = f[0][0];
         if (key == "Tgid") parseNumber(f[0], st.tgid);
         if (key == "NSpid") parseNumber(f.back(), st.ns_pid);
@@ -169,7 +175,7 @@ ProcStatus parseStatus(std::string_view text) {
         if (key == "Gid" && f.size() >= 2) parseNumber(f[1], st.egid);
         if (key == "SigIgn") parseNumber(f[0], st.sig_ign, 16);
         if (key == "SigCgt") parseNumber(f[0], st.sig_cgt, 16);
-    }
+    });
     return st;
 }
 
@@ -183,21 +189,16 @@ struct MapsFacts {
 MapsFacts scanMaps(std::string_view maps, pid_t ns_pid) {
     MapsFacts m;
     const std::string perf_leaf = "/" + std::to_string(ns_pid);
-    size_t i = 0;
-    while (i < maps.size()) {
-        size_t nl = maps.find('\n', i);
-        if (nl == std::string_view::npos) nl = maps.size();
-        const std::string_view line = maps.substr(i, nl - i);
-        i = nl + 1;
+    forEachLine(maps, [&](std::string_view line) {
         // address perms offset dev inode path: the path is what follows the fifth field.
         size_t at = 0;
         for (int field = 0; field < 5 && at != std::string_view::npos; ++field) {
             at = line.find_first_not_of(' ', at);
             at = at == std::string_view::npos ? at : line.find(' ', at);
         }
-        if (at == std::string_view::npos) continue;
+        if (at == std::string_view::npos) return;
         at = line.find_first_not_of(' ', at);
-        if (at == std::string_view::npos || line[at] != '/') continue;
+        if (at == std::string_view::npos || line[at] != '/') return;
         std::string_view path = line.substr(at);
         const bool deleted = path.ends_with(" (deleted)");
         if (deleted) path.remove_suffix(10);
@@ -205,7 +206,7 @@ MapsFacts scanMaps(std::string_view maps, pid_t ns_pid) {
         if (m.libjvm.empty() && path.ends_with("/libjvm.so")) m.libjvm = path;
         if (!deleted && path.find("/hsperfdata_") != std::string_view::npos && path.ends_with(perf_leaf))
             m.perf_data = path;
-    }
+    });
     return m;
 }
 

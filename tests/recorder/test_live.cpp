@@ -65,6 +65,22 @@ protected:
         if (write(p.in, out.data(), out.size()) != static_cast<ssize_t>(out.size())) return false;
         return !testing::waitForOutput(p, "(" + answer + ")", timeout_s).empty();
     }
+    // Quits LiveTarget (`done`: its last line), which ends with status 0, with memcity around it.
+    static void quit(Process& p, const std::string& done) {
+        EXPECT_TRUE(say(p, "quit", done)) << p.stdout_text;
+        finish(p, 60);
+        EXPECT_EQ(p.status, 0) << p.stderr_text;
+    }
+    // The trace, with no integrity error.
+    static Loaded loadSound(const std::string& trace) {
+        Loaded l = load(trace);
+        if (l.history)
+            EXPECT_EQ(l.history->diagnostics().errorCount(), 0u)
+                << describeAnomalies(l.history->diagnostics());
+        else
+            ADD_FAILURE() << trace << " did not load";
+        return l;
+    }
     // The spinner's count so far (it counts while the program runs, and allocates nothing).
     uint64_t counter() const {
         std::ifstream in(counter_file_, std::ios::binary);
@@ -252,12 +268,8 @@ TEST_P(Live, PauseStepAndResumeAtGcs) {
     ASSERT_TRUE(client->call({live::Command::kResume, {}}).ok());
     EXPECT_FALSE(testing::waitForOutput(rec, "(gc)", 30).empty());
 
-    ASSERT_TRUE(say(rec, "quit", "done 0"));
-    finish(rec, 60);
-    EXPECT_EQ(rec.status, 0) << rec.stderr_text;
-    Loaded l = load(trace);
-    ASSERT_TRUE(l.history);
-    EXPECT_EQ(l.history->diagnostics().errorCount(), 0u) << describeAnomalies(l.history->diagnostics());
+    quit(rec, "done 0");
+    loadSound(trace);
 }
 
 // A client that sends garbage is dropped, and so is one of another user; the agent goes on
@@ -302,12 +314,8 @@ TEST_P(Live, AStrangerOnTheSocketIsDropped) {
     ASSERT_TRUE(client.ok()) << client.error().message;
     EXPECT_EQ(client->last().state, live::ProgramState::kRunning);
     ASSERT_TRUE(say(rec, "alloc 100", "allocated 100"));
-    ASSERT_TRUE(say(rec, "quit", "done 100"));
-    finish(rec, 60);
-    EXPECT_EQ(rec.status, 0) << rec.stderr_text;
-    Loaded l = load(trace);
-    ASSERT_TRUE(l.history);
-    EXPECT_EQ(l.history->diagnostics().errorCount(), 0u) << describeAnomalies(l.history->diagnostics());
+    quit(rec, "done 100");
+    loadSound(trace);
 }
 
 // Every refusal of attach and detach is one line and exit status 1; the JVMs go on.
@@ -400,9 +408,7 @@ TEST_P(Live, AFollowedTraceShowsEachGcWithinASecondAndAHalf) {
                 latencies[latencies.size() / 2], latencies.back());
     EXPECT_LT(latencies[latencies.size() / 2], 1.5);
     EXPECT_LT(latencies.back(), 5.0);  // a loaded CI machine
-    ASSERT_TRUE(say(rec, "quit", "done"));
-    finish(rec, 60);
-    EXPECT_EQ(rec.status, 0);
+    quit(rec, "done");
 }
 
 // The window drives the program through the control channel, as a script does: pause at the
@@ -428,9 +434,7 @@ TEST_P(Live, TheWindowPausesStepsAndResumesTheProgram) {
     ASSERT_NE(rec.stderr_text.find("the window was closed; the program goes on"), std::string::npos)
         << rec.stderr_text << rec.stdout_text;
     const std::string printed = rec.stdout_text;
-    ASSERT_TRUE(say(rec, "quit", "done 0"));
-    finish(rec, 60);
-    EXPECT_EQ(rec.status, 0) << rec.stderr_text;
+    quit(rec, "done 0");
     // The states the script printed, in order.
     std::vector<std::string> states;
     std::istringstream lines(printed);
@@ -447,9 +451,7 @@ TEST_P(Live, TheWindowPausesStepsAndResumesTheProgram) {
     EXPECT_NE(states[2].find("(pause when full)"), std::string::npos) << states[2];
     EXPECT_EQ(states[3], "program: running (pause when none)");
     EXPECT_GT(fs::file_size(png), 10000u);
-    Loaded l = load(trace);
-    ASSERT_TRUE(l.history);
-    EXPECT_EQ(l.history->diagnostics().errorCount(), 0u) << describeAnomalies(l.history->diagnostics());
+    loadSound(trace);
 }
 
 INSTANTIATE_TEST_SUITE_P(Jdk, Live, ::testing::Values(kJdk17, kJdk25), [](const auto& p) {

@@ -22,7 +22,8 @@ using namespace memcity;
 namespace {
 
 int64_t wallNs() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch())
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
         .count();
 }
 
@@ -43,8 +44,10 @@ int main(int argc, char** argv) {
     // The trace appears when the JVM starts.
     std::optional<TraceFile> first;
     for (int i = 0; i < 3000 && !first; ++i) {
-        if (auto f = TraceFile::open(path)) first.emplace(std::move(*f));
-        else std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        if (auto f = TraceFile::open(path))
+            first.emplace(std::move(*f));
+        else
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
     if (!first) {
         std::fprintf(stderr, "bench_live: %s did not appear\n", path.c_str());
@@ -83,11 +86,12 @@ int main(int argc, char** argv) {
     // The last GC's heap completes at the trace's end (its census at exit), not by a mark.
     if (!to_record.empty()) to_record.pop_back();
     if (to_series.size() > to_record.size()) to_series.resize(to_record.size());
-    std::printf("%zu GCs followed; from a GC's end to its record: median %.0f ms, 95%% %.0f ms, worst %.0f ms; "
-                "to its city and trees: median %.0f ms, 95%% %.0f ms, worst %.0f ms\n",
-                to_record.size(), percentile(to_record, 0.5), percentile(to_record, 0.95),
-                to_record.empty() ? 0.0 : *std::max_element(to_record.begin(), to_record.end()),
-                percentile(to_series, 0.5), percentile(to_series, 0.95),
-                to_series.empty() ? 0.0 : *std::max_element(to_series.begin(), to_series.end()));
+    std::printf(
+        "%zu GCs followed; from a GC's end to its record: median %.0f ms, 95%% %.0f ms, worst %.0f ms; "
+        "to its city and trees: median %.0f ms, 95%% %.0f ms, worst %.0f ms\n",
+        to_record.size(), percentile(to_record, 0.5), percentile(to_record, 0.95),
+        to_record.empty() ? 0.0 : *std::max_element(to_record.begin(), to_record.end()),
+        percentile(to_series, 0.5), percentile(to_series, 0.95),
+        to_series.empty() ? 0.0 : *std::max_element(to_series.begin(), to_series.end()));
     return 0;
 }

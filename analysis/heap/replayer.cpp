@@ -339,8 +339,9 @@ void Replayer::applyDeath(uint32_t gc, uint64_t id, size_t pos, size_t offset) {
         return;
     }
     if (gc + 1 < s_.gcs_ended || s_.heap_done)
-        anomaly(Anomaly::kLateDeath, offset, "object ", id, " dies at GC ", gc, ", written after ",
-                gc + 1 < s_.gcs_ended ? "GC " + std::to_string(gc + 1) + " started" : "its heap was complete");
+        anomaly(
+            Anomaly::kLateDeath, offset, "object ", id, " dies at GC ", gc, ", written after ",
+            gc + 1 < s_.gcs_ended ? "GC " + std::to_string(gc + 1) + " started" : "its heap was complete");
     if (build()) {
         data_.gcs[gc].freed_objects++;
         data_.gcs[gc].freed_bytes += size;

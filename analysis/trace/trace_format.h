@@ -96,9 +96,9 @@ std::string_view gcKindName(uint32_t kind);
 
 // Extension events (EventKind::kExtension) this format defines; readers skip others.
 enum class ExtensionKind : uint32_t {
-    kGcJvm = 1,     // the JVM's own figures of a GC: the collectors that ran, each memory pool
-    kGcCensus = 2,  // the JVM's heap counted by class right after a GC
-    kGcLive = 3,    // the objects the JVM's heap still held at the trace's last GC
+    kGcJvm = 1,       // the JVM's own figures of a GC: the collectors that ran, each memory pool
+    kGcCensus = 2,    // the JVM's heap counted by class right after a GC
+    kGcLive = 3,      // the objects the JVM's heap still held at the trace's last GC
     kGcComplete = 4,  // everything of a GC's heap has been written: readers complete it at once
 };
 

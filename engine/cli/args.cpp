@@ -1,6 +1,5 @@
 #include "cli/args.h"
 
-
 namespace memcity::cli {
 
 Result<Args> Args::parse(std::string_view command, const std::vector<std::string>& argv,

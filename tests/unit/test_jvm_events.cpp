@@ -303,8 +303,9 @@ TEST(JvmEvents, GcCompleteCompletesTheHeapBeforeTheNextGcStarts) {
     ASSERT_TRUE(r.history);
     const HeapHistory& h = *r.history;
     EXPECT_EQ(h.diagnostics()[Anomaly::kLateDeath].count, 1u);
-    EXPECT_NE(h.diagnostics()[Anomaly::kLateDeath].first.find("dies at GC 0, written after its heap was complete"),
-              std::string::npos)
+    EXPECT_NE(
+        h.diagnostics()[Anomaly::kLateDeath].first.find("dies at GC 0, written after its heap was complete"),
+        std::string::npos)
         << h.diagnostics()[Anomaly::kLateDeath].first;
     EXPECT_EQ(h.diagnostics()[Anomaly::kBadExtension].count, 0u);
     EXPECT_EQ(h.gcs()[0].live_objects, 3u);

@@ -208,7 +208,8 @@ std::string HeapHistory::gcRangeError(uint64_t gc) const {
     return memcity::gcRangeError(trace_->path(), gc, gcCount());
 }
 
-Status HeapHistory::replay(uint32_t from, uint32_t to, const std::function<bool(const HeapView&)>& fn) const {
+Status HeapHistory::replay(uint32_t from, uint32_t to, const std::function<bool(const HeapView&)>& fn,
+                           const Replayer::DeathFn& on_death) const {
     const auto& chunks = trace_->chunks();
     uint32_t start = 0;
     Replayer replayer(*trace_, *data_, Replayer::Mode::kReplay);
@@ -219,6 +220,7 @@ Status HeapHistory::replay(uint32_t from, uint32_t to, const std::function<bool(
     } else {
         start = 0;
     }
+    replayer.setOnDeath(on_death);
     replayer.setOnHeap([&](const HeapView& view) {
         if (view.gc() < from) return true;
         if (!fn(view)) return false;
@@ -254,11 +256,16 @@ Result<HeapState> HeapHistory::heapAt(uint32_t gc) const {
 
 Status HeapHistory::forEachHeap(uint32_t from, uint32_t to,
                                 const std::function<bool(const HeapView&)>& fn) const {
+    return forEachHeap(from, to, fn, {});
+}
+
+Status HeapHistory::forEachHeap(uint32_t from, uint32_t to, const std::function<bool(const HeapView&)>& fn,
+                                const Replayer::DeathFn& on_death) const {
     if (from > to)
         return Error{trace_->path() + ": GC range " + std::to_string(from) + ".." + std::to_string(to) +
                      " is empty"};
     if (to >= gcCount()) return Error{gcRangeError(to)};
-    return replay(from, to, fn);
+    return replay(from, to, fn, on_death);
 }
 
 Result<std::optional<HeapSnapshot>> HeapHistory::snapshotFor(const HeapState& heap) const {

@@ -77,6 +77,11 @@ public:
     // Calls fn with the heap of every GC in [from, to], in order, in one forward pass; fn returns
     // false to stop. Error when the range is out of bounds.
     Status forEachHeap(uint32_t from, uint32_t to, const std::function<bool(const HeapView&)>& fn) const;
+    // The same, telling `on_death` of every object the replay removes, just before it does: those
+    // that die at GCs in (from, to], and maybe some of earlier GCs (the replay starts at a
+    // checkpoint before `from`).
+    Status forEachHeap(uint32_t from, uint32_t to, const std::function<bool(const HeapView&)>& fn,
+                       const Replayer::DeathFn& on_death) const;
 
     // The latest complete snapshot taken at or before the heap's GC, loaded against the heap's
     // positions (references of objects that died since are dropped). Empty when there is none.
@@ -87,7 +92,8 @@ public:
 
 private:
     HeapHistory() = default;
-    Status replay(uint32_t from, uint32_t to, const std::function<bool(const HeapView&)>& fn) const;
+    Status replay(uint32_t from, uint32_t to, const std::function<bool(const HeapView&)>& fn,
+                  const Replayer::DeathFn& on_death = {}) const;
 
     const TraceFile* trace_ = nullptr;
     std::unique_ptr<HistoryData> data_;

@@ -324,6 +324,7 @@ void Replayer::applyDeath(uint32_t gc, uint64_t id, size_t pos, size_t offset) {
         return;
     }
     uint64_t size = store_.sizeOf(pos, data_.shapes, symbols_, alignment_);
+    if (on_death_) on_death_(store_, pos, gc);
     store_.kill(pos);
     s_.all_objects--;
     s_.all_bytes -= size;

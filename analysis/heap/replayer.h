@@ -118,6 +118,9 @@ public:
 
     // Called with each completed heap; return false to stop the replay there.
     void setOnHeap(std::function<bool(const HeapView&)> fn) { on_heap_ = std::move(fn); }
+    // Called with each object about to die (its position in store()) and the GC it dies at.
+    using DeathFn = std::function<void(const ObjectStore& store, size_t pos, uint32_t gc)>;
+    void setOnDeath(DeathFn fn) { on_death_ = std::move(fn); }
     bool stopped() const { return stopped_; }
 
     // Decodes and applies one EVENTS chunk.
@@ -206,6 +209,7 @@ private:
     bool finishing_ = false;  // finish() completes the last heap
     std::string fatal_;       // set by a handler that cannot go on (reported by applyChunk/applyBatch)
     std::function<bool(const HeapView&)> on_heap_;
+    DeathFn on_death_;
 };
 
 }  // namespace memcity

@@ -28,6 +28,7 @@ int runAttach(const Words& args, const LiveView& live = {});
 int runDetach(const Words& args);
 int runReport(const Words& args);
 int runDiff(const Words& args);
+int runChurn(const Words& args);
 int runInspect(const Words& args);
 int runWindows(const Words& args);
 int runSeries(const Words& args);

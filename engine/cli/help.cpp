@@ -230,6 +230,29 @@ options:
   -h, --help        this help
 )",
          [](const Words& a, const Services&) { return runDiff(a); }},
+        {"churn", "the objects born and dead within a window of GCs, by cause",
+         R"(usage: memcity churn FILE --from A --to B [--classify CHAIN] [--filter EXPR]
+                     [--metric objects|bytes] [--depth D] [--all] [--json]
+
+The short-lived objects analysis (VMIL'19, 3.4.2): the objects born after GC A ended and
+before GC B ended, split into those that died within the window (at a GC after A, up to B)
+and those still alive at B, grouped by a classifier chain (default type; see 'memcity report
+--help') that reads no references. Each group shows what died within the window, that as a rate
+over the window's time, and what survived; the groups that churn most come first. The rebuilt
+heaps hold only survivors: churn replays the window's deaths to see the others. Classifiers
+see every object as the heap of GC B would (age counts GCs up to B).
+
+options:
+  --from A, --to B  the window (A < B); 'memcity windows' suggests one
+  --classify C      the classifier chain (default type)
+  --filter EXPR     only the objects for which EXPR is true
+  --metric M        objects (the default) or bytes
+  --depth D         levels to show below the root (default: all)
+  --all             every group
+  --json            print JSON instead (docs/cli.md describes its shape)
+  -h, --help        this help
+)",
+         [](const Words& a, const Services&) { return runChurn(a); }},
         {"windows", "suspicious time windows: memory leak, high GC overhead, high churn",
          R"(usage: memcity windows FILE [--json] [--leak-method regression|heuristic|both]
                        [--leak-series auto|reachable|live] [--min-overhead PCT]

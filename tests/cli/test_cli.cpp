@@ -222,6 +222,41 @@ TEST(Cli, DiffPrintsBornDiedPermanent) {
     }
 }
 
+// The churn window `windows` finds in the churn scenario, and what `churn` says churned in it.
+TEST(Cli, ChurnNamesWhatDiedWithinAWindowsSuggestion) {
+    const std::string path = synth("churn");
+    Outcome w = run("windows " + path);
+    ASSERT_EQ(w.status, 0) << w.err;
+    const std::string next = "next: memcity churn " + path + " --from 7 --to 12 --classify type,site";
+    EXPECT_NE(w.out.find(next), std::string::npos) << w.out;
+    Outcome r = run("churn " + path + " --from 7 --to 12 --classify 'type,site(callers=1)' --metric bytes");
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("82,000 objects (1.3 MiB) died within, 0 objects (0 B) survive"), std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("     640.6 KiB    154.8 MiB/s            0 B    java.lang.Integer\n"),
+              std::string::npos)
+        << r.out;
+    Outcome j = run("churn " + path + " --from 7 --to 12 --json --depth 1");
+    ASSERT_EQ(j.status, 0) << j.err;
+    EXPECT_NE(j.out.find("\"objects_per_s\": "), std::string::npos) << j.out;
+    for (auto [args, message] : std::vector<std::pair<std::string, std::string>>{
+             {" --to 3", "memcity churn: --from A and --to B are required"},
+             {" --from 4 --to 4",
+              "memcity churn: " + path + ": a churn window needs two GCs, --from before --to (got 4..4)"},
+             {" --from 3 --to 99",
+              "memcity churn: " + path + ": GC 99 is out of range: the trace has 51 GCs (0..50)"},
+             {" --from 3 --to 9 --classify 'roots'",
+              "memcity churn: 'roots' reads references, which objects that died between snapshots never had; "
+              "churn takes chains that read none"},
+             {" --from 3 --to 9 --window 2",
+              "memcity churn: unknown option '--window' (see 'memcity churn --help')"},
+         }) {
+        Outcome e = run("churn " + path + args);
+        EXPECT_EQ(e.status, 1) << args;
+        EXPECT_EQ(e.err, message + "\n") << args;
+    }
+}
+
 TEST(Cli, ReportPrintsTheClassificationTree) {
     const std::string path = synth("buggy-stack");
     // GC 4 is GC b: 10,000 TestObjects, 9,000 pushed from main:43 and 1,000 from main:47.

@@ -1,0 +1,178 @@
+// memcity churn FILE --from A --to B [--classify CHAIN] [--filter EXPR] [--metric objects|bytes]
+//               [--depth D] [--all] [--json]
+#include <cstdio>
+#include <iostream>
+#include <thread>
+
+#include "classify/churn.h"
+#include "classify/plugin_classifier.h"
+#include "cli/args.h"
+#include "cli/classify_args.h"
+#include "cli/commands.h"
+#include "cli/json_writer.h"
+#include "cli/load.h"
+#include "cli/text_format.h"
+
+namespace memcity::cli {
+namespace {
+
+constexpr size_t kShownChildren = 9;
+
+struct ChurnView {
+    const HeapChurn& churn;
+    Metric metric;
+    bool all;
+    uint64_t depth;
+};
+
+uint64_t value(const ChurnCounts& c, Metric m) {
+    return m == Metric::kObjects ? c.objects : c.bytes;
+}
+
+std::string text(uint64_t v, Metric m) {
+    return m == Metric::kObjects ? formatCount(v) : formatBytes(v);
+}
+
+std::string rateText(const ChurnView& v, uint64_t n) {
+    const double r = v.churn.rate(n);
+    if (v.metric == Metric::kBytes) return formatBytes(static_cast<uint64_t>(r)) + "/s";
+    return formatCount(static_cast<uint64_t>(r)) + "/s";
+}
+
+void printRow(const ChurnView& v, const ChurnCounts& died, const ChurnCounts& survived, size_t indent,
+              const std::string& name) {
+    std::printf("%14s %14s %14s  %s%s\n", text(value(died, v.metric), v.metric).c_str(),
+                rateText(v, value(died, v.metric)).c_str(), text(value(survived, v.metric), v.metric).c_str(),
+                std::string(indent * 2, ' ').c_str(), printable(name, 160).c_str());
+}
+
+void printNode(const ChurnView& v, uint32_t id, size_t indent) {
+    const ChurnNode& n = v.churn.node(id);
+    printRow(v, n.died, n.survived, indent, n.label);
+    if (indent >= v.depth) return;
+    const std::vector<uint32_t> kids = v.churn.sortedChildren(id, v.metric);
+    ChurnCounts died, survived;
+    size_t folded = 0;
+    for (size_t i = 0; i < kids.size(); ++i) {
+        if (v.all || i < kShownChildren) {
+            printNode(v, kids[i], indent + 1);
+            continue;
+        }
+        const ChurnNode& k = v.churn.node(kids[i]);
+        died.objects += k.died.objects, died.bytes += k.died.bytes;
+        survived.objects += k.survived.objects, survived.bytes += k.survived.bytes;
+        ++folded;
+    }
+    if (folded)
+        printRow(v, died, survived, indent + 1, "Other (" + formatCountOf(folded, "group", "groups") + ")");
+}
+
+void jsonNode(const ChurnView& v, JsonWriter& j, uint32_t id, size_t level) {
+    const ChurnNode& n = v.churn.node(id);
+    j.beginObject();
+    j.field("name", n.label);
+    if (!n.classifier.empty()) j.field("classifier", n.classifier);
+    j.key("died").beginObject();
+    j.field("objects", n.died.objects).field("bytes", n.died.bytes);
+    j.field("objects_per_s", v.churn.rate(n.died.objects)).field("bytes_per_s", v.churn.rate(n.died.bytes));
+    j.endObject();
+    j.key("survived").beginObject();
+    j.field("objects", n.survived.objects).field("bytes", n.survived.bytes);
+    j.endObject();
+    if (level < v.depth && !n.children.empty()) {
+        j.key("children").beginArray();
+        for (uint32_t c : v.churn.sortedChildren(id, v.metric))
+            jsonNode(v, j, c, level + 1);
+        j.endArray();
+    }
+    j.endObject();
+}
+
+}  // namespace
+
+int runChurn(const Words& words) {
+    auto args = Args::parse("churn", words,
+                            {{"--from", true, ""},
+                             {"--to", true, ""},
+                             {"--classify", true, ""},
+                             {"--filter", true, ""},
+                             {"--metric", true, ""},
+                             {"--depth", true, ""},
+                             {"--all", false, ""},
+                             {"--json", false, ""}});
+    if (!args) {
+        std::cerr << args.error().message << "\n";
+        return 1;
+    }
+    if (args->help()) return printHelp("churn");
+    if (args->positionals().size() != 1) {
+        std::cerr << "memcity churn: expected one trace file (see 'memcity churn --help')\n";
+        return 1;
+    }
+    if (!args->has("--from") || !args->has("--to")) {
+        std::cerr << "memcity churn: --from A and --to B are required\n";
+        return 1;
+    }
+    auto opts = readClassifyArgs(*args, "churn", "type", "objects");
+    if (!opts) {
+        std::cerr << opts.error().message << "\n";
+        return 1;
+    }
+    auto from = args->unsignedValue("--from", 0);
+    auto to = args->unsignedValue("--to", 0);
+    for (const Result<uint64_t>* r : {&from, &to})
+        if (!*r) {
+            std::cerr << r->error().message << "\n";
+            return 1;
+        }
+    auto loaded = loadTrace(args->positionals()[0], {.reachability = false});
+    if (!loaded) {
+        std::cerr << "error: " << loaded.error().message << "\n";
+        return 1;
+    }
+    const HeapHistory& h = *loaded->history;
+    for (uint64_t gc : {*from, *to})
+        if (gc >= h.gcCount()) {
+            std::cerr << "memcity churn: " << h.gcRangeError(gc) << "\n";
+            return 1;
+        }
+    printDiagnostics(*loaded, std::cerr, false);
+    TreeOptions options;
+    options.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+    auto churn =
+        HeapChurn::build(h, static_cast<uint32_t>(*from), static_cast<uint32_t>(*to), opts->chain, options);
+    if (!churn) {
+        std::cerr << "memcity churn: " << churn.error().message << "\n";
+        return 1;
+    }
+    if (Status st = pluginErrors(opts->chain); !st) {
+        std::cerr << "memcity churn: " << st.error().message << "\n";
+        return 1;
+    }
+    const ChurnView v{*churn, opts->metric, opts->all, opts->depth};
+    if (args->has("--json")) {
+        JsonWriter j;
+        j.beginObject();
+        j.field("file", loaded->trace->path()).field("from", *from).field("to", *to);
+        j.field("seconds", churn->seconds());
+        j.field("classifiers", opts->chain.spec()).field("metric", opts->metric_name);
+        j.key("tree");
+        jsonNode(v, j, HeapChurn::kRoot, 0);
+        j.endObject();
+        std::cout << j.str();
+        return 0;
+    }
+    const ChurnNode& root = churn->node(HeapChurn::kRoot);
+    std::cout << loaded->trace->path() << ", born after GC " << *from << " and by GC " << *to << " ("
+              << formatDuration(static_cast<int64_t>(churn->seconds() * 1e9))
+              << "): " << formatCountOf(root.died.objects, "object", "objects") << " ("
+              << formatBytes(root.died.bytes) << ") died within, "
+              << formatCountOf(root.survived.objects, "object", "objects") << " ("
+              << formatBytes(root.survived.bytes) << ") survive; by " << opts->chain.spec() << " ("
+              << opts->metric_name << ")\n";
+    std::printf("%14s %14s %14s  %s\n", "died within", "per second", "survived", "group");
+    printNode(v, HeapChurn::kRoot, 0);
+    return 0;
+}
+
+}  // namespace memcity::cli

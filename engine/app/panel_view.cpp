@@ -86,6 +86,13 @@ void toolbar(Ui& ui) {
         if (ImGui::Checkbox("fly (WASD)", &fly_mode))
             ui.camera_mode = fly_mode ? CameraMode::kFly : CameraMode::kOrbit;
     } else {
+        ImGui::SameLine();
+        bool scaled = s.scaled();
+        if (ImGui::Checkbox("scaled", &scaled)) s.setScaled(scaled);
+        if (ImGui::IsItemHovered()) ImGui::SetTooltip("the chart's extent follows the heap's size over time");
+        ImGui::SameLine();
+        ImGui::TextDisabled("|");
+        ImGui::SameLine();
         // The breadcrumb: the drill-down path, each step a way back up.
         const std::vector<uint32_t> trail = s.drillTrail();
         for (size_t i = 0; i < trail.size(); ++i) {

@@ -318,6 +318,10 @@ private:
             ex_.input().push_back({*p, false, false, -1, false});
         } else if (c.verb == "drill") {
             return s.drillPath(c.rest);
+        } else if (c.verb == "scaled") {
+            if (c.rest != "on" && c.rest != "off")
+                return Error{"scaled expects on or off, got '" + c.rest + "'"};
+            s.setScaled(c.rest == "on");
         } else if (c.verb == "drill-up") {
             s.drillUp();
         } else if (c.verb == "frame") {
@@ -449,9 +453,9 @@ private:
             std::cout << std::flush;
         } else if (what == "state") {
             std::cout << "gc: " << s.currentGc() << "\nt: " << s.cursor().t()
-                      << "\nview: " << scene::viewKindName(s.view()) << "\nchain: " << s.chain().spec()
-                      << "\ndrill: " << s.nameOf(s.drillRoot()) << "\nselected: " << s.selection().size()
-                      << "\n";
+                      << "\nview: " << scene::viewKindName(s.view()) << (s.scaled() ? " (scaled)" : "")
+                      << "\nchain: " << s.chain().spec() << "\ndrill: " << s.nameOf(s.drillRoot())
+                      << "\nselected: " << s.selection().size() << "\n";
             if (const scene::CityLayout* city = s.cityLayout())
                 std::cout << "city: " << city->buildings.size() << " buildings in " << city->districts.size()
                           << " districts, " << ex_.ui().boxes << " boxes drawn\n";

@@ -45,6 +45,7 @@ const std::vector<ScriptVerb>& scriptVerbs() {
         {"prev", 0, 0, "prev: the previous GC"},
         {"play", 1, 1, "play SECONDS: play for SECONDS (frames of 1/60 s), then pause"},
         {"view", 1, 1, "view city|sunburst|icicle"},
+        {"scaled", 1, 1, "scaled on|off: the sunburst's and icicle's extent follows the heap's size"},
         {"camera", 1, 4, "camera PRESET | camera orbit DYAW DPITCH | camera dolly FACTOR | camera fly R U F"},
         {"mode", 1, 1, "mode orbit|fly: the camera's mode"},
         {"select", 1, kRest, "select PATH[;PATH...]: select groups by their label paths ('a / b')"},

@@ -335,6 +335,12 @@ void Session::setView(scene::ViewKind kind) {
     hovered_ = scene::kNoPick;
 }
 
+void Session::setScaled(bool scaled) {
+    if (scaled == scaled_) return;
+    scaled_ = scaled;
+    if (view_ != scene::ViewKind::kCity) composer_.reset();
+}
+
 const PruneOptions& Session::viewPrune() const {
     static const scene::ViewOptions kDefaults;
     if (view_ != scene::ViewKind::kCity) return chain_.prune;
@@ -356,6 +362,7 @@ scene::ViewFrameStats Session::compose(scene::PixelRect rect, glm::vec2 framebuf
         vo.sort = chain_.sort;
         vo.prune = chain_.prune;
         vo.city_prune.enabled = chain_.prune.enabled;
+        vo.scale = scaled_ ? scene::RadialScale::kScaled : scene::RadialScale::kUnscaled;
         vo.title_bar = false;
         vo.time_strip = false;
         vo.measure = options_.measure;

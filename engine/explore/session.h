@@ -116,6 +116,11 @@ public:
     // --- the view ------------------------------------------------------------------------------
     scene::ViewKind view() const { return view_; }
     void setView(scene::ViewKind kind);
+    // The sunburst's and icicle's extent: scaled follows the heap's size over time (the root
+    // spans the circle or the width at the series' largest heap, STAG'20 §5.2), unscaled fills
+    // it at every GC.
+    bool scaled() const { return scaled_; }
+    void setScaled(bool scaled);
     // Draws the view at the cursor into `rect` of a framebuffer of `framebuffer` pixels, appended
     // to `out` after clearing it. Returns what the frame held (empty before a series exists).
     scene::ViewFrameStats compose(scene::PixelRect rect, glm::vec2 framebuffer, render::DrawList& out);
@@ -221,6 +226,7 @@ private:
     std::optional<GcRange> range_;
 
     scene::ViewKind view_;
+    bool scaled_ = false;
     std::optional<scene::ViewComposer> composer_;
     std::optional<scene::OrbitCamera> user_camera_;  // kept across new series
     scene::PixelRect view_rect_;

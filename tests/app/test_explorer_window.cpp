@@ -54,6 +54,8 @@ TEST(ExplorerWindow, ScrubFlySelectTheBiggestGrowerAndReadItsRoots) {
     if (!testing::haveXvfb()) GTEST_SKIP() << "no " << testing::kXvfb;
     const std::string shot = testing::tempPath("explorer.png");
     const std::string sunburst = testing::tempPath("explorer-sunburst.png");
+    const std::string unscaled = testing::tempPath("explorer-unscaled.png");
+    const std::string scaled = testing::tempPath("explorer-scaled.png");
     const std::string script = writeScript("smoke",
                                            "wait\n"
                                            "gc 3\n"
@@ -86,6 +88,16 @@ TEST(ExplorerWindow, ScrubFlySelectTheBiggestGrowerAndReadItsRoots) {
                                                "\n"
                                                "print state\n"
                                                "print timing\n"
+                                               "drill-up\n"
+                                               "gc 4\n"
+                                               "screenshot " +
+                                               unscaled +
+                                               "\n"
+                                               "scaled on\n"
+                                               "screenshot " +
+                                               scaled +
+                                               "\n"
+                                               "print state\n"
                                                "quit\n");
     const Outcome r = windowed(growingMap() + " --size 1280x800 --script " + script);
     ASSERT_EQ(r.status, 0) << r.err << r.out;
@@ -122,6 +134,12 @@ TEST(ExplorerWindow, ScrubFlySelectTheBiggestGrowerAndReadItsRoots) {
     auto other = render::readPng(sunburst);
     ASSERT_TRUE(other.ok());
     EXPECT_GT(render::compareImages(*image, *other, 24).fractionOverThreshold(), 0.2);
+    // Scaled, the sunburst of GC 4 (a sixth of the last GC's heap) shrinks towards its centre.
+    EXPECT_NE(r.out.find("view: sunburst (scaled)\n"), std::string::npos) << r.out;
+    auto full = render::readPng(unscaled);
+    auto small = render::readPng(scaled);
+    ASSERT_TRUE(full.ok() && small.ok());
+    EXPECT_GT(render::compareImages(*full, *small, 24).fractionOverThreshold(), 0.1);
 }
 
 // A trace its writer is still writing: the window shows the GCs that have arrived, says it is

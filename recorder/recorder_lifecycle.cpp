@@ -89,6 +89,8 @@ Status Recorder::start(bool attaching) {
     writer_->meta("producer", "memcity agent");
     writer_->meta("depth", std::to_string(options_.depth));
     writer_->meta("refs", options_.refs_every ? std::to_string(options_.refs_every) : "off");
+    // Snapshots come from FollowReferences from the heap roots (heap_walk.cpp).
+    writer_->meta(format::kMetaSnapshots, format::kSnapshotsFromRoots);
     writer_->meta("pid", std::to_string(getpid()));
     // Where the live control channel will listen, once the recording has begun (a viewer that
     // opens the trace before then waits for it); an empty value if it could not start.

@@ -26,6 +26,9 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
     std::vector<SnapshotInfo> open;  // REFS seen, ROOTS not yet
     Status failure;
 
+    ReachScratch reach_scratch;
+    const std::string* listing = trace.metaValue(format::kMetaSnapshots);
+    const bool from_roots = listing && *listing == format::kSnapshotsFromRoots;
     auto reach = [&](const SnapshotInfo& info, const HeapView& view) {
         GcRecord& r = data.gcs[info.gc];
         if (!options.reachability) {
@@ -36,20 +39,21 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
         SnapshotLoadOptions lo;
         lo.watermark = data.watermarks[info.gc];
         lo.diagnostics = &data.diagnostics;
-        auto snap = loadSnapshot(trace, info, view.store(), lo);
+        lo.from_roots = from_roots;
+        lo.threads = options.threads;
+        auto snap = snapshotReachability(trace, info, view, lo, reach_scratch);
         if (!snap) {
             data.diagnostics.add(Anomaly::kIncompleteSnapshot, [&] { return snap.error().message; });
             return;
         }
-        Reachability rr = computeReachability(*snap, view.store(), view.positions(), data.shapes,
-                                              trace.symbols(), trace.header().object_alignment);
+        const Reachability& rr = snap->reach;
         r.has_snapshot = true;
         r.reachable_objects = rr.reachable_objects;
         r.reachable_bytes = rr.reachable_bytes;
         r.unreached_objects = rr.unreached_objects;
         r.unreached_bytes = rr.unreached_bytes;
-        r.snapshot_edges = snap->graph.edgeCount();
-        r.snapshot_roots = snap->roots.size();
+        r.snapshot_edges = snap->edges;
+        r.snapshot_roots = snap->roots;
         data.snapshots.push_back(info);
     };
 

@@ -1,6 +1,9 @@
 #include "heap/snapshot.h"
 
+#include <bit>
+#include <optional>
 #include <sstream>
+#include <thread>
 
 #include "heap/id_index.h"
 #include "trace/event_decoder.h"
@@ -127,6 +130,193 @@ struct RootsVisitor {
     }
 };
 
+// Reads the snapshot's ROOTS chunk into snap.roots and checks its counts against the REFS
+// chunks' (`sources` objects with `edges` references).
+Status readRoots(const TraceFile& trace, const SnapshotInfo& info, const IdIndex& index,
+                 const ObjectStore& store, const SnapshotLoadOptions& options, uint64_t sources,
+                 uint64_t edges, std::vector<uint8_t>& scratch, HeapSnapshot& snap) {
+    auto payload = trace.payload(info.roots_chunk, scratch);
+    if (!payload) return payload.error();
+    RootsHeader header;
+    RootsVisitor rv{index, store, options.watermark, options.diagnostics, trace, info.roots_chunk, snap};
+    DecodeStatus st = decodeRoots(*payload, trace.symbols(), &header, rv);
+    if (!st.ok) return trace.errorAt(info.roots_chunk, st.offset, st.message);
+    if (header.sources != sources || header.edges != edges) {
+        return trace.errorAt(info.roots_chunk, 0,
+                             "snapshot of GC " + std::to_string(info.gc) + " lists " +
+                                 std::to_string(sources) + " objects and " + std::to_string(edges) +
+                                 " references, its roots chunk says " + std::to_string(header.sources) +
+                                 " and " + std::to_string(header.edges));
+    }
+    return {};
+}
+
+// The listing of a from-roots snapshot, marked by id (snapshotReachability's walk-free path).
+struct ListedVisitor {
+    uint64_t base, end;  // ids in [base, end) can be in the heap below the cut
+    std::vector<uint64_t>& listed;
+    std::vector<uint64_t>& sourced;
+    uint64_t sources = 0, edges = 0, strong = 0, roots = 0;
+    bool fallback = false;  // a weak reference, an id out of range, a repeated source
+
+    bool mark(std::vector<uint64_t>& bits, uint64_t id) {  // false: out of range
+        if (id < base || id >= end) return false;
+        const uint64_t i = id - base;
+        bits[i >> 6] |= uint64_t{1} << (i & 63);
+        return true;
+    }
+    void onSource(uint64_t id, uint64_t n, size_t) {
+        ++sources;
+        edges += n;
+        if (!mark(listed, id)) {
+            fallback = true;
+            return;
+        }
+        const uint64_t i = id - base, bit = uint64_t{1} << (i & 63);
+        if (sourced[i >> 6] & bit) fallback = true;
+        sourced[i >> 6] |= bit;
+    }
+    void onEdge(uint64_t, const Edge& e) {
+        if (e.strength != static_cast<uint8_t>(format::RefStrength::kStrong)) {
+            fallback = true;  // what it alone reaches is listed but not strongly reachable
+            return;
+        }
+        ++strong;
+        if (!mark(listed, e.target)) fallback = true;
+    }
+    void onRoot(const Root& r, size_t) {
+        ++roots;
+        if (!mark(listed, r.target)) fallback = true;
+    }
+};
+
+// Reachability of a from-roots snapshot without a walk, or nothing where it takes one (see
+// snapshotReachability). Errors are the trace's (a bad chunk).
+Result<std::optional<SnapshotReach>> listedReachability(const TraceFile& trace, const SnapshotInfo& info,
+                                                        const HeapView& heap, unsigned threads,
+                                                        ReachScratch& scratch) {
+    using None = std::optional<SnapshotReach>;
+    const ObjectStore& store = heap.store();
+    const size_t cut = heap.positions();
+    if (cut == 0) return None{};
+    const uint64_t base = store.id(0), end = store.id(cut - 1) + 1;
+    if (end - base > 64 * uint64_t{cut} + 4096) return None{};  // ids too sparse for bits by id
+    const size_t words = static_cast<size_t>((end - base + 63) / 64);
+    // With two threads, each decodes every other REFS chunk into bits of its own.
+    const bool two = threads >= 2 && info.refs_chunks.size() >= 2;
+    scratch.listed.assign(words, 0);
+    scratch.sourced.assign(words, 0);
+    if (two) {
+        scratch.listed2.assign(words, 0);
+        scratch.sourced2.assign(words, 0);
+    }
+    ListedVisitor v{base, end, scratch.listed, scratch.sourced};
+    ListedVisitor v2{base, end, scratch.listed2, scratch.sourced2};
+    // Decodes chunks first, first + step, ...: an error, or false where the walk must decide.
+    auto share = [&](size_t first, size_t step, ListedVisitor& visitor,
+                     std::vector<uint8_t>& bytes) -> Result<bool> {
+        for (size_t k = first; k < info.refs_chunks.size(); k += step) {
+            const uint32_t chunk = info.refs_chunks[k];
+            auto payload = trace.payload(chunk, bytes);
+            if (!payload) return payload.error();
+            uint32_t gc = 0;
+            DecodeStatus st = decodeRefs(*payload, trace.symbols(), &gc, visitor);
+            if (!st.ok) return trace.errorAt(chunk, st.offset, st.message);
+            trace.releasePages(chunk, chunk + 1);
+            if (gc != info.gc || visitor.fallback) return false;  // the walk reports it
+        }
+        return true;
+    };
+    Result<bool> second = true;
+    std::thread helper;
+    if (two) helper = std::thread([&] { second = share(1, 2, v2, scratch.bytes2); });
+    Result<bool> first = share(0, two ? 2 : 1, v, scratch.bytes);
+    if (helper.joinable()) helper.join();
+    for (const Result<bool>* r : {&first, &second}) {
+        if (!*r) return r->error();
+        if (!**r) return None{};
+    }
+    if (two) {
+        for (size_t w = 0; w < words; ++w) {
+            if (scratch.sourced[w] & scratch.sourced2[w]) return None{};  // a source listed twice
+            scratch.listed[w] |= scratch.listed2[w];
+        }
+        v.sources += v2.sources;
+        v.edges += v2.edges;
+        v.strong += v2.strong;
+    }
+    auto payload = trace.payload(info.roots_chunk, scratch.bytes);
+    if (!payload) return payload.error();
+    RootsHeader header;
+    DecodeStatus st = decodeRoots(*payload, trace.symbols(), &header, v);
+    if (!st.ok) return trace.errorAt(info.roots_chunk, st.offset, st.message);
+    if (v.fallback || header.sources != v.sources || header.edges != v.edges) return None{};
+    // Sizes only of what was not reached (few): the reached are the heap's live bytes but those.
+    SnapshotReach out;
+    HiCursor cursor(store.ids.runs);
+    for (size_t pos = 0; pos < cut; ++pos) {
+        if (!heap.alive(pos)) continue;
+        const uint64_t i = (uint64_t{cursor.hiAt(pos)} << 32 | store.ids.lo[pos]) - base;
+        if (scratch.listed[i >> 6] >> (i & 63) & 1) {
+            out.reach.reachable_objects++;
+        } else {
+            out.reach.unreached_objects++;
+            out.reach.unreached_bytes += heap.size(pos);
+        }
+    }
+    if (out.reach.reachable_objects + out.reach.unreached_objects != heap.liveObjects() ||
+        out.reach.unreached_bytes > heap.liveBytes())
+        return None{};
+    out.reach.reachable_bytes = heap.liveBytes() - out.reach.unreached_bytes;
+    // Every listed object must be one of those: else one is dead or missing, which the walk names.
+    uint64_t listed = 0;
+    for (uint64_t w : scratch.listed)
+        listed += static_cast<uint64_t>(std::popcount(w));
+    if (listed != out.reach.reachable_objects) return None{};
+    out.edges = v.strong;
+    out.roots = v.roots;
+    out.walked = false;
+    return std::optional<SnapshotReach>(out);
+}
+
+// Marks what is strongly reachable from `roots` (forEachTarget(pos, visit) calls visit with each
+// target of pos) and sums the live positions below `cut`, reached or not.
+template <class ForEachTarget>
+Reachability reachFrom(const std::vector<RootRef>& roots, const ObjectStore& store, size_t cut,
+                       const ShapeTable& shapes, const SymbolTable& symbols, uint32_t alignment,
+                       ForEachTarget&& forEachTarget, std::vector<uint64_t>* reached_out) {
+    const size_t n = store.size();
+    std::vector<uint64_t> reached((n + 63) / 64, 0);
+    std::vector<uint32_t> stack;
+    auto visit = [&](uint32_t pos) {
+        uint64_t mask = uint64_t{1} << (pos & 63);
+        if (reached[pos >> 6] & mask) return;
+        reached[pos >> 6] |= mask;
+        stack.push_back(pos);
+    };
+    for (const RootRef& r : roots)
+        visit(r.position);
+    while (!stack.empty()) {
+        uint32_t pos = stack.back();
+        stack.pop_back();
+        forEachTarget(pos, visit);
+    }
+    Reachability out;
+    for (size_t pos = 0; pos < cut; ++pos) {
+        if (!store.alive(pos)) continue;
+        uint64_t size = store.sizeOf(pos, shapes, symbols, alignment);
+        if (reached[pos >> 6] >> (pos & 63) & 1) {
+            out.reachable_objects++;
+            out.reachable_bytes += size;
+        } else {
+            out.unreached_objects++;
+            out.unreached_bytes += size;
+        }
+    }
+    if (reached_out) *reached_out = std::move(reached);
+    return out;
+}
+
 }  // namespace
 
 Result<HeapSnapshot> loadSnapshot(const TraceFile& trace, const SnapshotInfo& info, const ObjectStore& store,
@@ -174,55 +364,106 @@ Result<HeapSnapshot> loadSnapshot(const TraceFile& trace, const SnapshotInfo& in
         if (pass == 0) builder.layout();
     }
     snap.graph = builder.finish();
-
-    auto payload = trace.payload(info.roots_chunk, scratch);
-    if (!payload) return payload.error();
-    RootsHeader header;
-    RootsVisitor rv{index, store, options.watermark, options.diagnostics, trace, info.roots_chunk, snap};
-    DecodeStatus st = decodeRoots(*payload, trace.symbols(), &header, rv);
-    if (!st.ok) return trace.errorAt(info.roots_chunk, st.offset, st.message);
-    if (header.sources != sources || header.edges != edges) {
-        return trace.errorAt(info.roots_chunk, 0,
-                             "snapshot of GC " + std::to_string(info.gc) + " lists " +
-                                 std::to_string(sources) + " objects and " + std::to_string(edges) +
-                                 " references, its roots chunk says " + std::to_string(header.sources) +
-                                 " and " + std::to_string(header.edges));
-    }
+    if (Status st = readRoots(trace, info, index, store, options, sources, edges, scratch, snap); !st)
+        return st.error();
     return snap;
 }
 
 Reachability computeReachability(const HeapSnapshot& snapshot, const ObjectStore& store, size_t cut,
                                  const ShapeTable& shapes, const SymbolTable& symbols, uint32_t alignment,
                                  std::vector<uint64_t>* reached_out) {
-    const size_t n = store.size();
-    std::vector<uint64_t> reached((n + 63) / 64, 0);
-    std::vector<uint32_t> stack;
-    auto visit = [&](uint32_t pos) {
-        uint64_t mask = uint64_t{1} << (pos & 63);
-        if (reached[pos >> 6] & mask) return;
-        reached[pos >> 6] |= mask;
-        stack.push_back(pos);
-    };
-    for (const RootRef& r : snapshot.roots)
-        visit(r.position);
-    while (!stack.empty()) {
-        uint32_t pos = stack.back();
-        stack.pop_back();
-        snapshot.graph.forEachTarget(pos, visit);
+    return reachFrom(
+        snapshot.roots, store, cut, shapes, symbols, alignment,
+        [&](uint32_t pos, auto&& visit) { snapshot.graph.forEachTarget(pos, visit); }, reached_out);
+}
+
+Result<SnapshotReach> snapshotReachability(const TraceFile& trace, const SnapshotInfo& info,
+                                           const HeapView& heap, const SnapshotLoadOptions& options,
+                                           ReachScratch& scratch) {
+    const ObjectStore& store = heap.store();
+    if (options.from_roots) {
+        auto fast = listedReachability(trace, info, heap, options.threads, scratch);
+        if (!fast) return fast.error();
+        if (*fast) return **fast;
     }
-    Reachability out;
-    for (size_t pos = 0; pos < cut; ++pos) {
-        if (!store.alive(pos)) continue;
-        uint64_t size = store.sizeOf(pos, shapes, symbols, alignment);
-        if (reached[pos >> 6] >> (pos & 63) & 1) {
-            out.reachable_objects++;
-            out.reachable_bytes += size;
-        } else {
-            out.unreached_objects++;
-            out.unreached_bytes += size;
+    HeapSnapshot snap;  // its roots and counters; no graph
+    snap.gc = info.gc;
+    const IdIndex index(store.ids, store.size());
+    constexpr uint32_t kNone = ~uint32_t{0};
+    if (scratch.head.size() < store.size()) {
+        scratch.head.resize(store.size(), kNone);
+        scratch.count.resize(store.size(), 0);
+    }
+    scratch.targets.clear();
+    // Leaves the heads as it found them (all kNone), whatever happens.
+    struct Reset {
+        ReachScratch& s;
+        ~Reset() {
+            for (uint32_t pos : s.touched)
+                s.head[pos] = kNone;
+            s.touched.clear();
         }
+    } reset{scratch};
+    uint64_t sources = 0, edges = 0;
+    for (uint32_t chunk : info.refs_chunks) {
+        auto payload = trace.payload(chunk, scratch.bytes);
+        if (!payload) return payload.error();
+        auto sink = [&](uint32_t source, std::vector<uint32_t>& targets, size_t offset) {
+            if (scratch.head[source] != kNone) {  // its first list stands
+                if (options.diagnostics)
+                    options.diagnostics->add(Anomaly::kDuplicateSource, [&] {
+                        return trace.describe(chunk, offset,
+                                              "snapshot of GC " + std::to_string(info.gc) +
+                                                  " lists an object's references twice");
+                    });
+                return;
+            }
+            scratch.head[source] = static_cast<uint32_t>(scratch.targets.size());
+            scratch.count[source] = static_cast<uint32_t>(targets.size());
+            scratch.touched.push_back(source);
+            scratch.targets.insert(scratch.targets.end(), targets.begin(), targets.end());
+        };
+        RefsVisitor<decltype(sink)> v{index,
+                                      store,
+                                      options.watermark,
+                                      options.diagnostics,
+                                      true,
+                                      trace,
+                                      chunk,
+                                      sink,
+                                      snap,
+                                      0,
+                                      0,
+                                      0,
+                                      false,
+                                      0,
+                                      {}};
+        uint32_t gc = 0;
+        DecodeStatus st = decodeRefs(*payload, trace.symbols(), &gc, v);
+        if (!st.ok) return trace.errorAt(chunk, st.offset, st.message);
+        v.flush();
+        trace.releasePages(chunk, chunk + 1);
+        if (gc != info.gc)
+            return trace.errorAt(
+                chunk, 0,
+                "refs chunk says GC " + std::to_string(gc) + ", its header says " + std::to_string(info.gc));
+        sources += v.sources;
+        edges += v.edges;
     }
-    if (reached_out) *reached_out = std::move(reached);
+    if (Status st = readRoots(trace, info, index, store, options, sources, edges, scratch.bytes, snap); !st)
+        return st.error();
+    SnapshotReach out;
+    out.edges = scratch.targets.size();
+    out.roots = snap.roots.size();
+    out.reach = reachFrom(
+        snap.roots, store, heap.positions(), heap.shapes(), heap.symbols(), heap.alignment(),
+        [&](uint32_t pos, auto&& visit) {
+            const uint32_t h = scratch.head[pos];
+            if (h == kNone) return;
+            for (uint32_t k = h, e = h + scratch.count[pos]; k < e; ++k)
+                visit(scratch.targets[k]);
+        },
+        nullptr);
     return out;
 }
 

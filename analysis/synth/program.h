@@ -40,6 +40,8 @@ struct Program {
         out.meta("synth.scenario", scenario);
         out.meta("synth.scale", std::to_string(o.scale));
         out.meta("synth.seed", std::to_string(o.seed));
+        // SimHeap's snapshots list the objects its last GC marked from the roots.
+        out.meta(format::kMetaSnapshots, format::kSnapshotsFromRoots);
     }
     // Phases: begin() before the phase's work, end() after it.
     void beginPhase(std::string name) {

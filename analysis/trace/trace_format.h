@@ -13,6 +13,10 @@ inline constexpr std::array<uint8_t, 8> kMagic = {0x89, 'M', 'C', 'T', '\r', '\n
 inline constexpr uint16_t kVersionMajor = 1;
 inline constexpr uint16_t kVersionMinor = 2;  // 1.1: GC_JVM, GC_CENSUS, GC_LIVE; 1.2: GC_COMPLETE
 inline constexpr uint32_t kHeaderSize = 32;
+// META key and value of a producer whose reference snapshots list only objects its walk reached
+// from the snapshot's roots (as sources, targets or roots): the memcity agent and synth.
+inline constexpr std::string_view kMetaSnapshots = "snapshots";
+inline constexpr std::string_view kSnapshotsFromRoots = "from roots";
 // Header layout: magic[8] | u16 major | u16 minor | u32 flags | u32 header_size | u32 reserved |
 //                u64 start_wall_ns
 inline constexpr uint32_t kHeaderFlagSequentialIds = 1u << 0;  // object ids come from one counter

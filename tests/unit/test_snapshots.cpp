@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "heap/heap_history.h"
+#include "synth/synth.h"
 #include "unit/trace_builder.h"
 #include "util/bytes.h"
 
@@ -241,6 +242,146 @@ TEST(Snapshots, ObjectsAllocatedInTheCutOffPartAreANote) {
     EXPECT_EQ(c->diagnostics()[Anomaly::kCutOffAlloc].count, 2u)
         << c->diagnostics()[Anomaly::kCutOffAlloc].first;
     EXPECT_EQ(c->diagnostics().errorCount(), 0u);
+}
+
+// A from-roots producer (format::kSnapshotsFromRoots) lists what its walk reached: 0 (root) ->
+// 1 -> 2 -> 0, and 3 (root, no references). 4 and 5 are alive but unreached (old garbage).
+std::string fromRootsTrace(bool flag, const std::function<void(TraceBuilder&)>& extra = {}) {
+    TraceBuilder t("from-roots");
+    if (flag) t.writer().meta(format::kMetaSnapshots, format::kSnapshotsFromRoots);
+    for (uint64_t id = 0; id < 6; ++id)
+        t.alloc(id, id == 3 ? 2 : 1);
+    t.gc(0, 6);
+    if (extra) {
+        extra(t);
+    } else {
+        t.snapshot(0,
+                   {{0, E{TraceBuilder::strong(1)}},
+                    {1, E{TraceBuilder::strong(2)}},
+                    {2, E{TraceBuilder::strong(0)}}},
+                   {TraceBuilder::staticRoot(0), TraceBuilder::staticRoot(3)});
+    }
+    t.gc(1, 6);
+    return t.finish();
+}
+
+struct Reach {
+    GcRecord gc;
+    bool walked = true;
+};
+
+// GC 0's figures as the history build finds them, and whether its snapshot took the walk.
+Reach reachOf(const std::string& path) {
+    auto f = openTrace(path);
+    auto h = HeapHistory::build(*f);
+    EXPECT_TRUE(h.ok()) << h.error().message;
+    Reach r{h->gcs()[0]};
+    auto heap = h->heapAt(0);
+    EXPECT_TRUE(heap.ok());
+    SnapshotLoadOptions lo;
+    lo.watermark = h->watermarks()[0];
+    lo.from_roots = f->metaValue(format::kMetaSnapshots) != nullptr;
+    ReachScratch scratch;
+    auto s = snapshotReachability(*f, h->snapshots()[0], heap->view(), lo, scratch);
+    EXPECT_TRUE(s.ok()) << s.error().message;
+    if (s.ok()) {
+        r.walked = s->walked;
+        EXPECT_EQ(s->reach.reachable_bytes, r.gc.reachable_bytes);
+        EXPECT_EQ(s->edges, r.gc.snapshot_edges);
+    }
+    return r;
+}
+
+TEST(Snapshots, AFromRootsListingIsReachableWithoutAWalk) {
+    const Reach fast = reachOf(fromRootsTrace(true));
+    const Reach walked = reachOf(fromRootsTrace(false));
+    EXPECT_FALSE(fast.walked);
+    EXPECT_TRUE(walked.walked);
+    for (const Reach* r : {&fast, &walked}) {
+        EXPECT_EQ(r->gc.reachable_objects, 4u);
+        EXPECT_EQ(r->gc.reachable_bytes, 3 * 16u + 24);  // 3 is a B (24 bytes)
+        EXPECT_EQ(r->gc.unreached_objects, 2u);
+        EXPECT_EQ(r->gc.unreached_bytes, 32u);
+        EXPECT_EQ(r->gc.snapshot_edges, 3u);
+        EXPECT_EQ(r->gc.snapshot_roots, 2u);
+    }
+}
+
+// What a from-roots listing cannot say alone takes the walk: an object held only weakly is
+// listed but not strongly reachable; a listed object the heap lacks is an anomaly to name.
+TEST(Snapshots, AFromRootsListingWalksWhereItCannotTell) {
+    const Reach weak = reachOf(fromRootsTrace(true, [](TraceBuilder& t) {
+        t.snapshot(0,
+                   {{0, E{TraceBuilder::strong(1), TraceBuilder::weak(4)}}, {4, E{TraceBuilder::strong(5)}}},
+                   {TraceBuilder::staticRoot(0)});
+    }));
+    EXPECT_TRUE(weak.walked);
+    EXPECT_EQ(weak.gc.reachable_objects, 2u);  // 0 and 1; 4 and 5 hang on a weak reference
+    EXPECT_EQ(weak.gc.unreached_objects, 4u);
+
+    const std::string dangling = fromRootsTrace(true, [](TraceBuilder& t) {
+        t.snapshot(0, {{0, E{TraceBuilder::strong(1), TraceBuilder::strong(7)}}},
+                   {TraceBuilder::staticRoot(0)});
+    });
+    const Reach d = reachOf(dangling);
+    EXPECT_TRUE(d.walked);
+    EXPECT_EQ(d.gc.reachable_objects, 2u);
+    auto f = openTrace(dangling);
+    auto h = HeapHistory::build(*f);
+    ASSERT_TRUE(h.ok());
+    EXPECT_EQ(h->diagnostics()[Anomaly::kNewerEdge].count, 1u);  // 7 is past GC 0's watermark
+}
+
+// On a scenario written with the flag, every snapshot's figures from the build (none walked)
+// equal those of the full snapshot loaded with its graph and walked, on one thread and on two
+// (small chunks: most snapshots span several, which the two threads share).
+TEST(Snapshots, FromRootsFiguresEqualTheWalkOnAScenario) {
+    const std::string path = testing::tempPath("from-roots-gm");
+    synth::SynthOptions options;
+    options.writer.chunk_bytes = 4096;
+    ASSERT_TRUE(synth::synthesize("growing-map", path, options).ok());
+    auto f = openTrace(path);
+    ASSERT_NE(f->metaValue(format::kMetaSnapshots), nullptr);
+    auto h = HeapHistory::build(*f);
+    ASSERT_TRUE(h.ok()) << h.error().message;
+    size_t checked = 0;
+    ReachScratch scratch;
+    Status s = h->forEachHeap(0, static_cast<uint32_t>(h->gcCount() - 1), [&](const HeapView& view) {
+        const GcRecord& g = h->gcs()[view.gc()];
+        if (!g.has_snapshot) return true;
+        const SnapshotInfo* info = nullptr;
+        for (const SnapshotInfo& i : h->snapshots())
+            if (i.gc == view.gc()) info = &i;
+        EXPECT_NE(info, nullptr);
+        SnapshotLoadOptions lo;
+        lo.watermark = h->watermarks()[view.gc()];
+        auto snap = loadSnapshot(*f, *info, view.store(), lo);
+        EXPECT_TRUE(snap.ok());
+        const Reachability r = computeReachability(*snap, view.store(), view.positions(), view.shapes(),
+                                                   view.symbols(), view.alignment());
+        EXPECT_EQ(g.reachable_objects, r.reachable_objects) << "GC " << view.gc();
+        EXPECT_EQ(g.reachable_bytes, r.reachable_bytes) << "GC " << view.gc();
+        EXPECT_EQ(g.unreached_objects, r.unreached_objects) << "GC " << view.gc();
+        EXPECT_EQ(g.unreached_bytes, r.unreached_bytes) << "GC " << view.gc();
+        EXPECT_EQ(g.snapshot_edges, snap->graph.edgeCount()) << "GC " << view.gc();
+        EXPECT_EQ(g.snapshot_roots, snap->roots.size()) << "GC " << view.gc();
+        lo.from_roots = true;
+        for (unsigned threads : {1u, 2u}) {
+            lo.threads = threads;
+            auto fast = snapshotReachability(*f, *info, view, lo, scratch);
+            EXPECT_TRUE(fast.ok()) << fast.error().message;
+            if (!fast.ok()) return false;
+            EXPECT_FALSE(fast->walked) << "GC " << view.gc();
+            EXPECT_EQ(fast->reach.reachable_objects, r.reachable_objects)
+                << "GC " << view.gc() << ", " << threads;
+            EXPECT_EQ(fast->reach.unreached_bytes, r.unreached_bytes)
+                << "GC " << view.gc() << ", " << threads;
+        }
+        ++checked;
+        return true;
+    });
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    EXPECT_EQ(checked, h->gcCount());
 }
 
 }  // namespace

@@ -107,7 +107,7 @@ int runExplore(const cli::Words& words) {
     }
     if (auto v = args->value("--view")) {
         auto kind = scene::parseViewKind(*v);
-        if (!kind || *kind == scene::ViewKind::kTimeline)
+        if (!kind || !scene::isWindowView(*kind))
             return fail("memcity: --view expects city, sunburst or icicle, got '" + *v + "'");
         o.view = *kind;
     }

@@ -107,7 +107,7 @@ Status Explorer::start() {
     }
     if (options_.view) {
         so.view = *options_.view;
-    } else if (auto v = scene::parseViewKind(settings_.view); v && *v != scene::ViewKind::kTimeline) {
+    } else if (auto v = scene::parseViewKind(settings_.view); v && scene::isWindowView(*v)) {
         so.view = *v;
     }
     so.threads = std::thread::hardware_concurrency() > 2 ? 2 : 1;

@@ -284,7 +284,7 @@ private:
             s.cursor().pause();
         } else if (c.verb == "view") {
             auto kind = scene::parseViewKind(a[0]);
-            if (!kind || *kind == scene::ViewKind::kTimeline)
+            if (!kind || !scene::isWindowView(*kind))
                 return Error{"view expects city, sunburst or icicle, got '" + a[0] + "'"};
             s.setView(*kind);
         } else if (c.verb == "camera") {

@@ -53,24 +53,13 @@ bool isDirectory(const std::string& path) {
 
 int runRender(const Words& words) {
     auto args = Args::parse("render", words,
-                            {{"--view", true, ""},
-                             {"--gc", true, ""},
-                             {"--from", true, ""},
-                             {"--to", true, ""},
-                             {"--frames", true, ""},
-                             {"--classify", true, ""},
-                             {"--filter", true, ""},
-                             {"--metric", true, ""},
-                             {"--sort", true, ""},
-                             {"--size", true, ""},
-                             {"--camera", true, ""},
-                             {"--drill", true, ""},
-                             {"--scaled", false, ""},
-                             {"--all", false, ""},
-                             {"--depth", true, ""},
-                             {"--select", true, ""},
-                             {"--samples", true, ""},
-                             {"--validate", false, ""},
+                            {{"--view", true, ""},    {"--gc", true, ""},        {"--from", true, ""},
+                             {"--to", true, ""},      {"--frames", true, ""},    {"--classify", true, ""},
+                             {"--filter", true, ""},  {"--metric", true, ""},    {"--sort", true, ""},
+                             {"--size", true, ""},    {"--camera", true, ""},    {"--drill", true, ""},
+                             {"--scaled", false, ""}, {"--unscaled", false, ""}, {"--pins", true, ""},
+                             {"--shape", true, ""},   {"--all", false, ""},      {"--depth", true, ""},
+                             {"--select", true, ""},  {"--samples", true, ""},   {"--validate", false, ""},
                              {"--output", true, "-o"}});
     if (!args) return fail(args.error().message);
     if (args->help()) return printHelp("render");
@@ -112,6 +101,32 @@ int runRender(const Words& words) {
     } else if (args->has("--camera")) {
         return fail("memcity render: --camera is for the city view");
     }
+    const bool trees = *view == scene::ViewKind::kTimelineTrees;
+    for (const char* option : {"--pins", "--shape", "--unscaled"})
+        if (!trees && args->has(option))
+            return fail(std::string("memcity render: ") + option + " is for --view timeline-trees");
+    if (args->has("--scaled") && args->has("--unscaled"))
+        return fail("memcity render: --scaled and --unscaled exclude each other");
+    std::vector<uint32_t> pins;
+    if (auto list = args->value("--pins")) {
+        for (size_t at = 0; at <= list->size();) {
+            size_t comma = std::min(list->find(',', at), list->size());
+            uint64_t gc = 0;
+            if (!parseUnsigned(std::string_view(*list).substr(at, comma - at), &gc) || gc > UINT32_MAX)
+                return fail("memcity render: --pins expects GC numbers separated by commas, got '" +
+                            printable(*list, 60) + "'");
+            pins.push_back(static_cast<uint32_t>(gc));
+            at = comma + 1;
+        }
+    }
+    scene::RadialShape shape = scene::RadialShape::kSunburst;
+    if (auto s = args->value("--shape")) {
+        if (*s == "icicle")
+            shape = scene::RadialShape::kIcicle;
+        else if (*s != "sunburst")
+            return fail("memcity render: --shape expects sunburst or icicle, got '" + printable(*s, 40) +
+                        "'");
+    }
     if (animate && !isDirectory(*output) && ::mkdir(output->c_str(), 0777) != 0)
         return fail("memcity render: cannot create the directory " + *output + ": " + std::strerror(errno));
 
@@ -129,6 +144,12 @@ int runRender(const Words& words) {
         return fail("memcity render: --gc " + std::to_string(*gc) + " is outside --from " +
                     std::to_string(window->from) + " --to " + std::to_string(window->to));
     }
+    for (uint32_t pin : pins)
+        if (pin < window->from || pin > window->to) {
+            if (pin >= h.gcCount()) return fail("memcity render: --pins: " + h.gcRangeError(pin));
+            return fail("memcity render: --pins: GC " + std::to_string(pin) + " is outside --from " +
+                        std::to_string(window->from) + " --to " + std::to_string(window->to));
+        }
     printDiagnostics(*loaded, std::cerr, false);
 
     auto series = buildSeries(*loaded, opts->chain, {.window = *window}, "render");
@@ -158,7 +179,11 @@ int runRender(const Words& words) {
     vo.city_prune.enabled = !opts->all;
     vo.camera = camera_name;
     if (args->has("--depth")) vo.depth = static_cast<uint32_t>(std::min<uint64_t>(opts->depth, 64));
-    vo.scale = args->has("--scaled") ? scene::RadialScale::kScaled : scene::RadialScale::kUnscaled;
+    // The timeline trees are scaled unless asked otherwise: absolute growth is their point.
+    vo.scale = args->has("--scaled") || (trees && !args->has("--unscaled")) ? scene::RadialScale::kScaled
+                                                                            : scene::RadialScale::kUnscaled;
+    vo.pins = pins;
+    vo.trees_shape = shape;
     vo.measure = [&r](std::string_view text, float px) { return r.textWidth(text, px); };
     if (auto drill = args->value("--drill")) {
         const auto paths = parseNodePaths(*drill);

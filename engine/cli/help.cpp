@@ -320,10 +320,13 @@ options:
   -h, --help        this help
 )",
          [](const Words& a, const Services&) { return runSeries(a); }},
-        {"render", "draw the city, sunburst, icicle or timeline at a GC, or an animation, to PNG",
+        {"render",
+         "draw the city, sunburst, icicle, timeline or timeline trees at a GC, or an animation, to PNG",
          R"(usage: memcity render FILE [--view V] [--gc N] [--classify CHAIN] [--filter EXPR] [--metric M]
                       [--sort S] [--size WxH] [--camera NAME] [--drill PATH] [--select PATHS]
                       [--scaled] [--all] [--depth D] -o OUT.png
+       memcity render FILE --view timeline-trees --pins A,B,... [--shape sunburst|icicle]
+                      [--unscaled] [same options] -o OUT.png
        memcity render FILE [same options] [--from A] [--to B] --frames K -o DIR
 
 Draws a view of the heap offscreen with Vulkan (Mesa's lavapipe when there is no GPU) and
@@ -344,9 +347,13 @@ views:
   icicle     the same as rows of rectangles
   timeline   live bytes after each GC, reachable bytes where a reference snapshot was taken,
              GC pauses, and the suspicious windows ('memcity windows') as bands
+  timeline-trees
+             STAG'20's timeline-based view: a small tree per pinned GC side by side, and the
+             --gc's tree outlined, over the memory chart with the pins marked; scaled, so a
+             growing group grows from tree to tree
 
 options:
-  --view V          city (default), sunburst, icicle or timeline
+  --view V          city (default), sunburst, icicle, timeline or timeline-trees
   --gc N            the GC to draw (default: the last of the window)
   --from A, --to B  the window of GCs the groups and the layout come from (default: all)
   --frames K        draw K pictures evenly from A to B into the directory given by -o
@@ -359,6 +366,9 @@ options:
   --drill PATH      sunburst / icicle: the group to drill down to, its labels separated by '/'
   --select PATHS    draw these groups selected (paths separated by ';')
   --scaled          sunburst / icicle: the chart's extent follows the heap's size over time
+  --pins A,B,...    timeline-trees: the GCs to draw a tree for (within the window)
+  --shape S         timeline-trees: sunburst (default) or icicle trees
+  --unscaled        timeline-trees: every tree fills its panel
   --all             every group, no "Other"
   --depth D         levels below the root to draw (default 8)
   --samples N       multisampling (default 4, lowered to what the device supports)

@@ -7,6 +7,7 @@
 #include <glm/gtc/matrix_transform.hpp>
 
 #include "scene/palette.h"
+#include "util/units.h"
 
 namespace memcity::scene {
 namespace {
@@ -48,14 +49,17 @@ std::string_view viewKindName(ViewKind kind) {
         case ViewKind::kSunburst: return "sunburst";
         case ViewKind::kIcicle: return "icicle";
         case ViewKind::kTimeline: return "timeline";
+        case ViewKind::kTimelineTrees: return "timeline-trees";
     }
     return "?";
 }
 
 Result<ViewKind> parseViewKind(std::string_view name) {
-    for (ViewKind k : {ViewKind::kCity, ViewKind::kSunburst, ViewKind::kIcicle, ViewKind::kTimeline})
+    for (ViewKind k : {ViewKind::kCity, ViewKind::kSunburst, ViewKind::kIcicle, ViewKind::kTimeline,
+                       ViewKind::kTimelineTrees})
         if (name == viewKindName(k)) return k;
-    return Error{"unknown view '" + printable(name, 40) + "' (expected city, sunburst, icicle or timeline)"};
+    return Error{"unknown view '" + printable(name, 40) +
+                 "' (expected city, sunburst, icicle, timeline or timeline-trees)"};
 }
 
 Result<ViewComposer> ViewComposer::prepare(const ViewInputs& inputs, const ViewOptions& options,
@@ -125,6 +129,7 @@ ViewFrameStats ViewComposer::compose(double t, render::DrawList& out) {
         }
         case ViewKind::kSunburst:
         case ViewKind::kIcicle: drawRadial(t, rect, stats, out); break;
+        case ViewKind::kTimelineTrees: drawTimelineTrees(t, rect, stats, out); break;
         case ViewKind::kTimeline: {
             const TimelineLayout layout = layoutTimeline(inputs_.gcs, rect.inset(8.0f));
             TimelineSceneOptions to;
@@ -183,6 +188,17 @@ std::optional<ViewPick> ViewComposer::pick(glm::vec2 pixel) const {
                 p.id = hit.pick_id;
                 p.radial_view = i == 0 ? RadialView::kLocal : RadialView::kGlobal;
                 p.drill_root = i == 0 && hit.item == 0;
+                return p;
+            }
+            return std::nullopt;
+        case ViewKind::kTimelineTrees:
+            for (size_t i = 0; i < tree_scenes_.size(); ++i) {
+                const RadialHit hit = pickRadial(tree_scenes_[i], pixel);
+                if (hit.item == kNoItem) continue;
+                ViewPick p;
+                p.id = hit.pick_id;
+                p.radial_view = RadialView::kGlobal;
+                p.tree_gc = tree_gcs_[i];
                 return p;
             }
             return std::nullopt;
@@ -251,6 +267,89 @@ void ViewComposer::drawRadial(double t, PixelRect rect, ViewFrameStats& stats, r
     out.lines.push_back({{split, rect.min.y + 4.0f}, {split, rect.max.y - 4.0f}, 1.0f, palette::kGrid});
 }
 
+std::vector<uint32_t> ViewComposer::treeGcs(double t) const {
+    const std::vector<uint32_t>& held = inputs_.series->gcs();
+    const size_t at = std::min(held.size() - 1, static_cast<size_t>(std::lround(std::clamp(t, 0.0, maxT()))));
+    std::vector<uint32_t> gcs{held[at]};
+    for (uint32_t pin : options_.pins)
+        if (std::binary_search(held.begin(), held.end(), pin)) gcs.push_back(pin);
+    std::sort(gcs.begin(), gcs.end());
+    gcs.erase(std::unique(gcs.begin(), gcs.end()), gcs.end());
+    return gcs;
+}
+
+void ViewComposer::drawTimelineTrees(double t, PixelRect rect, ViewFrameStats& stats, render::DrawList& out) {
+    const TreeSeries& s = *inputs_.series;
+    tree_gcs_ = treeGcs(t);
+    const uint32_t current = s.gcs()[std::min(s.gcCount() - 1, static_cast<size_t>(std::lround(t)))];
+    // Side by side while each tree keeps some room (the paper's row of trees), else as many
+    // columns as keep the panels closest to square (sunbursts) or twice as tall (icicles).
+    const size_t n = tree_gcs_.size();
+    const float want = options_.trees_shape == RadialShape::kSunburst ? 1.0f : 0.5f;  // width / height
+    size_t cols = 1;
+    float best = 1e9f;
+    if (rect.width() / static_cast<float>(n) >= std::max(140.0f, 0.4f * rect.height() * want))
+        best = -1, cols = n;
+    for (size_t c = 1; c <= n && best >= 0; ++c) {
+        const size_t rows = (n + c - 1) / c;
+        const float aspect =
+            (rect.width() / static_cast<float>(c)) / (rect.height() / static_cast<float>(rows));
+        const float miss = std::abs(std::log(aspect / want));
+        if (miss < best) best = miss, cols = c;
+    }
+    const size_t rows = (n + cols - 1) / cols;
+    const float w = rect.width() / static_cast<float>(cols), h = rect.height() / static_cast<float>(rows);
+    const float heading = 20.0f;
+
+    RadialLayoutOptions lo;
+    lo.metric = options_.metric;
+    lo.sort = options_.sort;
+    lo.prune = options_.prune;
+    lo.view = RadialView::kGlobal;
+    lo.scale = options_.scale;
+    lo.global_levels = std::max<uint32_t>(options_.depth, 1);
+    RadialSceneOptions so;
+    so.shape = options_.trees_shape;
+    so.measure = options_.measure;
+    so.selected = options_.selected;
+    so.hovered = hovered_;
+    so.breadcrumb = false;
+    so.label_size_px = 11.0f;
+    tree_scenes_.clear();
+    for (size_t i = 0; i < n; ++i) {
+        const uint32_t gc = tree_gcs_[i];
+        const glm::vec2 at{rect.min.x + w * static_cast<float>(i % cols),
+                           rect.min.y + h * static_cast<float>(i / cols)};
+        const PixelRect panel{at, at + glm::vec2(w, h)};
+        const double gc_t = indexTimeOf(gc);
+        so.trend_from = TimeCursor::gcTimeOf(s.gcs(), trendFrom(gc_t));
+        const RadialLayout layout = layoutRadial(s, static_cast<double>(gc), lo);
+        stats.radial_items += layout.items.size();
+        const PixelRect chart{{panel.min.x, panel.min.y + heading}, panel.max};
+        tree_scenes_.push_back(buildRadialScene(s, layout, chart.inset(4.0f), so, out));
+        const bool is_current = gc == current;
+        if (is_current)  // the cursor's tree: outlined
+            for (auto [a, b] : {std::pair{panel.min, glm::vec2{panel.max.x, panel.min.y}},
+                                std::pair{glm::vec2{panel.max.x, panel.min.y}, panel.max},
+                                std::pair{panel.max, glm::vec2{panel.min.x, panel.max.y}},
+                                std::pair{glm::vec2{panel.min.x, panel.max.y}, panel.min}})
+                out.lines.push_back({a + glm::vec2(2.0f), b - glm::vec2(2.0f), 2.0f, palette::kSelection});
+        render::Label l;
+        l.pos = {panel.min.x + 8.0f, panel.min.y + 3.0f};
+        const uint64_t value = s.value(TreeSeries::kRoot, gc, options_.metric);
+        l.text = "GC " + std::to_string(gc) + "  " +
+                 (options_.metric == Metric::kBytes ? memcity::formatBytes(value)
+                                                    : memcity::formatCount(value) + " objects") +
+                 (is_current ? "  (cursor)" : "");
+        l.color = is_current ? palette::kText : palette::kTextDim;
+        l.size_px = 13.0f;
+        out.labels.push_back(std::move(l));
+        if (i % cols != 0)
+            out.lines.push_back(
+                {{panel.min.x, panel.min.y + 4.0f}, {panel.min.x, panel.max.y - 4.0f}, 1.0f, palette::kGrid});
+    }
+}
+
 void ViewComposer::drawTimeStrip(double t, PixelRect rect, render::DrawList& out) const {
     out.rects.push_back({rect.min, rect.max, palette::kPanel, 0, render::kFlagNone});
     TimelineLayoutOptions lo;
@@ -264,6 +363,19 @@ void ViewComposer::drawTimeStrip(double t, PixelRect rect, render::DrawList& out
     so.legend = false;
     so.measure = options_.measure;
     buildTimelineScene(layout, inputs_.gcs, inputs_.windows, so, out);
+    if (options_.kind != ViewKind::kTimelineTrees) return;
+    // The pinned GCs on the memory chart, each with its number.
+    for (uint32_t pin : options_.pins) {
+        if (!std::binary_search(inputs_.series->gcs().begin(), inputs_.series->gcs().end(), pin)) continue;
+        const float x = timelineCursorX(layout, static_cast<double>(pin));
+        out.lines.push_back({{x, layout.plot.min.y}, {x, layout.plot.max.y}, 1.5f, palette::kTextDim});
+        render::Label l;
+        l.pos = {x + 3.0f, layout.plot.min.y};
+        l.text = std::to_string(pin);
+        l.color = palette::kTextDim;
+        l.size_px = 10.0f;
+        out.labels.push_back(std::move(l));
+    }
 }
 
 void ViewComposer::drawTitle(double t, render::DrawList& out) const {

@@ -36,8 +36,16 @@ enum class ViewKind : uint8_t {
     kSunburst,  // the local view (drill root + 2 levels) beside the global view
     kIcicle,    // the same as rows of rectangles
     kTimeline,  // live and reachable bytes, pauses, suspicious windows
+    // STAG'20's timeline-based view (§5.4): one small tree per pinned GC, side by side, the
+    // cursor's GC always among them and marked, over the memory chart
+    kTimelineTrees,
 };
 std::string_view viewKindName(ViewKind kind);
+// The views the explorer's main view shows (the timeline has its own panel; the timeline trees
+// are drawn by `render` only, so far).
+constexpr bool isWindowView(ViewKind kind) {
+    return kind == ViewKind::kCity || kind == ViewKind::kSunburst || kind == ViewKind::kIcicle;
+}
 // "city", "sunburst", "icicle" or "timeline"; the error lists them.
 Result<ViewKind> parseViewKind(std::string_view name);
 
@@ -68,7 +76,11 @@ struct ViewOptions {
     bool title_bar = true;
     bool time_strip = true;          // a timeline strip under the city, sunburst and icicle
     std::vector<uint32_t> selected;  // node ids (or Other ids) drawn selected in every view
-    MeasureText measure;             // text widths in pixels (the renderer's font); null: estimate
+    // Timeline trees: the pinned GCs (GC numbers of the series; others are ignored) and the shape
+    // of each small tree (scale: kScaled by default for this view, so absolute growth shows).
+    std::vector<uint32_t> pins;
+    RadialShape trees_shape = RadialShape::kSunburst;
+    MeasureText measure;  // text widths in pixels (the renderer's font); null: estimate
 };
 
 // What a pixel of the last composed frame shows (ViewComposer::pick).
@@ -77,6 +89,7 @@ struct ViewPick {
     bool district = false;    // city: a district plate (id is its node)
     bool drill_root = false;  // sunburst / icicle: the centre disc or top row of the local view
     RadialView radial_view = RadialView::kLocal;  // sunburst / icicle: which of the two views
+    uint32_t tree_gc = ~uint32_t{0};              // timeline trees: the GC of the tree picked
 };
 
 // How a frame went (for benchmarks and the explorer's status line).
@@ -105,6 +118,12 @@ public:
     std::optional<ViewPick> pick(glm::vec2 pixel) const;
     // The rectangle the view itself takes (below the title bar, above the time strip).
     PixelRect mainRect() const;
+    // Timeline trees: the GCs drawn at index time t, in order: the pins the series holds and the
+    // GC at t (marked).
+    std::vector<uint32_t> treeGcs(double t) const;
+    void setPins(std::vector<uint32_t> pins) { options_.pins = std::move(pins); }
+    // The last timeline-trees frame: its trees (as treeGcs said), one scene each.
+    const std::vector<RadialScene>& treeScenes() const { return tree_scenes_; }
 
     // The explorer's changes between frames; none of them lays the city out again.
     void setSelected(std::vector<uint32_t> ids) { options_.selected = std::move(ids); }
@@ -129,6 +148,7 @@ private:
     void drawTitle(double t, render::DrawList& out) const;
     void drawTimeStrip(double t, PixelRect rect, render::DrawList& out) const;
     void drawRadial(double t, PixelRect rect, ViewFrameStats& stats, render::DrawList& out);
+    void drawTimelineTrees(double t, PixelRect rect, ViewFrameStats& stats, render::DrawList& out);
     // The main view's camera matrices, its projection drawn into mainRect().
     render::CameraMatrices viewMatrices() const;
     // The index time the trend colours compare the value at t with, and how many GCs back it is.
@@ -145,6 +165,9 @@ private:
     uint32_t hovered_ = kNoPick;
     // The last frame's sunburst / icicle, local then global, for picking.
     std::array<RadialScene, 2> radial_scenes_;
+    // The last frame's timeline trees and their GCs.
+    std::vector<RadialScene> tree_scenes_;
+    std::vector<uint32_t> tree_gcs_;
 };
 
 // Moves a frame composed for a picture of rect's size into `rect` of a framebuffer of

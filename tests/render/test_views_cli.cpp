@@ -81,6 +81,15 @@ TEST(RenderGolden, Timeline) {
     expectGolden("timeline", "--view timeline --gc 20 --size 800x450");
 }
 
+// STAG'20's timeline-based view: a scaled sunburst per pinned GC, the cursor's (GC 26) marked,
+// the leaking Location cache selected in every tree.
+TEST(RenderGolden, TimelineTrees) {
+    expectGolden("timeline_trees",
+                 "--view timeline-trees --pins 5,12,20 --classify package,type --size 1000x450 --select "
+                 "'com / com.dynatrace / com.dynatrace.easytravel / com.dynatrace.easytravel.jpa / "
+                 "com.dynatrace.easytravel.jpa.business / com.dynatrace.easytravel.jpa.business.Location'");
+}
+
 TEST(RenderCli, EveryViewOfTheRealDemoRecording) {
     // The bundled demo: a JVM recorded through our agent. Each view draws a picture that is mostly
     // not background, and the city shows the leaking audit history's types growing.
@@ -140,7 +149,7 @@ TEST(RenderCli, TheCityKeepsItsCameraThroughTime) {
 
 TEST(RenderCli, EveryViewPassesTheValidationLayer) {
     // --validate fails the command on any message of VK_LAYER_KHRONOS_validation.
-    for (const char* view : {"city", "sunburst", "icicle", "timeline"}) {
+    for (const char* view : {"city", "sunburst", "icicle", "timeline", "timeline-trees"}) {
         const Outcome r = run("render " + growingMap() + " --view " + view +
                               " --gc 9 --size 320x200 --validate -o " + testing::tempPath("validated.png"));
         EXPECT_EQ(r.status, 0) << view << ": " << r.err;
@@ -159,7 +168,17 @@ TEST(RenderCli, BadInputGetsOneLineAndExitStatus1) {
     const Case cases[] = {
         {"render " + t, "memcity render: -o OUT.png (or -o DIR with --frames) is required\n"},
         {"render " + t + " --view tower -o " + out,
-         "memcity render: unknown view 'tower' (expected city, sunburst, icicle or timeline)\n"},
+         "memcity render: unknown view 'tower' (expected city, sunburst, icicle, timeline or "
+         "timeline-trees)\n"},
+        {"render " + t + " --pins 3 -o " + out, "memcity render: --pins is for --view timeline-trees\n"},
+        {"render " + t + " --view timeline-trees --pins 3,x -o " + out,
+         "memcity render: --pins expects GC numbers separated by commas, got '3,x'\n"},
+        {"render " + t + " --view timeline-trees --pins 3,999 -o " + out,
+         "memcity render: --pins: " + t + ": GC 999 is out of range: the trace has"},
+        {"render " + t + " --view timeline-trees --from 5 --pins 3 -o " + out,
+         "memcity render: --pins: GC 3 is outside --from 5 --to 26\n"},
+        {"render " + t + " --view timeline-trees --shape donut -o " + out,
+         "memcity render: --shape expects sunburst or icicle, got 'donut'\n"},
         {"render " + t + " --camera drone -o " + out,
          "memcity render: unknown camera 'drone' (expected overview, top, front, street)\n"},
         {"render " + t + " --size 0x10 -o " + out,

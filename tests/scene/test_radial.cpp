@@ -10,6 +10,7 @@
 #include "scene/radial_layout.h"
 #include "scene/radial_scene.h"
 #include "scene/scene_fixture.h"
+#include "scene/views.h"
 #include "unit/trace_builder.h"
 
 namespace memcity::scene {
@@ -710,6 +711,55 @@ TEST(RadialScene, LocalAndGlobalSideBySide) {
     // The same pixel offset picks in each view's own layout: B is the local centre.
     EXPECT_EQ(pickRadial(ls, ls.center).node, s.find({"B"}));
     EXPECT_EQ(pickRadial(gs, gs.center).node, TreeSeries::kRoot);
+}
+
+// STAG'20's timeline-based view on the growing map: the pinned GCs and the cursor's, in order,
+// each a scaled tree in which the leaking Location cache is larger than in the one before.
+TEST(TimelineTrees, TheGrowingCacheGrowsInEveryPinnedTree) {
+    Fixture f = fixtureOf(testing::scenarioTrace("growing-map"), "type");
+    const TreeSeries& s = *f.series;
+    const uint32_t location = s.find({"com.dynatrace.easytravel.jpa.business.Location"});
+    ASSERT_NE(location, kNoNode);
+    ViewInputs in;
+    in.series = &s;
+    ViewOptions vo;
+    vo.kind = ViewKind::kTimelineTrees;
+    vo.scale = RadialScale::kScaled;
+    vo.pins = {20, 5, 12, 12, 999};  // out of order, repeated, one the series lacks
+    vo.selected = {location};
+    auto c = ViewComposer::prepare(in, vo, {1200.0f, 500.0f});
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    const double t = c->indexTimeOf(26);
+    EXPECT_EQ(c->treeGcs(t), (std::vector<uint32_t>{5, 12, 20, 26}));
+    EXPECT_EQ(c->treeGcs(c->indexTimeOf(12)), (std::vector<uint32_t>{5, 12, 20}));  // the cursor on a pin
+    render::DrawList out;
+    c->compose(t, out);
+    const auto& trees = c->treeScenes();
+    ASSERT_EQ(trees.size(), 4u);
+    double previous = 0;
+    for (size_t i = 0; i < trees.size(); ++i) {
+        const RadialScene& tree = trees[i];
+        auto it = std::find_if(tree.items.begin(), tree.items.end(), [&](const RadialItem& item) {
+            return item.node == location && !item.isOther();
+        });
+        ASSERT_NE(it, tree.items.end()) << "tree " << i;
+        EXPECT_GT(it->extent(), previous) << "tree " << i;  // scaled: absolute growth shows
+        previous = it->extent();
+        // Side by side, left to right; a click on a tree's centre names its GC.
+        if (i > 0) {
+            EXPECT_GT(tree.center.x, trees[i - 1].center.x);
+        }
+        const auto pick = c->pick(tree.center);
+        ASSERT_TRUE(pick.has_value());
+        EXPECT_EQ(pick->tree_gc, c->treeGcs(t)[i]);
+        EXPECT_EQ(pick->id, TreeSeries::kRoot);
+    }
+    // Scaled: the cursor's root spans its heap over the series' largest heap.
+    const std::vector<uint64_t> heap = s.values(TreeSeries::kRoot, Metric::kBytes);
+    EXPECT_NEAR(trees.back().items[0].extent(),
+                static_cast<double>(s.value(TreeSeries::kRoot, 26, Metric::kBytes)) /
+                    static_cast<double>(*std::max_element(heap.begin(), heap.end())),
+                1e-9);
 }
 
 }  // namespace

@@ -84,7 +84,8 @@ void drawTimelinePanel(Ui& ui, render::DrawList& frame) {
         ImGui::End();
         return;
     }
-    ImGui::InvisibleButton("##plot", avail);
+    ImGui::InvisibleButton("##plot", avail,
+                           ImGuiButtonFlags_MouseButtonLeft | ImGuiButtonFlags_MouseButtonRight);
     const scene::PixelRect plot{glm::vec2(at.x, at.y) * ui.layout.fb_scale,
                                 glm::vec2(at.x + avail.x, at.y + avail.y) * ui.layout.fb_scale};
     scene::TimelineLayoutOptions lo;
@@ -109,6 +110,7 @@ void drawTimelinePanel(Ui& ui, render::DrawList& frame) {
     } else {
         range_anchor.reset();
     }
+    if (ImGui::IsItemHovered() && ImGui::IsMouseReleased(ImGuiMouseButton_Right)) s.togglePin(gc_at_mouse);
     if (ImGui::IsItemHovered() && !ImGui::IsItemActive()) {
         const auto g = static_cast<size_t>(
             std::clamp(std::lround(gc_at_mouse), 0l, static_cast<long>(s.gcs().size() - 1)));
@@ -122,6 +124,7 @@ void drawTimelinePanel(Ui& ui, render::DrawList& frame) {
             ImGui::Text("reachable %s",
                         scene::formatAxisBytes(static_cast<double>(r.reachable_bytes)).c_str());
         ImGui::Text("pause %.2f ms", static_cast<double>(r.pause_ns) / 1e6);
+        ImGui::TextDisabled("right-click: pin / unpin (the trees view)");
         for (const Window& w : s.windows())
             if (g >= w.first_gc && g <= w.last_gc)
                 ImGui::TextColored(ImVec4(0.95f, 0.6f, 0.3f, 1.0f), "%s: %s",
@@ -138,6 +141,17 @@ void drawTimelinePanel(Ui& ui, render::DrawList& frame) {
         so.range_to = range->to;
     }
     scene::buildTimelineScene(layout, s.gcs(), s.windows(), so, frame);
+    for (uint32_t pin : s.pins()) {
+        const float x = scene::timelineCursorX(layout, static_cast<double>(pin));
+        frame.lines.push_back(
+            {{x, layout.plot.min.y}, {x, layout.plot.max.y}, 1.5f, scene::palette::kTextDim});
+        render::Label l;
+        l.pos = {x + 3.0f, layout.plot.min.y};
+        l.text = std::to_string(pin);
+        l.color = scene::palette::kTextDim;
+        l.size_px = 10.0f * ui.layout.fb_scale.y;
+        frame.labels.push_back(std::move(l));
+    }
 }
 
 }  // namespace memcity::app

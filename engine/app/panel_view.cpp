@@ -66,9 +66,13 @@ void toolbar(Ui& ui) {
     ImGui::SetNextWindowPos(ImVec2(c.max.x - 8.0f, c.min.y + 8.0f), 0, ImVec2(1.0f, 0.0f));
     ImGui::SetNextWindowBgAlpha(0.75f);
     ImGui::Begin("##viewbar", nullptr, kOverlay | ImGuiWindowFlags_AlwaysAutoResize);
-    for (scene::ViewKind k : {scene::ViewKind::kCity, scene::ViewKind::kSunburst, scene::ViewKind::kIcicle}) {
+    for (scene::ViewKind k : {scene::ViewKind::kCity, scene::ViewKind::kSunburst, scene::ViewKind::kIcicle,
+                              scene::ViewKind::kTimelineTrees}) {
         if (k != scene::ViewKind::kCity) ImGui::SameLine();
-        if (ImGui::RadioButton(std::string(scene::viewKindName(k)).c_str(), s.view() == k)) s.setView(k);
+        const char* name = k == scene::ViewKind::kTimelineTrees ? "trees" : scene::viewKindName(k).data();
+        if (ImGui::RadioButton(name, s.view() == k)) s.setView(k);
+        if (k == scene::ViewKind::kTimelineTrees && ImGui::IsItemHovered())
+            ImGui::SetTooltip("a tree per pinned GC (right-click the timeline to pin one)");
     }
     if (s.view() == scene::ViewKind::kCity) {
         ImGui::SameLine();
@@ -85,6 +89,12 @@ void toolbar(Ui& ui) {
         bool fly_mode = ui.camera_mode == CameraMode::kFly;
         if (ImGui::Checkbox("fly (WASD)", &fly_mode))
             ui.camera_mode = fly_mode ? CameraMode::kFly : CameraMode::kOrbit;
+    } else if (s.view() == scene::ViewKind::kTimelineTrees) {
+        ImGui::SameLine();
+        bool scaled = s.scaled();
+        if (ImGui::Checkbox("scaled", &scaled)) s.setScaled(scaled);
+        ImGui::SameLine();
+        ImGui::TextDisabled("| %zu pinned (right-click the timeline)", s.pins().size());
     } else {
         ImGui::SameLine();
         bool scaled = s.scaled();
@@ -181,6 +191,10 @@ void drawViewPanel(Ui& ui, double dt) {
     if (click) {
         if (!pick) {
             if (!io.KeyShift) s.clearSelection();
+        } else if (s.view() == scene::ViewKind::kTimelineTrees) {  // the group, at that tree's GC
+            s.select(pick->id, io.KeyShift);
+            s.cursor().pause();
+            s.cursor().seekGc(pick->tree_gc);
         } else if (s.view() == scene::ViewKind::kCity) {
             s.select(pick->id, io.KeyShift);
         } else if (pick->drill_root) {

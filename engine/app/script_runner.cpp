@@ -285,7 +285,7 @@ private:
         } else if (c.verb == "view") {
             auto kind = scene::parseViewKind(a[0]);
             if (!kind || !scene::isWindowView(*kind))
-                return Error{"view expects city, sunburst or icicle, got '" + a[0] + "'"};
+                return Error{"view expects city, sunburst, icicle or timeline-trees, got '" + a[0] + "'"};
             s.setView(*kind);
         } else if (c.verb == "camera") {
             return camera(c);
@@ -318,6 +318,14 @@ private:
             ex_.input().push_back({*p, false, false, -1, false});
         } else if (c.verb == "drill") {
             return s.drillPath(c.rest);
+        } else if (c.verb == "pin" || c.verb == "unpin") {
+            auto gc = number(a[0]);
+            if (!gc) return gc.error();
+            if (*gc > UINT32_MAX ||
+                !(c.verb == "pin" ? s.pin(static_cast<uint32_t>(*gc)) : s.unpin(static_cast<uint32_t>(*gc))))
+                return Error{
+                    c.verb + ": GC " + a[0] +
+                    (c.verb == "pin" ? " is not in the series or pinned already" : " is not pinned")};
         } else if (c.verb == "scaled") {
             if (c.rest != "on" && c.rest != "off")
                 return Error{"scaled expects on or off, got '" + c.rest + "'"};
@@ -447,6 +455,11 @@ private:
             if (!s.inspectionError().empty()) return Error{"the inspector failed: " + s.inspectionError()};
             if (!s.inspection()) return Error{"print inspector: no inspection (is the trace loaded?)"};
             std::cout << explore::formatInspection(*s.inspection()) << std::flush;
+        } else if (what == "pins") {
+            std::cout << "pins:";
+            for (uint32_t pin : s.pins())
+                std::cout << " " << pin;
+            std::cout << "\n" << std::flush;
         } else if (what == "selection") {
             for (uint32_t id : s.selection())
                 std::cout << "selected: " << s.nameOf(id) << "\n";
@@ -482,7 +495,8 @@ private:
         } else if (what == "timing") {
             printTiming();
         } else {
-            return Error{"print expects inspector, selection, table, timing or state, got '" + what + "'"};
+            return Error{"print expects inspector, selection, table, timing, state or pins, got '" + what +
+                         "'"};
         }
         return {};
     }

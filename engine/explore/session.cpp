@@ -336,9 +336,34 @@ void Session::setView(scene::ViewKind kind) {
 }
 
 void Session::setScaled(bool scaled) {
-    if (scaled == scaled_) return;
-    scaled_ = scaled;
+    if (scaled == this->scaled()) return;
+    (view_ == scene::ViewKind::kTimelineTrees ? trees_scaled_ : scaled_) = scaled;
     if (view_ != scene::ViewKind::kCity) composer_.reset();
+}
+
+bool Session::pin(uint32_t gc) {
+    if (!series_ || !std::binary_search(series_->gcs().begin(), series_->gcs().end(), gc)) return false;
+    auto it = std::lower_bound(pins_.begin(), pins_.end(), gc);
+    if (it != pins_.end() && *it == gc) return false;
+    pins_.insert(it, gc);
+    if (composer_) composer_->setPins(pins_);
+    return true;
+}
+
+bool Session::unpin(uint32_t gc) {
+    auto it = std::lower_bound(pins_.begin(), pins_.end(), gc);
+    if (it == pins_.end() || *it != gc) return false;
+    pins_.erase(it);
+    if (composer_) composer_->setPins(pins_);
+    return true;
+}
+
+void Session::togglePin(double gc_time) {
+    if (!series_ || series_->gcCount() == 0) return;
+    const std::vector<uint32_t>& held = series_->gcs();
+    auto it = std::lower_bound(held.begin(), held.end(), gc_time);  // the nearest held GC
+    if (it == held.end() || (it != held.begin() && gc_time - *(it - 1) < *it - gc_time)) --it;
+    if (!unpin(*it)) pin(*it);
 }
 
 const PruneOptions& Session::viewPrune() const {
@@ -362,7 +387,8 @@ scene::ViewFrameStats Session::compose(scene::PixelRect rect, glm::vec2 framebuf
         vo.sort = chain_.sort;
         vo.prune = chain_.prune;
         vo.city_prune.enabled = chain_.prune.enabled;
-        vo.scale = scaled_ ? scene::RadialScale::kScaled : scene::RadialScale::kUnscaled;
+        vo.scale = scaled() ? scene::RadialScale::kScaled : scene::RadialScale::kUnscaled;
+        vo.pins = pins_;
         vo.title_bar = false;
         vo.time_strip = false;
         vo.measure = options_.measure;

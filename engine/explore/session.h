@@ -119,8 +119,15 @@ public:
     // The sunburst's and icicle's extent: scaled follows the heap's size over time (the root
     // spans the circle or the width at the series' largest heap, STAG'20 §5.2), unscaled fills
     // it at every GC.
-    bool scaled() const { return scaled_; }
+    // (The timeline trees have their own, on by default.)
+    bool scaled() const { return view_ == scene::ViewKind::kTimelineTrees ? trees_scaled_ : scaled_; }
     void setScaled(bool scaled);
+    // The GCs pinned for the timeline trees (STAG'20 §5.4), ascending. pin / unpin: false when
+    // the GC is not in the series or (un)pinned already; togglePin: the nearest GC of the series.
+    const std::vector<uint32_t>& pins() const { return pins_; }
+    bool pin(uint32_t gc);
+    bool unpin(uint32_t gc);
+    void togglePin(double gc_time);
     // Draws the view at the cursor into `rect` of a framebuffer of `framebuffer` pixels, appended
     // to `out` after clearing it. Returns what the frame held (empty before a series exists).
     scene::ViewFrameStats compose(scene::PixelRect rect, glm::vec2 framebuffer, render::DrawList& out);
@@ -227,6 +234,8 @@ private:
 
     scene::ViewKind view_;
     bool scaled_ = false;
+    bool trees_scaled_ = true;
+    std::vector<uint32_t> pins_;
     std::optional<scene::ViewComposer> composer_;
     std::optional<scene::OrbitCamera> user_camera_;  // kept across new series
     scene::PixelRect view_rect_;

@@ -41,10 +41,9 @@ enum class ViewKind : uint8_t {
     kTimelineTrees,
 };
 std::string_view viewKindName(ViewKind kind);
-// The views the explorer's main view shows (the timeline has its own panel; the timeline trees
-// are drawn by `render` only, so far).
+// The views the explorer's main view shows (the timeline has its own panel).
 constexpr bool isWindowView(ViewKind kind) {
-    return kind == ViewKind::kCity || kind == ViewKind::kSunburst || kind == ViewKind::kIcicle;
+    return kind != ViewKind::kTimeline;
 }
 // "city", "sunburst", "icicle" or "timeline"; the error lists them.
 Result<ViewKind> parseViewKind(std::string_view name);

@@ -56,6 +56,7 @@ TEST(ExplorerWindow, ScrubFlySelectTheBiggestGrowerAndReadItsRoots) {
     const std::string sunburst = testing::tempPath("explorer-sunburst.png");
     const std::string unscaled = testing::tempPath("explorer-unscaled.png");
     const std::string scaled = testing::tempPath("explorer-scaled.png");
+    const std::string trees = testing::tempPath("explorer-trees.png");
     const std::string script = writeScript("smoke",
                                            "wait\n"
                                            "gc 3\n"
@@ -97,6 +98,16 @@ TEST(ExplorerWindow, ScrubFlySelectTheBiggestGrowerAndReadItsRoots) {
                                                "screenshot " +
                                                scaled +
                                                "\n"
+                                               "print state\n"
+                                               "view timeline-trees\n"
+                                               "pin 5\n"
+                                               "pin 12\n"
+                                               "print pins\n"
+                                               "screenshot " +
+                                               trees +
+                                               "\n"
+                                               "unpin 5\n"
+                                               "print pins\n"
                                                "print state\n"
                                                "quit\n");
     const Outcome r = windowed(growingMap() + " --size 1280x800 --script " + script);
@@ -140,6 +151,13 @@ TEST(ExplorerWindow, ScrubFlySelectTheBiggestGrowerAndReadItsRoots) {
     auto small = render::readPng(scaled);
     ASSERT_TRUE(full.ok() && small.ok());
     EXPECT_GT(render::compareImages(*full, *small, 24).fractionOverThreshold(), 0.1);
+    // The timeline trees: the pins, and a tree each beside the cursor's (GC 4), scaled.
+    EXPECT_NE(r.out.find("pins: 5 12\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("pins: 12\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("view: timeline-trees (scaled)\n"), std::string::npos) << r.out;
+    auto row = render::readPng(trees);
+    ASSERT_TRUE(row.ok());
+    EXPECT_GT(render::compareImages(*small, *row, 24).fractionOverThreshold(), 0.02);
 }
 
 // A trace its writer is still writing: the window shows the GCs that have arrived, says it is

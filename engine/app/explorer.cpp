@@ -243,7 +243,8 @@ bool Explorer::frame(double dt) {
         start_gc_applied_ = true;
         ui_->say("--gc: " + gcRangeError(session_->path(), *options_.gc, session_->gcs().size()), 10.0);
     }
-    if (session_->cursor().advance(dt)) dirty_ = true;
+    if (session_->advance(dt)) dirty_ = true;
+    if (std::string stop = session_->takeStop(); !stop.empty()) ui_->say(stop);
     const bool synthetic = !input_.empty();
     if (synthetic) dirty_ = true;
 

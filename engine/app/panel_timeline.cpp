@@ -61,8 +61,27 @@ void controls(Ui& ui) {
         ImGui::SameLine();
         if (ImGui::SmallButton("clear")) s.setRange(std::nullopt);
     } else {
-        ImGui::TextDisabled("shift-drag selects a range");
+        ImGui::TextDisabled("shift-drag selects a range, double-click a window's band picks it");
     }
+    // Where playback stops by itself (GCspy's event filters).
+    ImGui::SameLine();
+    ImGui::TextDisabled("| stop at");
+    explore::PlayStops stops = s.playStops();
+    ImGui::SameLine();
+    ImGui::Checkbox("full GC", &stops.full_gc);
+    ImGui::SameLine();
+    ImGui::Checkbox("window", &stops.window_start);
+    ImGui::SameLine();
+    bool grows = stops.grows_over > 0;
+    if (ImGui::Checkbox("selection grows >", &grows)) stops.grows_over = grows ? 64 * 1024 : 0;
+    if (grows) {
+        ImGui::SameLine();
+        int kib = static_cast<int>(std::min<uint64_t>(stops.grows_over / 1024, 1u << 30));
+        ImGui::SetNextItemWidth(70.0f);
+        if (ImGui::InputInt("KiB##grows", &kib, 0, 0))
+            stops.grows_over = static_cast<uint64_t>(std::max(kib, 1)) * 1024;
+    }
+    if (!(stops == s.playStops())) s.setPlayStops(stops);
     drawLiveControls(ui);
 }
 
@@ -111,6 +130,16 @@ void drawTimelinePanel(Ui& ui, render::DrawList& frame) {
         range_anchor.reset();
     }
     if (ImGui::IsItemHovered() && ImGui::IsMouseReleased(ImGuiMouseButton_Right)) s.togglePin(gc_at_mouse);
+    // A double-click on a window's band: its range, and the series over it.
+    if (ImGui::IsItemHovered() && ImGui::IsMouseDoubleClicked(ImGuiMouseButton_Left)) {
+        const std::vector<Window>& all = s.windows();
+        for (size_t i = 0; i < all.size(); ++i)
+            if (gc_at_mouse >= static_cast<double>(all[i].first_gc) - 0.5 &&
+                gc_at_mouse <= static_cast<double>(all[i].last_gc) + 0.5) {
+                if (Status st = s.selectWindow(i); !st) ui.say(st.error().message);
+                break;
+            }
+    }
     if (ImGui::IsItemHovered() && !ImGui::IsItemActive()) {
         const auto g = static_cast<size_t>(
             std::clamp(std::lround(gc_at_mouse), 0l, static_cast<long>(s.gcs().size() - 1)));

@@ -318,6 +318,28 @@ private:
             ex_.input().push_back({*p, false, false, -1, false});
         } else if (c.verb == "drill") {
             return s.drillPath(c.rest);
+        } else if (c.verb == "stop-at") {
+            explore::PlayStops stops = s.playStops();
+            if (a[0] == "none" && a.size() == 1) {
+                stops = {};
+            } else if (a[0] == "full-gc" && a.size() == 1) {
+                stops.full_gc = true;
+            } else if (a[0] == "window" && a.size() == 1) {
+                stops.window_start = true;
+            } else if (a[0] == "grows" && a.size() == 2) {
+                auto n = number(a[1]);
+                if (!n) return n.error();
+                if (*n == 0) return Error{"stop-at grows expects a positive number, got '0'"};
+                stops.grows_over = *n;
+            } else {
+                return Error{"stop-at expects full-gc, window, grows N or none, got '" + c.rest + "'"};
+            }
+            s.setPlayStops(stops);
+        } else if (c.verb == "window") {
+            auto k = number(a[0]);
+            if (!k) return k.error();
+            if (*k == 0) return Error{"window expects a number from 1, got '0'"};
+            return s.selectWindow(static_cast<size_t>(*k - 1));
         } else if (c.verb == "pin" || c.verb == "unpin") {
             auto gc = number(a[0]);
             if (!gc) return gc.error();
@@ -472,6 +494,18 @@ private:
             if (const scene::CityLayout* city = s.cityLayout())
                 std::cout << "city: " << city->buildings.size() << " buildings in " << city->districts.size()
                           << " districts, " << ex_.ui().boxes << " boxes drawn\n";
+            for (size_t i = 0; i < s.windows().size(); ++i) {
+                const Window& w = s.windows()[i];
+                std::cout << "window " << i + 1 << ": " << windowKindName(w.kind) << " " << w.first_gc << ".."
+                          << w.last_gc << "\n";
+            }
+            if (const explore::PlayStops& st = s.playStops(); st.any())
+                std::cout << "stop at:" << (st.full_gc ? " full-gc" : "")
+                          << (st.window_start ? " window" : "")
+                          << (st.grows_over ? " grows " + std::to_string(st.grows_over) : "") << "\n";
+            if (!s.lastStop().empty()) std::cout << s.lastStop() << "\n";
+            if (const auto& range = s.range())
+                std::cout << "range: " << range->from << ".." << range->to << "\n";
             if (s.load().live)
                 std::cout << "live: " << s.gcs().size() << " GCs, " << s.load().bytes_total
                           << " bytes written\n";

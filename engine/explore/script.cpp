@@ -46,6 +46,11 @@ const std::vector<ScriptVerb>& scriptVerbs() {
         {"play", 1, 1, "play SECONDS: play for SECONDS (frames of 1/60 s), then pause"},
         {"view", 1, 1, "view city|sunburst|icicle|timeline-trees"},
         {"pin", 1, 1, "pin N: pin GC N (a tree of the timeline-trees view)"},
+        {"stop-at", 1, 2,
+         "stop-at full-gc|window|grows N|none: playback stops at a full GC, a window's start, the "
+         "selection growing by more than N (bytes or objects) between GCs; none clears"},
+        {"window", 1, 1,
+         "window K: suspicious window K ('print state' lists them) as the range, the series built over it"},
         {"unpin", 1, 1, "unpin N: unpin GC N"},
         {"scaled", 1, 1, "scaled on|off: the sunburst's and icicle's extent follows the heap's size"},
         {"camera", 1, 4, "camera PRESET | camera orbit DYAW DPITCH | camera dolly FACTOR | camera fly R U F"},

@@ -335,6 +335,57 @@ void Session::setView(scene::ViewKind kind) {
     hovered_ = scene::kNoPick;
 }
 
+Status Session::selectWindow(size_t index) {
+    const std::vector<Window>& all = windows();
+    if (index >= all.size())
+        return Error{"no window " + std::to_string(index + 1) + " (" + std::to_string(all.size()) +
+                     " suspicious windows)"};
+    setRange(GcRange{all[index].first_gc, all[index].last_gc});
+    return seriesOverRange();
+}
+
+std::string Session::stopReason(uint32_t gc, std::optional<uint32_t> previous) const {
+    if (gc >= gcs().size()) return "";
+    if (stops_.full_gc && gcs()[gc].kind == static_cast<uint8_t>(format::GcKind::kMajor))
+        return "GC " + std::to_string(gc) + " is a full GC";
+    if (stops_.window_start)
+        for (const Window& w : windows())
+            if (w.first_gc == gc)
+                return "GC " + std::to_string(gc) + " starts a " + std::string(windowKindName(w.kind)) +
+                       " window";
+    if (stops_.grows_over && previous && !selection_.empty()) {
+        const double grew = selectionValueAt(gc, chain_.metric) - selectionValueAt(*previous, chain_.metric);
+        if (grew > static_cast<double>(stops_.grows_over))
+            return "the selection grew by " + std::to_string(static_cast<uint64_t>(grew)) +
+                   (chain_.metric == Metric::kBytes ? " bytes" : " objects") + " at GC " + std::to_string(gc);
+    }
+    return "";
+}
+
+bool Session::advance(double dt_seconds) {
+    const double before = cursor_.t();
+    if (!cursor_.advance(dt_seconds)) return false;
+    if (!stops_.any() || !series_) return true;
+    const double after = cursor_.t();
+    const std::vector<uint32_t>& held = series_->gcs();
+    // The GCs reached on the way, in the direction of play.
+    const bool forward = after > before;
+    const auto first = static_cast<long>(forward ? std::floor(before) + 1 : std::ceil(before) - 1);
+    const auto last = static_cast<long>(forward ? std::floor(after) : std::ceil(after));
+    for (long k = first; forward ? k <= last : k >= last; k += forward ? 1 : -1) {
+        if (k < 0 || static_cast<size_t>(k) >= held.size()) break;
+        std::optional<uint32_t> previous;
+        if (k > 0) previous = held[static_cast<size_t>(k) - 1];
+        std::string why = stopReason(held[static_cast<size_t>(k)], previous);
+        if (why.empty()) continue;
+        cursor_.pause();
+        cursor_.seek(static_cast<double>(k));
+        last_stop_ = new_stop_ = "stopped: " + why;
+        break;
+    }
+    return true;
+}
+
 void Session::setScaled(bool scaled) {
     if (scaled == this->scaled()) return;
     (view_ == scene::ViewKind::kTimelineTrees ? trees_scaled_ : scaled_) = scaled;

@@ -18,6 +18,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "classify/series.h"
@@ -42,6 +43,17 @@ struct SessionOptions {
 };
 
 // An inclusive range of GC numbers (the timeline's selection).
+// Where playback stops by itself (GCspy's event filters, seed 002 §5.3): on reaching a GC that is
+// full, that starts a suspicious window, or at which the selection grew by more than
+// `grows_over` (the chain's metric) since the GC before.
+struct PlayStops {
+    bool full_gc = false;
+    bool window_start = false;
+    uint64_t grows_over = 0;  // 0: off
+    bool any() const { return full_gc || window_start || grows_over > 0; }
+    bool operator==(const PlayStops&) const = default;
+};
+
 struct GcRange {
     uint32_t from = 0, to = 0;
     bool operator==(const GcRange&) const = default;
@@ -108,6 +120,18 @@ public:
     // The timeline's selected range, for the series' window and the inspector's base GC.
     const std::optional<GcRange>& range() const { return range_; }
     void setRange(std::optional<GcRange> range);
+    // Selects suspicious window `index` (of windows()) as the range and builds the series over it.
+    Status selectWindow(size_t index);
+
+    // --- playback ------------------------------------------------------------------------------
+    // Moves the cursor as playing does (TimeCursor::advance), stopping at the first GC reached
+    // that meets playStops(); lastStop() then says why. Returns whether t changed.
+    bool advance(double dt_seconds);
+    const PlayStops& playStops() const { return stops_; }
+    void setPlayStops(const PlayStops& stops) { stops_ = stops; }
+    const std::string& lastStop() const { return last_stop_; }
+    // The stop since the last call ("stopped: GC 12 is a full GC"), or "".
+    std::string takeStop() { return std::exchange(new_stop_, {}); }
     // Recomputes the series over the selected range (the whole trace without one).
     Status seriesOverRange();
     // The GC born / died / permanent are counted from: the range's start, else the series' first GC.
@@ -231,6 +255,10 @@ private:
 
     scene::TimeCursor cursor_;
     std::optional<GcRange> range_;
+    PlayStops stops_;
+    std::string last_stop_, new_stop_;
+    // Why playback stops at GC number `gc` ("" when it does not); `previous` is the GC before it.
+    std::string stopReason(uint32_t gc, std::optional<uint32_t> previous) const;
 
     scene::ViewKind view_;
     bool scaled_ = false;

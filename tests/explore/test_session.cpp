@@ -335,5 +335,54 @@ TEST(Session, RangeRecomputesTheSeriesOverItsGcs) {
     EXPECT_EQ(s->currentGc(), 6u);
 }
 
+// Playback stops by itself where asked (GCspy's event filters): at a full GC, at a window's start,
+// when the selection grows by more than N between GCs; each stop says why, once.
+TEST(Session, PlaybackStopsOnEvents) {
+    auto s = opened(scenario("buggy-stack"), "type");  // full GCs 3 and 4 (of 0..4)
+    ASSERT_TRUE(s->goToGc(0).ok());
+    s->setPlayStops({.full_gc = true});
+    s->cursor().play();
+    for (int frame = 0; frame < 600 && s->cursor().playing(); ++frame)
+        s->advance(1.0 / 60);
+    EXPECT_FALSE(s->cursor().playing());
+    EXPECT_EQ(s->currentGc(), 3u);
+    EXPECT_EQ(s->cursor().t(), 3.0);
+    EXPECT_EQ(s->takeStop(), "stopped: GC 3 is a full GC");
+    EXPECT_EQ(s->takeStop(), "");
+
+    auto churn = opened(scenario("churn"), "type");  // windows start at GC 8 (docs/windows.md)
+    ASSERT_FALSE(churn->windows().empty());
+    const uint32_t start = churn->windows()[0].first_gc;
+    ASSERT_TRUE(churn->goToGc(0).ok());
+    churn->setPlayStops({.window_start = true});
+    churn->cursor().play();
+    churn->advance(100.0);  // one long step passes many GCs: it stops at the first that qualifies
+    EXPECT_EQ(churn->currentGc(), start);
+    EXPECT_NE(churn->lastStop().find("starts a"), std::string::npos) << churn->lastStop();
+    ASSERT_TRUE(churn->selectWindow(0).ok());
+    churn->waitSettled();
+    EXPECT_EQ(churn->series()->firstGc(), churn->windows()[0].first_gc);
+    EXPECT_EQ(churn->series()->lastGc(), churn->windows()[0].last_gc);
+    EXPECT_FALSE(churn->selectWindow(99).ok());
+
+    // The growing map's Location cache grows at every GC after the warm-up (by more than a byte,
+    // by far less than 1 MiB).
+    auto gm = opened(scenario("growing-map"), "type");
+    const uint32_t location = gm->series()->find({"com.dynatrace.easytravel.jpa.business.Location"});
+    ASSERT_NE(location, kNoNode);
+    gm->select(location, false);
+    ASSERT_TRUE(gm->goToGc(12).ok());
+    gm->setPlayStops({.grows_over = 1});
+    gm->cursor().play();
+    gm->advance(100.0);
+    EXPECT_EQ(gm->currentGc(), 13u);
+    EXPECT_NE(gm->lastStop().find("the selection grew by"), std::string::npos) << gm->lastStop();
+    ASSERT_TRUE(gm->goToGc(12).ok());
+    gm->setPlayStops({.grows_over = 1u << 20});
+    gm->cursor().play();
+    gm->advance(100.0);
+    EXPECT_EQ(gm->currentGc(), gm->series()->lastGc());  // played to the end
+}
+
 }  // namespace
 }  // namespace memcity::explore

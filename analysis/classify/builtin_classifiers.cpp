@@ -118,6 +118,49 @@ private:
     uint64_t callers_;
 };
 
+// The closest domain call site (STAG'20 §7.2): the first frame of the allocating stack whose
+// class is outside the library prefixes, so a String built deep in the JDK is filed under the
+// application code that asked for it.
+class DomainSiteClassifier final : public Classifier {
+public:
+    static constexpr std::string_view kDefaultLibraries = "java.|javax.|jdk.|sun.|com.sun.";
+
+    explicit DomainSiteClassifier(std::string libraries) : libraries_text_(std::move(libraries)) {
+        for (size_t at = 0; at <= libraries_text_.size();) {
+            const size_t bar = std::min(libraries_text_.find('|', at), libraries_text_.size());
+            if (bar > at) libraries_.push_back(libraries_text_.substr(at, bar - at));
+            at = bar + 1;
+        }
+    }
+    std::string spec() const override {
+        return libraries_text_ == kDefaultLibraries ? "domain-site"
+                                                    : "domain-site(libraries=" + libraries_text_ + ")";
+    }
+    Cardinality cardinality() const override { return Cardinality::kOne; }
+    bool shapeOnly() const override { return true; }
+    void classify(const HeapView& heap, size_t pos, std::vector<Key>& out) const override {
+        const SymbolTable& symbols = heap.symbols();
+        for (const Frame& f : symbols.siteFrames(heap.site(pos))) {
+            const MethodInfo& m = symbols.method(f.method);
+            const bool library = std::any_of(libraries_.begin(), libraries_.end(), [&](const std::string& p) {
+                return m.class_name.starts_with(p);
+            });
+            if (!library) {
+                out.push_back(frameKey(f));
+                return;
+            }
+        }
+        out.push_back(0);
+    }
+    std::string label(const SymbolTable& symbols, Key key) const override {
+        return key == 0 ? "<no domain frame recorded>" : symbols.frameLabel(keyFrame(key));
+    }
+
+private:
+    std::string libraries_text_;
+    std::vector<std::string> libraries_;
+};
+
 // Every method on the allocating stack (one-to-many): an object counts under each of them once.
 class CallSitesClassifier final : public Classifier {
 public:
@@ -306,6 +349,8 @@ const std::vector<ClassifierInfo> kBuiltins = {
     {"type", "", "the object's type: java.util.HashMap, int[]"},
     {"package", "depth=N (default: all levels)", "the type's package, outermost first: java, java.util"},
     {"site", "callers=N (default 0)", "the allocating frame, then N of its callers"},
+    {"domain-site", "libraries=P|P... (default java.|javax.|jdk.|sun.|com.sun.)",
+     "the closest domain call site: the first allocating frame outside the library prefixes"},
     {"calls", "", "every method on the allocating stack (an object counts under each once)"},
     {"thread", "", "the allocating thread"},
     {"age", "", "GCs survived (1: born since the previous GC)"},
@@ -334,6 +379,16 @@ Result<std::unique_ptr<Classifier>> makeClassifier(const std::string& item) {
     auto parsed = parseSpec(item);
     if (!parsed) return parsed.error();
     const ParsedSpec& p = *parsed;
+    if (p.name == "domain-site") {  // its one parameter is a list of prefixes, not a number
+        std::string libraries(DomainSiteClassifier::kDefaultLibraries);
+        for (const auto& [k, v] : p.params) {
+            if (k != "libraries")
+                return Error{"classifier '" + item + "': unknown parameter '" + k +
+                             "' (parameters: libraries)"};
+            libraries = v;
+        }
+        return std::unique_ptr<Classifier>(std::make_unique<DomainSiteClassifier>(std::move(libraries)));
+    }
     // Each classifier takes the parameters it names; values are whole numbers.
     std::map<std::string, uint64_t> values;
     auto take = [&](std::initializer_list<std::pair<const char*, uint64_t>> allowed) -> Status {

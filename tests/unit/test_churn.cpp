@@ -128,6 +128,36 @@ TEST(Churn, TheChurnScenarioNamesItsBurst) {
     EXPECT_EQ(w->node(boxed).died.objects, 300'000u);
 }
 
+// The closest domain call site (STAG'20 §7.2) files the burst's boxed Integers, allocated in
+// java.lang.Integer.valueOf, under the application frame that asked for them.
+TEST(Churn, ByClosestDomainCallSite) {
+    const std::string path = testing::tempPath("churn-domain");
+    ASSERT_TRUE(synth::synthesize("churn", path, {}).ok());
+    Loaded t(path, false);
+    const uint32_t last = static_cast<uint32_t>(t.history->gcCount() - 1);
+    auto w = HeapChurn::build(*t.history, 0, last, chainOf("domain-site,type"));
+    ASSERT_TRUE(w.ok()) << w.error().message;
+    const std::string run = "org.renaissance.twitter.finagle.FinagleHttp.runIteration(FinagleHttp.scala:";
+    const uint32_t boxed = w->find({run + "31)", "java.lang.Integer"});
+    ASSERT_NE(boxed, kNoNode);
+    EXPECT_EQ(w->node(boxed).died.objects, 300'000u);
+    EXPECT_EQ(w->node(w->find({run + "31)"})).died.objects, 300'000u);  // nothing else there
+    EXPECT_EQ(w->node(w->find({run + "32)"})).died.objects, 300'000u);  // the lambdas
+    // With the application's own package as a library too, no frame of theirs is a domain frame.
+    auto all =
+        HeapChurn::build(*t.history, 0, last, chainOf("domain-site(libraries=java.|org.renaissance.)"));
+    ASSERT_TRUE(all.ok());
+    const uint32_t none = all->find({"<no domain frame recorded>"});
+    ASSERT_NE(none, kNoNode);
+    EXPECT_GE(all->node(none).died.objects, 600'000u);
+    EXPECT_EQ(chainOf("domain-site").spec(), "domain-site");
+    EXPECT_EQ(chainOf("domain-site(libraries=java.|org.)").spec(), "domain-site(libraries=java.|org.)");
+    auto bad = parseChain("domain-site(depth=2)");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error().message,
+              "classifier 'domain-site(depth=2)': unknown parameter 'depth' (parameters: libraries)");
+}
+
 // On a real recording: what was born in a window is what the per-GC records say was allocated
 // in it, and what died within it is part of what they say was freed.
 TEST(Churn, AddsUpToTheDemosPerGcRecords) {

@@ -225,7 +225,8 @@ TEST(Classify, ChainErrorsNameWhatIsWrong) {
     };
     expect_error(
         "tpye",
-        "classifier 'tpye': unknown (classifiers: type, package, site, calls, thread, age, length, "
+        "classifier 'tpye': unknown (classifiers: type, package, site, domain-site, calls, thread, age, "
+        "length, "
         "kind, size, rooted, roots, structure, in-degree, out-degree, points-to, pointed-from, {EXPR})");
     expect_error("site(caller=2)",
                  "classifier 'site(caller=2)': unknown parameter 'caller' (parameters: callers)");

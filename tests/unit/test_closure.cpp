@@ -244,6 +244,45 @@ TEST(Closure, ReferenceClassifiersOnHandMadeHeap) {
     ASSERT_FALSE(bad2.ok());
 }
 
+// rooted's options (seed 003 §3.4): 0 is held by a static field, 1 by a JNI global only, 2 by a
+// stack local; 3 by no root.
+TEST(Closure, RootedVariablesOnlyAndHideNotRooted) {
+    TraceBuilder b("rooted-options");
+    for (uint64_t id = 0; id < 4; ++id)
+        b.alloc(id);
+    b.gc(0, 4);
+    b.snapshot(0, {{0, E{TraceBuilder::strong(3)}}},
+               {TraceBuilder::staticRoot(0), Root::make(1, 1, {}), Root::make(4, 2, {1, 1, 0, 0})});
+    Loaded l(b.finish());
+    const HeapView view = l.view();
+    std::vector<std::unique_ptr<ClassifierChain>> chains;  // a tree's labels read its chain
+    auto tree = [&](const char* spec) {
+        auto chain = parseChain(spec);
+        EXPECT_TRUE(chain.ok()) << (chain.ok() ? "" : chain.error().message);
+        chains.push_back(std::make_unique<ClassifierChain>(std::move(*chain)));
+        return ClassificationTree::build(view, *chains.back());
+    };
+    const ClassificationTree all = tree("rooted");
+    EXPECT_EQ(all.node(all.find({"JNI global"})).objects, 1u);
+    EXPECT_EQ(all.node(all.find({"not directly rooted"})).objects, 1u);  // 3
+    const ClassificationTree vars = tree("rooted(variables=1)");
+    EXPECT_EQ(vars.find({"JNI global"}), kNoNode);
+    EXPECT_EQ(vars.node(vars.find({"not directly rooted"})).objects, 2u);  // 1 and 3
+    EXPECT_EQ(vars.node(vars.find({"stack local"})).objects, 1u);
+    const ClassificationTree hidden = tree("rooted(variables=1,hide=1)");
+    EXPECT_EQ(hidden.find({"not directly rooted"}), kNoNode);
+    uint64_t grouped = 0;
+    for (uint32_t c : hidden.root().children)
+        grouped += hidden.node(c).objects;
+    EXPECT_EQ(grouped, 2u);                // 0 and 2
+    EXPECT_EQ(hidden.root().objects, 4u);  // the hidden still count in the whole
+    EXPECT_EQ(tree("rooted(hide=1,variables=1)").size(), hidden.size());
+    EXPECT_EQ(parseChain("rooted(hide=1)")->spec(), "rooted(hide=1)");
+    auto bad = parseChain("rooted(hide=2)");
+    ASSERT_FALSE(bad.ok());
+    EXPECT_EQ(bad.error().message, "classifier 'rooted(hide=2)': hide expects 0 or 1, got '2'");
+}
+
 TEST(Closure, TreeNodeMembersMatchTheirCounts) {
     Loaded l(handMade());
     const HeapView view = l.view();

@@ -88,6 +88,38 @@ Result<GroupReport> buildGroupReport(const HeapGraph& graph, const Bitset& group
     r.direct_roots = sortedCounts(direct, options.max_roots, &rank);
     r.closest_roots = sortedCounts(closest, options.max_roots, &rank);
 
+    // Every root reaching the group: the group's ancestors along strong references, walked
+    // backwards once, and the rooted ones among them.
+    if (cancelled()) return cancel;
+    {
+        const ReverseGraph& reverse = graph.reverse();
+        Bitset seen(graph.size());
+        std::vector<uint32_t> stack;
+        group.forEach([&](size_t pos) {
+            if (!heap.alive(pos)) return;
+            seen.set(pos);
+            stack.push_back(static_cast<uint32_t>(pos));
+        });
+        while (!stack.empty()) {
+            const uint32_t pos = stack.back();
+            stack.pop_back();
+            for (uint32_t source : reverse.of(pos))
+                if (!seen.test(source)) {
+                    seen.set(source);
+                    stack.push_back(source);
+                }
+        }
+        r.reaching_set = Bitset(graph.size());
+        Counts reaching;
+        seen.forEach([&](size_t pos) {
+            if (!graph.rooted(pos)) return;
+            r.reaching_set.set(pos);
+            for (uint32_t id : graph.directRoots(pos))
+                addRoot(reaching, id, heap.size(pos));
+        });
+        r.reaching_roots = sortedCounts(reaching, options.max_roots, &rank);
+    }
+
     if (cancelled()) return cancel;
     r.paths = rootPaths(graph, group, options.max_paths);
 

@@ -44,7 +44,8 @@ struct GroupReportOptions {
     // groups of one heap pay for the tree once. Contract: made by computeDominators(graph.heap(),
     // graph.snapshot()) and outlives the call.
     const DominatorTree* dominator_tree = nullptr;
-    // Asked before each stage of the report (closures, roots, paths, types, dominators), on the
+    // Asked before each stage of the report (closures, roots, reaching roots, paths, types,
+    // dominators), on the
     // calling thread; true abandons the report with kGroupReportCancelled. May be empty.
     std::function<bool()> cancelled;
 };
@@ -84,6 +85,12 @@ struct GroupReport {
     // own roots); an object with several roots at the same distance counts under each of them (at
     // most HeapGraph::kMaxClosestRoots). Empty when no root reaches the group.
     std::vector<CountedName> closest_roots;
+    // Every root that reaches the group (seed 003 §4.4), not only the closest: the rooted objects
+    // from which a path of strong references leads to a group object (group objects that are
+    // rooted included), as positions, and by root identity (each rooted object counted, with its
+    // shallow bytes, under each of its roots).
+    Bitset reaching_set;
+    std::vector<CountedName> reaching_roots;
     // Shortest paths to the roots aggregated by type (rootPaths with options.max_paths).
     RootPaths paths;
     // The retained objects (retained_set) by type name.

@@ -150,6 +150,7 @@ void drawInspectorPanel(Ui& ui) {
     if (in->closure) {
         counted("GC roots referencing it directly", in->direct_roots, "none");
         counted("closest GC roots", in->closest_roots, "no reported root reaches it");
+        counted("every GC root reaching it", in->reaching_roots, "no reported root reaches it");
         if (ImGui::CollapsingHeader("paths to the roots, by type", ImGuiTreeNodeFlags_DefaultOpen)) {
             for (const explore::InspectedPath& p : in->paths) {
                 ImGui::Bullet();

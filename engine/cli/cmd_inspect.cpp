@@ -7,9 +7,11 @@
 // aggregated by type, what it retains, by type, and the group's objects that retain the most
 // on their own (the dominator tree).
 #include <cstdio>
+#include <functional>
 #include <iostream>
 #include <thread>
 
+#include "classify/plugin_classifier.h"
 #include "classify/tree.h"
 #include "cli/args.h"
 #include "cli/classify_args.h"
@@ -20,6 +22,47 @@
 #include "graph/group_report.h"
 
 namespace memcity::cli {
+namespace {
+
+// Objects of one set of positions (a closure, the roots reaching a group).
+class SetFilter final : public Filter {
+public:
+    explicit SetFilter(const Bitset& set) : set_(set) {}
+    std::string spec() const override { return "(set)"; }
+    bool shapeOnly() const override { return false; }
+    bool accept(const HeapView&, size_t pos) const override { return set_.test(pos); }
+
+private:
+    const Bitset& set_;
+};
+
+// The objects of `set` classified by `chain`, two levels, nine groups a level, largest first.
+void printSetTree(const HeapView& view, const ClassifierChain& chain, const Bitset& set,
+                  const TreeOptions& options, const char* title) {
+    SetFilter filter(set);
+    TreeOptions o = options;
+    o.extra_filter = &filter;
+    const ClassificationTree tree = ClassificationTree::build(view, chain, o);
+    std::cout << "\n" << title << ", by " << chain.spec() << ":\n";
+    if (tree.root().objects == 0) std::cout << "  nothing\n";
+    std::function<void(uint32_t, size_t)> print = [&](uint32_t id, size_t depth) {
+        const std::vector<uint32_t> kids = tree.sortedChildren(id, Metric::kBytes);
+        for (size_t i = 0; i < kids.size() && i < 9; ++i) {
+            const TreeNode& n = tree.node(kids[i]);
+            std::printf("  %14s objects %12s  %s%s\n", formatCount(n.objects).c_str(),
+                        formatBytes(n.bytes).c_str(), std::string(depth * 2, ' ').c_str(),
+                        printable(tree.label(kids[i]), 160).c_str());
+            if (depth + 1 < 2) print(kids[i], depth + 1);
+        }
+        if (kids.size() > 9)
+            std::printf("  %14s         %12s  %sand %zu more groups\n", "", "",
+                        std::string(depth * 2, ' ').c_str(), kids.size() - 9);
+    };
+    print(ClassificationTree::kRoot, 0);
+}
+
+}  // namespace
+
 int runInspect(const Words& words) {
     auto args = Args::parse("inspect", words,
                             {{"--gc", true, ""},
@@ -27,6 +70,7 @@ int runInspect(const Words& words) {
                              {"--filter", true, ""},
                              {"--node", true, ""},
                              {"--paths", true, ""},
+                             {"--closure-by", true, ""},
                              {"--json", false, ""}});
     if (!args) {
         std::cerr << args.error().message << "\n";
@@ -47,6 +91,15 @@ int runInspect(const Words& words) {
     if (!gc_opt || !paths_opt) {
         std::cerr << (gc_opt ? paths_opt.error() : gc_opt.error()).message << "\n";
         return 1;
+    }
+    std::optional<ClassifierChain> closure_chain;
+    if (auto spec = args->value("--closure-by")) {
+        auto parsed = parseChain(*spec);
+        if (!parsed) {
+            std::cerr << "memcity inspect: --closure-by: " << parsed.error().message << "\n";
+            return 1;
+        }
+        closure_chain = std::move(*parsed);
     }
     auto loaded = loadTrace(args->positionals()[0]);
     if (!loaded) {
@@ -162,6 +215,7 @@ int runInspect(const Words& words) {
         };
         list("direct_roots", report->direct_roots);
         list("closest_roots", report->closest_roots);
+        list("reaching_roots", report->reaching_roots);
         j.key("root_paths").beginObject();
         j.field("reached_objects", paths.reached_objects).field("unreached_objects", paths.unreached_objects);
         j.field("other_paths", paths.other_paths).field("other_objects", paths.other_objects);
@@ -227,6 +281,8 @@ int runInspect(const Words& words) {
     table("GC roots referencing the group directly:", report->direct_roots, "none");
     table("closest GC roots (the roots fewest references away from each object):", report->closest_roots,
           "none: no reported root reaches the group");
+    table("every GC root reaching the group (its rooted objects, by root):", report->reaching_roots,
+          "none: no reported root reaches the group");
     std::cout << "\nshortest paths to the GC roots, by type (objects, references):\n";
     for (const RootPath& p : paths.paths)
         std::printf("  %14s %4u  %s\n", formatCount(p.objects).c_str(), p.shortest,
@@ -243,6 +299,15 @@ int runInspect(const Words& words) {
         std::printf("  %14s objects %12s  object %llu, %s\n", formatCount(o.retained.objects).c_str(),
                     formatBytes(o.retained.bytes).c_str(), static_cast<unsigned long long>(o.id),
                     printable(symbols.type(o.type).name, 160).c_str());
+    if (closure_chain) {
+        printSetTree(view, *closure_chain, report->deep_set, options, "deep (everything it reaches)");
+        printSetTree(view, *closure_chain, report->retained_set, options, "retained (freed with it)");
+        printSetTree(view, *closure_chain, report->reaching_set, options, "rooted objects reaching it");
+        if (Status st = pluginErrors(*closure_chain); !st) {
+            std::cerr << "memcity inspect: " << st.error().message << "\n";
+            return 1;
+        }
+    }
     return 0;
 }
 

@@ -107,6 +107,7 @@ std::string formatInspection(const Inspection& in) {
     }
     for (const auto& [title, list] : {std::pair{"direct root", &in.direct_roots},
                                       {"closest root", &in.closest_roots},
+                                      {"reaching root", &in.reaching_roots},
                                       {"retained type", &in.retained_by_type}})
         for (const CountedName& c : *list)
             line(std::string(title) + ": " + c.name + " (" + std::to_string(c.objects) + " objects, " +
@@ -182,6 +183,7 @@ Result<Inspection> inspect(const HeapHistory& history, const ClassifierChain& ch
         out.closure = report->closure;
         out.direct_roots = std::move(report->direct_roots);
         out.closest_roots = std::move(report->closest_roots);
+        out.reaching_roots = std::move(report->reaching_roots);
         out.retained_by_type = std::move(report->retained_by_type);
         for (const RootPath& p : report->paths.paths)
             out.paths.push_back({shortenPath(describePath(*s.graph, p)), p.objects, p.shortest});

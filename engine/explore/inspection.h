@@ -52,7 +52,7 @@ struct Inspection {
     // absent when the trace has none (note says so).
     std::optional<uint32_t> snapshot_gc;
     std::optional<GroupClosure> closure;  // shallow / deep / retained / unreached at snapshot_gc
-    std::vector<CountedName> direct_roots, closest_roots, retained_by_type;
+    std::vector<CountedName> direct_roots, closest_roots, reaching_roots, retained_by_type;
     std::vector<InspectedPath> paths;
     uint64_t other_paths = 0, other_path_objects = 0, unreached_objects = 0;
     std::vector<InspectedObject> largest_objects;

@@ -257,6 +257,27 @@ TEST(Cli, ChurnNamesWhatDiedWithinAWindowsSuggestion) {
     }
 }
 
+// The inspector's closures and every root reaching the group, classified by a chain of one's own.
+TEST(Cli, InspectClassifiesClosuresAndReachingRoots) {
+    const std::string path = synth("buggy-stack");
+    Outcome r = run("inspect " + path +
+                    " --gc 4 --classify type --node at.jku.data.TestObject --closure-by type,site");
+    ASSERT_EQ(r.status, 0) << r.err;
+    for (const char* want : {
+             "every GC root reaching the group (its rooted objects, by root):\n"
+             "               1 objects         24 B  stack local main at.jku.BuggyMain.main\n",
+             "retained (freed with it), by type,site:\n"
+             "          10,000 objects    156.2 KiB  at.jku.data.TestObject\n"
+             "          10,000 objects    156.2 KiB    at.jku.BuggyMain.fill(BuggyMain.java:21)\n",
+             "rooted objects reaching it, by type,site:\n"
+             "               1 objects         24 B  at.jku.data.BuggyStack\n",
+         })
+        EXPECT_NE(r.out.find(want), std::string::npos) << want << "\n---\n" << r.out;
+    Outcome bad = run("inspect " + path + " --closure-by sitee");
+    EXPECT_EQ(bad.status, 1);
+    EXPECT_EQ(bad.err.substr(0, 44), "memcity inspect: --closure-by: classifier 's");
+}
+
 TEST(Cli, ReportPrintsTheClassificationTree) {
     const std::string path = synth("buggy-stack");
     // GC 4 is GC b: 10,000 TestObjects, 9,000 pushed from main:43 and 1,000 from main:47.
@@ -525,8 +546,8 @@ TEST(Cli, InspectAndRetainedSizesOnMultiCache) {
               "memcity inspect: no node 'java.util.HashMap / Foo' at GC 13 by type,site (under "
               "'java.util.HashMap': "},
              {"inspect " + path + " --gc 99", "memcity inspect: " + path + ": GC 99 is out of range"},
-             {"report " + path + " --classify 'points-to(calls)'",
-              "memcity report: classifier 'points-to(calls)': the inner classifiers must give one value"},
+             {"report " + path + " --classify 'points-to(sitee)'",
+              "memcity report: classifier 'points-to(sitee)': classifier 'sitee': unknown"},
          }) {
         Outcome e = run(args);
         EXPECT_EQ(e.status, 1) << args;

@@ -83,6 +83,15 @@ TEST(GroupReport, SizesRootsTypesAndSingleRetainersOfAHandMadeGroup) {
     EXPECT_EQ(r.closest_roots,
               (std::vector<CountedName>{{kLocal, 2, 56}, {kIdField, 1, 32}, {kNameField, 1, 32}}));
 
+    // Every root reaching the group: 2's ancestors 0 (A.next) and 1 (B.weak, the stack local),
+    // and 3 (the stack local) itself.
+    EXPECT_EQ(l.ids(r.reaching_set), (std::vector<uint64_t>{0, 1, 3}));
+    EXPECT_EQ(r.reaching_roots,
+              (std::vector<CountedName>{{kLocal, 2, 16 + 24}, {kIdField, 1, 16}, {kNameField, 1, 16}}));
+    // Not only the closest: 6 is closest to no root itself, every root reaches it through 5.
+    const GroupReport six = report(l, l.set({6}));
+    EXPECT_EQ(l.ids(six.reaching_set), (std::vector<uint64_t>{0, 1, 3}));
+
     // 2 walks to 0 (the first root object that reaches it); 3 is a root object.
     EXPECT_EQ(r.paths.reached_objects, 2u);
     EXPECT_EQ(r.paths.unreached_objects, 1u);
@@ -140,6 +149,8 @@ TEST(GroupReport, AGroupNoRootReaches) {
     EXPECT_EQ(r.closure.retained, (Sizes{2, 48}));  // garbage keeps nothing alive
     EXPECT_TRUE(r.direct_roots.empty());
     EXPECT_TRUE(r.closest_roots.empty());
+    EXPECT_TRUE(r.reaching_roots.empty());
+    EXPECT_EQ(r.reaching_set.count(), 0u);
     EXPECT_TRUE(r.paths.paths.empty());
     EXPECT_EQ(r.paths.reached_objects, 0u);
     EXPECT_EQ(r.paths.unreached_objects, 1u);
@@ -255,7 +266,7 @@ TEST(GroupReport, ADominatorTreeGivenIsUsedAndChecked) {
     EXPECT_EQ(wrong_size.error().message, "a group of 5 positions for a heap of 11");
 }
 
-// The hook is asked once before each of the five stages; true at any of them abandons the report.
+// The hook is asked once before each of the six stages; true at any of them abandons the report.
 TEST(GroupReport, CancelledBetweenStages) {
     Loaded l(handMade());
     GroupReportOptions options;
@@ -265,14 +276,14 @@ TEST(GroupReport, CancelledBetweenStages) {
         return false;
     };
     ASSERT_TRUE(buildGroupReport(*l.graph, l.set({2, 3, 8}), options).ok());
-    EXPECT_EQ(asked, 5);
+    EXPECT_EQ(asked, 6);
     options.dominators = false;
     asked = 0;
     ASSERT_TRUE(buildGroupReport(*l.graph, l.set({2, 3, 8}), options).ok());
-    EXPECT_EQ(asked, 4);
+    EXPECT_EQ(asked, 5);
 
     options.dominators = true;
-    for (int stage = 1; stage <= 5; ++stage) {
+    for (int stage = 1; stage <= 6; ++stage) {
         asked = 0;
         options.cancelled = [&] { return ++asked == stage; };
         auto r = buildGroupReport(*l.graph, l.set({2, 3, 8}), options);

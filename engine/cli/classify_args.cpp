@@ -1,5 +1,9 @@
 #include "cli/classify_args.h"
 
+#include <iostream>
+
+#include "cli/commands.h"
+
 namespace memcity::cli {
 
 Result<ClassifyArgs> readClassifyArgs(const Args& args, std::string_view command,
@@ -24,6 +28,52 @@ Result<ClassifyArgs> readClassifyArgs(const Args& args, std::string_view command
     out.depth = *depth;
     out.all = args.has("--all");
     return out;
+}
+
+std::optional<int> openTwoGcCommand(const std::vector<std::string>& words, std::string_view command,
+                                    std::string_view default_metric, const LoadOptions& load,
+                                    TwoGcCommand& out) {
+    const std::string name(command);
+    auto args = Args::parse(command, words,
+                            {{"--from", true, ""},
+                             {"--to", true, ""},
+                             {"--classify", true, ""},
+                             {"--filter", true, ""},
+                             {"--metric", true, ""},
+                             {"--depth", true, ""},
+                             {"--all", false, ""},
+                             {"--json", false, ""}});
+    auto fail = [](const std::string& message) {
+        std::cerr << message << "\n";
+        return 1;
+    };
+    if (!args) return fail(args.error().message);
+    if (args->help()) return printHelp(command);
+    if (args->positionals().size() != 1)
+        return fail("memcity " + name + ": expected one trace file (see 'memcity " + name + " --help')");
+    if (!args->has("--from") || !args->has("--to"))
+        return fail("memcity " + name + ": --from A and --to B are required");
+    auto opts = readClassifyArgs(*args, command, "type", default_metric);
+    if (!opts) return fail(opts.error().message);
+    auto from = args->unsignedValue("--from", 0);
+    auto to = args->unsignedValue("--to", 0);
+    for (const Result<uint64_t>* r : {&from, &to})
+        if (!*r) return fail(r->error().message);
+    auto loaded = loadTrace(args->positionals()[0], load);
+    if (!loaded) return fail("error: " + loaded.error().message);
+    const HeapHistory& h = *loaded->history;
+    for (uint64_t gc : {*from, *to})
+        if (gc >= h.gcCount()) return fail("memcity " + name + ": " + h.gcRangeError(gc));
+    if (*from > *to)
+        return fail("memcity " + name + ": --from " + std::to_string(*from) + " is after --to " +
+                    std::to_string(*to));
+    printDiagnostics(*loaded, std::cerr, false);
+    out.args = std::move(*args);
+    out.classify = std::move(*opts);
+    out.loaded = std::move(*loaded);
+    out.from = static_cast<uint32_t>(*from);
+    out.to = static_cast<uint32_t>(*to);
+    return std::nullopt;
 }
 
 }  // namespace memcity::cli

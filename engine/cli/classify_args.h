@@ -1,4 +1,5 @@
-// The options `report` and `diff` share: --classify, --filter, --metric, --depth, --all.
+// The options `report`, `diff` and `churn` share: --classify, --filter, --metric, --depth, --all;
+// and the opening of a command over two GCs of one trace (diff, churn).
 #pragma once
 
 #include <optional>
@@ -8,6 +9,7 @@
 
 #include "classify/tree.h"
 #include "cli/args.h"
+#include "cli/load.h"
 
 namespace memcity::cli {
 
@@ -23,5 +25,19 @@ struct ClassifyArgs {
 // Reads the options; errors are one line that starts with "memcity COMMAND: ".
 Result<ClassifyArgs> readClassifyArgs(const Args& args, std::string_view command,
                                       std::string_view default_chain, std::string_view default_metric);
+
+// `memcity COMMAND FILE --from A --to B [--classify C] [--filter E] [--metric M] [--depth D]
+// [--all] [--json]`, read, checked and opened: the trace loaded, A and B in it, A <= B.
+struct TwoGcCommand {
+    Args args;
+    ClassifyArgs classify;
+    LoadedTrace loaded;
+    uint32_t from = 0, to = 0;
+};
+// Prints the one-line error itself (or the help) and returns the exit status: 0 after --help,
+// 1 after an error; nothing when `out` was filled and the command goes on.
+std::optional<int> openTwoGcCommand(const std::vector<std::string>& words, std::string_view command,
+                                    std::string_view default_metric, const LoadOptions& load,
+                                    TwoGcCommand& out);
 
 }  // namespace memcity::cli

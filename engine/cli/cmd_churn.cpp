@@ -91,71 +91,29 @@ void jsonNode(const ChurnView& v, JsonWriter& j, uint32_t id, size_t level) {
 }  // namespace
 
 int runChurn(const Words& words) {
-    auto args = Args::parse("churn", words,
-                            {{"--from", true, ""},
-                             {"--to", true, ""},
-                             {"--classify", true, ""},
-                             {"--filter", true, ""},
-                             {"--metric", true, ""},
-                             {"--depth", true, ""},
-                             {"--all", false, ""},
-                             {"--json", false, ""}});
-    if (!args) {
-        std::cerr << args.error().message << "\n";
-        return 1;
-    }
-    if (args->help()) return printHelp("churn");
-    if (args->positionals().size() != 1) {
-        std::cerr << "memcity churn: expected one trace file (see 'memcity churn --help')\n";
-        return 1;
-    }
-    if (!args->has("--from") || !args->has("--to")) {
-        std::cerr << "memcity churn: --from A and --to B are required\n";
-        return 1;
-    }
-    auto opts = readClassifyArgs(*args, "churn", "type", "objects");
-    if (!opts) {
-        std::cerr << opts.error().message << "\n";
-        return 1;
-    }
-    auto from = args->unsignedValue("--from", 0);
-    auto to = args->unsignedValue("--to", 0);
-    for (const Result<uint64_t>* r : {&from, &to})
-        if (!*r) {
-            std::cerr << r->error().message << "\n";
-            return 1;
-        }
-    auto loaded = loadTrace(args->positionals()[0], {.reachability = false});
-    if (!loaded) {
-        std::cerr << "error: " << loaded.error().message << "\n";
-        return 1;
-    }
-    const HeapHistory& h = *loaded->history;
-    for (uint64_t gc : {*from, *to})
-        if (gc >= h.gcCount()) {
-            std::cerr << "memcity churn: " << h.gcRangeError(gc) << "\n";
-            return 1;
-        }
-    printDiagnostics(*loaded, std::cerr, false);
+    TwoGcCommand cmd;
+    if (auto status = openTwoGcCommand(words, "churn", "objects", {.reachability = false}, cmd))
+        return *status;
+    const ClassifyArgs& opts = cmd.classify;
+    const std::string& path = cmd.loaded.trace->path();
     TreeOptions options;
     options.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
-    auto churn =
-        HeapChurn::build(h, static_cast<uint32_t>(*from), static_cast<uint32_t>(*to), opts->chain, options);
+    auto churn = HeapChurn::build(*cmd.loaded.history, cmd.from, cmd.to, opts.chain, options);
     if (!churn) {
         std::cerr << "memcity churn: " << churn.error().message << "\n";
         return 1;
     }
-    if (Status st = pluginErrors(opts->chain); !st) {
+    if (Status st = pluginErrors(opts.chain); !st) {
         std::cerr << "memcity churn: " << st.error().message << "\n";
         return 1;
     }
-    const ChurnView v{*churn, opts->metric, opts->all, opts->depth};
-    if (args->has("--json")) {
+    const ChurnView v{*churn, opts.metric, opts.all, opts.depth};
+    if (cmd.args.has("--json")) {
         JsonWriter j;
         j.beginObject();
-        j.field("file", loaded->trace->path()).field("from", *from).field("to", *to);
+        j.field("file", path).field("from", uint64_t{cmd.from}).field("to", uint64_t{cmd.to});
         j.field("seconds", churn->seconds());
-        j.field("classifiers", opts->chain.spec()).field("metric", opts->metric_name);
+        j.field("classifiers", opts.chain.spec()).field("metric", opts.metric_name);
         j.key("tree");
         jsonNode(v, j, HeapChurn::kRoot, 0);
         j.endObject();
@@ -163,13 +121,13 @@ int runChurn(const Words& words) {
         return 0;
     }
     const ChurnNode& root = churn->node(HeapChurn::kRoot);
-    std::cout << loaded->trace->path() << ", born after GC " << *from << " and by GC " << *to << " ("
+    std::cout << path << ", born after GC " << cmd.from << " and by GC " << cmd.to << " ("
               << formatDuration(static_cast<int64_t>(churn->seconds() * 1e9))
               << "): " << formatCountOf(root.died.objects, "object", "objects") << " ("
               << formatBytes(root.died.bytes) << ") died within, "
               << formatCountOf(root.survived.objects, "object", "objects") << " ("
-              << formatBytes(root.survived.bytes) << ") survive; by " << opts->chain.spec() << " ("
-              << opts->metric_name << ")\n";
+              << formatBytes(root.survived.bytes) << ") survive; by " << opts.chain.spec() << " ("
+              << opts.metric_name << ")\n";
     std::printf("%14s %14s %14s  %s\n", "died within", "per second", "survived", "group");
     printNode(v, HeapChurn::kRoot, 0);
     return 0;

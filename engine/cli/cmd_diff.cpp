@@ -88,58 +88,13 @@ void jsonNode(const DiffView& v, JsonWriter& j, uint32_t id, size_t level) {
 }  // namespace
 
 int runDiff(const Words& words) {
-    auto args = Args::parse("diff", words,
-                            {{"--from", true, ""},
-                             {"--to", true, ""},
-                             {"--classify", true, ""},
-                             {"--filter", true, ""},
-                             {"--metric", true, ""},
-                             {"--depth", true, ""},
-                             {"--all", false, ""},
-                             {"--json", false, ""}});
-    if (!args) {
-        std::cerr << args.error().message << "\n";
-        return 1;
-    }
-    if (args->help()) return printHelp("diff");
-    if (args->positionals().size() != 1) {
-        std::cerr << "memcity diff: expected one trace file (see 'memcity diff --help')\n";
-        return 1;
-    }
-    if (!args->has("--from") || !args->has("--to")) {
-        std::cerr << "memcity diff: --from A and --to B are required\n";
-        return 1;
-    }
-    auto opts = readClassifyArgs(*args, "diff", "type", "objects");
-    if (!opts) {
-        std::cerr << opts.error().message << "\n";
-        return 1;
-    }
-    auto from = args->unsignedValue("--from", 0);
-    auto to = args->unsignedValue("--to", 0);
-    for (const Result<uint64_t>* r : {&from, &to})
-        if (!*r) {
-            std::cerr << r->error().message << "\n";
-            return 1;
-        }
-    auto loaded = loadTrace(args->positionals()[0]);
-    if (!loaded) {
-        std::cerr << "error: " << loaded.error().message << "\n";
-        return 1;
-    }
-    const HeapHistory& h = *loaded->history;
-    for (uint64_t gc : {*from, *to})
-        if (gc >= h.gcCount()) {
-            std::cerr << "memcity diff: " << h.gcRangeError(gc) << "\n";
-            return 1;
-        }
-    if (*from > *to) {
-        std::cerr << "memcity diff: --from " << *from << " is after --to " << *to << "\n";
-        return 1;
-    }
-    printDiagnostics(*loaded, std::cerr, false);
-    auto a = h.heapAt(static_cast<uint32_t>(*from));
-    auto b = a ? h.heapAt(static_cast<uint32_t>(*to)) : Result<HeapState>(a.error());
+    TwoGcCommand cmd;
+    if (auto status = openTwoGcCommand(words, "diff", "objects", {}, cmd)) return *status;
+    const ClassifyArgs& opts = cmd.classify;
+    const HeapHistory& h = *cmd.loaded.history;
+    const std::string& path = cmd.loaded.trace->path();
+    auto a = h.heapAt(cmd.from);
+    auto b = a ? h.heapAt(cmd.to) : Result<HeapState>(a.error());
     if (!b) {
         std::cerr << "error: " << b.error().message << "\n";
         return 1;
@@ -149,36 +104,36 @@ int runDiff(const Words& words) {
     // Classifiers that read references need both GCs' snapshots: born and permanent objects are
     // classified with B's references, the dead with A's.
     std::unique_ptr<HeapGraph> graph_a, graph_b;
-    if (opts->chain.needsReferences()) {
+    if (opts.chain.needsReferences()) {
         for (auto [state, graph] : {std::pair{&*a, &graph_a}, std::pair{&*b, &graph_b}}) {
             auto g = loadGraph(h, *state);
             if (!g) {
-                std::cerr << "memcity diff: " << loaded->trace->path() << ": " << g.error().message << "\n";
+                std::cerr << "memcity diff: " << path << ": " << g.error().message << "\n";
                 return 1;
             }
             *graph = std::move(*g);
         }
     }
     const HeapDiff diff = HeapDiff::build(a->view().withGraph(graph_a.get()),
-                                          b->view().withGraph(graph_b.get()), opts->chain, options);
-    if (Status st = pluginErrors(opts->chain); !st) {
+                                          b->view().withGraph(graph_b.get()), opts.chain, options);
+    if (Status st = pluginErrors(opts.chain); !st) {
         std::cerr << "memcity diff: " << st.error().message << "\n";
         return 1;
     }
-    const DiffView v{diff, opts->metric, opts->all, opts->depth};
-    if (args->has("--json")) {
+    const DiffView v{diff, opts.metric, opts.all, opts.depth};
+    if (cmd.args.has("--json")) {
         JsonWriter j;
         j.beginObject();
-        j.field("file", loaded->trace->path()).field("from", *from).field("to", *to);
-        j.field("classifiers", opts->chain.spec()).field("metric", opts->metric_name);
+        j.field("file", path).field("from", uint64_t{cmd.from}).field("to", uint64_t{cmd.to});
+        j.field("classifiers", opts.chain.spec()).field("metric", opts.metric_name);
         j.key("tree");
         jsonNode(v, j, HeapDiff::kRoot, 0);
         j.endObject();
         std::cout << j.str();
         return 0;
     }
-    std::cout << loaded->trace->path() << ", GC " << *from << " -> GC " << *to << ", by "
-              << opts->chain.spec() << " (" << opts->metric_name << ")\n";
+    std::cout << path << ", GC " << cmd.from << " -> GC " << cmd.to << ", by " << opts.chain.spec() << " ("
+              << opts.metric_name << ")\n";
     std::printf("%14s %14s %14s  %s\n", "born", "died", "permanent", "group");
     printNode(v, HeapDiff::kRoot, 0);
     return 0;

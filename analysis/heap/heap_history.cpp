@@ -40,7 +40,7 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
         lo.watermark = data.watermarks[info.gc];
         lo.diagnostics = &data.diagnostics;
         lo.from_roots = from_roots;
-        lo.threads = options.threads;
+        lo.threads = options.more ? 1 : options.threads;  // a followed trace's chunks: this thread only
         auto snap = snapshotReachability(trace, info, view, lo, reach_scratch);
         if (!snap) {
             data.diagnostics.add(Anomaly::kIncompleteSnapshot, [&] { return snap.error().message; });

@@ -58,10 +58,11 @@ Result<HeapChurn> HeapChurn::build(const HeapHistory& history, uint32_t from, ui
     const std::span<const uint64_t> watermarks(history.watermarks());
     const uint32_t alignment = history.trace().header().object_alignment;
     TreeMerger<ChurnNode> merger(churn.nodes_);
-    for (auto [store, slot] :
+    for (auto [store, cohort] :
          {std::pair{&died, &ChurnNode::died}, std::pair{&survived, &ChurnNode::survived}}) {
         const HeapView view(*store, store->size(), to, shapes, history.trace().symbols(), alignment,
                             watermarks, store->size(), 0);
+        ChurnCounts ChurnNode::*slot = cohort;  // (a lambda cannot capture a structured binding in clang 14)
         merger.merge(ClassificationTree::build(view, chain, options), [&](ChurnNode& n, const TreeNode& t) {
             (n.*slot).objects += t.objects;
             (n.*slot).bytes += t.bytes;

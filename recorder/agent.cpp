@@ -62,9 +62,6 @@ void JNICALL onObjectFree(jvmtiEnv*, jlong tag) {
 void JNICALL onGcStart(jvmtiEnv*) {
     guarded("GC start", [&](Recorder& r) { r.onGcStart(); });
 }
-void JNICALL onCompiledMethodUnload(jvmtiEnv*, jmethodID, const void*) {
-    guarded("code unload", [&](Recorder& r) { r.onCodeUnload(); });
-}
 void JNICALL onGcFinish(jvmtiEnv*) {
     guarded("GC finish", [&](Recorder& r) { r.onGcFinish(); });
 }
@@ -92,7 +89,6 @@ jint setUp(JavaVM* vm, char* options, Recorder** out) {
     caps.can_generate_garbage_collection_events = 1;
     caps.can_get_line_numbers = 1;
     caps.can_get_source_file_name = 1;
-    caps.can_generate_compiled_method_load_events = 1;  // code unloads end stack keys' generation
     if (jvmti->AddCapabilities(&caps) != JVMTI_ERROR_NONE) {
         jvmti->DisposeEnvironment();
         return fail(
@@ -117,7 +113,6 @@ jint setUp(JavaVM* vm, char* options, Recorder** out) {
     callbacks.ObjectFree = onObjectFree;
     callbacks.GarbageCollectionStart = onGcStart;
     callbacks.GarbageCollectionFinish = onGcFinish;
-    callbacks.CompiledMethodUnload = onCompiledMethodUnload;
     if (jvmti->SetEventCallbacks(&callbacks, sizeof callbacks) != JVMTI_ERROR_NONE) {
         jvmti->DisposeEnvironment();
         return fail("cannot set event callbacks");

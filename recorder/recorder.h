@@ -135,8 +135,6 @@ public:
     void onThreadEnd(JNIEnv* jni, jthread thread);
     void onClassLoad(JNIEnv* jni, jclass klass);
     void onClassPrepare(JNIEnv* jni, jclass klass);
-    // Compiled code was freed: stack keys that name its pcs are dropped.
-    void onCodeUnload() { stack_generation_.fetch_add(1, std::memory_order_acq_rel); }
 
     // The agent thread's body (started in VM init).
     void agentThread(JNIEnv* jni);
@@ -413,8 +411,10 @@ private:
     std::unique_ptr<StackWalker> walker_;
     std::atomic<bool> walker_on_{false};
     std::string walker_off_;  // why there is no walker (the summary says)
-    // Stack keys name code and methods: a generation ends when some may have been freed (code
-    // unloaded, classes unloaded), and keys of an older one are not used.
+    // Stack keys name interpreted frames' methods by address: a generation ends when some may
+    // have been freed (classes unloaded), and keys of an older one are not used. Compiled frames
+    // are named by compile id too, so freed code needs no new generation (HotSpot posts
+    // CompiledMethodUnload only to agents that asked for CompiledMethodLoad as well).
     std::atomic<uint32_t> stack_generation_{1};
     const volatile int64_t* unloaded_classes_ = nullptr;  // HotSpot's count of classes unloaded
     std::atomic<int64_t> unloaded_seen_{0};               // its value when last looked at

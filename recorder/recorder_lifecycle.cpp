@@ -50,8 +50,7 @@ constexpr jvmtiEvent kEvents[] = {JVMTI_EVENT_VM_INIT,
                                   JVMTI_EVENT_VM_OBJECT_ALLOC,
                                   JVMTI_EVENT_OBJECT_FREE,
                                   JVMTI_EVENT_GARBAGE_COLLECTION_START,
-                                  JVMTI_EVENT_GARBAGE_COLLECTION_FINISH,
-                                  JVMTI_EVENT_COMPILED_METHOD_UNLOAD};
+                                  JVMTI_EVENT_GARBAGE_COLLECTION_FINISH};
 // HotSpot's heap sampling interval when nobody set one (bytes), restored at detach.
 constexpr jint kDefaultSamplingInterval = 512 * 1024;
 

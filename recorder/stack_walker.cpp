@@ -80,6 +80,7 @@ std::unique_ptr<StackWalker> StackWalker::create(const VmStructs& vm, JNIEnv* jn
     w->blob_code_begin_ = vm.offset("CodeBlob", "_code_begin");
     w->blob_code_offset_ = vm.offset("CodeBlob", "_code_offset");
     w->nmethod_stub_offset_ = vm.offset("nmethod", "_stub_offset");
+    w->nmethod_compile_id_ = vm.offset("nmethod", "_compile_id");
     w->kind_nmethod_ = vm.constant("CodeBlobKind::Nmethod", -1);
     w->kind_runtime_stub_ = vm.constant("CodeBlobKind::RuntimeStub", -1);
     w->heaps_ = vm.address("CodeCache", "_heaps");
@@ -94,7 +95,8 @@ std::unique_ptr<StackWalker> StackWalker::create(const VmStructs& vm, JNIEnv* jn
         w->const_method_size_ <= 0 || w->array_len_ < 0 || w->array_data_ < 0 || w->heap_memory_ < 0 ||
         w->heap_segmap_ < 0 || w->heap_log2_segment_ < 0 || w->space_low_ < 0 || w->space_high_ < 0 ||
         w->block_used_ < 0 || w->block_size_ <= 0 || w->blob_size_ < 0 || w->blob_frame_size_ < 0 ||
-        (w->blob_code_begin_ < 0 && w->blob_code_offset_ < 0) || w->nmethod_stub_offset_ < 0 || !kinds ||
+        (w->blob_code_begin_ < 0 && w->blob_code_offset_ < 0) || w->nmethod_stub_offset_ < 0 ||
+        w->nmethod_compile_id_ < 0 || !kinds ||
         !w->heaps_ || !interpreter || !call_stub || buffer < 0 || limit < 0) {
         *why = "the JVM does not export a field of its frames or code cache that it reads";
         return nullptr;
@@ -167,7 +169,10 @@ bool StackWalker::findBlob(uintptr_t pc, Blob* out) const {
                    std::strcmp(name, "Interpreter") != 0 && std::strstr(name, "dapter") == nullptr;
         }
         out->kind = nmethod ? Blob::Kind::kNmethod : stub ? Blob::Kind::kStub : Blob::Kind::kOther;
+        out->start = blob;
+        out->size = size;
         if (nmethod) {
+            out->compile_id = load<int>(blob + static_cast<uintptr_t>(nmethod_compile_id_));
             out->code_begin = blob_code_begin_ >= 0
                                   ? load<uintptr_t>(blob + static_cast<uintptr_t>(blob_code_begin_))
                                   : blob + static_cast<uintptr_t>(
@@ -183,10 +188,18 @@ bool StackWalker::findBlob(uintptr_t pc, Blob* out) const {
     return false;
 }
 
+bool StackWalker::stillThere(const Blob& blob) const {
+    return load<int>(blob.start + static_cast<uintptr_t>(nmethod_compile_id_)) == blob.compile_id &&
+           load<int>(blob.start + static_cast<uintptr_t>(blob_size_)) == blob.size;
+}
+
 bool StackWalker::blobAt(uintptr_t pc, BlobCache* cache, uint32_t generation, Blob* out) const {
     if (!cache) return findBlob(pc, out);
     BlobCache::Slot& slot = cache->slots_[(pc ^ (pc >> 9)) % BlobCache::kSlots];
-    if (slot.pc == pc && slot.generation == generation) {
+    // An nmethod may have been freed since, and its memory be another's: the one met before is
+    // still there if its header still says so (its compile id is its own for the JVM's life).
+    if (slot.pc == pc && slot.generation == generation &&
+        (slot.blob.kind != Blob::Kind::kNmethod || stillThere(slot.blob))) {
         *out = slot.blob;
         return true;
     }
@@ -266,6 +279,7 @@ bool StackWalker::key(JNIEnv* jni, uint32_t depth, BlobCache* cache, uint32_t ge
                 if (pc < blob.code_begin || pc >= blob.stub_begin) return *miss = Miss::kDeoptimized, false;
                 mix.add(kCompiledMark);
                 mix.add(pc);
+                mix.add(static_cast<uint32_t>(blob.compile_id));
                 ++java;
             } else if (blob.kind != Blob::Kind::kStub || frames != 0) {
                 return *miss = Miss::kUnknownCode, false;

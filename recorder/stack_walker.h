@@ -5,14 +5,15 @@
 // stack is seen: the walker reads the physical frames from the thread's last Java frame, using
 // the layout HotSpot exports for its Serviceability Agent (see hotspot.h), and mixes into a
 // 128-bit key what fixes each frame's place in the program:
-//   - a compiled frame: its return pc (the nmethod, and through its debug information the chain
-//     of inlined methods and their bytecode indices);
+//   - a compiled frame: its return pc (through the nmethod's debug information, the chain of
+//     inlined methods and their bytecode indices) and the nmethod's compile id, unique for the
+//     JVM's life: once HotSpot frees an nmethod, another may take its memory and its pcs;
 //   - an interpreted frame: its Method* and bytecode pointer;
 //   - the end of the Java stack (an entry frame with no Java caller).
 // Every physical Java frame gives at least one of GetStackTrace's frames, so a walk that took
 // `depth` Java frames, or reached the stack's end, covers every frame GetStackTrace(depth)
-// reports: equal keys, equal traces, as long as no code or method the key names was freed and
-// its memory reused (callers drop their keys when that may have happened: see generation()).
+// reports: equal keys, equal traces, as long as no method an interpreted frame names was freed
+// and its memory reused (callers drop their keys when classes are unloaded: Recorder::stack_generation_).
 //
 // The walker never guesses: a frame it cannot place (a deoptimized frame, an unknown code blob,
 // a stack pointer outside the thread's stack, a bytecode pointer outside its method) makes
@@ -54,7 +55,8 @@ public:
 
     // What the walker learnt of the code blobs its thread's return pcs lie in, direct-mapped by
     // pc: one thread's (no locks). Entries hold for one generation of the caller's (see
-    // Recorder::stack_generation_, moved when code may have been freed).
+    // Recorder::stack_generation_, moved when classes may have been unloaded); an nmethod's
+    // entry also holds only while its header is still there (code is freed without a word).
     class BlobCache;
 
     // The key of the calling thread's innermost `depth` Java frames. False (and *miss set) when
@@ -70,6 +72,8 @@ public:
     struct Blob {
         enum class Kind : uint8_t { kNmethod, kStub, kOther } kind = Kind::kOther;
         int32_t frame_words = 0;
+        int32_t size = 0, compile_id = 0;           // the blob's bytes; an nmethod's compile id
+        uintptr_t start = 0;                        // the blob's address
         uintptr_t code_begin = 0, stub_begin = 0;  // an nmethod's instructions: [code_begin, stub_begin)
     };
 
@@ -77,6 +81,8 @@ private:
     StackWalker() = default;
     bool findBlob(uintptr_t pc, Blob* out) const;
     bool blobAt(uintptr_t pc, BlobCache* cache, uint32_t generation, Blob* out) const;
+    // Whether the nmethod a cache slot remembers is still at its address.
+    bool stillThere(const Blob& blob) const;
 
     int jdk_ = 0;
     intptr_t env_offset_ = 0;  // JNIEnv* minus JavaThread*
@@ -97,7 +103,7 @@ private:
     int64_t blob_size_ = -1, blob_frame_size_ = -1, blob_name_ = -1, blob_kind_ = -1;
     int64_t blob_code_begin_ = -1;   // JDK 17: an address
     int64_t blob_code_offset_ = -1;  // JDK 21 and later: an offset from the blob
-    int64_t nmethod_stub_offset_ = -1;
+    int64_t nmethod_stub_offset_ = -1, nmethod_compile_id_ = -1;
     int kind_nmethod_ = -1, kind_runtime_stub_ = -1;
 };
 
@@ -108,7 +114,7 @@ class StackWalker::BlobCache {
         uint32_t generation = 0;  // 0: empty
         Blob blob;
     };
-    // 40 bytes a slot, 20 KiB: room for the few hundred return pcs of a program's hot stacks.
+    // 56 bytes a slot, 28 KiB: room for the few hundred return pcs of a program's hot stacks.
     static constexpr size_t kSlots = 512;
     std::array<Slot, kSlots> slots_{};
 };

@@ -96,8 +96,8 @@ std::unique_ptr<StackWalker> StackWalker::create(const VmStructs& vm, JNIEnv* jn
         w->heap_segmap_ < 0 || w->heap_log2_segment_ < 0 || w->space_low_ < 0 || w->space_high_ < 0 ||
         w->block_used_ < 0 || w->block_size_ <= 0 || w->blob_size_ < 0 || w->blob_frame_size_ < 0 ||
         (w->blob_code_begin_ < 0 && w->blob_code_offset_ < 0) || w->nmethod_stub_offset_ < 0 ||
-        w->nmethod_compile_id_ < 0 || !kinds ||
-        !w->heaps_ || !interpreter || !call_stub || buffer < 0 || limit < 0) {
+        w->nmethod_compile_id_ < 0 || !kinds || !w->heaps_ || !interpreter || !call_stub || buffer < 0 ||
+        limit < 0) {
         *why = "the JVM does not export a field of its frames or code cache that it reads";
         return nullptr;
     }

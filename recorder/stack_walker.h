@@ -72,8 +72,8 @@ public:
     struct Blob {
         enum class Kind : uint8_t { kNmethod, kStub, kOther } kind = Kind::kOther;
         int32_t frame_words = 0;
-        int32_t size = 0, compile_id = 0;           // the blob's bytes; an nmethod's compile id
-        uintptr_t start = 0;                        // the blob's address
+        int32_t size = 0, compile_id = 0;          // the blob's bytes; an nmethod's compile id
+        uintptr_t start = 0;                       // the blob's address
         uintptr_t code_begin = 0, stub_begin = 0;  // an nmethod's instructions: [code_begin, stub_begin)
     };
 

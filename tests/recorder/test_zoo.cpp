@@ -34,6 +34,9 @@ namespace fs = std::filesystem;
 using testing::Process;
 
 const std::string kJavaHome = MEMCITY_JAVA_HOME;
+// The JVMs each program runs on: the JDK memcity was built against (which also compiles the
+// drivers), and Temurin 25 where it is installed.
+const std::vector<std::string> kJvms = {kJavaHome, "/usr/lib/jvm/temurin-25-jdk-amd64"};
 const std::string kMemcity = MEMCITY_BINARY;
 
 struct Program {
@@ -219,7 +222,7 @@ std::vector<LoggedGc> parseGcLog(const std::string& path) {
     return out;
 }
 
-class Zoo : public ::testing::TestWithParam<std::tuple<size_t, const char*>> {
+class Zoo : public ::testing::TestWithParam<std::tuple<size_t, const char*, size_t>> {
 public:
     static void SetUpTestSuite() {
         dir_ = fs::temp_directory_path() / ("memcity-zoo-" + std::to_string(getpid()));
@@ -285,9 +288,12 @@ fs::path Zoo::dir_;
 TEST_P(Zoo, AgreesWithTheJvmAtEveryFullGc) {
     const Program& program = programs()[std::get<0>(GetParam())];
     const std::string gc = std::get<1>(GetParam());
+    const std::string& java_home = kJvms[std::get<2>(GetParam())];
     if (!installed(program))
         GTEST_SKIP() << program.name << " is not installed (scripts/setup installs the zoo's packages)";
-    const fs::path work = dir_ / (std::string(program.name) + "-" + gc);
+    if (!fs::exists(java_home + "/bin/java")) GTEST_SKIP() << "no JVM in " << java_home;
+    const fs::path work =
+        dir_ / (std::string(program.name) + "-" + gc + "-" + std::to_string(std::get<2>(GetParam())));
     fs::create_directories(work);
     std::vector<std::string> args = program.args;
     for (std::string& a : args) {
@@ -301,7 +307,7 @@ TEST_P(Zoo, AgreesWithTheJvmAtEveryFullGc) {
         // Dozens of GCs to travel through, a snapshot at every 4th.
         "--gc-every", program.gc_every, "--refs", "4",
         // Every site read from the JVM's frames is checked against GetStackTrace.
-        "--sites", "check", "--", kJavaHome + "/bin/java", "-XX:+Use" + gc,
+        "--sites", "check", "--", java_home + "/bin/java", "-XX:+Use" + gc,
         "-Xlog:gc*,gc+heap=debug:file=" + log, "-Dzoo.gc=true", std::string("-Dzoo.hold=") + program.hold,
         "-cp", classPath(program), program.main_class};
     argv.insert(argv.end(), args.begin(), args.end());
@@ -310,7 +316,7 @@ TEST_P(Zoo, AgreesWithTheJvmAtEveryFullGc) {
     ASSERT_FALSE(pid.empty()) << p.stdout_text << p.stderr_text;
     // The JVM's own histogram (a full GC JVMTI does not report: the recorder finds it), then a
     // moment for the recorder to notice it before the program goes on.
-    Process jcmd = testing::run({kJavaHome + "/bin/jcmd", pid, "GC.class_histogram"});
+    Process jcmd = testing::run({java_home + "/bin/jcmd", pid, "GC.class_histogram"});
     ASSERT_EQ(jcmd.status, 0) << jcmd.stderr_text << jcmd.stdout_text;
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
     ASSERT_EQ(write(p.in, "go\n", 3), 3);
@@ -466,10 +472,11 @@ TEST_P(Zoo, AgreesWithTheJvmAtEveryFullGc) {
 
 INSTANTIATE_TEST_SUITE_P(Zoo, Zoo,
                          ::testing::Combine(::testing::Range<size_t>(0, 5),
-                                            ::testing::Values("SerialGC", "ParallelGC", "G1GC")),
+                                            ::testing::Values("SerialGC", "ParallelGC", "G1GC"),
+                                            ::testing::Range<size_t>(0, kJvms.size())),
                          [](const auto& param) {
                              return std::string(programs()[std::get<0>(param.param)].name) + "_" +
-                                    std::get<1>(param.param);
+                                    std::get<1>(param.param) + (std::get<2>(param.param) ? "_Temurin25" : "");
                          });
 
 }  // namespace

@@ -339,12 +339,7 @@ void Explorer::saveSettings() {
 
 int Explorer::run() {
     if (!options_.script.empty()) {
-        auto script = explore::loadScript(options_.script);
-        if (!script) {
-            std::cerr << "memcity: " << script.error().message << "\n";
-            return 1;
-        }
-        const int status = runScript(*this, *script, options_.script);
+        const int status = runScript(*this, options_.script);
         saveSettings();
         return status;
     }

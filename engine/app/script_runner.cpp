@@ -59,11 +59,33 @@ class Runner {
 public:
     Runner(Explorer& ex, std::string name) : ex_(ex), script_(std::move(name)) {}
 
-    int run(const std::vector<explore::ScriptCommand>& commands) {
-        for (const explore::ScriptCommand& c : commands) {
-            if (c.verb == "wait-gc" || c.verb.starts_with("live-")) {
+    // How a command runs: after the previous one's work settled (timed: its input to picture
+    // is measured), or at once, against a trace still being written (wait-gc, live-).
+    enum class Kind : uint8_t { kSettled, kTimed, kLive, kQuit };
+    using Cmd = explore::ScriptCommand;
+    struct Verb : explore::ScriptVerb {
+        Status (*run)(Runner& r, const Cmd& c);
+        Kind kind = Kind::kSettled;
+    };
+    // Every command, in the order errors and docs list them: the one place each is described.
+    static const std::vector<Verb>& verbs();
+    // The table as the parser takes it.
+    static std::span<const explore::ScriptVerb* const> specs() {
+        static const std::vector<const explore::ScriptVerb*> all = [] {
+            std::vector<const explore::ScriptVerb*> v;
+            for (const Verb& verb : verbs())
+                v.push_back(&verb);
+            return v;
+        }();
+        return all;
+    }
+
+    int run(const std::vector<Cmd>& commands) {
+        for (const Cmd& c : commands) {
+            const Verb& verb = *static_cast<const Verb*>(c.spec);
+            if (verb.kind == Kind::kLive) {
                 line_ = &c;
-                if (Status st = c.verb == "wait-gc" ? waitGc(c) : liveCommand(c); !st) {
+                if (Status st = verb.run(*this, c); !st) {
                     std::cerr << "memcity: " << script_ << ":" << c.line << ": " << st.error().message
                               << "\n";
                     return 1;
@@ -81,8 +103,8 @@ public:
             }
             line_ = &c;
             const auto t0 = std::chrono::steady_clock::now();
-            if (c.verb == "quit") return 0;
-            if (Status st = execute(c); !st) {
+            if (verb.kind == Kind::kQuit) return 0;
+            if (Status st = verb.run(*this, c); !st) {
                 std::cerr << "memcity: " << where() << st.error().message << "\n";
                 return 1;
             }
@@ -96,7 +118,7 @@ public:
                 if (!ex_.frame(kStep)) return 0;  // a held key moves the fly camera by one frame's step
             } while (!ex_.input().empty());
             ex_.renderer().waitIdle();
-            if (timed(c.verb))
+            if (verb.kind == Kind::kTimed)
                 latencies_.push_back({c.text, std::chrono::duration<double, std::milli>(
                                                   std::chrono::steady_clock::now() - effect)
                                                   .count()});
@@ -107,13 +129,6 @@ public:
 
 private:
     std::string where() const { return script_ + ":" + std::to_string(line_ ? line_->line : 0) + ": "; }
-
-    static bool timed(const std::string& verb) {
-        for (const char* v : {"gc", "time", "next", "prev", "click", "key", "select", "view", "camera",
-                              "drill", "drill-up", "frame", "hover"})
-            if (verb == v) return true;
-        return false;
-    }
 
     // Runs the window's loop (as for a user: frames while something changes, else sleeps that
     // leave the cores to the background work) until the session settled.
@@ -255,151 +270,88 @@ private:
         return glm::vec2(static_cast<float>(*x), static_cast<float>(*y)) / ex_.fbScale();  // to display units
     }
 
-    Status execute(const explore::ScriptCommand& c) {
-        explore::Session& s = ex_.session();
-        Ui& ui = ex_.ui();
+    // click X Y|view [shift|double]: the pointer's press and release (twice for double).
+    Status click(const Cmd& c) {
         const std::vector<std::string>& a = c.args;
-        if (c.verb == "open") {
-            ex_.open(c.rest);
-        } else if (c.verb == "wait") {
-            live_ = false;  // settle() before the next command waits, for the end of a live trace too
-        } else if (c.verb == "gc") {
-            auto n = number(a[0]);
-            if (!n) return n.error();
-            return s.goToGc(*n);
-        } else if (c.verb == "time") {
-            auto t = real(a[0]);
-            if (!t) return t.error();
-            s.cursor().seek(*t);
-        } else if (c.verb == "next") {
-            s.cursor().stepNext();
-        } else if (c.verb == "prev") {
-            s.cursor().stepPrevious();
-        } else if (c.verb == "play") {
-            auto seconds = real(a[0]);
-            if (!seconds) return seconds.error();
-            s.cursor().play();
-            for (double t = 0; t < *seconds; t += kStep)
-                if (!ex_.frame(kStep)) return {};
-            s.cursor().pause();
-        } else if (c.verb == "view") {
-            auto kind = scene::parseViewKind(a[0]);
-            if (!kind || !scene::isWindowView(*kind))
-                return Error{"view expects city, sunburst, icicle or timeline-trees, got '" + a[0] + "'"};
-            s.setView(*kind);
-        } else if (c.verb == "camera") {
-            return camera(c);
-        } else if (c.verb == "mode") {
-            if (a[0] != "orbit" && a[0] != "fly")
-                return Error{"mode expects orbit or fly, got '" + a[0] + "'"};
-            ui.camera_mode = a[0] == "fly" ? CameraMode::kFly : CameraMode::kOrbit;
-        } else if (c.verb == "select" || c.verb == "select+") {
-            return s.selectPath(c.rest, c.verb == "select+");
-        } else if (c.verb == "deselect") {
-            s.clearSelection();
-        } else if (c.verb == "click") {
-            auto p = pixel(c);
-            if (!p) return p.error();
-            const size_t flag = a[0] == "view" ? 1 : 2;  // the word after the place, if any
-            const bool shift = a.size() > flag && a[flag] == "shift";
-            if (a.size() > flag + 1 || (a.size() > flag && a[flag] != "shift" && a[flag] != "double"))
-                return Error{"click takes shift or double after the place, got '" + c.rest + "'"};
-            auto& in = ex_.input();
-            in.push_back({*p, false, false, -1, shift});
-            in.push_back({*p, true, false, -1, shift});
-            in.push_back({*p, false, false, -1, shift});
-            if (a.size() > flag && a[flag] == "double") {
-                in.push_back({*p, true, true, -1, shift});
-                in.push_back({*p, false, true, -1, shift});
-            }
-        } else if (c.verb == "hover") {
-            auto p = pixel(c);
-            if (!p) return p.error();
-            ex_.input().push_back({*p, false, false, -1, false});
-        } else if (c.verb == "drill") {
-            return s.drillPath(c.rest);
-        } else if (c.verb == "stop-at") {
-            explore::PlayStops stops = s.playStops();
-            if (a[0] == "none" && a.size() == 1) {
-                stops = {};
-            } else if (a[0] == "full-gc" && a.size() == 1) {
-                stops.full_gc = true;
-            } else if (a[0] == "window" && a.size() == 1) {
-                stops.window_start = true;
-            } else if (a[0] == "grows" && a.size() == 2) {
-                auto n = number(a[1]);
-                if (!n) return n.error();
-                if (*n == 0) return Error{"stop-at grows expects a positive number, got '0'"};
-                stops.grows_over = *n;
-            } else {
-                return Error{"stop-at expects full-gc, window, grows N or none, got '" + c.rest + "'"};
-            }
-            s.setPlayStops(stops);
-        } else if (c.verb == "window") {
-            auto k = number(a[0]);
-            if (!k) return k.error();
-            if (*k == 0) return Error{"window expects a number from 1, got '0'"};
-            return s.selectWindow(static_cast<size_t>(*k - 1));
-        } else if (c.verb == "pin" || c.verb == "unpin") {
-            auto gc = number(a[0]);
-            if (!gc) return gc.error();
-            if (*gc > UINT32_MAX ||
-                !(c.verb == "pin" ? s.pin(static_cast<uint32_t>(*gc)) : s.unpin(static_cast<uint32_t>(*gc))))
-                return Error{
-                    c.verb + ": GC " + a[0] +
-                    (c.verb == "pin" ? " is not in the series or pinned already" : " is not pinned")};
-        } else if (c.verb == "scaled") {
-            if (c.rest != "on" && c.rest != "off")
-                return Error{"scaled expects on or off, got '" + c.rest + "'"};
-            s.setScaled(c.rest == "on");
-        } else if (c.verb == "drill-up") {
-            s.drillUp();
-        } else if (c.verb == "frame") {
-            if (!s.frameSelection()) return Error{"frame: nothing selected stands in the city"};
-        } else if (c.verb == "chain" || c.verb == "filter" || c.verb == "metric" || c.verb == "sort" ||
-                   c.verb == "prune") {
-            return chain(c);
-        } else if (c.verb == "range") {
-            if (a[0] == "none" && a.size() == 1) {
-                s.setRange(std::nullopt);
-            } else {
-                if (a.size() != 2) return Error{"range expects A B or none"};
-                auto from = number(a[0]);
-                auto to = number(a[1]);
-                if (!from) return from.error();
-                if (!to) return to.error();
-                if (*from >= s.gcs().size() || *to >= s.gcs().size())
-                    return Error{"range " + a[0] + " " + a[1] + ": the trace has " +
-                                 std::to_string(s.gcs().size()) + " GCs"};
-                s.setRange(explore::GcRange{static_cast<uint32_t>(*from), static_cast<uint32_t>(*to)});
-            }
-        } else if (c.verb == "series-range") {
-            return s.seriesOverRange();
-        } else if (c.verb == "panel") {
-            return panel(a[0], a[1]);
-        } else if (c.verb == "key") {
-            const int key = keyOf(a[0]);
-            if (key < 0) return Error{"unknown key '" + a[0] + "'"};
-            const bool shift = a.size() > 1 && a[1] == "shift";
-            ex_.input().push_back({std::nullopt, false, false, key, shift});  // released the frame after
-        } else if (c.verb == "screenshot") {
-            if (!ex_.frame(0.0)) return {};
-            Status st = ex_.screenshot(c.rest);
-            if (!st) return st;
-            std::cerr << "wrote " << c.rest << "\n";
-        } else if (c.verb == "print") {
-            return print(a[0]);
-        } else if (c.verb == "size") {
-            auto w = number(a[0]);
-            auto h = number(a[1]);
-            if (!w) return w.error();
-            if (!h) return h.error();
-            const glm::uvec2 lo = kMinWindowSize, hi = kMaxWindowSize;
-            if (*w < lo.x || *h < lo.y || *w > hi.x || *h > hi.y)
-                return Error{"size expects " + std::to_string(lo.x) + ".." + std::to_string(hi.x) + " x " +
-                             std::to_string(lo.y) + ".." + std::to_string(hi.y)};
-            SDL_SetWindowSize(ex_.platform().window(), static_cast<int>(*w), static_cast<int>(*h));
+        auto p = pixel(c);
+        if (!p) return p.error();
+        const size_t flag = a[0] == "view" ? 1 : 2;  // the word after the place, if any
+        const bool shift = a.size() > flag && a[flag] == "shift";
+        if (a.size() > flag + 1 || (a.size() > flag && a[flag] != "shift" && a[flag] != "double"))
+            return Error{"click takes shift or double after the place, got '" + c.rest + "'"};
+        auto& in = ex_.input();
+        in.push_back({*p, false, false, -1, shift});
+        in.push_back({*p, true, false, -1, shift});
+        in.push_back({*p, false, false, -1, shift});
+        if (a.size() > flag && a[flag] == "double") {
+            in.push_back({*p, true, true, -1, shift});
+            in.push_back({*p, false, true, -1, shift});
         }
+        return {};
+    }
+
+    Status stopAt(const Cmd& c) {
+        const std::vector<std::string>& a = c.args;
+        explore::PlayStops stops = ex_.session().playStops();
+        if (a[0] == "none" && a.size() == 1) {
+            stops = {};
+        } else if (a[0] == "full-gc" && a.size() == 1) {
+            stops.full_gc = true;
+        } else if (a[0] == "window" && a.size() == 1) {
+            stops.window_start = true;
+        } else if (a[0] == "grows" && a.size() == 2) {
+            auto n = number(a[1]);
+            if (!n) return n.error();
+            if (*n == 0) return Error{"stop-at grows expects a positive number, got '0'"};
+            stops.grows_over = *n;
+        } else {
+            return Error{"stop-at expects full-gc, window, grows N or none, got '" + c.rest + "'"};
+        }
+        ex_.session().setPlayStops(stops);
+        return {};
+    }
+
+    Status pinOrUnpin(const Cmd& c) {
+        explore::Session& s = ex_.session();
+        const bool pin = c.verb == "pin";
+        auto gc = number(c.args[0]);
+        if (!gc) return gc.error();
+        if (*gc > UINT32_MAX ||
+            !(pin ? s.pin(static_cast<uint32_t>(*gc)) : s.unpin(static_cast<uint32_t>(*gc))))
+            return Error{c.verb + ": GC " + c.args[0] +
+                         (pin ? " is not in the series or pinned already" : " is not pinned")};
+        return {};
+    }
+
+    Status range(const Cmd& c) {
+        explore::Session& s = ex_.session();
+        const std::vector<std::string>& a = c.args;
+        if (a[0] == "none" && a.size() == 1) {
+            s.setRange(std::nullopt);
+            return {};
+        }
+        if (a.size() != 2) return Error{"range expects A B or none"};
+        auto from = number(a[0]);
+        auto to = number(a[1]);
+        if (!from) return from.error();
+        if (!to) return to.error();
+        if (*from >= s.gcs().size() || *to >= s.gcs().size())
+            return Error{"range " + a[0] + " " + a[1] + ": the trace has " + std::to_string(s.gcs().size()) +
+                         " GCs"};
+        s.setRange(explore::GcRange{static_cast<uint32_t>(*from), static_cast<uint32_t>(*to)});
+        return {};
+    }
+
+    Status size(const Cmd& c) {
+        auto w = number(c.args[0]);
+        auto h = number(c.args[1]);
+        if (!w) return w.error();
+        if (!h) return h.error();
+        const glm::uvec2 lo = kMinWindowSize, hi = kMaxWindowSize;
+        if (*w < lo.x || *h < lo.y || *w > hi.x || *h > hi.y)
+            return Error{"size expects " + std::to_string(lo.x) + ".." + std::to_string(hi.x) + " x " +
+                         std::to_string(lo.y) + ".." + std::to_string(hi.y)};
+        SDL_SetWindowSize(ex_.platform().window(), static_cast<int>(*w), static_cast<int>(*h));
         return {};
     }
 
@@ -564,12 +516,215 @@ private:
     std::vector<Latency> latencies_;
 };
 
+const std::vector<Runner::Verb>& Runner::verbs() {
+    using K = Kind;
+    static const std::vector<Verb> all = {
+        {{"open", 1, explore::kRestOfLine, "open FILE: load another trace"},
+         [](Runner& r, const Cmd& c) -> Status {
+             r.ex_.open(c.rest);
+             return {};
+         }},
+        {{"wait", 0, 0, "wait: until loading and every background computation finished"},
+         [](Runner& r, const Cmd&) -> Status {
+             r.live_ = false;  // settle() before the next command waits, for the end of a live trace too
+             return {};
+         }},
+        {{"wait-gc", 1, 1,
+          "wait-gc N: until GC N has arrived (a trace still being written: the commands after it "
+          "run while it grows)"},
+         [](Runner& r, const Cmd& c) { return r.waitGc(c); },
+         K::kLive},
+        {{"gc", 1, 1, "gc N: move the cursor to GC N"},
+         [](Runner& r, const Cmd& c) -> Status {
+             auto n = r.number(c.args[0]);
+             if (!n) return n.error();
+             return r.ex_.session().goToGc(*n);
+         },
+         K::kTimed},
+        {{"time", 1, 1, "time T: move the cursor to index time T (fractional: tweened)"},
+         [](Runner& r, const Cmd& c) -> Status {
+             auto t = r.real(c.args[0]);
+             if (!t) return t.error();
+             r.ex_.session().cursor().seek(*t);
+             return {};
+         },
+         K::kTimed},
+        {{"next", 0, 0, "next: the next GC"},
+         [](Runner& r, const Cmd&) -> Status {
+             r.ex_.session().cursor().stepNext();
+             return {};
+         },
+         K::kTimed},
+        {{"prev", 0, 0, "prev: the previous GC"},
+         [](Runner& r, const Cmd&) -> Status {
+             r.ex_.session().cursor().stepPrevious();
+             return {};
+         },
+         K::kTimed},
+        {{"play", 1, 1, "play SECONDS: play for SECONDS (frames of 1/60 s), then pause"},
+         [](Runner& r, const Cmd& c) -> Status {
+             auto seconds = r.real(c.args[0]);
+             if (!seconds) return seconds.error();
+             r.ex_.session().cursor().play();
+             for (double t = 0; t < *seconds; t += kStep)
+                 if (!r.ex_.frame(kStep)) return {};
+             r.ex_.session().cursor().pause();
+             return {};
+         }},
+        {{"view", 1, 1, "view city|sunburst|icicle|timeline-trees"},
+         [](Runner& r, const Cmd& c) -> Status {
+             auto kind = scene::parseViewKind(c.args[0]);
+             if (!kind || !scene::isWindowView(*kind))
+                 return Error{"view expects city, sunburst, icicle or timeline-trees, got '" + c.args[0] +
+                              "'"};
+             r.ex_.session().setView(*kind);
+             return {};
+         },
+         K::kTimed},
+        {{"pin", 1, 1, "pin N: pin GC N (a tree of the timeline-trees view)"},
+         [](Runner& r, const Cmd& c) { return r.pinOrUnpin(c); }},
+        {{"stop-at", 1, 2,
+          "stop-at full-gc|window|grows N|none: playback stops at a full GC, a window's start, the "
+          "selection growing by more than N (bytes or objects) between GCs; none clears"},
+         [](Runner& r, const Cmd& c) { return r.stopAt(c); }},
+        {{"window", 1, 1,
+          "window K: suspicious window K ('print state' lists them) as the range, the series built over it"},
+         [](Runner& r, const Cmd& c) -> Status {
+             auto k = r.number(c.args[0]);
+             if (!k) return k.error();
+             if (*k == 0) return Error{"window expects a number from 1, got '0'"};
+             return r.ex_.session().selectWindow(static_cast<size_t>(*k - 1));
+         }},
+        {{"unpin", 1, 1, "unpin N: unpin GC N"}, [](Runner& r, const Cmd& c) { return r.pinOrUnpin(c); }},
+        {{"scaled", 1, 1, "scaled on|off: the sunburst's and icicle's extent follows the heap's size"},
+         [](Runner& r, const Cmd& c) -> Status {
+             if (c.rest != "on" && c.rest != "off")
+                 return Error{"scaled expects on or off, got '" + c.rest + "'"};
+             r.ex_.session().setScaled(c.rest == "on");
+             return {};
+         }},
+        {{"camera", 1, 4,
+          "camera PRESET | camera orbit DYAW DPITCH | camera dolly FACTOR | camera fly R U F"},
+         [](Runner& r, const Cmd& c) { return r.camera(c); },
+         K::kTimed},
+        {{"mode", 1, 1, "mode orbit|fly: the camera's mode"},
+         [](Runner& r, const Cmd& c) -> Status {
+             if (c.args[0] != "orbit" && c.args[0] != "fly")
+                 return Error{"mode expects orbit or fly, got '" + c.args[0] + "'"};
+             r.ex_.ui().camera_mode = c.args[0] == "fly" ? CameraMode::kFly : CameraMode::kOrbit;
+             return {};
+         }},
+        {{"select", 1, explore::kRestOfLine,
+          "select PATH[;PATH...]: select groups by their label paths ('a / b')"},
+         [](Runner& r, const Cmd& c) { return r.ex_.session().selectPath(c.rest, false); },
+         K::kTimed},
+        {{"select+", 1, explore::kRestOfLine, "select+ PATH: add groups to the selection"},
+         [](Runner& r, const Cmd& c) { return r.ex_.session().selectPath(c.rest, true); }},
+        {{"deselect", 0, 0, "deselect: clear the selection"},
+         [](Runner& r, const Cmd&) -> Status {
+             r.ex_.session().clearSelection();
+             return {};
+         }},
+        {{"click", 1, 3,
+          "click X Y|view [shift|double]: a left click at framebuffer pixel X Y (view: its centre)"},
+         [](Runner& r, const Cmd& c) { return r.click(c); },
+         K::kTimed},
+        {{"hover", 1, 2, "hover X Y|view: the pointer at framebuffer pixel X Y (view: the view's centre)"},
+         [](Runner& r, const Cmd& c) -> Status {
+             auto p = r.pixel(c);
+             if (!p) return p.error();
+             r.ex_.input().push_back({*p, false, false, -1, false});
+             return {};
+         },
+         K::kTimed},
+        {{"drill", 1, explore::kRestOfLine, "drill PATH: the sunburst's and icicle's root"},
+         [](Runner& r, const Cmd& c) { return r.ex_.session().drillPath(c.rest); },
+         K::kTimed},
+        {{"drill-up", 0, 0, "drill-up: one level up"},
+         [](Runner& r, const Cmd&) -> Status {
+             r.ex_.session().drillUp();
+             return {};
+         },
+         K::kTimed},
+        {{"frame", 0, 0, "frame: frame the selection (the F key)"},
+         [](Runner& r, const Cmd&) -> Status {
+             if (!r.ex_.session().frameSelection())
+                 return Error{"frame: nothing selected stands in the city"};
+             return {};
+         },
+         K::kTimed},
+        {{"chain", 1, explore::kRestOfLine, "chain SPEC: classify by SPEC (\"package,type\"), filters kept"},
+         [](Runner& r, const Cmd& c) { return r.chain(c); }},
+        {{"filter", 1, explore::kRestOfLine, "filter EXPR | filter none: the chain's one filter"},
+         [](Runner& r, const Cmd& c) { return r.chain(c); }},
+        {{"metric", 1, 1, "metric objects|bytes"}, [](Runner& r, const Cmd& c) { return r.chain(c); }},
+        {{"sort", 1, 1, "sort start|end|growth"}, [](Runner& r, const Cmd& c) { return r.chain(c); }},
+        {{"prune", 1, 1, "prune on|off: fold small children into Other (the views' pruning)"},
+         [](Runner& r, const Cmd& c) { return r.chain(c); }},
+        {{"range", 1, 2, "range A B | range none: the timeline's selected GCs"},
+         [](Runner& r, const Cmd& c) { return r.range(c); }},
+        {{"series-range", 0, 0, "series-range: recompute the series over the selected range"},
+         [](Runner& r, const Cmd&) { return r.ex_.session().seriesOverRange(); }},
+        {{"panel", 2, 2, "panel chain|table|inspector|timeline|stats on|off"},
+         [](Runner& r, const Cmd& c) { return r.panel(c.args[0], c.args[1]); }},
+        {{"key", 1, 2, "key NAME [shift]: press a key (space, left, right, f, f12, w, a, s, d, q, e, ...)"},
+         [](Runner& r, const Cmd& c) -> Status {
+             const int key = keyOf(c.args[0]);
+             if (key < 0) return Error{"unknown key '" + c.args[0] + "'"};
+             const bool shift = c.args.size() > 1 && c.args[1] == "shift";
+             r.ex_.input().push_back({std::nullopt, false, false, key, shift});  // released the frame after
+             return {};
+         },
+         K::kTimed},
+        {{"screenshot", 1, explore::kRestOfLine, "screenshot FILE.png: the window's picture as PNG"},
+         [](Runner& r, const Cmd& c) -> Status {
+             if (!r.ex_.frame(0.0)) return {};
+             Status st = r.ex_.screenshot(c.rest);
+             if (!st) return st;
+             std::cerr << "wrote " << c.rest << "\n";
+             return {};
+         }},
+        {{"print", 1, 1, "print inspector|selection|table|timing|state|pins: to standard output"},
+         [](Runner& r, const Cmd& c) { return r.print(c.args[0]); }},
+        {{"size", 2, 2, "size W H: resize the window"}, [](Runner& r, const Cmd& c) { return r.size(c); }},
+        {{"live-pause", 0, 0,
+          "live-pause: pause the recorded program at its next GC's end (a trace still being written), and "
+          "wait until that GC is shown"},
+         [](Runner& r, const Cmd& c) { return r.liveCommand(c); },
+         K::kLive},
+        {{"live-step", 0, 0, "live-step: let the paused program run to its next GC's end, and show it"},
+         [](Runner& r, const Cmd& c) { return r.liveCommand(c); },
+         K::kLive},
+        {{"live-resume", 0, 0, "live-resume: let the program run"},
+         [](Runner& r, const Cmd& c) { return r.liveCommand(c); },
+         K::kLive},
+        {{"live-pause-when", 1, explore::kRestOfLine,
+          "live-pause-when CONDITIONS: pause the program at full GCs (full), when the JVM uses more than "
+          "SIZE (used>SIZE), when the selection grows by more than SIZE between GCs (grows>SIZE); "
+          "comma-separated, or none"},
+         [](Runner& r, const Cmd& c) { return r.liveCommand(c); },
+         K::kLive},
+        {{"quit", 0, 0, "quit: close the window (the end of a script quits too)"},
+         [](Runner&, const Cmd&) -> Status { return {}; },
+         K::kQuit},
+    };
+    return all;
+}
+
 }  // namespace
 
-int runScript(Explorer& explorer, const std::vector<explore::ScriptCommand>& commands,
-              const std::string& name) {
-    Runner runner(explorer, name);
-    return runner.run(commands);
+int runScript(Explorer& explorer, const std::string& path) {
+    auto script = explore::loadScript(path, Runner::specs());
+    if (!script) {
+        std::cerr << "memcity: " << script.error().message << "\n";
+        return 1;
+    }
+    Runner runner(explorer, path);
+    return runner.run(*script);
+}
+
+std::span<const explore::ScriptVerb* const> scriptVerbs() {
+    return Runner::specs();
 }
 
 }  // namespace memcity::app

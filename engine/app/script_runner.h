@@ -4,6 +4,7 @@
 // `print timing`.
 #pragma once
 
+#include <span>
 #include <string>
 #include <vector>
 
@@ -13,8 +14,11 @@ namespace memcity::app {
 
 class Explorer;
 
-// Returns the exit status: 0, or 1 after printing "memcity: NAME:LINE: what went wrong".
-int runScript(Explorer& explorer, const std::vector<explore::ScriptCommand>& commands,
-              const std::string& name);
+// Reads the script at `path` and runs it. Returns the exit status: 0, or 1 after printing
+// "memcity: PATH:LINE: what went wrong" (or why the script cannot be read or parsed).
+int runScript(Explorer& explorer, const std::string& path);
+
+// The commands scripts may use (their names, argument counts and usage lines).
+std::span<const explore::ScriptVerb* const> scriptVerbs();
 
 }  // namespace memcity::app

@@ -169,18 +169,9 @@ void drawTimelinePanel(Ui& ui, render::DrawList& frame) {
         so.range_from = range->from;
         so.range_to = range->to;
     }
+    so.pins = s.pins();
+    so.pin_label_px = 10.0f * ui.layout.fb_scale.y;
     scene::buildTimelineScene(layout, s.gcs(), s.windows(), so, frame);
-    for (uint32_t pin : s.pins()) {
-        const float x = scene::timelineCursorX(layout, static_cast<double>(pin));
-        frame.lines.push_back(
-            {{x, layout.plot.min.y}, {x, layout.plot.max.y}, 1.5f, scene::palette::kTextDim});
-        render::Label l;
-        l.pos = {x + 3.0f, layout.plot.min.y};
-        l.text = std::to_string(pin);
-        l.color = scene::palette::kTextDim;
-        l.size_px = 10.0f * ui.layout.fb_scale.y;
-        frame.labels.push_back(std::move(l));
-    }
 }
 
 }  // namespace memcity::app

@@ -347,6 +347,16 @@ TimelineScene buildTimelineScene(const TimelineLayout& layout, std::span<const G
         }
     }
     if (cursor_label) out.labels.push_back(std::move(*cursor_label));
+    for (uint32_t pin : options.pins) {
+        const float x = timelineCursorX(layout, static_cast<double>(pin));
+        out.lines.push_back({{x, plot.min.y}, {x, plot.max.y}, 1.5f, palette::kTextDim});
+        render::Label l;
+        l.pos = {x + 3.0f, plot.min.y};
+        l.text = std::to_string(pin);
+        l.color = palette::kTextDim;
+        l.size_px = options.pin_label_px;
+        out.labels.push_back(std::move(l));
+    }
     return scene;
 }
 

@@ -362,20 +362,12 @@ void ViewComposer::drawTimeStrip(double t, PixelRect rect, render::DrawList& out
     so.range_to = inputs_.series->lastGc();
     so.legend = false;
     so.measure = options_.measure;
+    // The timeline trees' pinned GCs that the series holds.
+    if (options_.kind == ViewKind::kTimelineTrees)
+        for (uint32_t pin : options_.pins)
+            if (std::binary_search(inputs_.series->gcs().begin(), inputs_.series->gcs().end(), pin))
+                so.pins.push_back(pin);
     buildTimelineScene(layout, inputs_.gcs, inputs_.windows, so, out);
-    if (options_.kind != ViewKind::kTimelineTrees) return;
-    // The pinned GCs on the memory chart, each with its number.
-    for (uint32_t pin : options_.pins) {
-        if (!std::binary_search(inputs_.series->gcs().begin(), inputs_.series->gcs().end(), pin)) continue;
-        const float x = timelineCursorX(layout, static_cast<double>(pin));
-        out.lines.push_back({{x, layout.plot.min.y}, {x, layout.plot.max.y}, 1.5f, palette::kTextDim});
-        render::Label l;
-        l.pos = {x + 3.0f, layout.plot.min.y};
-        l.text = std::to_string(pin);
-        l.color = palette::kTextDim;
-        l.size_px = 10.0f;
-        out.labels.push_back(std::move(l));
-    }
 }
 
 void ViewComposer::drawTitle(double t, render::DrawList& out) const {

@@ -154,6 +154,33 @@ TEST(TimelineScene, LiveAreaReachableLineAndPauses) {
     EXPECT_EQ(dots, 3u);
 }
 
+// Each pinned GC: a line across the plot at the cursor's place for that GC, and its number.
+TEST(TimelineScene, PinsAreLinesWithTheirNumbers) {
+    const std::vector<GcRecord> gcs = fourGcs();
+    const TimelineLayout l = layoutTimeline(gcs, kViewport);
+    TimelineSceneOptions o;
+    o.cursor = false;
+    render::DrawList without;
+    buildTimelineScene(l, gcs, {}, o, without);
+    o.pins = {1, 3};
+    o.pin_label_px = 12.0f;
+    render::DrawList with;
+    buildTimelineScene(l, gcs, {}, o, with);
+    ASSERT_EQ(with.lines.size(), without.lines.size() + 2);
+    ASSERT_EQ(with.labels.size(), without.labels.size() + 2);
+    for (size_t k = 0; k < 2; ++k) {
+        const render::Line2D& line = with.lines[without.lines.size() + k];
+        const float x = timelineCursorX(l, static_cast<double>(o.pins[k]));
+        EXPECT_FLOAT_EQ(line.a.x, x);
+        EXPECT_FLOAT_EQ(line.b.x, x);
+        EXPECT_FLOAT_EQ(line.a.y, l.plot.min.y);
+        EXPECT_FLOAT_EQ(line.b.y, l.plot.max.y);
+        const render::Label& label = with.labels[without.labels.size() + k];
+        EXPECT_EQ(label.text, std::to_string(o.pins[k]));
+        EXPECT_FLOAT_EQ(label.size_px, 12.0f);
+    }
+}
+
 TEST(TimelineScene, WindowBandsSpanTheirGcs) {
     const std::vector<GcRecord> gcs = fourGcs();
     const TimelineLayout l = layoutTimeline(gcs, kViewport);

@@ -1,5 +1,6 @@
-// A trace's heap at one GC with its references, loaded the way the CLI loads it, for the tests of
-// closures, retained sizes, root paths and group reports.
+// A trace and its history (LoadedHistory), or its heap at one GC with its references
+// (LoadedHeap), loaded the way the CLI loads them, for the tests of series, churn, closures,
+// retained sizes, root paths and group reports.
 #pragma once
 
 #include <gtest/gtest.h>
@@ -15,20 +16,30 @@
 
 namespace memcity::testing {
 
-struct LoadedHeap {
+// The trace at `path` and its history (null, with a test failure, where either cannot be made).
+struct LoadedHistory {
     std::unique_ptr<TraceFile> file;
     std::unique_ptr<HeapHistory> history;
+
+    explicit LoadedHistory(const std::string& path, const HistoryOptions& options = {}) {
+        auto f = TraceFile::open(path);
+        EXPECT_TRUE(f.ok()) << (f.ok() ? "" : f.error().message);
+        if (!f) return;
+        file = std::make_unique<TraceFile>(std::move(*f));
+        auto h = HeapHistory::build(*file, options);
+        EXPECT_TRUE(h.ok()) << (h.ok() ? "" : h.error().message);
+        if (h) history = std::make_unique<HeapHistory>(std::move(*h));
+    }
+};
+
+struct LoadedHeap : LoadedHistory {
     HeapState heap;
     std::unique_ptr<HeapGraph> graph;
 
     // The heap after `gc` (default: the last GC), which must have a reference snapshot.
-    explicit LoadedHeap(const std::string& path, std::optional<uint32_t> gc = std::nullopt) {
-        auto f = TraceFile::open(path);
-        EXPECT_TRUE(f.ok()) << (f.ok() ? "" : f.error().message);
-        file = std::make_unique<TraceFile>(std::move(*f));
-        auto h = HeapHistory::build(*file);
-        EXPECT_TRUE(h.ok());
-        history = std::make_unique<HeapHistory>(std::move(*h));
+    explicit LoadedHeap(const std::string& path, std::optional<uint32_t> gc = std::nullopt)
+        : LoadedHistory(path) {
+        if (!history) return;
         auto s = history->heapAt(gc ? *gc : static_cast<uint32_t>(history->gcCount() - 1));
         EXPECT_TRUE(s.ok());
         heap = std::move(*s);

@@ -7,6 +7,7 @@
 #include "cli/load.h"
 #include "heap/heap_history.h"
 #include "synth/synth.h"
+#include "unit/loaded_heap.h"
 #include "unit/trace_builder.h"
 
 namespace memcity {
@@ -14,22 +15,14 @@ namespace {
 
 using testing::TraceBuilder;
 
-struct Loaded {
-    std::unique_ptr<TraceFile> file;
-    std::unique_ptr<HeapHistory> history;
-    explicit Loaded(const std::string& path, bool reachability = true,
-                    uint64_t checkpoint_events = 8'000'000) {
-        HistoryOptions options;
-        options.reachability = reachability;
-        options.checkpoint_events = checkpoint_events;
-        auto f = TraceFile::open(path);
-        EXPECT_TRUE(f.ok()) << (f.ok() ? "" : f.error().message);
-        file = std::make_unique<TraceFile>(std::move(*f));
-        auto h = HeapHistory::build(*file, options);
-        EXPECT_TRUE(h.ok()) << (h.ok() ? "" : h.error().message);
-        history = std::make_unique<HeapHistory>(std::move(*h));
-    }
-};
+// The trace's history, built as the CLI builds it (reachability off where a test does not need it).
+testing::LoadedHistory loaded(const std::string& path, bool reachability = true,
+                              uint64_t checkpoint_events = 8'000'000) {
+    HistoryOptions options;
+    options.reachability = reachability;
+    options.checkpoint_events = checkpoint_events;
+    return testing::LoadedHistory(path, options);
+}
 
 ClassifierChain chainOf(std::string_view spec) {
     auto c = parseChain(spec);
@@ -53,7 +46,7 @@ std::string tinyTrace() {
 }
 
 TEST(Churn, TinyWindowsHaveExactCohorts) {
-    Loaded t(tinyTrace());
+    testing::LoadedHistory t = loaded(tinyTrace());
     const ClassifierChain type = chainOf("type");
     auto w = HeapChurn::build(*t.history, 0, 2, type);
     ASSERT_TRUE(w.ok()) << w.error().message;
@@ -88,7 +81,7 @@ TEST(Churn, TinyWindowsHaveExactCohorts) {
 }
 
 TEST(Churn, RefusesEmptyWindowsOutOfRangeAndReferenceChains) {
-    Loaded t(tinyTrace());
+    testing::LoadedHistory t = loaded(tinyTrace());
     const ClassifierChain type = chainOf("type");
     auto same = HeapChurn::build(*t.history, 2, 2, type);
     ASSERT_FALSE(same.ok());
@@ -106,7 +99,7 @@ TEST(Churn, RefusesEmptyWindowsOutOfRangeAndReferenceChains) {
 TEST(Churn, TheChurnScenarioNamesItsBurst) {
     const std::string path = testing::tempPath("churn-scenario");
     ASSERT_TRUE(synth::synthesize("churn", path, {}).ok());
-    Loaded t(path, false);
+    testing::LoadedHistory t = loaded(path, false);
     const uint32_t last = static_cast<uint32_t>(t.history->gcCount() - 1);
     auto w = HeapChurn::build(*t.history, 0, last, chainOf("type,site(callers=1)"), {2});
     ASSERT_TRUE(w.ok()) << w.error().message;
@@ -133,7 +126,7 @@ TEST(Churn, TheChurnScenarioNamesItsBurst) {
 TEST(Churn, ByClosestDomainCallSite) {
     const std::string path = testing::tempPath("churn-domain");
     ASSERT_TRUE(synth::synthesize("churn", path, {}).ok());
-    Loaded t(path, false);
+    testing::LoadedHistory t = loaded(path, false);
     const uint32_t last = static_cast<uint32_t>(t.history->gcCount() - 1);
     auto w = HeapChurn::build(*t.history, 0, last, chainOf("domain-site,type"));
     ASSERT_TRUE(w.ok()) << w.error().message;
@@ -164,7 +157,7 @@ TEST(Churn, AddsUpToTheDemosPerGcRecords) {
     const std::string demo = cli::demoTracePath();
     ASSERT_FALSE(demo.empty());
     // Checkpoints every 100,000 events: windows start and end far from them.
-    Loaded t(demo, false, 100'000);
+    testing::LoadedHistory t = loaded(demo, false, 100'000);
     ASSERT_GE(t.history->checkpoints().count(), 5u);
     const auto& gcs = t.history->gcs();
     for (auto [from, to] : {std::pair{0u, 5u}, std::pair{10u, 30u}, std::pair{30u, 41u}}) {

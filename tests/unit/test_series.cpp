@@ -8,6 +8,7 @@
 #include "graph/heap_graph.h"
 #include "heap/heap_history.h"
 #include "synth/synth.h"
+#include "unit/loaded_heap.h"
 #include "unit/trace_builder.h"
 
 namespace memcity {
@@ -15,21 +16,10 @@ namespace {
 
 using testing::TraceBuilder;
 
-struct Loaded {
-    std::unique_ptr<TraceFile> file;
-    std::unique_ptr<HeapHistory> history;
-};
+using Loaded = testing::LoadedHistory;
 
 Loaded load(const std::string& path) {
-    Loaded l;
-    auto f = TraceFile::open(path);
-    EXPECT_TRUE(f.ok()) << (f.ok() ? "" : f.error().message);
-    if (!f) return l;
-    l.file = std::make_unique<TraceFile>(std::move(*f));
-    auto h = HeapHistory::build(*l.file);
-    EXPECT_TRUE(h.ok()) << (h.ok() ? "" : h.error().message);
-    if (h) l.history = std::make_unique<HeapHistory>(std::move(*h));
-    return l;
+    return Loaded(path);
 }
 
 Loaded scenario(const std::string& name) {

@@ -596,7 +596,13 @@ void Recorder::processGcs(JNIEnv* jni) {
         }
     }
     if (newest_jvm) {
-        newest_jvm->whole_heap = newest_jvm->whole_heap && counted;
+        // Where deaths are told by tags, HotSpot takes a GC's dead tags out of its map and then
+        // posts their ObjectFree events outside its lock: some may still be on their way while
+        // the census counts, and reach the trace after the next GC began, filed under that one.
+        // Only the exit's census, which lists the live objects themselves, is held against the
+        // JVM then.
+        const bool deaths_known = weak_deaths_.load(std::memory_order_relaxed) || exit_census;
+        newest_jvm->whole_heap = newest_jvm->whole_heap && counted && deaths_known;
         withWriter([&](TraceWriter& w) {
             w.extension(static_cast<uint32_t>(format::ExtensionKind::kGcJvm), encodeGcJvm(*newest_jvm));
         });

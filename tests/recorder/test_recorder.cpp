@@ -331,8 +331,10 @@ TEST_F(Recorder, DeathsAreFiledUnderTheGcThatFreedThem) {
 // Threads allocate all the time while the agent counts the heap after each full GC (the census,
 // a heap iteration that names the objects it meets untagged, as a snapshot's walk does): an
 // object it meets between its allocation and its callback is recorded once, and dies. memcity's
-// live objects equal the JVM's count at every full GC, type by type, whether deaths are told by
-// weak references or by tags, under each stop-the-world collector.
+// live objects equal the JVM's count at every full GC held against the JVM, type by type, under
+// each stop-the-world collector: with weak-reference deaths every full GC a census followed; with
+// tags only the exit's (HotSpot posts ObjectFree outside its tag map's lock, so a GC's frees may
+// still be on their way when the agent counts: under CI's load 1,806 of them once were).
 TEST_F(Recorder, AnObjectAWalkMeetsBeforeItsCallbackIsRecordedOnce) {
     // A census follows a full GC only when no young GC came after it before the agent thread
     // woke. With a 16 MiB young generation, young GCs came every few milliseconds, and on a
@@ -346,7 +348,7 @@ TEST_F(Recorder, AnObjectAWalkMeetsBeforeItsCallbackIsRecordedOnce) {
         size_t censuses;
     };
     for (const Run run_with : {Run{"G1GC", "weak", "8000", 2}, Run{"SerialGC", "weak", "4000", 2},
-                               Run{"ParallelGC", "tags", "4000", 2}}) {
+                               Run{"ParallelGC", "tags", "4000", 1}}) {
         SCOPED_TRACE(std::string(run_with.gc) + " deaths=" + run_with.deaths);
         const std::string trace = tracePath("churn-walks");
         Process p = run({kJavaHome + "/bin/java",

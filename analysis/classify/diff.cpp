@@ -1,6 +1,7 @@
 #include "classify/diff.h"
 
 #include "classify/merged_tree.h"
+#include "graph/heap_graph.h"
 
 namespace memcity {
 namespace {
@@ -57,6 +58,25 @@ HeapDiff HeapDiff::build(const HeapView& a, const HeapView& b, const ClassifierC
     merge(a, a_in_b, 0, &DiffNode::died);
     merge(b, b_in_a, 1, &DiffNode::permanent);
     return diff;
+}
+
+Result<HeapDiff> HeapDiff::between(const HeapHistory& history, uint32_t a, uint32_t b,
+                                   const ClassifierChain& chain, const TreeOptions& options) {
+    auto heap_a = history.heapAt(a);
+    if (!heap_a) return heap_a.error();
+    auto heap_b = history.heapAt(b);
+    if (!heap_b) return heap_b.error();
+    // Born and permanent objects are classified with b's references, the dead with a's.
+    std::unique_ptr<HeapGraph> graph_a, graph_b;
+    if (chain.needsReferences()) {
+        for (auto [state, graph] : {std::pair{&*heap_a, &graph_a}, std::pair{&*heap_b, &graph_b}}) {
+            auto g = loadGraph(history, *state);
+            if (!g) return g.error();
+            *graph = std::move(*g);
+        }
+    }
+    return build(heap_a->view().withGraph(graph_a.get()), heap_b->view().withGraph(graph_b.get()), chain,
+                 options);
 }
 
 uint32_t HeapDiff::find(const std::vector<std::string>& labels) const {

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "classify/tree.h"
+#include "heap/heap_history.h"
+#include "util/result.h"
 
 namespace memcity {
 
@@ -28,6 +30,11 @@ public:
     // outlives the call.
     static HeapDiff build(const HeapView& a, const HeapView& b, const ClassifierChain& chain,
                           const TreeOptions& options = {});
+    // The diff of GCs a and b of `history`: rebuilds both heaps, with their reference snapshots
+    // when the chain reads references. Errors: a GC out of range, a replay failure, a snapshot
+    // the chain needs and a GC lacks. Contract: `chain` outlives the call.
+    static Result<HeapDiff> between(const HeapHistory& history, uint32_t a, uint32_t b,
+                                    const ClassifierChain& chain, const TreeOptions& options = {});
 
     static constexpr uint32_t kRoot = 0;
     const DiffNode& node(uint32_t id) const { return nodes_[id]; }

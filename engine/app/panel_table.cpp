@@ -7,6 +7,7 @@
 
 #include "app/ui.h"
 #include "scene/city_layout.h"
+#include "scene/cohorts.h"
 #include "scene/timeline_scene.h"
 
 namespace memcity::app {
@@ -76,11 +77,15 @@ void drawTablePanel(Ui& ui) {
             scroll_to = true;
         }
     }
-    table.update(s.cursor().gcTime(), [&s](uint32_t id) -> std::optional<explore::NodeSizes> {
-        const auto sizes = s.sizesOf(id);
-        if (!sizes) return std::nullopt;
-        return explore::NodeSizes{sizes->deep.bytes, sizes->retained.bytes, 0};
-    });
+    const scene::SeriesDiff* diff = s.diffShown() ? s.diff().get() : nullptr;
+    table.update(
+        s.cursor().gcTime(),
+        [&s](uint32_t id) -> std::optional<explore::NodeSizes> {
+            const auto sizes = s.sizesOf(id);
+            if (!sizes) return std::nullopt;
+            return explore::NodeSizes{sizes->deep.bytes, sizes->retained.bytes, 0};
+        },
+        diff);
     if (s.currentGc() != ui.sizes_gc) {
         ui.sizes_gc = s.currentGc();
         ui.sizes_gc_since = ui.now;
@@ -105,13 +110,17 @@ void drawTablePanel(Ui& ui) {
                                        ImGuiTableFlags_ScrollY | ImGuiTableFlags_ScrollX |
                                        ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV |
                                        ImGuiTableFlags_SizingFixedFit;
-    const explore::TableColumn columns[] = {
-        explore::TableColumn::kName,          explore::TableColumn::kObjects,
-        explore::TableColumn::kObjectsShare,  explore::TableColumn::kBytes,
-        explore::TableColumn::kBytesShare,    explore::TableColumn::kDeepBytes,
-        explore::TableColumn::kRetainedBytes, explore::TableColumn::kBytesGrowth,
-    };
-    if (ImGui::BeginTable("##tree", IM_ARRAYSIZE(columns), kFlags)) {
+    // With the diff shown, its three cohorts take the place of the growth column.
+    using C = explore::TableColumn;
+    std::vector<C> columns = {C::kName,       C::kObjects,   C::kObjectsShare,  C::kBytes,
+                              C::kBytesShare, C::kDeepBytes, C::kRetainedBytes, C::kBytesGrowth};
+    if (s.diffShown()) {
+        columns.back() = C::kBornBytes;
+        columns.push_back(C::kDiedBytes);
+        columns.push_back(C::kPermanentBytes);
+    }
+    if (ImGui::BeginTable(s.diffShown() ? "##treediff" : "##tree", static_cast<int>(columns.size()),
+                          kFlags)) {
         ImGui::TableSetupScrollFreeze(1, 1);
         for (explore::TableColumn c : columns) {
             ImGuiTableColumnFlags f = c == explore::TableColumn::kName
@@ -119,8 +128,10 @@ void drawTablePanel(Ui& ui) {
                                           : ImGuiTableColumnFlags_PreferSortDescending;
             if (c == explore::TableColumn::kBytes) f |= ImGuiTableColumnFlags_DefaultSort;
             // The name takes what the numbers leave of the panel (at least 220 units).
-            const float name_w = std::max(220.0f * ui.layout.ui_scale, ImGui::GetContentRegionAvail().x -
-                                                                           7.0f * 64.0f * ui.layout.ui_scale);
+            const float name_w =
+                std::max(220.0f * ui.layout.ui_scale,
+                         ImGui::GetContentRegionAvail().x -
+                             static_cast<float>(columns.size() - 1) * 64.0f * ui.layout.ui_scale);
             ImGui::TableSetupColumn(std::string(explore::columnTitle(c)).c_str(), f,
                                     c == explore::TableColumn::kName ? name_w : 0.0f);
         }
@@ -128,7 +139,8 @@ void drawTablePanel(Ui& ui) {
         if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && specs->SpecsDirty) {
             if (specs->SpecsCount > 0) {
                 const ImGuiTableColumnSortSpecs& spec = specs->Specs[0];
-                table.sortBy(columns[spec.ColumnIndex], spec.SortDirection == ImGuiSortDirection_Descending);
+                table.sortBy(columns[static_cast<size_t>(spec.ColumnIndex)],
+                             spec.SortDirection == ImGuiSortDirection_Descending);
             }
             specs->SpecsDirty = false;
         }
@@ -186,8 +198,28 @@ void drawTablePanel(Ui& ui) {
                     ImGui::TextUnformatted(bytesText(static_cast<double>(row.sizes->retained_bytes)).c_str());
                 else
                     ImGui::TextDisabled("-");
-                ImGui::TableNextColumn();
-                ImGui::TextUnformatted(signedBytes(row.bytes_growth).c_str());
+                if (!s.diffShown()) {
+                    ImGui::TableNextColumn();
+                    ImGui::TextUnformatted(signedBytes(row.bytes_growth).c_str());
+                    continue;
+                }
+                // The cohort that dominates the row in its colour, as the views draw it.
+                const auto dominant =
+                    row.cohorts ? scene::dominantCohort(*row.cohorts, s.chain().metric) : std::nullopt;
+                for (scene::Cohort k :
+                     {scene::Cohort::kBorn, scene::Cohort::kDied, scene::Cohort::kPermanent}) {
+                    ImGui::TableNextColumn();
+                    if (!row.cohorts) {
+                        ImGui::TextDisabled("-");
+                        continue;
+                    }
+                    const std::string text = bytesText(static_cast<double>(row.cohorts->of(k).bytes));
+                    if (dominant == k)
+                        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(scene::cohortColor(k)), "%s",
+                                           text.c_str());
+                    else
+                        ImGui::TextUnformatted(text.c_str());
+                }
             }
         }
         ImGui::EndTable();

@@ -60,6 +60,19 @@ void controls(Ui& ui) {
         }
         ImGui::SameLine();
         if (ImGui::SmallButton("clear")) s.setRange(std::nullopt);
+        // A suspicious window's range: its next step, the diff over it, is one click.
+        const std::vector<Window>& all = s.windows();
+        for (size_t i = 0; i < all.size(); ++i)
+            if (all[i].last_gc == range->to &&
+                (all[i].first_gc == range->from || all[i].first_gc == range->from + 1)) {
+                ImGui::SameLine();
+                if (ImGui::SmallButton("next: diff over the window")) {
+                    if (Status st = s.diffWindow(i); !st) ui.say(st.error().message);
+                }
+                if (ImGui::IsItemHovered())
+                    ImGui::SetTooltip("born / died / permanent since the window's start, at its last GC");
+                break;
+            }
     } else {
         ImGui::TextDisabled("shift-drag selects a range, double-click a window's band picks it");
     }

@@ -74,6 +74,16 @@ void toolbar(Ui& ui) {
         if (k == scene::ViewKind::kTimelineTrees && ImGui::IsItemHovered())
             ImGui::SetTooltip("a tree per pinned GC (right-click the timeline to pin one)");
     }
+    if (s.view() != scene::ViewKind::kTimelineTrees) {
+        ImGui::SameLine();
+        bool diff = s.diffShown();
+        if (ImGui::Checkbox("diff", &diff)) s.showDiff(diff);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip(
+                "colour by born / died / permanent since GC %u (the range's start), as the "
+                "table's columns",
+                s.baseGc());
+    }
     if (s.view() == scene::ViewKind::kCity) {
         ImGui::SameLine();
         ImGui::TextDisabled("|");

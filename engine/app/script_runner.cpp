@@ -458,6 +458,17 @@ private:
             if (!s.lastStop().empty()) std::cout << s.lastStop() << "\n";
             if (const auto& range = s.range())
                 std::cout << "range: " << range->from << ".." << range->to << "\n";
+            if (s.diffShown()) {
+                if (const auto& d = s.diff(); d && s.diffCurrent()) {
+                    const scene::CohortCounts& all = d->at(TreeSeries::kRoot);
+                    std::cout << "diff: GC " << d->baseGc() << " -> " << d->gc() << ", born "
+                              << all.born.objects << " objects (" << all.born.bytes << " bytes), died "
+                              << all.died.objects << " (" << all.died.bytes << "), permanent "
+                              << all.permanent.objects << " (" << all.permanent.bytes << ")\n";
+                } else {
+                    std::cout << "diff: " << (s.diffError().empty() ? "computing" : s.diffError()) << "\n";
+                }
+            }
             if (s.load().live)
                 std::cout << "live: " << s.gcs().size() << " GCs, " << s.load().bytes_total
                           << " bytes written\n";
@@ -594,6 +605,22 @@ const std::vector<Runner::Verb>& Runner::verbs() {
              if (!k) return k.error();
              if (*k == 0) return Error{"window expects a number from 1, got '0'"};
              return r.ex_.session().selectWindow(static_cast<size_t>(*k - 1));
+         }},
+        {{"window-diff", 1, 1,
+          "window-diff K: suspicious window K's next step: the diff over it, at its last GC"},
+         [](Runner& r, const Cmd& c) -> Status {
+             auto k = r.number(c.args[0]);
+             if (!k) return k.error();
+             if (*k == 0) return Error{"window-diff expects a number from 1, got '0'"};
+             return r.ex_.session().diffWindow(static_cast<size_t>(*k - 1));
+         }},
+        {{"diff", 1, 1,
+          "diff on|off: colour by born / died / permanent since the base GC (the range's start)"},
+         [](Runner& r, const Cmd& c) -> Status {
+             if (c.rest != "on" && c.rest != "off")
+                 return Error{"diff expects on or off, got '" + c.rest + "'"};
+             r.ex_.session().showDiff(c.rest == "on");
+             return {};
          }},
         {{"unpin", 1, 1, "unpin N: unpin GC N"}, [](Runner& r, const Cmd& c) { return r.pinOrUnpin(c); }},
         {{"scaled", 1, 1, "scaled on|off: the sunburst's and icicle's extent follows the heap's size"},

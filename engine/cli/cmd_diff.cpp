@@ -93,29 +93,14 @@ int runDiff(const Words& words) {
     const ClassifyArgs& opts = cmd.classify;
     const HeapHistory& h = *cmd.loaded.history;
     const std::string& path = cmd.loaded.trace->path();
-    auto a = h.heapAt(cmd.from);
-    auto b = a ? h.heapAt(cmd.to) : Result<HeapState>(a.error());
-    if (!b) {
-        std::cerr << "error: " << b.error().message << "\n";
-        return 1;
-    }
     TreeOptions options;
     options.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
-    // Classifiers that read references need both GCs' snapshots: born and permanent objects are
-    // classified with B's references, the dead with A's.
-    std::unique_ptr<HeapGraph> graph_a, graph_b;
-    if (opts.chain.needsReferences()) {
-        for (auto [state, graph] : {std::pair{&*a, &graph_a}, std::pair{&*b, &graph_b}}) {
-            auto g = loadGraph(h, *state);
-            if (!g) {
-                std::cerr << "memcity diff: " << path << ": " << g.error().message << "\n";
-                return 1;
-            }
-            *graph = std::move(*g);
-        }
+    auto built = HeapDiff::between(h, cmd.from, cmd.to, opts.chain, options);
+    if (!built) {
+        std::cerr << "memcity diff: " << path << ": " << built.error().message << "\n";
+        return 1;
     }
-    const HeapDiff diff = HeapDiff::build(a->view().withGraph(graph_a.get()),
-                                          b->view().withGraph(graph_b.get()), opts.chain, options);
+    const HeapDiff& diff = *built;
     if (Status st = pluginErrors(opts.chain); !st) {
         std::cerr << "memcity diff: " << st.error().message << "\n";
         return 1;

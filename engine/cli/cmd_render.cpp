@@ -15,7 +15,9 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
+#include <thread>
 
+#include "classify/diff.h"
 #include "cli/args.h"
 #include "cli/classify_args.h"
 #include "cli/commands.h"
@@ -53,14 +55,14 @@ bool isDirectory(const std::string& path) {
 
 int runRender(const Words& words) {
     auto args = Args::parse("render", words,
-                            {{"--view", true, ""},    {"--gc", true, ""},        {"--from", true, ""},
-                             {"--to", true, ""},      {"--frames", true, ""},    {"--classify", true, ""},
-                             {"--filter", true, ""},  {"--metric", true, ""},    {"--sort", true, ""},
-                             {"--size", true, ""},    {"--camera", true, ""},    {"--drill", true, ""},
-                             {"--scaled", false, ""}, {"--unscaled", false, ""}, {"--pins", true, ""},
-                             {"--shape", true, ""},   {"--all", false, ""},      {"--depth", true, ""},
-                             {"--select", true, ""},  {"--samples", true, ""},   {"--validate", false, ""},
-                             {"--output", true, "-o"}});
+                            {{"--view", true, ""},      {"--gc", true, ""},        {"--from", true, ""},
+                             {"--to", true, ""},        {"--frames", true, ""},    {"--classify", true, ""},
+                             {"--filter", true, ""},    {"--metric", true, ""},    {"--sort", true, ""},
+                             {"--size", true, ""},      {"--camera", true, ""},    {"--drill", true, ""},
+                             {"--scaled", false, ""},   {"--unscaled", false, ""}, {"--pins", true, ""},
+                             {"--shape", true, ""},     {"--all", false, ""},      {"--depth", true, ""},
+                             {"--select", true, ""},    {"--samples", true, ""},   {"--validate", false, ""},
+                             {"--diff-from", true, ""}, {"--output", true, "-o"}});
     if (!args) return fail(args.error().message);
     if (args->help()) return printHelp("render");
     if (args->positionals().size() != 1)
@@ -105,6 +107,12 @@ int runRender(const Words& words) {
     for (const char* option : {"--pins", "--shape", "--unscaled"})
         if (!trees && args->has(option))
             return fail(std::string("memcity render: ") + option + " is for --view timeline-trees");
+    if (args->has("--diff-from")) {
+        if (animate) return fail("memcity render: --diff-from draws one picture (of --gc), not --frames");
+        if (*view != scene::ViewKind::kCity && *view != scene::ViewKind::kSunburst &&
+            *view != scene::ViewKind::kIcicle)
+            return fail("memcity render: --diff-from is for the city, sunburst and icicle views");
+    }
     if (args->has("--scaled") && args->has("--unscaled"))
         return fail("memcity render: --scaled and --unscaled exclude each other");
     std::vector<uint32_t> pins;
@@ -150,6 +158,16 @@ int runRender(const Words& words) {
             return fail("memcity render: --pins: GC " + std::to_string(pin) + " is outside --from " +
                         std::to_string(window->from) + " --to " + std::to_string(window->to));
         }
+    std::optional<uint32_t> diff_from;
+    if (args->has("--diff-from")) {
+        auto from = args->unsignedValue("--diff-from", 0);
+        if (!from) return fail(from.error().message);
+        if (*from >= h.gcCount()) return fail("memcity render: --diff-from: " + h.gcRangeError(*from));
+        if (*from < window->from || *from > *gc)
+            return fail("memcity render: --diff-from " + std::to_string(*from) + " must lie in --from " +
+                        std::to_string(window->from) + " .. --gc " + std::to_string(*gc));
+        diff_from = static_cast<uint32_t>(*from);
+    }
     printDiagnostics(*loaded, std::cerr, false);
 
     auto series = buildSeries(*loaded, opts->chain, {.window = *window}, "render");
@@ -202,6 +220,13 @@ int runRender(const Words& words) {
                             "' in the series");
             vo.selected.push_back(id);
         }
+    }
+    if (diff_from) {
+        TreeOptions to;
+        to.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+        auto diff = HeapDiff::between(h, *diff_from, static_cast<uint32_t>(*gc), opts->chain, to);
+        if (!diff) return fail("memcity render: " + loaded->trace->path() + ": " + diff.error().message);
+        vo.diff = std::make_shared<const scene::SeriesDiff>(scene::SeriesDiff::lay(*diff, *series));
     }
     auto composer = scene::ViewComposer::prepare(in, vo, glm::vec2(size));
     if (!composer) return fail("memcity render: " + composer.error().message);

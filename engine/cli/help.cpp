@@ -326,7 +326,7 @@ options:
          "draw the city, sunburst, icicle, timeline or timeline trees at a GC, or an animation, to PNG",
          R"(usage: memcity render FILE [--view V] [--gc N] [--classify CHAIN] [--filter EXPR] [--metric M]
                       [--sort S] [--size WxH] [--camera NAME] [--drill PATH] [--select PATHS]
-                      [--scaled] [--all] [--depth D] -o OUT.png
+                      [--scaled] [--all] [--depth D] [--diff-from A] -o OUT.png
        memcity render FILE --view timeline-trees --pins A,B,... [--shape sunburst|icicle]
                       [--unscaled] [same options] -o OUT.png
        memcity render FILE [same options] [--from A] [--to B] --frames K -o DIR
@@ -367,6 +367,9 @@ options:
   --camera NAME     city camera: overview (default), top, front or street
   --drill PATH      sunburst / icicle: the group to drill down to, its labels separated by '/'
   --select PATHS    draw these groups selected (paths separated by ';')
+  --diff-from A      the heap diff as a view (ICPE'18): city, sunburst or icicle coloured by
+                    what dominates each group since GC A at --gc, born (vermillion), died (blue)
+                    or permanent (grey); the title bar gives the totals ('memcity diff' lists them)
   --scaled          sunburst / icicle: the chart's extent follows the heap's size over time
   --pins A,B,...    timeline-trees: the GCs to draw a tree for (within the window)
   --shape S         timeline-trees: sunburst (default) or icicle trees

@@ -22,6 +22,8 @@ struct Session::Pending {
     std::optional<std::pair<uint64_t, std::string>> inspection_error;
     // Table sizes.
     std::optional<std::pair<uint32_t, std::map<uint32_t, GroupSizes>>> sizes;  // (gc, sizes)
+    // Diff: of the key it was asked for, or why it failed.
+    std::optional<std::pair<DiffKey, Result<HeapDiff>>> diff;
 };
 
 Session::Session(SessionOptions options)
@@ -31,18 +33,20 @@ Session::Session(SessionOptions options)
       pending_(std::make_shared<Pending>()),
       series_worker_(std::make_unique<Worker>("memcity series")),
       inspect_worker_(std::make_unique<Worker>("memcity inspect")),
-      sizes_worker_(std::make_unique<Worker>("memcity sizes")) {}
+      sizes_worker_(std::make_unique<Worker>("memcity sizes")),
+      diff_worker_(std::make_unique<Worker>("memcity diff")) {}
 
 Session::~Session() {
     // The workers and the loader read the history and the chains: stop them first.
     series_worker_.reset();
     inspect_worker_.reset();
     sizes_worker_.reset();
+    diff_worker_.reset();
     loader_.reset();
 }
 
 void Session::closeTrace() {
-    for (Worker* w : {series_worker_.get(), inspect_worker_.get(), sizes_worker_.get()}) {
+    for (Worker* w : {series_worker_.get(), inspect_worker_.get(), sizes_worker_.get(), diff_worker_.get()}) {
         w->cancel();
         w->waitIdle();
     }
@@ -55,6 +59,11 @@ void Session::closeTrace() {
     live_judged_gc_ = -1;
     live_note_.clear();
     pending_ = std::make_shared<Pending>();  // what the stopped jobs left is dropped with the old one
+    diff_asked_.reset();
+    diff_raw_.reset();
+    diff_.reset();
+    diff_error_.clear();
+    goto_after_series_.reset();
     series_.reset();
     series_chain_.reset();
     series_final_ = false;
@@ -150,7 +159,25 @@ bool Session::update() {
         pending_->sizes.reset();
         changed = true;
     }
+    if (pending_->diff) {
+        auto [key, diff] = std::move(*pending_->diff);
+        pending_->diff.reset();
+        if (diff_asked_ && key == *diff_asked_) {
+            if (diff) {
+                diff_raw_ = std::make_shared<const HeapDiff>(std::move(*diff));
+                diff_key_ = key;
+                diff_ = series_ ? std::make_shared<const scene::SeriesDiff>(
+                                      scene::SeriesDiff::lay(*diff_raw_, *series_))
+                                : nullptr;
+                diff_error_.clear();
+            } else {
+                diff_error_ = "the diff failed: " + diff.error().message;
+            }
+            changed = true;
+        }
+    }
     lock.unlock();
+    if (diff_shown_) requestDiff();
     // The inspector follows the cursor: a new GC under it asks for a new inspection.
     if (series_ && !selection_.empty() && inspection_wanted_.gc != currentGc() && loaded())
         requestInspection();
@@ -160,10 +187,12 @@ bool Session::update() {
 bool Session::settled(bool live_ok) const {
     if (loader_ && loader_->version() != load_version_) return false;
     if (loader_ && !loader_->done() && !(live_ok && load_.live)) return false;
-    if (!series_worker_->idle() || !inspect_worker_->idle() || !sizes_worker_->idle()) return false;
+    if (!series_worker_->idle() || !inspect_worker_->idle() || !sizes_worker_->idle() ||
+        !diff_worker_->idle())
+        return false;
     std::lock_guard lock(pending_->mutex);
     return !pending_->series && !pending_->series_error && !pending_->inspection &&
-           !pending_->inspection_error && !pending_->sizes;
+           !pending_->inspection_error && !pending_->sizes && !pending_->diff;
 }
 
 void Session::waitSettled() {
@@ -225,6 +254,16 @@ void Session::adoptSeries(std::shared_ptr<const TreeSeries> series,
     hovered_ = scene::kNoPick;
     sizes_.clear();
     sizes_gc_ = UINT32_MAX;
+    // The diff keeps its counts when the series is of the chain it classified by.
+    diff_.reset();
+    if (diff_raw_ && diff_key_.chain == series_chain_.get())
+        diff_ = std::make_shared<const scene::SeriesDiff>(scene::SeriesDiff::lay(*diff_raw_, *series_));
+    if (goto_after_series_ && final && *goto_after_series_ >= series_->firstGc() &&
+        *goto_after_series_ <= series_->lastGc()) {
+        cursor_.pause();
+        cursor_.seekGc(*goto_after_series_);
+        goto_after_series_.reset();
+    }
     if (loaded()) requestInspection();
 }
 
@@ -344,6 +383,63 @@ Status Session::selectWindow(size_t index) {
     return seriesOverRange();
 }
 
+// --- the diff -------------------------------------------------------------------------------
+
+void Session::showDiff(bool on) {
+    diff_shown_ = on;
+    if (on) requestDiff();
+}
+
+bool Session::diffCurrent() const {
+    return diff_ && series_ && diff_->baseGc() == baseGc() && diff_->gc() == currentGc() &&
+           diff_key_.chain == series_chain_.get();
+}
+
+void Session::requestDiff() {
+    const HeapHistory* h = history();
+    if (!h || !series_ || !series_chain_) return;
+    const DiffKey want{baseGc(), currentGc(), series_chain_.get()};
+    if (diff_asked_ && *diff_asked_ == want) return;
+    diff_asked_ = want;
+    if (want.gc < want.base) {
+        diff_error_ = "no diff: the cursor (GC " + std::to_string(want.gc) + ") is before the base GC " +
+                      std::to_string(want.base);
+        diff_worker_->cancel();
+        return;
+    }
+    diff_error_.clear();
+    std::shared_ptr<const ClassifierChain> chain = series_chain_;
+    std::shared_ptr<Pending> pending = pending_;
+    auto wake = options_.wake;
+    const unsigned threads = options_.threads;
+    diff_worker_->submit([h, chain, want, threads, pending, wake](const CancelToken& token) {
+        TreeOptions to;
+        to.threads = threads;
+        auto diff = HeapDiff::between(*h, want.base, want.gc, *chain, to);
+        if (token.cancelled()) return;
+        {
+            std::lock_guard lock(pending->mutex);
+            pending->diff.emplace(want, std::move(diff));
+        }
+        if (wake) wake();
+    });
+}
+
+Status Session::diffWindow(size_t index) {
+    const std::vector<Window>& all = windows();
+    if (index >= all.size())
+        return Error{"no window " + std::to_string(index + 1) + " (" + std::to_string(all.size()) +
+                     " suspicious windows)"};
+    const Window& w = all[index];
+    const bool leak = w.kind == WindowKind::kLeakRegression || w.kind == WindowKind::kLeakHeuristic;
+    const uint32_t from = leak || w.first_gc == 0 ? w.first_gc : w.first_gc - 1;
+    setRange(GcRange{from, w.last_gc});
+    if (Status st = seriesOverRange(); !st) return st;
+    goto_after_series_ = w.last_gc;
+    showDiff(true);
+    return {};
+}
+
 std::string Session::stopReason(uint32_t gc, std::optional<uint32_t> previous) const {
     if (gc >= gcs().size()) return "";
     if (stops_.full_gc && gcs()[gc].kind == static_cast<uint8_t>(format::GcKind::kMajor))
@@ -457,6 +553,7 @@ scene::ViewFrameStats Session::compose(scene::PixelRect rect, glm::vec2 framebuf
     composer_->setSelected(std::move(selected));
     composer_->setHovered(hovered_);
     composer_->setDrillRoot(drill_root_);
+    composer_->setDiff(diff_shown_ ? diff_ : nullptr);
     const scene::ViewFrameStats stats = composer_->compose(cursor_.t(), out);
     scene::placeInRect(out, rect, framebuffer);
     return stats;

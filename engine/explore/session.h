@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "classify/diff.h"
 #include "classify/series.h"
 #include "explore/chain_config.h"
 #include "explore/inspection.h"
@@ -28,6 +29,7 @@
 #include "explore/loader.h"
 #include "explore/worker.h"
 #include "render/draw_list.h"
+#include "scene/cohorts.h"
 #include "scene/screen.h"
 #include "scene/views.h"
 #include "util/result.h"
@@ -219,6 +221,23 @@ public:
     // Blocks until `done` holds for the live state, or `timeout_s` passes (scripts).
     bool waitLive(const std::function<bool(const LiveState&)>& done, double timeout_s);
 
+    // --- the diff as a view (ICPE'18 §5.3) -----------------------------------------------------
+    // Shows the heap diff from baseGc() to the current GC: the views coloured by the cohort that
+    // dominates each group (born, died, permanent), the table with those columns. The diff is
+    // computed in the background whenever either GC or the series changes.
+    bool diffShown() const { return diff_shown_; }
+    void showDiff(bool on);
+    // The diff laid onto the series (null until one is computed, or when it failed). It may be of
+    // other GCs than baseGc() and currentGc() while the next one is computed (diffCurrent()).
+    const std::shared_ptr<const scene::SeriesDiff>& diff() const { return diff_; }
+    bool diffCurrent() const;
+    // Why no diff is shown ("" when one is or is on its way).
+    const std::string& diffError() const { return diff_error_; }
+    // A suspicious window's next step, one click: its GCs become the range (a GC-overhead or churn
+    // window's from the GC before it, as `memcity windows` suggests), the series is built over
+    // them, the cursor goes to the window's last GC and the diff is shown.
+    Status diffWindow(size_t index);
+
     // --- the tree table's deep and retained sizes ----------------------------------------------
     // Sizes of `nodes` at the current GC's snapshot, asked for in the background; the known ones
     // come back through sizesOf as they arrive.
@@ -294,10 +313,25 @@ private:
     int64_t live_judged_gc_ = -1;  // the last pause whose growth was judged
     std::string live_note_;
 
+    // The diff: what is shown, what was last asked for (base, GC, the chain it classifies by).
+    struct DiffKey {
+        uint32_t base = 0, gc = 0;
+        const ClassifierChain* chain = nullptr;
+        bool operator==(const DiffKey&) const = default;
+    };
+    void requestDiff();
+    bool diff_shown_ = false;
+    std::optional<DiffKey> diff_asked_;
+    std::shared_ptr<const HeapDiff> diff_raw_;
+    DiffKey diff_key_;  // of diff_raw_
+    std::shared_ptr<const scene::SeriesDiff> diff_;
+    std::string diff_error_;
+    std::optional<uint32_t> goto_after_series_;  // diffWindow: the GC to show once its series is in
+
     std::shared_ptr<Pending> pending_;  // results the workers hand over
     // Declared last: destroyed first, so no thread outlives what it reads.
     std::unique_ptr<TraceLoader> loader_;
-    std::unique_ptr<Worker> series_worker_, inspect_worker_, sizes_worker_;
+    std::unique_ptr<Worker> series_worker_, inspect_worker_, sizes_worker_, diff_worker_;
 };
 
 }  // namespace memcity::explore

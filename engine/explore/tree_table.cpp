@@ -1,6 +1,7 @@
 #include "explore/tree_table.h"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
 #include <utility>
 
@@ -20,6 +21,9 @@ std::string_view columnTitle(TableColumn column) {
         case TableColumn::kRetainedBytes: return "Retained bytes";
         case TableColumn::kObjectsGrowth: return "Objects growth";
         case TableColumn::kBytesGrowth: return "Bytes growth";
+        case TableColumn::kBornBytes: return "Born";
+        case TableColumn::kDiedBytes: return "Died";
+        case TableColumn::kPermanentBytes: return "Permanent";
     }
     return "";
 }
@@ -145,6 +149,19 @@ struct RowOrder {
                     c = x < y ? -1 : (x > y ? 1 : 0);
                 }
                 break;
+            case TableColumn::kBornBytes:
+            case TableColumn::kDiedBytes:
+            case TableColumn::kPermanentBytes: {
+                if (a.cohorts.has_value() != b.cohorts.has_value()) return a.cohorts.has_value();
+                if (a.cohorts) {
+                    const scene::Cohort k = column == TableColumn::kBornBytes   ? scene::Cohort::kBorn
+                                            : column == TableColumn::kDiedBytes ? scene::Cohort::kDied
+                                                                                : scene::Cohort::kPermanent;
+                    const uint64_t x = a.cohorts->of(k).bytes, y = b.cohorts->of(k).bytes;
+                    c = x < y ? -1 : (x > y ? 1 : 0);
+                }
+                break;
+            }
         }
         if (c != 0) return descending ? c > 0 : c < 0;
         if (a.label != b.label) return a.label < b.label;
@@ -156,6 +173,7 @@ struct RowOrder {
 struct BuildContext {
     const TreeSeries& series;
     const SizeLookup& sizes;
+    const scene::SeriesDiff* diff;
     double t = 0, base = 0;
     double root_objects = 0, root_bytes = 0;
 
@@ -167,18 +185,20 @@ struct BuildContext {
         row.objects_growth = row.objects - series.sumAt(ids, base, Metric::kObjects);
         row.bytes_growth = row.bytes - series.sumAt(ids, base, Metric::kBytes);
         if (sizes) row.sizes = sizes(row.id);
+        if (diff) row.cohorts = diff->sum(ids);
     }
 };
 
 }  // namespace
 
-void TreeTable::build(double t, const SizeLookup& sizes, uint32_t max_depth, bool all,
-                      std::vector<TableRow>& out) const {
+void TreeTable::build(double t, const SizeLookup& sizes, const scene::SeriesDiff* diff, uint32_t max_depth,
+                      bool all, std::vector<TableRow>& out) const {
     out.clear();
     const TreeSeries& s = *series_;
     if (s.size() == 0) return;
     const BuildContext ctx{s,
                            sizes,
+                           diff,
                            t,
                            options_.base_time.value_or(static_cast<double>(s.firstGc())),
                            s.valueAt(TreeSeries::kRoot, t, Metric::kObjects),
@@ -246,14 +266,15 @@ void TreeTable::build(double t, const SizeLookup& sizes, uint32_t max_depth, boo
     }
 }
 
-void TreeTable::update(double t, const SizeLookup& sizes) {
+void TreeTable::update(double t, const SizeLookup& sizes, const scene::SeriesDiff* diff) {
     t_ = t;
-    build(t, sizes, 0, false, rows_);
+    build(t, sizes, diff, 0, false, rows_);
 }
 
-std::vector<TableRow> TreeTable::rowsToDepth(double t, uint32_t max_depth, const SizeLookup& sizes) const {
+std::vector<TableRow> TreeTable::rowsToDepth(double t, uint32_t max_depth, const SizeLookup& sizes,
+                                             const scene::SeriesDiff* diff) const {
     std::vector<TableRow> out;
-    build(t, sizes, max_depth, true, out);
+    build(t, sizes, diff, max_depth, true, out);
     return out;
 }
 
@@ -293,7 +314,15 @@ std::string shareNumber(double v) {
 struct ExportFields {
     std::string path, name, depth, objects, objects_pct, bytes, bytes_pct, deep, retained, objects_growth,
         bytes_growth;
+    std::array<std::string, 6> cohorts;  // born, died, permanent: objects then bytes each
 };
+
+constexpr std::array<const char*, 6> kCohortFields = {"born_objects", "born_bytes",        "died_objects",
+                                                      "died_bytes",   "permanent_objects", "permanent_bytes"};
+
+bool anyCohorts(std::span<const TableRow> rows) {
+    return std::any_of(rows.begin(), rows.end(), [](const TableRow& r) { return r.cohorts.has_value(); });
+}
 
 std::vector<ExportFields> exportFields(std::span<const TableRow> rows) {
     std::vector<ExportFields> out;
@@ -328,6 +357,12 @@ std::vector<ExportFields> exportFields(std::span<const TableRow> rows) {
         }
         f.objects_growth = plainNumber(row.objects_growth);
         f.bytes_growth = plainNumber(row.bytes_growth);
+        if (row.cohorts)
+            for (size_t c = 0; c < scene::kCohortCount; ++c) {
+                const SeriesCounts& v = row.cohorts->of(static_cast<scene::Cohort>(c));
+                f.cohorts[2 * c] = std::to_string(v.objects);
+                f.cohorts[2 * c + 1] = std::to_string(v.bytes);
+            }
         out.push_back(std::move(f));
     }
     return out;
@@ -351,7 +386,12 @@ void appendCsvField(std::string& out, std::string_view field) {
 std::string tableCsv(std::span<const TableRow> rows) {
     std::string out =
         "path,name,depth,objects,objects_pct,bytes,bytes_pct,deep_bytes,retained_bytes,objects_growth,"
-        "bytes_growth\r\n";
+        "bytes_growth";
+    const bool cohorts = anyCohorts(rows);
+    if (cohorts)
+        for (const char* name : kCohortFields)
+            out += std::string(",") + name;
+    out += "\r\n";
     for (const ExportFields& f : exportFields(rows)) {
         appendCsvField(out, f.path);
         out += ',';
@@ -361,6 +401,9 @@ std::string tableCsv(std::span<const TableRow> rows) {
             out += ',';
             out += *field;
         }
+        if (cohorts)
+            for (const std::string& field : f.cohorts)
+                out += ',' + field;
         out += "\r\n";
     }
     return out;
@@ -369,6 +412,7 @@ std::string tableCsv(std::span<const TableRow> rows) {
 std::string tableJson(std::span<const TableRow> rows) {
     const std::vector<ExportFields> fields = exportFields(rows);
     if (fields.empty()) return "[]\n";
+    const bool cohorts = anyCohorts(rows);
     std::string out = "[\n";
     for (size_t i = 0; i < fields.size(); ++i) {
         const ExportFields& f = fields[i];
@@ -378,7 +422,11 @@ std::string tableJson(std::span<const TableRow> rows) {
                ", \"objects_pct\": " + f.objects_pct + ", \"bytes\": " + f.bytes +
                ", \"bytes_pct\": " + f.bytes_pct + ", \"deep_bytes\": " + orNull(f.deep) +
                ", \"retained_bytes\": " + orNull(f.retained) + ", \"objects_growth\": " + f.objects_growth +
-               ", \"bytes_growth\": " + f.bytes_growth + "}";
+               ", \"bytes_growth\": " + f.bytes_growth;
+        if (cohorts)
+            for (size_t k = 0; k < f.cohorts.size(); ++k)
+                out += std::string(", \"") + kCohortFields[k] + "\": " + orNull(f.cohorts[k]);
+        out += "}";
         out += i + 1 < fields.size() ? ",\n" : "\n";
     }
     out += "]\n";

@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "classify/series.h"
+#include "scene/cohorts.h"
 
 namespace memcity::explore {
 
@@ -55,8 +56,13 @@ enum class TableColumn : uint8_t {
     kRetainedBytes,  // retained bytes (from the SizeLookup; unknown when it has none)
     kObjectsGrowth,  // objects at t minus objects at the base time
     kBytesGrowth,    // bytes at t minus bytes at the base time
+    // A heap diff's cohorts (update's `diff`; unknown without one): bytes born since its base GC
+    // and alive at its GC, dead since, alive at both.
+    kBornBytes,
+    kDiedBytes,
+    kPermanentBytes,
 };
-inline constexpr size_t kTableColumnCount = 9;
+inline constexpr size_t kTableColumnCount = 12;
 // A column's header text ("Name", "Objects", "% Objects", ...).
 std::string_view columnTitle(TableColumn column);
 
@@ -87,6 +93,9 @@ struct TableRow {
     double objects_growth = 0;       // objects at t minus at the base time
     double bytes_growth = 0;         // bytes at t minus at the base time
     std::optional<NodeSizes> sizes;  // deep and retained bytes; nullopt: unknown
+    // Born / died / permanent of the diff update() was given (an Other row: its folded children's
+    // sum); nullopt without one.
+    std::optional<scene::CohortCounts> cohorts;
 };
 
 struct TreeTableOptions {
@@ -134,7 +143,8 @@ public:
 
     // Rebuilds the rows at fractional GC time `t` (touches only expanded nodes; see "Cost").
     // `sizes` may be empty: every deep / retained size is then unknown.
-    void update(double t, const SizeLookup& sizes = {});
+    // `diff` (laid onto this table's series) fills the rows' cohorts.
+    void update(double t, const SizeLookup& sizes = {}, const scene::SeriesDiff* diff = nullptr);
     double time() const { return t_; }
     // The rows of the last update(), in display order.
     const std::vector<TableRow>& rows() const { return rows_; }
@@ -149,7 +159,8 @@ public:
 
     // The rows of the whole tree down to `max_depth` (row depth, as TableRow::depth), expanded or
     // not, with the same pruning, sort and options: for export. Touches every node down there.
-    std::vector<TableRow> rowsToDepth(double t, uint32_t max_depth, const SizeLookup& sizes = {}) const;
+    std::vector<TableRow> rowsToDepth(double t, uint32_t max_depth, const SizeLookup& sizes = {},
+                                      const scene::SeriesDiff* diff = nullptr) const;
 
 private:
     struct Children {
@@ -157,7 +168,7 @@ private:
     };
     const Children& childrenOf(uint32_t node) const;
     bool foldedUnder(uint32_t parent, uint32_t child) const;
-    void build(double t, const SizeLookup& sizes, uint32_t max_depth, bool all,
+    void build(double t, const SizeLookup& sizes, const scene::SeriesDiff* diff, uint32_t max_depth, bool all,
                std::vector<TableRow>& out) const;
 
     const TreeSeries* series_;
@@ -175,7 +186,9 @@ private:
 // rows' preorder and depths (a row's ancestors are the rows above it with smaller depths; the
 // row that is not an Other row and has the root's id is the root), so `rows` must be what rows() or
 // rowsToDepth give, or hand-made rows in that shape. Numbers are plain (shortest exact decimal: "56", "42.5",
-// "-8"), shares have 2 decimals ("12.50"), unknown sizes are empty (CSV) or null (JSON).
+// "-8"), shares have 2 decimals ("12.50"), unknown sizes are empty (CSV) or null (JSON). Rows
+// with a diff's cohorts (any row's) add born objects, born bytes, died objects, died bytes,
+// permanent objects and permanent bytes (empty or null for a row without).
 
 // CSV (RFC 4180): a header row, then one line per row, lines ended by CRLF; a field holding a
 // comma, a quote, CR or LF is quoted, with quotes doubled.

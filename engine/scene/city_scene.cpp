@@ -232,24 +232,27 @@ private:
     }
 
     void legend() {
+        std::vector<std::pair<std::string, uint32_t>> rows = o_.legend_rows;
+        if (rows.empty())  // strongest growth first, as a reader scans for it
+            for (int t = kTrendCount - 1; t >= 0; --t)
+                rows.emplace_back(trendName(static_cast<Trend>(t)),
+                                  palette::trendColor(static_cast<Trend>(t)));
         const float size = o_.legend_size_px, row = size + 6.0f, margin = 12.0f, pad = 8.0f;
         float width = textWidth(o_, o_.legend_title, size);
-        for (int t = 0; t < kTrendCount; ++t)
-            width = std::max(width, size + 6.0f + textWidth(o_, trendName(static_cast<Trend>(t)), size));
-        const float height = row * static_cast<float>(kTrendCount + 1);
+        for (const auto& [name, color] : rows)
+            width = std::max(width, size + 6.0f + textWidth(o_, name, size));
+        const float height = row * static_cast<float>(rows.size() + 1);
         const glm::vec2 origin(margin, viewport_.y - o_.legend_bottom_inset_px - margin - height - 2 * pad);
         out_.rects.push_back({origin, origin + glm::vec2(width + 2 * pad, height + 2 * pad),
                               palette::withAlpha(palette::kPanel, 220), 0, render::kFlagNone});
         glm::vec2 at = origin + glm::vec2(pad, pad);
         out_.labels.push_back({at, o_.legend_title, palette::kText, size, render::TextAnchor::kTopLeft, 0});
-        // Strongest growth first, as a reader scans for it.
-        for (int t = kTrendCount - 1; t >= 0; --t) {
+        for (const auto& [name, color] : rows) {
             at.y += row;
-            const auto trend = static_cast<Trend>(t);
-            out_.rects.push_back({at + glm::vec2(0, 2), at + glm::vec2(size, size + 2),
-                                  palette::trendColor(trend), 0, render::kFlagNone});
-            out_.labels.push_back({at + glm::vec2(size + 6.0f, 0), std::string(trendName(trend)),
-                                   palette::kText, size, render::TextAnchor::kTopLeft, 0});
+            out_.rects.push_back(
+                {at + glm::vec2(0, 2), at + glm::vec2(size, size + 2), color, 0, render::kFlagNone});
+            out_.labels.push_back({at + glm::vec2(size + 6.0f, 0), name, palette::kText, size,
+                                   render::TextAnchor::kTopLeft, 0});
         }
     }
 

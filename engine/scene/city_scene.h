@@ -57,7 +57,9 @@ struct CitySceneOptions {
     // code point).
     MeasureText measure_text;
 
-    bool legend = true;                   // the four trend colours, bottom left
+    bool legend = true;  // the colours' meaning, bottom left
+    // The legend's rows, top down; empty: the four trends, strongest growth first.
+    std::vector<std::pair<std::string, uint32_t>> legend_rows;
     float legend_bottom_inset_px = 0.0f;  // the legend stays this far above the viewport's bottom
     float legend_size_px = 14.0f;         // its text size
     std::string legend_title = "growth since the first GC";

@@ -32,6 +32,15 @@ double readAround(const TreeSeries& series, double t, std::vector<SeriesCounts>&
     return f;
 }
 
+// The cohort a building's colour shows: its node's, or its Other group's folded children's.
+std::optional<Cohort> buildingCohort(const CityLayout& layout, const CityBuilding& b, const SeriesDiff& diff,
+                                     Metric metric) {
+    if (!isOtherId(b.id)) return dominantCohort(diff.at(b.id), metric);
+    const std::span<const uint32_t> folded(layout.group_ids.data() + b.group_begin,
+                                           b.group_mid - b.group_begin);
+    return dominantCohort(diff.sum(folded), metric);
+}
+
 double clampTime(const TreeSeries& series, double t) {
     const double last = series.gcCount() == 0 ? 0.0 : static_cast<double>(series.gcCount() - 1);
     return std::isfinite(t) ? std::clamp(t, 0.0, last) : 0.0;
@@ -80,7 +89,11 @@ void cityAt(const CityLayout& layout, const TreeSeries& series, double t, const 
         double h = peak > 0 && global_peak > 0 ? tallest * v / std::sqrt(peak * global_peak) : 0.0;
         if (v > 0) h = std::max(h, static_cast<double>(options.min_height));
         s.height = static_cast<float>(h);
-        const bool unsuspicious = s.trend == Trend::kStable || s.trend == Trend::kShrinking;
+        std::optional<Cohort> cohort;
+        if (options.diff)
+            cohort = buildingCohort(layout, b, *options.diff, metric).value_or(Cohort::kPermanent);
+        const bool unsuspicious =
+            cohort ? *cohort != Cohort::kBorn : s.trend == Trend::kStable || s.trend == Trend::kShrinking;
         const double base =
             options.translucent_unsuspicious && unsuspicious ? options.unsuspicious_alpha : 255.0;
         double fade = 1.0;
@@ -91,7 +104,7 @@ void cityAt(const CityLayout& layout, const TreeSeries& series, double t, const 
         else if (v1 <= 0)
             fade = 1.0 - f;
         s.alpha = static_cast<uint8_t>(std::lround(base * fade));
-        s.color = palette::trendColor(s.trend, s.alpha);
+        s.color = cohort ? cohortColor(*cohort, s.alpha) : palette::trendColor(s.trend, s.alpha);
         out.district_values[b.district] += v;
     }
     for (size_t d = layout.districts.size(); d-- > 1;)

@@ -14,6 +14,9 @@
 //    holding anything to a visible minimum (0: off).
 //  - colour: the growth trend (palette classifyTrend) from the value at index time `trend_from`
 //    (default 0: the series' first GC) to the value at t, in the Okabe-Ito trend colours.
+//  - or, with a diff (CityStateOptions::diff), the colour of the cohort that dominates the
+//    building at the diff's GC (born, died or permanent since its base; an Other building: the
+//    sum of its folded children), whatever t is;
 //  - alpha: stable and shrinking buildings are "unsuspicious" and drawn with unsuspicious_alpha
 //    when translucent_unsuspicious is on (the default), growing ones opaque; a building whose
 //    node holds nothing at one of the two GCs around t fades in or out with the tween (alpha
@@ -24,6 +27,7 @@
 #include <vector>
 
 #include "scene/city_layout.h"
+#include "scene/cohorts.h"
 #include "scene/palette.h"
 
 namespace memcity::scene {
@@ -35,6 +39,9 @@ struct CityStateOptions {
     bool translucent_unsuspicious = true;  // stable and shrinking buildings drawn translucent
     uint8_t unsuspicious_alpha = 90;       // their alpha (0..255)
     float min_height = 0.0f;               // world units; buildings holding anything are at least this tall
+    // Colour by the cohort that dominates each building instead of the trend (born buildings
+    // opaque, the others "unsuspicious"). Contract: laid onto the layout's series.
+    const SeriesDiff* diff = nullptr;
 };
 
 struct BuildingState {

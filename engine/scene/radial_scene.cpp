@@ -17,11 +17,12 @@ constexpr float kRimPx = 3.0f;        // the drill root's rim in the global view
 class Colorer {
 public:
     Colorer(const TreeSeries& series, const RadialLayout& layout, RadialColoring coloring,
-            const TrendOptions& trend, double trend_from)
+            const TrendOptions& trend, double trend_from, const SeriesDiff* diff = nullptr)
         : series_(series),
           layout_(layout),
           coloring_(coloring),
           trend_(trend),
+          diff_(diff),
           trend_from_(trend_from < 0 ? static_cast<double>(series.firstGc()) : trend_from) {
         if (coloring != RadialColoring::kCategory) return;
         const std::vector<uint32_t> top =
@@ -31,6 +32,13 @@ public:
     }
 
     uint32_t operator()(const RadialItem& item) const {
+        if (diff_) {
+            const CohortCounts counts =
+                item.isOther() ? diff_->sum(layout_.others[item.other].folded) : diff_->at(item.node);
+            const uint32_t c =
+                cohortColor(dominantCohort(counts, layout_.metric).value_or(Cohort::kPermanent));
+            return item.isOther() ? palette::mix(c, kOtherColor, 0.45f) : c;
+        }
         if (coloring_ == RadialColoring::kTrend) {
             const double first = radialItemValueAt(series_, layout_, item, trend_from_);
             const uint32_t c = palette::trendColor(classifyTrend(first, item.value, trend_));
@@ -55,6 +63,7 @@ private:
     const RadialLayout& layout_;
     RadialColoring coloring_;
     TrendOptions trend_;
+    const SeriesDiff* diff_;
     double trend_from_;
     std::unordered_map<uint32_t, uint32_t> category_;
 };
@@ -92,7 +101,7 @@ public:
           options_(options),
           out_(out),
           scene_(scene),
-          colorer_(series, layout, options.coloring, options.trend, options.trend_from) {
+          colorer_(series, layout, options.coloring, options.trend, options.trend_from, options.diff) {
         dimmed_ = layout.root != layout.drill_root;  // a global view drilled below the series root
     }
 

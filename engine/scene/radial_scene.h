@@ -10,6 +10,8 @@
 //   - colour by growth trend (the item's value at the series' first GC against its value at t,
 //     palette::trendColor) or by top-level category (the node's ancestor just below the series
 //     root, by its place in the sort order, palette::categoryColor, lighter one step per level);
+//     or, with a diff (RadialSceneOptions::diff), by the cohort that dominates the item at the
+//     diff's GC (cohortColor; an "Other" group: its folded children's sum);
 //     "Other" groups are greyer than their siblings;
 //   - gaps: sector_gap_px between neighbours along a ring / row (left out where a sector is
 //     narrower than twice the gap) and ring_gap_px between rings / rows;
@@ -28,6 +30,7 @@
 #include <vector>
 
 #include "render/draw_list.h"
+#include "scene/cohorts.h"
 #include "scene/palette.h"
 #include "scene/radial_layout.h"
 #include "scene/screen.h"
@@ -55,6 +58,9 @@ struct RadialSceneOptions {
     // The GC time (as TreeSeries::valueAt takes it) the trend compares the value at t with;
     // negative: the series' first GC.
     double trend_from = -1.0;
+    // Colour by born / died / permanent instead (overrides `coloring`). Contract: laid onto the
+    // layout's series.
+    const SeriesDiff* diff = nullptr;
     float padding_px = 6.0f;     // between the viewport's edge and the chart
     float sector_gap_px = 1.5f;  // between neighbours along a ring / row, pixels
     float ring_gap_px = 1.0f;    // between rings / rows, pixels

@@ -116,6 +116,7 @@ ViewFrameStats ViewComposer::compose(double t, render::DrawList& out) {
             CityStateOptions so;
             so.trend_from = trendFrom(t);
             so.metric = options_.metric;
+            so.diff = options_.diff.get();
             cityAt(city_layout_, *inputs_.series, t, so, city_state_);
             const render::CameraMatrices m = viewMatrices();
             CitySceneOptions co;
@@ -124,6 +125,11 @@ ViewFrameStats ViewComposer::compose(double t, render::DrawList& out) {
             co.measure_text = options_.measure;
             co.legend_bottom_inset_px = size_.y - rect.max.y;
             co.legend_title = trendTitle(trendGcs());
+            if (options_.diff) {
+                co.legend_title = "since GC " + std::to_string(options_.diff->baseGc());
+                for (Cohort c : {Cohort::kBorn, Cohort::kDied, Cohort::kPermanent})
+                    co.legend_rows.emplace_back(cohortName(c), cohortColor(c));
+            }
             stats.city = buildCityDrawList(city_layout_, city_state_, m, size_, co, out);
             break;
         }
@@ -242,6 +248,7 @@ void ViewComposer::drawRadial(double t, PixelRect rect, ViewFrameStats& stats, r
     so.selected = options_.selected;
     so.hovered = hovered_;
     so.trend_from = TimeCursor::gcTimeOf(s.gcs(), trendFrom(t));
+    so.diff = options_.diff.get();
 
     // The local view (drill root and two levels) takes the larger left part, the global view
     // (the whole tree, the drill branch highlighted) the right.
@@ -397,7 +404,21 @@ void ViewComposer::drawTitle(double t, render::DrawList& out) const {
         formatValue(s.valueAt(TreeSeries::kRoot, gc_time, options_.metric), options_.metric);
     const std::string sep = "   \xc2\xb7   ";
     std::string text = inputs_.title + sep + when + time_text + sep + value;
-    if (!inputs_.chain.empty()) text += sep + "by " + inputs_.chain;
+    const std::string chain = inputs_.chain.empty() ? "" : sep + "by " + inputs_.chain;
+    std::string diff;
+    if (const SeriesDiff* d = options_.diff.get()) {
+        const CohortCounts& all = d->at(TreeSeries::kRoot);
+        const Metric m = options_.metric;
+        diff = sep + "since GC " + std::to_string(d->baseGc()) + ": born " +
+               formatValue(static_cast<double>(valueOf(all.born, m)), m) + ", died " +
+               formatValue(static_cast<double>(valueOf(all.died, m)), m) + ", permanent " +
+               formatValue(static_cast<double>(valueOf(all.permanent, m)), m);
+    }
+    // The chain gives way to the diff's totals where the bar is too short for both.
+    const float size_px = std::min(kTitleTextPx, bar * 0.6f);
+    if (diff.empty() || textWidth(options_.measure, text + chain + diff, size_px) + 20.0f <= size_.x)
+        text += chain;
+    text += diff;
 
     render::Label title;
     title.pos = {10.0f, bar * 0.5f};

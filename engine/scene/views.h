@@ -8,6 +8,7 @@
 #pragma once
 
 #include <array>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -21,6 +22,7 @@
 #include "scene/city_layout.h"
 #include "scene/city_scene.h"
 #include "scene/city_state.h"
+#include "scene/cohorts.h"
 #include "scene/radial_layout.h"
 #include "scene/radial_scene.h"
 #include "scene/screen.h"
@@ -80,6 +82,10 @@ struct ViewOptions {
     std::vector<uint32_t> pins;
     RadialShape trees_shape = RadialShape::kSunburst;
     MeasureText measure;  // text widths in pixels (the renderer's font); null: estimate
+    // A heap diff laid onto the series (ICPE'18 §5.3): the city, the sunburst and the icicle are
+    // coloured by the cohort that dominates each group (born, died, permanent since its base GC)
+    // instead of the trend, and the title bar says so. Null: the trend colours.
+    std::shared_ptr<const SeriesDiff> diff;
 };
 
 // What a pixel of the last composed frame shows (ViewComposer::pick).
@@ -128,6 +134,7 @@ public:
     void setSelected(std::vector<uint32_t> ids) { options_.selected = std::move(ids); }
     void setHovered(uint32_t id) { hovered_ = id; }  // kNoPick: none
     void setDrillRoot(uint32_t node) { options_.drill_root = node; }
+    void setDiff(std::shared_ptr<const SeriesDiff> diff) { options_.diff = std::move(diff); }
     // A new picture size: the camera keeps its place and takes the new aspect.
     void resize(glm::vec2 size);
     OrbitCamera& camera() { return camera_; }

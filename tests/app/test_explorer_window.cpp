@@ -57,6 +57,7 @@ TEST(ExplorerWindow, ScrubFlySelectTheBiggestGrowerAndReadItsRoots) {
     const std::string unscaled = testing::tempPath("explorer-unscaled.png");
     const std::string scaled = testing::tempPath("explorer-scaled.png");
     const std::string trees = testing::tempPath("explorer-trees.png");
+    const std::string diff = testing::tempPath("explorer-diff.png");
     const std::string script = writeScript("smoke",
                                            "wait\n"
                                            "gc 3\n"
@@ -109,6 +110,16 @@ TEST(ExplorerWindow, ScrubFlySelectTheBiggestGrowerAndReadItsRoots) {
                                                "unpin 5\n"
                                                "print pins\n"
                                                "print state\n"
+                                               "view city\n"
+                                               "window-diff 3\n"
+                                               "wait\n"
+                                               "print state\n"
+                                               "print table\n"
+                                               "screenshot " +
+                                               diff +
+                                               "\n"
+                                               "diff off\n"
+                                               "print state\n"
                                                "quit\n");
     const Outcome r = windowed(growingMap() + " --size 1280x800 --script " + script);
     ASSERT_EQ(r.status, 0) << r.err << r.out;
@@ -158,6 +169,20 @@ TEST(ExplorerWindow, ScrubFlySelectTheBiggestGrowerAndReadItsRoots) {
     auto row = render::readPng(trees);
     ASSERT_TRUE(row.ok());
     EXPECT_GT(render::compareImages(*small, *row, 24).fractionOverThreshold(), 0.02);
+    // The heuristic leak window's next step: its range, the series over it, the cursor at its end,
+    // the diff in the city and in the table's columns; then off again.
+    EXPECT_NE(r.out.find("window 3: leak-heuristic 3..26\n"), std::string::npos) << r.out;
+    const size_t diffed = r.out.find("diff: GC 3 -> 26, born ");
+    EXPECT_NE(diffed, std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("range: 3..26\n"), std::string::npos) << r.out;
+    EXPECT_NE(
+        r.out.find(",born_objects,born_bytes,died_objects,died_bytes,permanent_objects,permanent_bytes\r\n"),
+        std::string::npos)
+        << r.out;
+    EXPECT_EQ(r.out.find("diff: ", diffed + 1), std::string::npos) << r.out;  // off: no diff line
+    auto coloured = render::readPng(diff);
+    ASSERT_TRUE(coloured.ok());
+    EXPECT_GT(render::compareImages(*image, *coloured, 24).fractionOverThreshold(), 0.05);
 }
 
 // A trace its writer is still writing: the window shows the GCs that have arrived, says it is

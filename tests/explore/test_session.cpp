@@ -384,5 +384,82 @@ TEST(Session, PlaybackStopsOnEvents) {
     EXPECT_EQ(gm->currentGc(), gm->series()->lastGc());  // played to the end
 }
 
+// The heap diff as a view (ICPE'18 §5.3): born / died / permanent since the base GC at the
+// cursor, in the background, following the cursor; a window's next step in one call.
+TEST(Session, TheDiffShowsBornDiedAndPermanentSinceTheBaseGc) {
+    auto s = opened(scenario("buggy-stack"), "type,site(callers=1)");
+    EXPECT_EQ(s->diff(), nullptr);
+    s->setRange(GcRange{3, 4});
+    ASSERT_TRUE(s->goToGc(4).ok());
+    s->showDiff(true);
+    s->waitSettled();
+    ASSERT_NE(s->diff(), nullptr) << s->diffError();
+    EXPECT_TRUE(s->diffCurrent());
+    EXPECT_EQ(s->diff()->baseGc(), 3u);
+    EXPECT_EQ(s->diff()->gc(), 4u);
+    const uint32_t type = s->series()->find({"at.jku.data.TestObject"});
+    const uint32_t refill =
+        s->series()->find({"at.jku.data.TestObject", "at.jku.BuggyMain.fill(BuggyMain.java:21)",
+                           "at.jku.BuggyMain.main(BuggyMain.java:47)"});
+    ASSERT_NE(refill, kNoNode);
+    EXPECT_EQ(s->diff()->at(type).born.objects, 1'000u);
+    EXPECT_EQ(s->diff()->at(type).died.objects, 1'000u);
+    EXPECT_EQ(s->diff()->at(type).permanent.objects, 9'000u);
+    EXPECT_EQ(s->diff()->at(refill).born.objects, 1'000u);
+    // The city draws the born group in the born colour.
+    render::DrawList list;
+    s->compose(kRect, kFramebuffer, list);
+    const scene::CityLayout* city = s->cityLayout();
+    ASSERT_NE(city, nullptr);
+    bool drawn = false;
+    for (const render::BoxInstance& box : list.boxes)
+        if (box.id == refill) {
+            EXPECT_EQ(box.color, scene::cohortColor(scene::Cohort::kBorn));
+            drawn = true;
+        }
+    EXPECT_TRUE(drawn);
+
+    // The cursor moves: the diff follows it (GC 3 against itself: all permanent).
+    ASSERT_TRUE(s->goToGc(3).ok());
+    s->waitSettled();
+    ASSERT_TRUE(s->diffCurrent());
+    EXPECT_EQ(s->diff()->at(TreeSeries::kRoot).born.objects + s->diff()->at(TreeSeries::kRoot).died.objects,
+              0u);
+    // Before the base: no diff, and why.
+    s->setRange(GcRange{4, 4});
+    s->waitSettled();
+    EXPECT_FALSE(s->diffCurrent());
+    EXPECT_NE(s->diffError().find("before the base GC 4"), std::string::npos) << s->diffError();
+    s->showDiff(false);
+    s->compose(kRect, kFramebuffer, list);
+    for (const render::BoxInstance& box : list.boxes) {
+        if (box.id != refill) continue;
+        EXPECT_NE(box.color, scene::cohortColor(scene::Cohort::kBorn));
+    }
+
+    // A window's next step: the growing map's heuristic leak window (GCs 3..26, +1,417%) as the
+    // range, the series over it, the cursor at its last GC and the diff over it, where the
+    // Location cache is mostly born.
+    auto gm = opened(scenario("growing-map"), "type");
+    const auto& all = gm->windows();
+    const auto found = std::find_if(all.begin(), all.end(),
+                                    [](const Window& w) { return w.kind == WindowKind::kLeakHeuristic; });
+    ASSERT_NE(found, all.end());
+    const Window w = *found;
+    ASSERT_TRUE(gm->diffWindow(static_cast<size_t>(found - all.begin())).ok());
+    gm->waitSettled();
+    ASSERT_TRUE(gm->range().has_value());
+    EXPECT_EQ(gm->range()->from, w.first_gc);
+    EXPECT_EQ(gm->range()->to, w.last_gc);
+    EXPECT_EQ(gm->series()->firstGc(), gm->range()->from);
+    EXPECT_EQ(gm->currentGc(), w.last_gc);
+    ASSERT_TRUE(gm->diffShown());
+    ASSERT_TRUE(gm->diffCurrent()) << gm->diffError();
+    const uint32_t location = gm->series()->find({"com.dynatrace.easytravel.jpa.business.Location"});
+    ASSERT_NE(location, kNoNode);
+    EXPECT_EQ(scene::dominantCohort(gm->diff()->at(location), Metric::kBytes), scene::Cohort::kBorn);
+    EXPECT_FALSE(gm->diffWindow(99).ok());
+}
+
 }  // namespace
 }  // namespace memcity::explore

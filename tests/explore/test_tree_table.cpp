@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "classify/diff.h"
 #include "scene/city_layout.h"
 #include "scene/scene_fixture.h"
 
@@ -58,9 +59,10 @@ protected:
     }
     // The labels of the root's children after sorting by `column`.
     std::vector<std::string> typesSortedBy(TreeTable& table, TableColumn column, bool descending, double t,
-                                           const SizeLookup& sizes = {}) {
+                                           const SizeLookup& sizes = {},
+                                           const scene::SeriesDiff* diff = nullptr) {
         table.sortBy(column, descending);
-        table.update(t, sizes);
+        table.update(t, sizes, diff);
         std::vector<std::string> out = labels(table.rows());
         out.erase(out.begin());  // the root
         return out;
@@ -424,6 +426,43 @@ TEST_F(TreeTableTest, CsvOfTheTable) {
     table.update(1.5);
     const std::string csv = tableCsv(table.rows());
     EXPECT_NE(csv.find("\r\nB,B,1,0.5,14.29,12,12.00,,,-0.5,-12\r\n"), std::string::npos) << csv;
+}
+
+// The diff from GC 2 to GC 3 (ICPE'18 §5.3): born ids 6 (int[]/other, 416 B) and 7 (A/run, 16),
+// died 3 (int[]/run, 56) and 4 (B/other, 24), permanent 1 (A/run) and 5 (A/other), 16 B each.
+TEST_F(TreeTableTest, DiffCohortsFillTheirColumnsSortAndExport) {
+    auto diff = HeapDiff::between(*f_.history, 2, 3, *f_.chain);
+    ASSERT_TRUE(diff.ok());
+    const scene::SeriesDiff laid = scene::SeriesDiff::lay(*diff, series());
+    TreeTable table(series());
+    table.setExpanded(a_, true);
+    table.update(3.0, {}, &laid);
+    EXPECT_EQ(
+        tableCsv(table.rows()),
+        "path,name,depth,objects,objects_pct,bytes,bytes_pct,deep_bytes,retained_bytes,objects_growth,"
+        "bytes_growth,born_objects,born_bytes,died_objects,died_bytes,permanent_objects,permanent_bytes\r\n"
+        ",Overall,0,4,100.00,464,100.00,,,1,408,2,432,2,80,2,32\r\n"
+        "int[],int[],1,1,25.00,416,89.66,,,1,416,1,416,1,56,0,0\r\n"
+        "A,A,1,3,75.00,48,10.34,,,1,16,1,16,0,0,2,32\r\n"
+        "A / Main.run(Main.java:10),Main.run(Main.java:10),2,2,50.00,32,6.90,,,0,0,1,16,0,0,1,16\r\n"
+        "A / Main.other(Main.java:20),Main.other(Main.java:20),2,1,25.00,16,3.45,,,1,16,0,0,0,0,1,16\r\n"
+        "B,B,1,0,0.00,0,0.00,,,-1,-24,0,0,1,24,0,0\r\n");
+    const std::string json = tableJson(table.rows());
+    EXPECT_NE(json.find("\"born_objects\": 2, \"born_bytes\": 432, \"died_objects\": 2, \"died_bytes\": 80, "
+                        "\"permanent_objects\": 2, \"permanent_bytes\": 32}"),
+              std::string::npos)
+        << json;
+    table.setExpanded(a_, false);
+    EXPECT_EQ(typesSortedBy(table, TableColumn::kDiedBytes, true, 3.0, {}, &laid),
+              (std::vector<std::string>{"int[]", "B", "A"}));
+    EXPECT_EQ(typesSortedBy(table, TableColumn::kPermanentBytes, true, 3.0, {}, &laid),
+              (std::vector<std::string>{"A", "B", "int[]"}));
+    EXPECT_EQ(typesSortedBy(table, TableColumn::kBornBytes, false, 3.0, {}, &laid),
+              (std::vector<std::string>{"B", "A", "int[]"}));
+    // Without a diff the cohorts are unknown and the export has no such columns.
+    table.update(3.0);
+    EXPECT_FALSE(table.rows().front().cohorts.has_value());
+    EXPECT_EQ(tableCsv(table.rows()).find("born_objects"), std::string::npos);
 }
 
 // Hand-made rows with awkward labels: a comma, quotes, a newline, a tab, UTF-8, control bytes.

@@ -90,6 +90,12 @@ TEST(RenderGolden, TimelineTrees) {
                  "com.dynatrace.easytravel.jpa.business / com.dynatrace.easytravel.jpa.business.Location'");
 }
 
+// The heap diff as a view (ICPE'18 §5.3): the city coloured by what dominates each group from GC
+// 13 to GC 26, the leaking Location cache and its Strings mostly born (vermillion).
+TEST(RenderGolden, CityDiff) {
+    expectGolden("city_diff", "--view city --classify type --diff-from 13 --gc 26 --size 1000x450");
+}
+
 TEST(RenderCli, EveryViewOfTheRealDemoRecording) {
     // The bundled demo: a JVM recorded through our agent. Each view draws a picture that is mostly
     // not background, and the city shows the leaking audit history's types growing.
@@ -191,6 +197,15 @@ TEST(RenderCli, BadInputGetsOneLineAndExitStatus1) {
          "memcity render: --gc picks one picture; --frames animates --from..--to (give one of them)\n"},
         {"render " + t + " --view sunburst --drill nowhere -o " + out,
          "memcity render: --drill: no group 'nowhere' in the series ('memcity series' lists the groups)\n"},
+        {"render " + t + " --diff-from 3 --frames 4 -o " + out,
+         "memcity render: --diff-from draws one picture (of --gc), not --frames\n"},
+        {"render " + t + " --view timeline --diff-from 3 -o " + out,
+         "memcity render: --diff-from is for the city, sunburst and icicle views\n"},
+        {"render " + t + " --diff-from 20 --gc 10 -o " + out,
+         "memcity render: --diff-from 20 must lie in --from 0 .. --gc 10\n"},
+        {"render " + t + " --diff-from 999 -o " + out,
+         "memcity render: --diff-from: " + t + ": GC 999 is out of range: the trace has"},
+        {"render " + t + " --diff-from x -o " + out, "memcity render: --diff-from expects"},
         {"render /nonexistent.mct -o " + out, "error: /nonexistent.mct"},
         {"render " + t + " -o /nonexistent-dir/x.png", "memcity render: /nonexistent-dir/x.png"},
     };

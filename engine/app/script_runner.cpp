@@ -251,6 +251,21 @@ private:
         return v;
     }
 
+    // A window's index from its number K (from 1), the command's first argument.
+    Result<size_t> windowIndex(const Cmd& c) const {
+        auto k = number(c.args[0]);
+        if (!k) return k.error();
+        if (*k == 0) return Error{c.verb + " expects a number from 1, got '0'"};
+        return static_cast<size_t>(*k - 1);
+    }
+
+    // "on" or "off" as the whole rest of the line.
+    static Result<bool> onOff(const Cmd& c) {
+        if (c.rest != "on" && c.rest != "off")
+            return Error{c.verb + " expects on or off, got '" + c.rest + "'"};
+        return c.rest == "on";
+    }
+
     Result<double> real(const std::string& word) const {
         char* end = nullptr;
         const double v = std::strtod(word.c_str(), &end);
@@ -391,9 +406,9 @@ private:
             config.filters.clear();
             if (c.rest != "none") config.filters.push_back(c.rest);
         } else if (c.verb == "prune") {
-            if (c.rest != "on" && c.rest != "off")
-                return Error{"prune expects on or off, got '" + c.rest + "'"};
-            config.prune.enabled = c.rest == "on";
+            auto on = onOff(c);
+            if (!on) return on.error();
+            config.prune.enabled = *on;
         } else if (c.verb == "metric") {
             auto m = parseMetric(c.rest);
             if (!m) return Error{"metric expects objects or bytes, got '" + c.rest + "'"};
@@ -601,34 +616,28 @@ const std::vector<Runner::Verb>& Runner::verbs() {
         {{"window", 1, 1,
           "window K: suspicious window K ('print state' lists them) as the range, the series built over it"},
          [](Runner& r, const Cmd& c) -> Status {
-             auto k = r.number(c.args[0]);
-             if (!k) return k.error();
-             if (*k == 0) return Error{"window expects a number from 1, got '0'"};
-             return r.ex_.session().selectWindow(static_cast<size_t>(*k - 1));
+             auto k = r.windowIndex(c);
+             return k ? r.ex_.session().selectWindow(*k) : Status(k.error());
          }},
         {{"window-diff", 1, 1,
           "window-diff K: suspicious window K's next step: the diff over it, at its last GC"},
          [](Runner& r, const Cmd& c) -> Status {
-             auto k = r.number(c.args[0]);
-             if (!k) return k.error();
-             if (*k == 0) return Error{"window-diff expects a number from 1, got '0'"};
-             return r.ex_.session().diffWindow(static_cast<size_t>(*k - 1));
+             auto k = r.windowIndex(c);
+             return k ? r.ex_.session().diffWindow(*k) : Status(k.error());
          }},
         {{"diff", 1, 1,
           "diff on|off: colour by born / died / permanent since the base GC (the range's start)"},
          [](Runner& r, const Cmd& c) -> Status {
-             if (c.rest != "on" && c.rest != "off")
-                 return Error{"diff expects on or off, got '" + c.rest + "'"};
-             r.ex_.session().showDiff(c.rest == "on");
-             return {};
+             auto on = onOff(c);
+             if (on) r.ex_.session().showDiff(*on);
+             return on ? Status{} : Status(on.error());
          }},
         {{"unpin", 1, 1, "unpin N: unpin GC N"}, [](Runner& r, const Cmd& c) { return r.pinOrUnpin(c); }},
         {{"scaled", 1, 1, "scaled on|off: the sunburst's and icicle's extent follows the heap's size"},
          [](Runner& r, const Cmd& c) -> Status {
-             if (c.rest != "on" && c.rest != "off")
-                 return Error{"scaled expects on or off, got '" + c.rest + "'"};
-             r.ex_.session().setScaled(c.rest == "on");
-             return {};
+             auto on = onOff(c);
+             if (on) r.ex_.session().setScaled(*on);
+             return on ? Status{} : Status(on.error());
          }},
         {{"camera", 1, 4,
           "camera PRESET | camera orbit DYAW DPITCH | camera dolly FACTOR | camera fly R U F"},

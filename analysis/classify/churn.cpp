@@ -17,51 +17,91 @@ void copyObject(const ObjectStore& store, size_t pos, const ShapeTable& shapes, 
     out.append(id, shape, store.arrayLength(pos), it == store.explicit_sizes.end() ? 0 : it->second);
 }
 
-}  // namespace
-
-Result<HeapChurn> HeapChurn::build(const HeapHistory& history, uint32_t from, uint32_t to,
-                                   const ClassifierChain& chain, const TreeOptions& options) {
-    const std::string& path = history.trace().path();
-    if (to >= history.gcCount()) return Error{history.gcRangeError(to)};
+// Checks a churn window and its chain: "" when they are fine, else why not.
+std::string windowError(const HeapHistory& history, uint32_t from, uint32_t to,
+                        const ClassifierChain& chain) {
+    if (to >= history.gcCount()) return history.gcRangeError(to);
     if (from >= to)
-        return Error{path + ": a churn window needs two GCs, --from before --to (got " +
-                     std::to_string(from) + ".." + std::to_string(to) + ")"};
+        return history.trace().path() + ": a churn window needs two GCs, --from before --to (got " +
+               std::to_string(from) + ".." + std::to_string(to) + ")";
     if (chain.needsReferences())
-        return Error{"'" + chain.spec() +
-                     "' reads references, which objects that died between snapshots never had; "
-                     "churn takes chains that read none"};
+        return "'" + chain.spec() +
+               "' reads references, which objects that died between snapshots never had; churn takes chains "
+               "that read none";
+    return "";
+}
 
+// The window's deaths of objects born in it, in the order they died (ends[k]: how many died by
+// GC from + 1 + k), and, when `survived` is given, the objects born in it alive at GC `to`.
+Status windowDeaths(const HeapHistory& history, uint32_t from, uint32_t to, ObjectStore& died,
+                    std::vector<size_t>& ends, ObjectStore* survived) {
     const ShapeTable& shapes = history.shapes();
     const uint64_t born_from = history.watermarks()[from];
-    ObjectStore died, survived;
+    ends.assign(to - from, 0);
     // From `from`'s heap on (the replay starts at the checkpoint before it), so that no death in
     // the window is missed.
     Status s = history.forEachHeap(
         from, to,
         [&](const HeapView& heap) {
+            if (heap.gc() > from) ends[heap.gc() - from - 1] = died.size();
             if (heap.gc() < to) return true;
             // Positions are in id order: the window's survivors are the live tail from born_from.
-            for (size_t pos = heap.store().lowerBound(born_from); pos < heap.positions(); ++pos)
-                if (heap.alive(pos)) copyObject(heap.store(), pos, shapes, survived);
+            if (survived)
+                for (size_t pos = heap.store().lowerBound(born_from); pos < heap.positions(); ++pos)
+                    if (heap.alive(pos)) copyObject(heap.store(), pos, shapes, *survived);
             return false;
         },
         [&](const ObjectStore& store, size_t pos, uint32_t gc) {
             if (gc > from && gc <= to && store.id(pos) >= born_from) copyObject(store, pos, shapes, died);
         });
-    if (!s) return s.error();
+    return s;
+}
+
+// A heap of the objects [0, end) of `store` (no references) at GC `gc`.
+HeapView storeView(const HeapHistory& history, const ObjectStore& store, size_t end, uint32_t gc) {
+    return HeapView(store, end, gc, history.shapes(), history.trace().symbols(),
+                    history.trace().header().object_alignment, history.watermarks(), end, 0);
+}
+
+}  // namespace
+
+Result<TreeSeries> churnSeries(const HeapHistory& history, uint32_t from, uint32_t to,
+                               const ClassifierChain& chain, const SeriesOptions& options) {
+    if (std::string e = windowError(history, from, to, chain); !e.empty()) return Error{e};
+    ObjectStore died;
+    std::vector<size_t> ends;
+    if (Status s = windowDeaths(history, from, to, died, ends, nullptr); !s) return s.error();
+    SeriesOptions o = options;
+    o.from = from + 1;
+    o.to = to;
+    // The store is in the order objects died, not by id: every column is counted whole.
+    o.incremental = false;
+    o.lossless_path.reset();
+    o.before_heap = nullptr;
+    o.include_gc = nullptr;
+    o.prepare_heap = nullptr;
+    TreeSeriesBuilder builder(history.trace().symbols(), chain, o);
+    for (uint32_t g = from + 1; g <= to; ++g)
+        if (Status s = builder.add(storeView(history, died, ends[g - from - 1], g)); !s) return s.error();
+    return builder.take();
+}
+
+Result<HeapChurn> HeapChurn::build(const HeapHistory& history, uint32_t from, uint32_t to,
+                                   const ClassifierChain& chain, const TreeOptions& options) {
+    if (std::string e = windowError(history, from, to, chain); !e.empty()) return Error{e};
+    ObjectStore died, survived;
+    std::vector<size_t> ends;
+    if (Status s = windowDeaths(history, from, to, died, ends, &survived); !s) return s.error();
 
     HeapChurn churn;
     churn.from_ = from;
     churn.to_ = to;
     churn.duration_ns_ = history.gcs()[to].end_ns - history.gcs()[from].end_ns;
     churn.nodes_.push_back({"Overall", "", {}, {}, {}});
-    const std::span<const uint64_t> watermarks(history.watermarks());
-    const uint32_t alignment = history.trace().header().object_alignment;
     TreeMerger<ChurnNode> merger(churn.nodes_);
     for (auto [store, cohort] :
          {std::pair{&died, &ChurnNode::died}, std::pair{&survived, &ChurnNode::survived}}) {
-        const HeapView view(*store, store->size(), to, shapes, history.trace().symbols(), alignment,
-                            watermarks, store->size(), 0);
+        const HeapView view = storeView(history, *store, store->size(), to);
         ChurnCounts ChurnNode::*slot = cohort;  // (a lambda cannot capture a structured binding in clang 14)
         merger.merge(ClassificationTree::build(view, chain, options), [&](ChurnNode& n, const TreeNode& t) {
             (n.*slot).objects += t.objects;

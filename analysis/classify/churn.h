@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "classify/series.h"
 #include "classify/tree.h"
 #include "heap/heap_history.h"
 #include "util/result.h"
@@ -57,5 +58,14 @@ private:
     uint32_t from_ = 0, to_ = 0;
     int64_t duration_ns_ = 0;
 };
+
+// The window's short-lived objects GC by GC, as a tree series (the explorer's churn mode, shown
+// by the same city, sunburst and table as a heap): the column of GC g (from < g <= to) holds the
+// objects born after GC `from` ended that died at a GC in (from, g]. Columns are cumulative, so
+// the last one is the window's whole churn (HeapChurn's `died`, node for node) and a group's
+// growth between two GCs is what of it died young in between. Errors as HeapChurn::build's, and
+// a cancelled build (options.progress). Contract: `chain` outlives the series.
+Result<TreeSeries> churnSeries(const HeapHistory& history, uint32_t from, uint32_t to,
+                               const ClassifierChain& chain, const SeriesOptions& options = {});
 
 }  // namespace memcity

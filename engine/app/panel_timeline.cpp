@@ -60,19 +60,37 @@ void controls(Ui& ui) {
         }
         ImGui::SameLine();
         if (ImGui::SmallButton("clear")) s.setRange(std::nullopt);
-        // A suspicious window's range: its next step, the diff over it, is one click.
+        ImGui::SameLine();
+        bool churn = s.churnShown();
+        if (ImGui::Checkbox("churn", &churn)) {
+            if (Status st = s.showChurn(churn); !st) ui.say(st.error().message);
+        }
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip(
+                "the range's short-lived objects instead of the heap: born after GC %u, dead by "
+                "the cursor's GC",
+                range->from);
+        // The suspicious windows of this range: each one's next step (the diff or the churn over
+        // it) is one click.
         const std::vector<Window>& all = s.windows();
-        for (size_t i = 0; i < all.size(); ++i)
-            if (all[i].last_gc == range->to &&
-                (all[i].first_gc == range->from || all[i].first_gc == range->from + 1)) {
-                ImGui::SameLine();
-                if (ImGui::SmallButton("next: diff over the window")) {
-                    if (Status st = s.diffWindow(i); !st) ui.say(st.error().message);
-                }
-                if (ImGui::IsItemHovered())
-                    ImGui::SetTooltip("born / died / permanent since the window's start, at its last GC");
-                break;
+        for (size_t i = 0; i < all.size(); ++i) {
+            const Window& w = all[i];
+            if (w.last_gc != range->to || (w.first_gc != range->from && w.first_gc != range->from + 1))
+                continue;
+            ImGui::SameLine();
+            ImGui::PushID(static_cast<int>(i));
+            const bool churn_window = w.kind == WindowKind::kChurn;
+            const std::string label = std::string("next (") + std::string(windowKindName(w.kind)) +
+                                      "): " + (churn_window ? "churn" : "diff");
+            if (ImGui::SmallButton(label.c_str())) {
+                if (Status st = s.windowNext(i); !st) ui.say(st.error().message);
             }
+            if (ImGui::IsItemHovered())
+                ImGui::SetTooltip(churn_window
+                                      ? "what died young in the window, by cause"
+                                      : "born / died / permanent since the window's start, at its last GC");
+            ImGui::PopID();
+        }
     } else {
         ImGui::TextDisabled("shift-drag selects a range, double-click a window's band picks it");
     }

@@ -74,7 +74,14 @@ void toolbar(Ui& ui) {
         if (k == scene::ViewKind::kTimelineTrees && ImGui::IsItemHovered())
             ImGui::SetTooltip("a tree per pinned GC (right-click the timeline to pin one)");
     }
-    if (s.view() != scene::ViewKind::kTimelineTrees) {
+    if (const auto& churn = s.churnWindow()) {
+        ImGui::SameLine();
+        ImGui::TextColored(ImVec4(0.95f, 0.6f, 0.3f, 1.0f), "| churn: died young after GC %u", churn->from);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip(
+                "the objects born after GC %u and dead by the cursor's GC (the timeline's churn box)",
+                churn->from);
+    } else if (s.view() != scene::ViewKind::kTimelineTrees) {
         ImGui::SameLine();
         bool diff = s.diffShown();
         if (ImGui::Checkbox("diff", &diff)) s.showDiff(diff);

@@ -473,6 +473,17 @@ private:
             if (!s.lastStop().empty()) std::cout << s.lastStop() << "\n";
             if (const auto& range = s.range())
                 std::cout << "range: " << range->from << ".." << range->to << "\n";
+            if (const auto& churn = s.churnWindow()) {
+                const TreeSeries* series = s.series();
+                std::cout << "churn: GCs " << churn->from << ".." << churn->to;
+                if (series && series->firstGc() == churn->from + 1 && series->lastGc() == churn->to) {
+                    const SeriesCounts all = series->counts(TreeSeries::kRoot, series->lastGc());
+                    std::cout << ", " << all.objects << " objects (" << all.bytes << " bytes) died young";
+                } else {
+                    std::cout << " (computing)";
+                }
+                std::cout << "\n";
+            }
             if (s.diffShown()) {
                 if (const auto& d = s.diff(); d && s.diffCurrent()) {
                     const scene::CohortCounts& all = d->at(TreeSeries::kRoot);
@@ -619,11 +630,17 @@ const std::vector<Runner::Verb>& Runner::verbs() {
              auto k = r.windowIndex(c);
              return k ? r.ex_.session().selectWindow(*k) : Status(k.error());
          }},
-        {{"window-diff", 1, 1,
-          "window-diff K: suspicious window K's next step: the diff over it, at its last GC"},
+        {{"window-next", 1, 1,
+          "window-next K: suspicious window K's next step: the diff over it at its last GC (leak, GC "
+          "overhead) or its churn (churn)"},
          [](Runner& r, const Cmd& c) -> Status {
              auto k = r.windowIndex(c);
-             return k ? r.ex_.session().diffWindow(*k) : Status(k.error());
+             return k ? r.ex_.session().windowNext(*k) : Status(k.error());
+         }},
+        {{"churn", 1, 1, "churn on|off: the range's short-lived objects instead of the heap"},
+         [](Runner& r, const Cmd& c) -> Status {
+             auto on = onOff(c);
+             return on ? r.ex_.session().showChurn(*on) : Status(on.error());
          }},
         {{"diff", 1, 1,
           "diff on|off: colour by born / died / permanent since the base GC (the range's start)"},

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <thread>
 
+#include "classify/churn.h"
 #include "graph/heap_graph.h"
 #include "scene/city_state.h"
 
@@ -285,22 +286,25 @@ void Session::recompute() {
     const uint64_t request = ++series_request_;
     std::shared_ptr<Pending> pending = pending_;
     auto wake = options_.wake;
-    series_worker_->submit([h, shared_chain, so, request, pending, wake](const CancelToken& token) mutable {
-        so.progress = [&token](uint32_t) { return !token.cancelled(); };
-        auto series = buildWindowSeries(*h, *shared_chain, so);
-        if (token.cancelled()) return;
-        {
-            std::lock_guard lock(pending->mutex);
-            if (series) {
-                pending->series_request = request;
-                pending->series = std::make_shared<const TreeSeries>(std::move(*series));
-                pending->chain = shared_chain;
-            } else {
-                pending->series_error = series.error().message;
+    const std::optional<GcRange> churn = churn_window_;
+    series_worker_->submit(
+        [h, shared_chain, so, churn, request, pending, wake](const CancelToken& token) mutable {
+            so.progress = [&token](uint32_t) { return !token.cancelled(); };
+            auto series = churn ? churnSeries(*h, churn->from, churn->to, *shared_chain, so)
+                                : buildWindowSeries(*h, *shared_chain, so);
+            if (token.cancelled()) return;
+            {
+                std::lock_guard lock(pending->mutex);
+                if (series) {
+                    pending->series_request = request;
+                    pending->series = std::make_shared<const TreeSeries>(std::move(*series));
+                    pending->chain = shared_chain;
+                } else {
+                    pending->series_error = series.error().message;
+                }
             }
-        }
-        if (wake) wake();
-    });
+            if (wake) wake();
+        });
 }
 
 Status Session::applyChain(const ChainConfig& config) {
@@ -353,6 +357,7 @@ void Session::setRange(std::optional<GcRange> range) {
 
 Status Session::seriesOverRange() {
     if (!loaded()) return Error{"the trace is still loading"};
+    if (churn_window_) return showChurn(true);
     if (range_ && range_->to >= gcs_.size()) return Error{history()->gcRangeError(range_->to)};
     series_window_ = range_;
     recompute();
@@ -386,6 +391,10 @@ Status Session::selectWindow(size_t index) {
 // --- the diff -------------------------------------------------------------------------------
 
 void Session::showDiff(bool on) {
+    if (on && churn_window_) {
+        churn_window_.reset();  // the diff is of heaps
+        recompute();
+    }
     diff_shown_ = on;
     if (on) requestDiff();
 }
@@ -397,7 +406,7 @@ bool Session::diffCurrent() const {
 
 void Session::requestDiff() {
     const HeapHistory* h = history();
-    if (!h || !series_ || !series_chain_) return;
+    if (!h || !series_ || !series_chain_ || churn_window_) return;
     const DiffKey want{baseGc(), currentGc(), series_chain_.get()};
     if (diff_asked_ && *diff_asked_ == want) return;
     diff_asked_ = want;
@@ -425,7 +434,7 @@ void Session::requestDiff() {
     });
 }
 
-Status Session::diffWindow(size_t index) {
+Status Session::windowNext(size_t index) {
     const std::vector<Window>& all = windows();
     if (index >= all.size())
         return Error{"no window " + std::to_string(index + 1) + " (" + std::to_string(all.size()) +
@@ -434,9 +443,36 @@ Status Session::diffWindow(size_t index) {
     const bool leak = w.kind == WindowKind::kLeakRegression || w.kind == WindowKind::kLeakHeuristic;
     const uint32_t from = leak || w.first_gc == 0 ? w.first_gc : w.first_gc - 1;
     setRange(GcRange{from, w.last_gc});
-    if (Status st = seriesOverRange(); !st) return st;
     goto_after_series_ = w.last_gc;
+    if (w.kind == WindowKind::kChurn) return showChurn(true);
+    if (churn_window_) churn_window_.reset();
+    if (Status st = seriesOverRange(); !st) return st;
     showDiff(true);
+    return {};
+}
+
+// --- churn mode ----------------------------------------------------------------------------
+
+Status Session::showChurn(bool on) {
+    if (!on) {
+        if (!churn_window_) return {};
+        churn_window_.reset();
+        recompute();
+        return {};
+    }
+    if (!loaded()) return Error{"churn: the trace is still loading"};
+    if (!range_ || range_->from >= range_->to)
+        return Error{"churn needs a range of two GCs or more (shift-drag in the timeline, or 'range A B')"};
+    if (range_->to >= gcs_.size()) return Error{history()->gcRangeError(range_->to)};
+    auto chain = buildChain(chain_);
+    if (!chain) return chain.error();
+    if (chain->needsReferences())
+        return Error{"churn: '" + chain->spec() +
+                     "' reads references, which objects that died between snapshots never had"};
+    diff_shown_ = false;
+    churn_window_ = range_;
+    series_window_ = range_;
+    recompute();
     return {};
 }
 
@@ -750,6 +786,13 @@ ItemInfo Session::describe(uint32_t id) const {
 
 void Session::requestInspection() {
     if (!series_ || selection_.empty()) return;
+    if (churn_window_) {
+        ++inspection_request_;
+        inspection_.reset();
+        inspection_error_ =
+            "churn mode: these groups hold objects that died young; the inspector reads heaps";
+        return;
+    }
     InspectionRequest r;
     r.id = ++inspection_request_;
     r.gc = currentGc();
@@ -817,7 +860,7 @@ double Session::selectionValueAt(uint32_t gc, Metric metric) const {
 
 void Session::requestSizes(const std::vector<uint32_t>& nodes) {
     const HeapHistory* h = history();
-    if (!h || !series_) return;
+    if (!h || !series_ || churn_window_) return;
     const uint32_t gc = currentGc();
     if (gc != sizes_gc_) {
         sizes_.clear();

@@ -233,10 +233,21 @@ public:
     bool diffCurrent() const;
     // Why no diff is shown ("" when one is or is on its way).
     const std::string& diffError() const { return diff_error_; }
-    // A suspicious window's next step, one click: its GCs become the range (a GC-overhead or churn
-    // window's from the GC before it, as `memcity windows` suggests), the series is built over
-    // them, the cursor goes to the window's last GC and the diff is shown.
-    Status diffWindow(size_t index);
+    // A suspicious window's next step, one click, as `memcity windows` suggests it: a leak or
+    // GC-overhead window's GCs become the range (an overhead window's from the GC before it), the
+    // series is built over them, the cursor goes to the window's last GC and the diff is shown;
+    // a churn window's range (from the GC before it) is shown in churn mode.
+    Status windowNext(size_t index);
+
+    // --- churn mode (VMIL'19 §3.4.2, the short-lived objects analysis) -------------------------
+    // Shows the range's short-lived objects instead of the heap: the series becomes churnSeries
+    // over the range (the objects born after its first GC and dead by each GC of it, cumulative),
+    // drawn by the same views and table, until turned off. The inspector and the table's sizes,
+    // which read heaps, are off meanwhile. Errors: still loading, no range of two GCs or more, a
+    // chain that reads references.
+    bool churnShown() const { return churn_window_.has_value(); }
+    const std::optional<GcRange>& churnWindow() const { return churn_window_; }
+    Status showChurn(bool on);
 
     // --- the tree table's deep and retained sizes ----------------------------------------------
     // Sizes of `nodes` at the current GC's snapshot, asked for in the background; the known ones
@@ -326,7 +337,8 @@ private:
     DiffKey diff_key_;  // of diff_raw_
     std::shared_ptr<const scene::SeriesDiff> diff_;
     std::string diff_error_;
-    std::optional<uint32_t> goto_after_series_;  // diffWindow: the GC to show once its series is in
+    std::optional<uint32_t> goto_after_series_;  // windowNext: the GC to show once its series is in
+    std::optional<GcRange> churn_window_;        // churn mode's window
 
     std::shared_ptr<Pending> pending_;  // results the workers hand over
     // Declared last: destroyed first, so no thread outlives what it reads.

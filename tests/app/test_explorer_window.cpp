@@ -111,7 +111,7 @@ TEST(ExplorerWindow, ScrubFlySelectTheBiggestGrowerAndReadItsRoots) {
                                                "print pins\n"
                                                "print state\n"
                                                "view city\n"
-                                               "window-diff 3\n"
+                                               "window-next 3\n"
                                                "wait\n"
                                                "print state\n"
                                                "print table\n"

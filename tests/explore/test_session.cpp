@@ -8,6 +8,7 @@
 #include <string>
 #include <thread>
 
+#include "classify/churn.h"
 #include "explore/session.h"
 #include "scene/camera.h"
 #include "scene/city_state.h"
@@ -446,7 +447,7 @@ TEST(Session, TheDiffShowsBornDiedAndPermanentSinceTheBaseGc) {
                                     [](const Window& w) { return w.kind == WindowKind::kLeakHeuristic; });
     ASSERT_NE(found, all.end());
     const Window w = *found;
-    ASSERT_TRUE(gm->diffWindow(static_cast<size_t>(found - all.begin())).ok());
+    ASSERT_TRUE(gm->windowNext(static_cast<size_t>(found - all.begin())).ok());
     gm->waitSettled();
     ASSERT_TRUE(gm->range().has_value());
     EXPECT_EQ(gm->range()->from, w.first_gc);
@@ -458,7 +459,63 @@ TEST(Session, TheDiffShowsBornDiedAndPermanentSinceTheBaseGc) {
     const uint32_t location = gm->series()->find({"com.dynatrace.easytravel.jpa.business.Location"});
     ASSERT_NE(location, kNoNode);
     EXPECT_EQ(scene::dominantCohort(gm->diff()->at(location), Metric::kBytes), scene::Cohort::kBorn);
-    EXPECT_FALSE(gm->diffWindow(99).ok());
+    EXPECT_FALSE(gm->windowNext(99).ok());
+}
+
+// Churn mode (VMIL'19 §3.4.2): a churn window's next step shows what died young in it, by the
+// same views and table; off again, the heap's series comes back.
+TEST(Session, ChurnModeShowsWhatDiedYoungInTheRange) {
+    auto s = opened(scenario("churn"), "type");
+    EXPECT_FALSE(s->showChurn(true).ok());  // no range yet
+    const auto& all = s->windows();
+    const auto found =
+        std::find_if(all.begin(), all.end(), [](const Window& w) { return w.kind == WindowKind::kChurn; });
+    ASSERT_NE(found, all.end());
+    const Window w = *found;
+    ASSERT_TRUE(s->windowNext(static_cast<size_t>(found - all.begin())).ok());
+    s->waitSettled();
+    ASSERT_TRUE(s->churnShown());
+    EXPECT_FALSE(s->diffShown());
+    ASSERT_EQ(s->range(), (GcRange{w.first_gc - 1, w.last_gc}));
+    const TreeSeries* series = s->series();
+    ASSERT_NE(series, nullptr) << s->seriesError();
+    EXPECT_EQ(series->firstGc(), w.first_gc);
+    EXPECT_EQ(series->lastGc(), w.last_gc);
+    EXPECT_EQ(s->currentGc(), w.last_gc);
+    // The series is the churn's: its groups and counts are churnSeries's over the range.
+    auto chain = parseChain("type");
+    ASSERT_TRUE(chain.ok());
+    auto expected = churnSeries(*s->history(), w.first_gc - 1, w.last_gc, *chain);
+    ASSERT_TRUE(expected.ok());
+    const uint32_t integer = series->find({"java.lang.Integer"});
+    ASSERT_NE(integer, kNoNode);
+    EXPECT_EQ(series->counts(integer, w.last_gc),
+              expected->counts(expected->find({"java.lang.Integer"}), w.last_gc));
+    EXPECT_EQ(series->counts(TreeSeries::kRoot, w.last_gc), expected->counts(TreeSeries::kRoot, w.last_gc));
+    // The inspector reads heaps: off in churn mode, saying why.
+    s->select(integer);
+    s->waitSettled();
+    EXPECT_FALSE(s->inspection().has_value());
+    EXPECT_NE(s->inspectionError().find("churn mode"), std::string::npos) << s->inspectionError();
+    // A chain that reads references is refused; off again, the heap's series over the range.
+    ASSERT_TRUE(s->applyChain(chainOf("pointed-from(type)")).ok());
+    s->waitSettled();
+    EXPECT_NE(s->seriesError(), "");
+    ASSERT_TRUE(s->applyChain(chainOf("type")).ok());
+    ASSERT_TRUE(s->showChurn(false).ok());
+    s->waitSettled();
+    EXPECT_FALSE(s->churnShown());
+    EXPECT_EQ(s->series()->firstGc(), w.first_gc - 1);
+    // (the burst's Integers are gone from the heap: fewer live than died young)
+    const uint32_t live_integer = s->series()->find({"java.lang.Integer"});
+    const uint64_t churned = expected->counts(expected->find({"java.lang.Integer"}), w.last_gc).objects;
+    EXPECT_LT(live_integer == kNoNode ? 0 : s->series()->counts(live_integer, w.last_gc).objects, churned);
+    ASSERT_TRUE(s->showChurn(true).ok());  // the range is still there: on again works
+    s->waitSettled();
+    EXPECT_TRUE(s->churnShown());
+    s->showDiff(true);  // the diff is of heaps: churn mode ends
+    s->waitSettled();
+    EXPECT_FALSE(s->churnShown());
 }
 
 }  // namespace

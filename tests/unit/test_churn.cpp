@@ -185,5 +185,65 @@ TEST(Churn, AddsUpToTheDemosPerGcRecords) {
     }
 }
 
+// The churn as a series (the explorer's churn mode): GC by GC, cumulative. Window 0..3 of the tiny
+// trace: GC 1 frees A 3; GC 2 B 4 and A 6 (not 0, born before); GC 3 A 7 and B 8.
+TEST(Churn, TheSeriesCountsWhatDiedYoungByEachGc) {
+    testing::LoadedHistory t = loaded(tinyTrace());
+    const ClassifierChain type = chainOf("type");
+    auto s = churnSeries(*t.history, 0, 3, type);
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    EXPECT_EQ(s->gcs(), (std::vector<uint32_t>{1, 2, 3}));
+    const uint32_t a = s->find({"A"}), b = s->find({"B"});
+    ASSERT_NE(a, kNoNode);
+    ASSERT_NE(b, kNoNode);
+    EXPECT_EQ(s->values(a, Metric::kObjects), (std::vector<uint64_t>{1, 2, 3}));
+    EXPECT_EQ(s->values(b, Metric::kObjects), (std::vector<uint64_t>{0, 1, 2}));
+    EXPECT_EQ(s->counts(TreeSeries::kRoot, 3), (SeriesCounts{5, 3 * 16 + 2 * 24}));
+    EXPECT_EQ(s->find({"int[]"}), kNoNode);  // id 5 never died
+    // The same refusals as the churn command's.
+    EXPECT_FALSE(churnSeries(*t.history, 2, 2, type).ok());
+    EXPECT_FALSE(churnSeries(*t.history, 0, 4, type).ok());
+    EXPECT_FALSE(churnSeries(*t.history, 0, 2, chainOf("pointed-from(type)")).ok());
+}
+
+// Every column equals the churn of the window that ends at its GC, group for group.
+TEST(Churn, EachColumnOfTheSeriesIsTheChurnUpToItsGc) {
+    const std::string path = testing::tempPath("churn-series");
+    ASSERT_TRUE(synth::synthesize("churn", path, {}).ok());
+    testing::LoadedHistory t = loaded(path, false);
+    const ClassifierChain chain = chainOf("type,site(callers=1)");
+    const uint32_t from = 6, to = 12;  // the churn window (GCs 8..12) and the GCs before it
+    auto s = churnSeries(*t.history, from, to, chain);
+    ASSERT_TRUE(s.ok()) << s.error().message;
+    for (uint32_t g = from + 1; g <= to; ++g) {
+        auto w = HeapChurn::build(*t.history, from, g, chain);
+        ASSERT_TRUE(w.ok()) << w.error().message;
+        size_t checked = 0;
+        std::vector<std::pair<uint32_t, std::vector<std::string>>> stack{{HeapChurn::kRoot, {}}};
+        while (!stack.empty()) {
+            auto [n, labels] = stack.back();
+            stack.pop_back();
+            const uint32_t id = labels.empty() ? TreeSeries::kRoot : s->find(labels);
+            if (w->node(n).died.objects > 0) {
+                ASSERT_NE(id, kNoNode) << "GC " << g << ": " << w->node(n).label;
+                EXPECT_EQ(s->counts(id, g), (SeriesCounts{w->node(n).died.objects, w->node(n).died.bytes}))
+                    << "GC " << g << ": " << w->node(n).label;
+                ++checked;
+            }
+            for (uint32_t c : w->node(n).children) {
+                std::vector<std::string> child = labels;
+                child.push_back(w->node(c).label);
+                stack.emplace_back(c, std::move(child));
+            }
+        }
+        EXPECT_GT(checked, 1u) << "GC " << g;
+    }
+    // The burst's boxed Integers come first, as in the churn command's answer.
+    const std::vector<uint32_t> top =
+        s->sortedChildren(TreeSeries::kRoot, SortStrategy::kEndSize, Metric::kObjects);
+    ASSERT_FALSE(top.empty());
+    EXPECT_EQ(s->label(top[0]), "java.lang.Integer");
+}
+
 }  // namespace
 }  // namespace memcity

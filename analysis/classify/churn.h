@@ -14,13 +14,12 @@
 #include "classify/series.h"
 #include "classify/tree.h"
 #include "heap/heap_history.h"
+#include "heap/sizes.h"
 #include "util/result.h"
 
 namespace memcity {
 
-struct ChurnCounts {
-    uint64_t objects = 0, bytes = 0;
-};
+using ChurnCounts = Sizes;
 
 struct ChurnNode {
     std::string label;

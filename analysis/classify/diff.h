@@ -9,13 +9,12 @@
 
 #include "classify/tree.h"
 #include "heap/heap_history.h"
+#include "heap/sizes.h"
 #include "util/result.h"
 
 namespace memcity {
 
-struct DiffCounts {
-    uint64_t objects = 0, bytes = 0;
-};
+using DiffCounts = Sizes;
 
 struct DiffNode {
     std::string label;

@@ -28,6 +28,7 @@
 #include "classify/classifier.h"
 #include "classify/tree.h"
 #include "heap/heap_history.h"
+#include "heap/sizes.h"
 #include "util/result.h"
 
 namespace memcity {
@@ -42,11 +43,7 @@ enum class SortStrategy : uint8_t {
 std::string_view sortStrategyName(SortStrategy sort);
 std::optional<SortStrategy> parseSortStrategy(std::string_view name);
 
-struct SeriesCounts {
-    uint64_t objects = 0;
-    uint64_t bytes = 0;  // shallow bytes
-    bool operator==(const SeriesCounts&) const = default;
-};
+using SeriesCounts = Sizes;
 
 struct SeriesNode {
     uint32_t parent = kNoNode;

@@ -11,13 +11,9 @@
 
 #include "graph/bitset.h"
 #include "graph/heap_graph.h"
+#include "heap/sizes.h"
 
 namespace memcity {
-
-struct Sizes {
-    uint64_t objects = 0, bytes = 0;
-    bool operator==(const Sizes&) const = default;
-};
 
 // Objects and shallow bytes of the live positions in `set`.
 Sizes sizesOf(const HeapView& heap, const Bitset& set);

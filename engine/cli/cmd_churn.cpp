@@ -59,8 +59,8 @@ void printNode(const ChurnView& v, uint32_t id, size_t indent) {
             continue;
         }
         const ChurnNode& k = v.churn.node(kids[i]);
-        died.objects += k.died.objects, died.bytes += k.died.bytes;
-        survived.objects += k.survived.objects, survived.bytes += k.survived.bytes;
+        died += k.died;
+        survived += k.survived;
         ++folded;
     }
     if (folded)

@@ -36,11 +36,6 @@ void printRow(const DiffView& v, const DiffCounts& born, const DiffCounts& died,
                 std::string(indent * 2, ' ').c_str(), printable(name, 160).c_str());
 }
 
-void add(DiffCounts& to, const DiffCounts& c) {
-    to.objects += c.objects;
-    to.bytes += c.bytes;
-}
-
 void printNode(const DiffView& v, uint32_t id, size_t indent) {
     const DiffNode& n = v.diff.node(id);
     printRow(v, n.born, n.died, n.permanent, indent, n.label);
@@ -54,7 +49,7 @@ void printNode(const DiffView& v, uint32_t id, size_t indent) {
             continue;
         }
         const DiffNode& k = v.diff.node(kids[i]);
-        add(born, k.born), add(died, k.died), add(permanent, k.permanent);
+        born += k.born, died += k.died, permanent += k.permanent;
         ++folded;
     }
     if (folded)

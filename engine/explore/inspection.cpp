@@ -61,10 +61,6 @@ Bitset groupOf(const ClassifiedHeap& c, const std::vector<std::vector<std::strin
     return group;
 }
 
-Sizes sizesOfDiff(const DiffCounts& c) {
-    return {c.objects, c.bytes};
-}
-
 std::string sizesText(const Sizes& s) {
     return std::to_string(s.objects) + " objects, " + std::to_string(s.bytes) + " B";
 }
@@ -214,12 +210,9 @@ Result<Inspection> inspect(const HeapHistory& history, const ClassifierChain& ch
             if (request.groups.empty()) nodes.push_back(HeapDiff::kRoot);
             for (uint32_t id : nodes) {
                 const DiffNode& n = diff.node(id);
-                for (auto [sum, part] :
-                     {std::pair{&born, &n.born}, {&died, &n.died}, {&permanent, &n.permanent}}) {
-                    const Sizes s = sizesOfDiff(*part);
-                    sum->objects += s.objects;
-                    sum->bytes += s.bytes;
-                }
+                born += n.born;
+                died += n.died;
+                permanent += n.permanent;
             }
             out.base_gc = base;
             out.born = born;

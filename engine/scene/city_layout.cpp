@@ -421,10 +421,8 @@ struct ScanState {
                 SeriesCounts* slots = other.data() + node.slot;
                 SeriesCounts total;
                 if (!plan.pruning) {
-                    for (uint32_t k = 0; k < count; ++k) {
-                        total.objects += children[k].objects;
-                        total.bytes += children[k].bytes;
-                    }
+                    for (uint32_t k = 0; k < count; ++k)
+                        total += children[k];
                     keepMax(slots[0], w.objects > total.objects ? w.objects - total.objects : 0,
                             w.bytes > total.bytes ? w.bytes - total.bytes : 0);
                     continue;
@@ -434,14 +432,11 @@ struct ScanState {
                 if (prefixes.size() <= walk) prefixes.resize(walk + 1);
                 SeriesCounts* prefix = prefixes.data();
                 for (uint32_t k = 0; k < walk; ++k) {
-                    total.objects += children[k].objects;
-                    total.bytes += children[k].bytes;
+                    total += children[k];
                     prefix[k + 1] = total;
                 }
-                for (uint32_t k = walk; k < count; ++k) {
-                    total.objects += children[k].objects;
-                    total.bytes += children[k].bytes;
-                }
+                for (uint32_t k = walk; k < count; ++k)
+                    total += children[k];
                 const uint64_t top_objects = std::max(total.objects, w.objects);
                 const uint64_t top_bytes = std::max(total.bytes, w.bytes);
                 if (known == 0) keepMax(slots[0], top_objects, top_bytes);

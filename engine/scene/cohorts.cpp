@@ -6,17 +6,8 @@
 namespace memcity::scene {
 namespace {
 
-SeriesCounts countsOf(const DiffCounts& c) {
-    return {c.objects, c.bytes};
-}
-
 CohortCounts cohortsOf(const DiffNode& n) {
-    return {countsOf(n.born), countsOf(n.died), countsOf(n.permanent)};
-}
-
-void add(SeriesCounts& to, const SeriesCounts& c) {
-    to.objects += c.objects;
-    to.bytes += c.bytes;
+    return {n.born, n.died, n.permanent};
 }
 
 }  // namespace
@@ -31,9 +22,9 @@ std::string_view cohortName(Cohort cohort) {
 }
 
 CohortCounts& CohortCounts::operator+=(const CohortCounts& o) {
-    add(born, o.born);
-    add(died, o.died);
-    add(permanent, o.permanent);
+    born += o.born;
+    died += o.died;
+    permanent += o.permanent;
     return *this;
 }
 

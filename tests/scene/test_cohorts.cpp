@@ -52,9 +52,9 @@ TEST(SeriesDiff, EachDiffGroupLandsOnTheSeriesNodeOfItsPath) {
     EXPECT_EQ(l.laid.at(first).permanent.objects, 9'000u);
     const DiffNode& root = l.diff.node(HeapDiff::kRoot);
     const CohortCounts& all = l.laid.at(TreeSeries::kRoot);
-    EXPECT_EQ(all.born, (SeriesCounts{root.born.objects, root.born.bytes}));
-    EXPECT_EQ(all.died, (SeriesCounts{root.died.objects, root.died.bytes}));
-    EXPECT_EQ(all.permanent, (SeriesCounts{root.permanent.objects, root.permanent.bytes}));
+    EXPECT_EQ(all.born, root.born);
+    EXPECT_EQ(all.died, root.died);
+    EXPECT_EQ(all.permanent, root.permanent);
     EXPECT_EQ(l.laid.unplaced(), CohortCounts{});
     // Other groups sum their nodes; unknown ids read zero.
     const uint32_t both[] = {refill, first};

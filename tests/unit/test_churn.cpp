@@ -226,8 +226,7 @@ TEST(Churn, EachColumnOfTheSeriesIsTheChurnUpToItsGc) {
             const uint32_t id = labels.empty() ? TreeSeries::kRoot : s->find(labels);
             if (w->node(n).died.objects > 0) {
                 ASSERT_NE(id, kNoNode) << "GC " << g << ": " << w->node(n).label;
-                EXPECT_EQ(s->counts(id, g), (SeriesCounts{w->node(n).died.objects, w->node(n).died.bytes}))
-                    << "GC " << g << ": " << w->node(n).label;
+                EXPECT_EQ(s->counts(id, g), w->node(n).died) << "GC " << g << ": " << w->node(n).label;
                 ++checked;
             }
             for (uint32_t c : w->node(n).children) {

@@ -23,6 +23,18 @@ Anomaly missing(const TraceFile& trace, const IdIndex& index, uint64_t id, Anoma
 // Collects the lists of one REFS chunk, mapping ids to positions, and hands each to `sink`.
 template <class Sink>
 struct RefsVisitor {
+    RefsVisitor(const IdIndex& index_, const ObjectStore& store_, uint64_t watermark_, Diagnostics* diag_,
+                bool first_pass_, const TraceFile& trace_, size_t chunk_, Sink& sink_, HeapSnapshot& snap_)
+        : index(index_),
+          store(store_),
+          watermark(watermark_),
+          diag(diag_),
+          first_pass(first_pass_),
+          trace(trace_),
+          chunk(chunk_),
+          sink(sink_),
+          snap(snap_) {}
+
     const IdIndex& index;
     const ObjectStore& store;
     uint64_t watermark;
@@ -130,6 +142,40 @@ struct RootsVisitor {
     }
 };
 
+// Decodes REFS chunk `chunk` of the snapshot of `info` into `visitor` (then its last list, for
+// a visitor that holds one back) and releases the chunk's pages. A chunk that names another GC
+// is an error, unless `other_gc` is given: it is then set and the caller decides.
+template <class Visitor>
+Status decodeRefsChunk(const TraceFile& trace, const SnapshotInfo& info, uint32_t chunk,
+                       std::vector<uint8_t>& bytes, Visitor& visitor, bool* other_gc = nullptr) {
+    auto payload = trace.payload(chunk, bytes);
+    if (!payload) return payload.error();
+    uint32_t gc = 0;
+    DecodeStatus st = decodeRefs(*payload, trace.symbols(), &gc, visitor);
+    if (!st.ok) return trace.errorAt(chunk, st.offset, st.message);
+    if constexpr (requires { visitor.flush(); }) visitor.flush();
+    trace.releasePages(chunk, chunk + 1);
+    if (gc == info.gc) return {};
+    if (other_gc) {
+        *other_gc = true;
+        return {};
+    }
+    return trace.errorAt(
+        chunk, 0,
+        "refs chunk says GC " + std::to_string(gc) + ", its header says " + std::to_string(info.gc));
+}
+
+// A snapshot that lists an object's references twice (the first list stands).
+void noteDuplicateSource(Diagnostics* diag, const TraceFile& trace, const SnapshotInfo& info, uint32_t chunk,
+                         size_t offset) {
+    if (!diag) return;
+    diag->add(Anomaly::kDuplicateSource, [&] {
+        return trace.describe(
+            chunk, offset,
+            "snapshot of GC " + std::to_string(info.gc) + " lists an object's references twice");
+    });
+}
+
 // Reads the snapshot's ROOTS chunk into snap.roots and checks its counts against the REFS
 // chunks' (`sources` objects with `edges` references).
 Status readRoots(const TraceFile& trace, const SnapshotInfo& info, const IdIndex& index,
@@ -216,14 +262,10 @@ Result<std::optional<SnapshotReach>> listedReachability(const TraceFile& trace, 
     auto share = [&](size_t first, size_t step, ListedVisitor& visitor,
                      std::vector<uint8_t>& bytes) -> Result<bool> {
         for (size_t k = first; k < info.refs_chunks.size(); k += step) {
-            const uint32_t chunk = info.refs_chunks[k];
-            auto payload = trace.payload(chunk, bytes);
-            if (!payload) return payload.error();
-            uint32_t gc = 0;
-            DecodeStatus st = decodeRefs(*payload, trace.symbols(), &gc, visitor);
-            if (!st.ok) return trace.errorAt(chunk, st.offset, st.message);
-            trace.releasePages(chunk, chunk + 1);
-            if (gc != info.gc || visitor.fallback) return false;  // the walk reports it
+            bool other_gc = false;
+            if (Status st = decodeRefsChunk(trace, info, info.refs_chunks[k], bytes, visitor, &other_gc); !st)
+                return st.error();
+            if (other_gc || visitor.fallback) return false;  // the walk reports it
         }
         return true;
     };
@@ -331,31 +373,17 @@ Result<HeapSnapshot> loadSnapshot(const TraceFile& trace, const SnapshotInfo& in
     for (int pass = 0; pass < 2; ++pass) {
         Diagnostics* diag = pass == 0 ? options.diagnostics : nullptr;
         for (uint32_t chunk : info.refs_chunks) {
-            auto payload = trace.payload(chunk, scratch);
-            if (!payload) return payload.error();
             auto sink = [&](uint32_t source, std::vector<uint32_t>& targets, size_t offset) {
                 if (pass == 1) {
                     builder.write(source, targets);
-                } else if (!builder.measure(source, targets) && diag) {
-                    diag->add(Anomaly::kDuplicateSource, [&] {
-                        return trace.describe(chunk, offset,
-                                              "snapshot of GC " + std::to_string(info.gc) +
-                                                  " lists an object's references twice");
-                    });
+                } else if (!builder.measure(source, targets)) {
+                    noteDuplicateSource(diag, trace, info, chunk, offset);
                 }
             };
-            RefsVisitor<decltype(sink)> v{
-                index, store, options.watermark, diag, pass == 0, trace, chunk, sink, snap, 0, 0, 0, false,
-                0,     {}};
-            uint32_t gc = 0;
-            DecodeStatus st = decodeRefs(*payload, trace.symbols(), &gc, v);
-            if (!st.ok) return trace.errorAt(chunk, st.offset, st.message);
-            v.flush();
-            trace.releasePages(chunk, chunk + 1);  // read twice, never kept
-            if (gc != info.gc)
-                return trace.errorAt(chunk, 0,
-                                     "refs chunk says GC " + std::to_string(gc) + ", its header says " +
-                                         std::to_string(info.gc));
+            RefsVisitor<decltype(sink)> v(index, store, options.watermark, diag, pass == 0, trace, chunk,
+                                          sink, snap);
+            // (read twice, never kept)
+            if (Status st = decodeRefsChunk(trace, info, chunk, scratch, v); !st) return st.error();
             if (pass == 0) {
                 sources += v.sources;
                 edges += v.edges;
@@ -406,16 +434,9 @@ Result<SnapshotReach> snapshotReachability(const TraceFile& trace, const Snapsho
     } reset{scratch};
     uint64_t sources = 0, edges = 0;
     for (uint32_t chunk : info.refs_chunks) {
-        auto payload = trace.payload(chunk, scratch.bytes);
-        if (!payload) return payload.error();
         auto sink = [&](uint32_t source, std::vector<uint32_t>& targets, size_t offset) {
             if (scratch.head[source] != kNone) {  // its first list stands
-                if (options.diagnostics)
-                    options.diagnostics->add(Anomaly::kDuplicateSource, [&] {
-                        return trace.describe(chunk, offset,
-                                              "snapshot of GC " + std::to_string(info.gc) +
-                                                  " lists an object's references twice");
-                    });
+                noteDuplicateSource(options.diagnostics, trace, info, chunk, offset);
                 return;
             }
             scratch.head[source] = static_cast<uint32_t>(scratch.targets.size());
@@ -423,30 +444,9 @@ Result<SnapshotReach> snapshotReachability(const TraceFile& trace, const Snapsho
             scratch.touched.push_back(source);
             scratch.targets.insert(scratch.targets.end(), targets.begin(), targets.end());
         };
-        RefsVisitor<decltype(sink)> v{index,
-                                      store,
-                                      options.watermark,
-                                      options.diagnostics,
-                                      true,
-                                      trace,
-                                      chunk,
-                                      sink,
-                                      snap,
-                                      0,
-                                      0,
-                                      0,
-                                      false,
-                                      0,
-                                      {}};
-        uint32_t gc = 0;
-        DecodeStatus st = decodeRefs(*payload, trace.symbols(), &gc, v);
-        if (!st.ok) return trace.errorAt(chunk, st.offset, st.message);
-        v.flush();
-        trace.releasePages(chunk, chunk + 1);
-        if (gc != info.gc)
-            return trace.errorAt(
-                chunk, 0,
-                "refs chunk says GC " + std::to_string(gc) + ", its header says " + std::to_string(info.gc));
+        RefsVisitor<decltype(sink)> v(index, store, options.watermark, options.diagnostics, true, trace,
+                                      chunk, sink, snap);
+        if (Status st = decodeRefsChunk(trace, info, chunk, scratch.bytes, v); !st) return st.error();
         sources += v.sources;
         edges += v.edges;
     }

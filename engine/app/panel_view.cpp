@@ -108,8 +108,16 @@ void toolbar(Ui& ui) {
             ui.camera_mode = fly_mode ? CameraMode::kFly : CameraMode::kOrbit;
     } else if (s.view() == scene::ViewKind::kTimelineTrees) {
         ImGui::SameLine();
-        bool scaled = s.scaled();
-        if (ImGui::Checkbox("scaled", &scaled)) s.setScaled(scaled);
+        bool cities = s.treesCities();
+        if (ImGui::Checkbox("cities", &cities)) s.setTreesCities(cities);
+        if (ImGui::IsItemHovered())
+            ImGui::SetTooltip(
+                "the pinned GCs as small cities on one layout: a lot stands at the same place in each");
+        if (!cities) {
+            ImGui::SameLine();
+            bool scaled = s.scaled();
+            if (ImGui::Checkbox("scaled", &scaled)) s.setScaled(scaled);
+        }
         ImGui::SameLine();
         ImGui::TextDisabled("| %zu pinned (right-click the timeline)", s.pins().size());
     } else {

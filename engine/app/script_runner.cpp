@@ -456,6 +456,7 @@ private:
         } else if (what == "state") {
             std::cout << "gc: " << s.currentGc() << "\nt: " << s.cursor().t()
                       << "\nview: " << scene::viewKindName(s.view()) << (s.scaled() ? " (scaled)" : "")
+                      << (s.view() == scene::ViewKind::kTimelineTrees && s.treesCities() ? " (cities)" : "")
                       << "\nchain: " << s.chain().spec() << "\ndrill: " << s.nameOf(s.drillRoot())
                       << "\nselected: " << s.selection().size() << "\n";
             if (const scene::CityLayout* city = s.cityLayout())
@@ -648,6 +649,13 @@ const std::vector<Runner::Verb>& Runner::verbs() {
              auto on = onOff(c);
              if (on) r.ex_.session().showDiff(*on);
              return on ? Status{} : Status(on.error());
+         }},
+        {{"trees", 1, 1, "trees sunburst|cities: the timeline trees as sunbursts or as small cities"},
+         [](Runner& r, const Cmd& c) -> Status {
+             if (c.rest != "sunburst" && c.rest != "cities")
+                 return Error{"trees expects sunburst or cities, got '" + c.rest + "'"};
+             r.ex_.session().setTreesCities(c.rest == "cities");
+             return {};
          }},
         {{"unpin", 1, 1, "unpin N: unpin GC N"}, [](Runner& r, const Cmd& c) { return r.pinOrUnpin(c); }},
         {{"scaled", 1, 1, "scaled on|off: the sunburst's and icicle's extent follows the heap's size"},

@@ -128,12 +128,15 @@ int runRender(const Words& words) {
         }
     }
     scene::RadialShape shape = scene::RadialShape::kSunburst;
+    bool cities = false;
     if (auto s = args->value("--shape")) {
         if (*s == "icicle")
             shape = scene::RadialShape::kIcicle;
+        else if (*s == "city")
+            cities = true;
         else if (*s != "sunburst")
-            return fail("memcity render: --shape expects sunburst or icicle, got '" + printable(*s, 40) +
-                        "'");
+            return fail("memcity render: --shape expects sunburst, icicle or city, got '" +
+                        printable(*s, 40) + "'");
     }
     if (animate && !isDirectory(*output) && ::mkdir(output->c_str(), 0777) != 0)
         return fail("memcity render: cannot create the directory " + *output + ": " + std::strerror(errno));
@@ -202,6 +205,7 @@ int runRender(const Words& words) {
                                                                             : scene::RadialScale::kUnscaled;
     vo.pins = pins;
     vo.trees_shape = shape;
+    vo.trees_cities = cities;
     vo.measure = [&r](std::string_view text, float px) { return r.textWidth(text, px); };
     if (auto drill = args->value("--drill")) {
         const auto paths = parseNodePaths(*drill);

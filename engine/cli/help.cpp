@@ -327,7 +327,7 @@ options:
          R"(usage: memcity render FILE [--view V] [--gc N] [--classify CHAIN] [--filter EXPR] [--metric M]
                       [--sort S] [--size WxH] [--camera NAME] [--drill PATH] [--select PATHS]
                       [--scaled] [--all] [--depth D] [--diff-from A] -o OUT.png
-       memcity render FILE --view timeline-trees --pins A,B,... [--shape sunburst|icicle]
+       memcity render FILE --view timeline-trees --pins A,B,... [--shape sunburst|icicle|city]
                       [--unscaled] [same options] -o OUT.png
        memcity render FILE [same options] [--from A] [--to B] --frames K -o DIR
 
@@ -372,7 +372,8 @@ options:
                     or permanent (grey); the title bar gives the totals ('memcity diff' lists them)
   --scaled          sunburst / icicle: the chart's extent follows the heap's size over time
   --pins A,B,...    timeline-trees: the GCs to draw a tree for (within the window)
-  --shape S         timeline-trees: sunburst (default) or icicle trees
+  --shape S         timeline-trees: sunburst (default) or icicle trees, or city: small cities
+                    on one layout, so a lot stands at the same place in each
   --unscaled        timeline-trees: every tree fills its panel
   --all             every group, no "Other"
   --depth D         levels below the root to draw (default 8)

@@ -524,6 +524,12 @@ void Session::setScaled(bool scaled) {
     if (view_ != scene::ViewKind::kCity) composer_.reset();
 }
 
+void Session::setTreesCities(bool cities) {
+    if (cities == trees_cities_) return;
+    trees_cities_ = cities;
+    if (view_ == scene::ViewKind::kTimelineTrees) invalidateView();
+}
+
 bool Session::pin(uint32_t gc) {
     if (!series_ || !std::binary_search(series_->gcs().begin(), series_->gcs().end(), gc)) return false;
     auto it = std::lower_bound(pins_.begin(), pins_.end(), gc);
@@ -572,6 +578,7 @@ scene::ViewFrameStats Session::compose(scene::PixelRect rect, glm::vec2 framebuf
         vo.city_prune.enabled = chain_.prune.enabled;
         vo.scale = scaled() ? scene::RadialScale::kScaled : scene::RadialScale::kUnscaled;
         vo.pins = pins_;
+        vo.trees_cities = trees_cities_;
         vo.title_bar = false;
         vo.time_strip = false;
         vo.measure = options_.measure;

@@ -152,6 +152,9 @@ public:
     // the GC is not in the series or (un)pinned already; togglePin: the nearest GC of the series.
     const std::vector<uint32_t>& pins() const { return pins_; }
     bool pin(uint32_t gc);
+    // The timeline trees as small cities in a row (one layout for all) instead of sunbursts.
+    bool treesCities() const { return trees_cities_; }
+    void setTreesCities(bool cities);
     bool unpin(uint32_t gc);
     void togglePin(double gc_time);
     // Draws the view at the cursor into `rect` of a framebuffer of `framebuffer` pixels, appended
@@ -293,6 +296,7 @@ private:
     scene::ViewKind view_;
     bool scaled_ = false;
     bool trees_scaled_ = true;
+    bool trees_cities_ = false;
     std::vector<uint32_t> pins_;
     std::optional<scene::ViewComposer> composer_;
     std::optional<scene::OrbitCamera> user_camera_;  // kept across new series

@@ -72,7 +72,8 @@ Result<ViewComposer> ViewComposer::prepare(const ViewInputs& inputs, const ViewO
     c.options_ = options;
     c.size_ = size;
     c.cursor_ = TimeCursor::over(*inputs.series);
-    if (options.kind == ViewKind::kCity) {
+    if (options.kind == ViewKind::kCity ||
+        (options.kind == ViewKind::kTimelineTrees && options.trees_cities)) {
         CityLayoutOptions lo;
         lo.metric = options.metric;
         lo.sort = options.sort;
@@ -81,6 +82,8 @@ Result<ViewComposer> ViewComposer::prepare(const ViewInputs& inputs, const ViewO
         auto layout = buildCityLayout(*inputs.series, lo);
         if (!layout) return layout.error();
         c.city_layout_ = std::move(*layout);
+    }
+    if (options.kind == ViewKind::kCity) {
         const PixelRect rect = c.mainRect();
         auto camera = cameraPreset(options.camera, c.city_layout_.bounds, rect.width() / rect.height());
         if (!camera) return camera.error();
@@ -198,6 +201,22 @@ std::optional<ViewPick> ViewComposer::pick(glm::vec2 pixel) const {
             }
             return std::nullopt;
         case ViewKind::kTimelineTrees:
+            if (options_.trees_cities) {
+                // The nearest building or plate of any city, the ray moved into each city's place.
+                const Ray ray = rayThroughPixel(viewMatrices(), size_, pixel);
+                std::optional<ViewPick> best;
+                float nearest = 0.0f;
+                for (size_t i = 0; i < tree_cities_.size() && i < tree_gcs_.size(); ++i) {
+                    Ray local = ray;
+                    local.origin -= glm::vec3(pinnedCityOffset(i), 0.0f, 0.0f);
+                    const auto hit = pickCity(city_layout_, tree_cities_[i], local);
+                    if (!hit || (hit->district && hit->id == TreeSeries::kRoot)) continue;
+                    if (best && hit->distance >= nearest) continue;
+                    nearest = hit->distance;
+                    best = ViewPick{hit->id, hit->district, false, RadialView::kLocal, tree_gcs_[i]};
+                }
+                return best;
+            }
             for (size_t i = 0; i < tree_scenes_.size(); ++i) {
                 const RadialHit hit = pickRadial(tree_scenes_[i], pixel);
                 if (hit.item == kNoItem) continue;
@@ -285,7 +304,92 @@ std::vector<uint32_t> ViewComposer::treeGcs(double t) const {
     return gcs;
 }
 
+float ViewComposer::pinnedCityOffset(size_t index) const {
+    const Bounds& b = city_layout_.bounds;
+    return (b.max.x - b.min.x) * 1.15f * static_cast<float>(index);
+}
+
+// The pinned GCs as cities in a row, one layout (the lots stand still), one camera over the row.
+// Each city is built as if it stood at the origin (seen by the row's camera moved by its offset, so
+// culling and merging judge it where it is drawn) and then moved into its place.
+void ViewComposer::drawPinnedCities(double t, PixelRect rect, ViewFrameStats& stats, render::DrawList& out) {
+    const TreeSeries& s = *inputs_.series;
+    tree_gcs_ = treeGcs(t);
+    const uint32_t current = s.gcs()[std::min(s.gcCount() - 1, static_cast<size_t>(std::lround(t)))];
+    const size_t n = tree_gcs_.size();
+    Bounds row = city_layout_.bounds;
+    row.max.x += pinnedCityOffset(n - 1);
+    row.max.y = std::max(row.max.y, city_layout_.options.height);
+    row.max.z += 0.12f * (row.max.z - row.min.z);  // room for the headings in front
+    // From the front and above, so the row runs across the picture.
+    OrbitCamera camera;
+    camera.aspect = rect.width() / std::max(rect.height(), 1.0f);
+    camera.target = row.center();
+    camera.yaw = 0.0f;
+    camera.pitch = glm::radians(40.0f);
+    camera.distance = glm::length(row.size()) * 2.0f;
+    camera.frameTightly(row);
+    camera_ = camera;
+    const render::CameraMatrices m = viewMatrices();
+    tree_scenes_.clear();
+    tree_cities_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+        const uint32_t gc = tree_gcs_[i];
+        const double gc_t = indexTimeOf(gc);
+        CityStateOptions so;
+        so.metric = options_.metric;
+        so.trend_from = trendFrom(gc_t);
+        cityAt(city_layout_, s, gc_t, so, tree_cities_[i]);
+        const glm::vec3 offset(pinnedCityOffset(i), 0.0f, 0.0f);
+        render::CameraMatrices local = m;
+        local.view = m.view * glm::translate(glm::mat4(1.0f), offset);
+        local.eye = m.eye - offset;
+        CitySceneOptions co;
+        co.selected = options_.selected;
+        if (hovered_ != kNoPick) co.highlighted.push_back(hovered_);
+        co.labels = false;
+        co.legend = false;  // the colours are the city's (the trend), as the sunbursts' are
+        co.measure_text = options_.measure;
+        render::DrawList part;
+        stats.city = buildCityDrawList(city_layout_, tree_cities_[i], local, size_, co, part);
+        for (render::BoxInstance& box : part.boxes) {
+            box.min += offset;
+            box.max += offset;
+            out.boxes.push_back(box);
+        }
+        for (render::WorldLine& line : part.world_lines) {
+            line.a += offset;
+            line.b += offset;
+            out.world_lines.push_back(line);
+        }
+        out.append2D(part);
+        // The heading in front of the city.
+        const Bounds& b = city_layout_.bounds;
+        const auto at = projectToPixel(m, size_, glm::vec3(b.center().x, 0.0f, b.max.z) + offset);
+        if (!at) continue;
+        const bool is_current = gc == current;
+        const uint64_t value = s.value(TreeSeries::kRoot, gc, options_.metric);
+        render::Label l;
+        l.pos = {at->x, at->y + 6.0f};
+        l.anchor = render::TextAnchor::kTopCenter;
+        l.text = "GC " + std::to_string(gc) + "  " +
+                 (options_.metric == Metric::kBytes ? memcity::formatBytes(value)
+                                                    : memcity::formatCount(value) + " objects") +
+                 (is_current ? "  (cursor)" : "");
+        l.color = is_current ? palette::kText : palette::kTextDim;
+        l.size_px = 13.0f;
+        l.background = is_current ? palette::withAlpha(palette::kSelection, 60) : 0;
+        out.labels.push_back(std::move(l));
+    }
+    out.camera = m;
+    out.clear_color = palette::kBackground;
+}
+
 void ViewComposer::drawTimelineTrees(double t, PixelRect rect, ViewFrameStats& stats, render::DrawList& out) {
+    if (options_.trees_cities) {
+        drawPinnedCities(t, rect, stats, out);
+        return;
+    }
     const TreeSeries& s = *inputs_.series;
     tree_gcs_ = treeGcs(t);
     const uint32_t current = s.gcs()[std::min(s.gcCount() - 1, static_cast<size_t>(std::lround(t)))];

@@ -81,6 +81,9 @@ struct ViewOptions {
     // of each small tree (scale: kScaled by default for this view, so absolute growth shows).
     std::vector<uint32_t> pins;
     RadialShape trees_shape = RadialShape::kSunburst;
+    // Timeline trees: the pinned GCs as small cities in a row instead (one layout, so a lot stands
+    // at the same place in every city and growth jumps out; heights on one scale).
+    bool trees_cities = false;
     MeasureText measure;  // text widths in pixels (the renderer's font); null: estimate
     // A heap diff laid onto the series (ICPE'18 §5.3): the city, the sunburst and the icicle are
     // coloured by the cohort that dominates each group (born, died, permanent since its base GC)
@@ -129,6 +132,8 @@ public:
     void setPins(std::vector<uint32_t> pins) { options_.pins = std::move(pins); }
     // The last timeline-trees frame: its trees (as treeGcs said), one scene each.
     const std::vector<RadialScene>& treeScenes() const { return tree_scenes_; }
+    // The last timeline-trees frame as cities (ViewOptions::trees_cities): one state per tree.
+    const std::vector<CityState>& treeCities() const { return tree_cities_; }
 
     // The explorer's changes between frames; none of them lays the city out again.
     void setSelected(std::vector<uint32_t> ids) { options_.selected = std::move(ids); }
@@ -155,6 +160,9 @@ private:
     void drawTimeStrip(double t, PixelRect rect, render::DrawList& out) const;
     void drawRadial(double t, PixelRect rect, ViewFrameStats& stats, render::DrawList& out);
     void drawTimelineTrees(double t, PixelRect rect, ViewFrameStats& stats, render::DrawList& out);
+    void drawPinnedCities(double t, PixelRect rect, ViewFrameStats& stats, render::DrawList& out);
+    // The world offset of the pinned city `index` along x.
+    float pinnedCityOffset(size_t index) const;
     // The main view's camera matrices, its projection drawn into mainRect().
     render::CameraMatrices viewMatrices() const;
     // The index time the trend colours compare the value at t with, and how many GCs back it is.
@@ -171,8 +179,9 @@ private:
     uint32_t hovered_ = kNoPick;
     // The last frame's sunburst / icicle, local then global, for picking.
     std::array<RadialScene, 2> radial_scenes_;
-    // The last frame's timeline trees and their GCs.
+    // The last frame's timeline trees (or cities) and their GCs.
     std::vector<RadialScene> tree_scenes_;
+    std::vector<CityState> tree_cities_;
     std::vector<uint32_t> tree_gcs_;
 };
 

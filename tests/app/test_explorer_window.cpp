@@ -58,6 +58,7 @@ TEST(ExplorerWindow, ScrubFlySelectTheBiggestGrowerAndReadItsRoots) {
     const std::string scaled = testing::tempPath("explorer-scaled.png");
     const std::string trees = testing::tempPath("explorer-trees.png");
     const std::string diff = testing::tempPath("explorer-diff.png");
+    const std::string cities = testing::tempPath("explorer-cities.png");
     const std::string script = writeScript("smoke",
                                            "wait\n"
                                            "gc 3\n"
@@ -110,6 +111,11 @@ TEST(ExplorerWindow, ScrubFlySelectTheBiggestGrowerAndReadItsRoots) {
                                                "unpin 5\n"
                                                "print pins\n"
                                                "print state\n"
+                                               "trees cities\n"
+                                               "print state\n"
+                                               "screenshot " +
+                                               cities +
+                                               "\n"
                                                "view city\n"
                                                "window-next 3\n"
                                                "wait\n"
@@ -169,6 +175,11 @@ TEST(ExplorerWindow, ScrubFlySelectTheBiggestGrowerAndReadItsRoots) {
     auto row = render::readPng(trees);
     ASSERT_TRUE(row.ok());
     EXPECT_GT(render::compareImages(*small, *row, 24).fractionOverThreshold(), 0.02);
+    // The same pins as small cities.
+    EXPECT_NE(r.out.find("view: timeline-trees (scaled) (cities)\n"), std::string::npos) << r.out;
+    auto town = render::readPng(cities);
+    ASSERT_TRUE(town.ok());
+    EXPECT_GT(render::compareImages(*row, *town, 24).fractionOverThreshold(), 0.05);
     // The heuristic leak window's next step: its range, the series over it, the cursor at its end,
     // the diff in the city and in the table's columns; then off again.
     EXPECT_NE(r.out.find("window 3: leak-heuristic 3..26\n"), std::string::npos) << r.out;

@@ -96,6 +96,15 @@ TEST(RenderGolden, CityDiff) {
     expectGolden("city_diff", "--view city --classify type --diff-from 13 --gc 26 --size 1000x450");
 }
 
+// The same pins as small cities on one layout: the selected Location cache on its lot, taller in
+// every city.
+TEST(RenderGolden, TimelineCities) {
+    expectGolden("timeline_cities",
+                 "--view timeline-trees --pins 5,12,20 --shape city --classify package,type --size 1000x450 "
+                 "--select 'com / com.dynatrace / com.dynatrace.easytravel / com.dynatrace.easytravel.jpa / "
+                 "com.dynatrace.easytravel.jpa.business / com.dynatrace.easytravel.jpa.business.Location'");
+}
+
 TEST(RenderCli, EveryViewOfTheRealDemoRecording) {
     // The bundled demo: a JVM recorded through our agent. Each view draws a picture that is mostly
     // not background, and the city shows the leaking audit history's types growing.
@@ -184,7 +193,7 @@ TEST(RenderCli, BadInputGetsOneLineAndExitStatus1) {
         {"render " + t + " --view timeline-trees --from 5 --pins 3 -o " + out,
          "memcity render: --pins: GC 3 is outside --from 5 --to 26\n"},
         {"render " + t + " --view timeline-trees --shape donut -o " + out,
-         "memcity render: --shape expects sunburst or icicle, got 'donut'\n"},
+         "memcity render: --shape expects sunburst, icicle or city, got 'donut'\n"},
         {"render " + t + " --camera drone -o " + out,
          "memcity render: unknown camera 'drone' (expected overview, top, front, street)\n"},
         {"render " + t + " --size 0x10 -o " + out,

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 
+#include "scene/camera.h"
 #include "scene/radial_layout.h"
 #include "scene/radial_scene.h"
 #include "scene/scene_fixture.h"
@@ -760,6 +761,57 @@ TEST(TimelineTrees, TheGrowingCacheGrowsInEveryPinnedTree) {
                 static_cast<double>(s.value(TreeSeries::kRoot, 26, Metric::kBytes)) /
                     static_cast<double>(*std::max_element(heap.begin(), heap.end())),
                 1e-9);
+}
+
+// The same pins as small cities on one layout: the Location cache's building stands on the same
+// lot in every city and is taller in each than in the one before; a click names the city's GC.
+TEST(TimelineTrees, AsCitiesTheCacheStandsStillAndGrows) {
+    Fixture f = fixtureOf(testing::scenarioTrace("growing-map"), "type");
+    const TreeSeries& s = *f.series;
+    const uint32_t location = s.find({"com.dynatrace.easytravel.jpa.business.Location"});
+    ASSERT_NE(location, kNoNode);
+    ViewInputs in;
+    in.series = &s;
+    ViewOptions vo;
+    vo.kind = ViewKind::kTimelineTrees;
+    vo.trees_cities = true;
+    vo.pins = {5, 12, 20};
+    const glm::vec2 size{1200.0f, 500.0f};
+    auto c = ViewComposer::prepare(in, vo, size);
+    ASSERT_TRUE(c.ok()) << c.error().message;
+    const double t = c->indexTimeOf(26);
+    render::DrawList out;
+    c->compose(t, out);
+    EXPECT_TRUE(c->treeScenes().empty());
+    ASSERT_EQ(c->treeCities().size(), 4u);
+    const uint32_t b = c->cityLayout().findBuilding(location);
+    std::vector<const render::BoxInstance*> boxes;
+    for (const render::BoxInstance& box : out.boxes)
+        if (box.id == location) boxes.push_back(&box);
+    ASSERT_EQ(boxes.size(), 4u);  // one per city, in the row's order
+    float previous = 0;
+    for (size_t i = 0; i < boxes.size(); ++i) {
+        const float height = c->treeCities()[i].buildings[b].height;
+        EXPECT_GT(height, previous) << "city " << i;
+        previous = height;
+        EXPECT_FLOAT_EQ(boxes[i]->max.y - boxes[i]->min.y, height);
+        if (i == 0) continue;
+        // The same lot, one city further along x.
+        EXPECT_FLOAT_EQ(boxes[i]->min.z, boxes[0]->min.z);
+        EXPECT_FLOAT_EQ(boxes[i]->min.x - boxes[i - 1]->min.x, boxes[1]->min.x - boxes[0]->min.x);
+        EXPECT_GT(boxes[i]->min.x, boxes[i - 1]->max.x);
+    }
+    // A click on a roof selects the group in that city's GC.
+    for (size_t i = 0; i < boxes.size(); ++i) {
+        const glm::vec3 roof = 0.5f * (boxes[i]->min + boxes[i]->max) +
+                               glm::vec3(0.0f, 0.5f * (boxes[i]->max.y - boxes[i]->min.y), 0.0f);
+        const auto at = projectToPixel(out.camera, size, roof);
+        ASSERT_TRUE(at.has_value());
+        const auto pick = c->pick(glm::vec2(*at));
+        ASSERT_TRUE(pick.has_value()) << "city " << i;
+        EXPECT_EQ(pick->id, location) << "city " << i;
+        EXPECT_EQ(pick->tree_gc, c->treeGcs(t)[i]);
+    }
 }
 
 }  // namespace

@@ -39,18 +39,7 @@ int runExplore(const cli::Words& words) {
             rest.push_back(w);
     }
     if (text) return cli::runOverview(rest);
-    auto args = cli::Args::parse("open", rest,
-                                 {{"--gc", true, ""},
-                                  {"--classify", true, ""},
-                                  {"--filter", true, ""},
-                                  {"--metric", true, ""},
-                                  {"--sort", true, ""},
-                                  {"--view", true, ""},
-                                  {"--size", true, ""},
-                                  {"--script", true, ""},
-                                  {"--settings", true, ""},
-                                  {"--no-vsync", false, ""},
-                                  {"--validate", false, ""}});
+    auto args = cli::Args::parse("open", rest);
     if (!args) return fail(args.error().message);
     if (args->help()) return cli::printHelp("open");
     if (!hasDisplay()) {

@@ -1,5 +1,7 @@
 #include "cli/args.h"
 
+#include "cli/commands.h"
+
 namespace memcity::cli {
 
 Result<Args> Args::parse(std::string_view command, const std::vector<std::string>& argv,
@@ -35,7 +37,7 @@ Result<Args> Args::parse(std::string_view command, const std::vector<std::string
             return Error{"memcity " + a.command_ + ": unknown option '" + name + "' (see 'memcity " +
                          a.command_ + " --help')"};
         const std::string key(spec->name);
-        if (!spec->takes_value) {
+        if (!spec->takesValue()) {
             if (has_inline) return Error{"memcity " + a.command_ + ": option " + key + " takes no value"};
             a.values_[key] = "";
             continue;
@@ -85,6 +87,12 @@ Result<Size> Args::sizeValue(std::string_view name, Size fallback, Size min, Siz
                      "x" + std::to_string(min.height) + " to " + std::to_string(max.width) + "x" +
                      std::to_string(max.height) + ")"};
     return Size{static_cast<uint32_t>(w), static_cast<uint32_t>(h)};
+}
+
+Result<Args> Args::parse(std::string_view command, const std::vector<std::string>& argv) {
+    static const std::vector<OptionSpec> kNone;
+    const CommandHelp* c = findCommand(command);
+    return parse(command, argv, c ? c->options : kNone);
 }
 
 }  // namespace memcity::cli

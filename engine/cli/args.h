@@ -20,10 +20,16 @@ struct Size {
     uint32_t height = 0;
 };
 
+// One option of a command, as its help lists it (the command table, cli/help.cpp, holds them).
 struct OptionSpec {
-    std::string_view name;  // "--scale"
-    bool takes_value = false;
+    std::string_view name;        // "--scale"
+    std::string_view value;       // what it takes, as the help names it ("N", "FILE"); empty: a flag
     std::string_view short_name;  // "-o", or empty
+    // One or more lines. Empty: the help shows the option on one line with the next one
+    // ("--from A, --to B   the window ...").
+    std::string_view help;
+
+    bool takesValue() const { return !value.empty(); }
 };
 
 class Args {
@@ -31,6 +37,8 @@ public:
     // Parses argv[begin..) for `command`. "--" ends options. "--help"/"-h" is always a flag.
     static Result<Args> parse(std::string_view command, const std::vector<std::string>& argv,
                               const std::vector<OptionSpec>& specs);
+    // The same with the options the command's entry in the command table lists (commands.h).
+    static Result<Args> parse(std::string_view command, const std::vector<std::string>& argv);
 
     bool has(std::string_view name) const { return values_.count(std::string(name)) != 0; }
     std::optional<std::string> value(std::string_view name) const;

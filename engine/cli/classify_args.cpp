@@ -34,15 +34,7 @@ std::optional<int> openTwoGcCommand(const std::vector<std::string>& words, std::
                                     std::string_view default_metric, const LoadOptions& load,
                                     TwoGcCommand& out) {
     const std::string name(command);
-    auto args = Args::parse(command, words,
-                            {{"--from", true, ""},
-                             {"--to", true, ""},
-                             {"--classify", true, ""},
-                             {"--filter", true, ""},
-                             {"--metric", true, ""},
-                             {"--depth", true, ""},
-                             {"--all", false, ""},
-                             {"--json", false, ""}});
+    auto args = Args::parse(command, words);
     auto fail = [](const std::string& message) {
         std::cerr << message << "\n";
         return 1;

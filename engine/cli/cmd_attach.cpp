@@ -91,9 +91,7 @@ bool waitForFinishedTrace(const std::string& path, std::chrono::seconds timeout)
 }  // namespace
 
 int runAttach(const Words& words, const LiveView& live) {
-    std::vector<OptionSpec> specs = recordingOptionSpecs();
-    specs.push_back({"--seconds", true, ""});
-    auto args = Args::parse("attach", words, specs);
+    auto args = Args::parse("attach", words);
     if (!args) {
         std::cerr << args.error().message << "\n";
         return 1;
@@ -211,7 +209,7 @@ int runAttach(const Words& words, const LiveView& live) {
 }
 
 int runDetach(const Words& words) {
-    auto args = Args::parse("detach", words, {});
+    auto args = Args::parse("detach", words);
     if (!args) {
         std::cerr << args.error().message << "\n";
         return 1;

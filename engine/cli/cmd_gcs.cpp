@@ -176,7 +176,7 @@ void printTable(const LoadedTrace& t, uint32_t from, uint32_t to) {
 }  // namespace
 
 int runGcs(const Words& words) {
-    auto args = Args::parse("gcs", words, {{"--json", false, ""}, {"--from", true, ""}, {"--to", true, ""}});
+    auto args = Args::parse("gcs", words);
     if (!args) {
         std::cerr << args.error().message << "\n";
         return 1;

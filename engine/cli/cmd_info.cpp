@@ -222,7 +222,7 @@ void printText(const LoadedTrace& t) {
 }  // namespace
 
 int runInfo(const Words& words) {
-    auto args = Args::parse("info", words, {{"--json", false, ""}});
+    auto args = Args::parse("info", words);
     if (!args) {
         std::cerr << args.error().message << "\n";
         return 1;

@@ -64,14 +64,7 @@ void printSetTree(const HeapView& view, const ClassifierChain& chain, const Bits
 }  // namespace
 
 int runInspect(const Words& words) {
-    auto args = Args::parse("inspect", words,
-                            {{"--gc", true, ""},
-                             {"--classify", true, ""},
-                             {"--filter", true, ""},
-                             {"--node", true, ""},
-                             {"--paths", true, ""},
-                             {"--closure-by", true, ""},
-                             {"--json", false, ""}});
+    auto args = Args::parse("inspect", words);
     if (!args) {
         std::cerr << args.error().message << "\n";
         return 1;

@@ -86,12 +86,18 @@ void printTopTypes(const LoadedTrace& t, uint32_t gc) {
 }  // namespace
 
 int runOverview(const Words& words) {
-    auto args = Args::parse("open", words, {{"--gc", true, ""}});
+    auto args = Args::parse("open", words);
     if (!args) {
         std::cerr << args.error().message << "\n";
         return 1;
     }
     if (args->help()) return printHelp("open");
+    // Of the window's options the terminal overview takes --gc (and --text, which chose it).
+    for (const OptionSpec& o : findCommand("open")->options)
+        if (o.name != "--gc" && o.name != "--text" && args->has(o.name)) {
+            std::cerr << "memcity open: " << o.name << " is for the window; the terminal overview takes --gc N\n";
+            return 1;
+        }
     if (args->positionals().size() > 1) {
         std::cerr << "memcity: expected at most one trace file (see 'memcity --help')\n";
         return 1;

@@ -60,9 +60,7 @@ int runRecord(const Words& words, const LiveView& live) {
         else
             (after ? command : options).push_back(w);
     }
-    std::vector<OptionSpec> specs = recordingOptionSpecs();
-    specs.insert(specs.end(), {{"--no-final-gc", false, ""}, {"--gc-every", true, ""}});
-    auto args = Args::parse("record", options, specs);
+    auto args = Args::parse("record", options);
     if (!args) {
         std::cerr << args.error().message << "\n";
         return 1;

@@ -54,15 +54,7 @@ bool isDirectory(const std::string& path) {
 }  // namespace
 
 int runRender(const Words& words) {
-    auto args = Args::parse("render", words,
-                            {{"--view", true, ""},      {"--gc", true, ""},        {"--from", true, ""},
-                             {"--to", true, ""},        {"--frames", true, ""},    {"--classify", true, ""},
-                             {"--filter", true, ""},    {"--metric", true, ""},    {"--sort", true, ""},
-                             {"--size", true, ""},      {"--camera", true, ""},    {"--drill", true, ""},
-                             {"--scaled", false, ""},   {"--unscaled", false, ""}, {"--pins", true, ""},
-                             {"--shape", true, ""},     {"--all", false, ""},      {"--depth", true, ""},
-                             {"--select", true, ""},    {"--samples", true, ""},   {"--validate", false, ""},
-                             {"--diff-from", true, ""}, {"--output", true, "-o"}});
+    auto args = Args::parse("render", words);
     if (!args) return fail(args.error().message);
     if (args->help()) return printHelp("render");
     if (args->positionals().size() != 1)

@@ -106,15 +106,7 @@ void jsonNode(const ReportView& v, JsonWriter& j, uint32_t id, size_t level) {
 }  // namespace
 
 int runReport(const Words& words) {
-    auto args = Args::parse("report", words,
-                            {{"--gc", true, ""},
-                             {"--classify", true, ""},
-                             {"--filter", true, ""},
-                             {"--metric", true, ""},
-                             {"--depth", true, ""},
-                             {"--all", false, ""},
-                             {"--retained", false, ""},
-                             {"--json", false, ""}});
+    auto args = Args::parse("report", words);
     if (!args) {
         std::cerr << args.error().message << "\n";
         return 1;

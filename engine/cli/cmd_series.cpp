@@ -125,16 +125,7 @@ void jsonNode(const SeriesView& v, JsonWriter& j, uint32_t id, size_t level) {
 }  // namespace
 
 int runSeries(const Words& words) {
-    auto args = Args::parse("series", words,
-                            {{"--from", true, ""},
-                             {"--to", true, ""},
-                             {"--classify", true, ""},
-                             {"--filter", true, ""},
-                             {"--sort", true, ""},
-                             {"--metric", true, ""},
-                             {"--depth", true, ""},
-                             {"--all", false, ""},
-                             {"--json", false, ""}});
+    auto args = Args::parse("series", words);
     if (!args) {
         std::cerr << args.error().message << "\n";
         return 1;

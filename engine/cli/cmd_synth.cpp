@@ -10,13 +10,7 @@
 namespace memcity::cli {
 
 int runSynth(const Words& words) {
-    auto args = Args::parse("synth", words,
-                            {{"--output", true, "-o"},
-                             {"--scale", true, ""},
-                             {"--seed", true, ""},
-                             {"--refs", true, ""},
-                             {"--no-compress", false, ""},
-                             {"--list", false, ""}});
+    auto args = Args::parse("synth", words);
     if (!args) {
         std::cerr << args.error().message << "\n";
         return 1;

@@ -275,20 +275,7 @@ void printJson(const WindowReport& r, const WindowOptions& o, const std::string&
 }  // namespace
 
 int runWindows(const Words& words) {
-    auto args = Args::parse("windows", words,
-                            {{"--json", false, ""},
-                             {"--leak-method", true, ""},
-                             {"--leak-series", true, ""},
-                             {"--min-overhead", true, ""},
-                             {"--min-gcs", true, ""},
-                             {"--max-gcs", true, ""},
-                             {"--min-growth", true, ""},
-                             {"--min-r2", true, ""},
-                             {"--min-points", true, ""},
-                             {"--churn", true, ""},
-                             {"--min-churn-ratio", true, ""},
-                             {"--no-narrow", false, ""},
-                             {"--paper", false, ""}});
+    auto args = Args::parse("windows", words);
     if (!args) {
         std::cerr << args.error().message << "\n";
         return 1;

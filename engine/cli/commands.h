@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "cli/args.h"
+
 namespace memcity::cli {
 
 using Words = std::vector<std::string>;
@@ -39,12 +41,14 @@ struct Services {
     LiveView live;  // empty: memcity was built without the explorer
 };
 
-// The commands, one entry each: `memcity NAME ARGS...` runs `run`, `memcity NAME --help`
-// prints `usage`.
+// The commands, one entry each, the one place a command and its options are described:
+// `memcity NAME ARGS...` runs `run`, which parses ARGS with `options` (Args::parse(NAME, ARGS));
+// `memcity NAME --help` prints `usage` and then the options with their help.
 struct CommandHelp {
     std::string_view name;
     std::string_view summary;
-    std::string_view usage;  // full help text
+    std::string_view usage;  // the synopsis and what the command does, up to its options
+    std::vector<OptionSpec> options;
     int (*run)(const Words& args, const Services& services);
 };
 const std::vector<CommandHelp>& commandHelp();

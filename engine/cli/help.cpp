@@ -1,4 +1,7 @@
+#include <algorithm>
 #include <iostream>
+#include <string>
+#include <utility>
 
 #include "cli/commands.h"
 
@@ -6,7 +9,8 @@ namespace memcity::cli {
 
 const std::vector<CommandHelp>& commandHelp() {
     static const std::vector<CommandHelp> commands = {
-        {"open", "explore a trace in a window; the terminal overview without a display (the default)",
+        {"open",
+         "explore a trace in a window; the terminal overview without a display (the default)",
          R"(usage: memcity [FILE] [--gc N] [--classify CHAIN] [--filter EXPR] [--metric objects|bytes]
                [--sort start|end|growth] [--view city|sunburst|icicle] [--size WxH]
                [--script FILE] [--no-vsync] [--validate] [--settings FILE|-] [--text]
@@ -19,24 +23,27 @@ or with --text, prints the terminal overview: what was recorded, the live heap a
 as a chart, and the types holding the most memory at the peak GC (or at GC N).
 Without FILE, opens the bundled demo trace.
 
-options:
-  --gc N             start at GC N (the overview: list the biggest types at GC N)
-  --classify CHAIN   the classifier chain (default: package,type; docs/classifiers.md)
-  --filter EXPR      keep only the objects EXPR accepts (docs/expressions.md)
-  --metric M         objects or bytes (default bytes)
-  --sort S           the order of siblings: start, end or growth (default growth)
-  --view V           city, sunburst or icicle (default: the last one used)
-  --size WxH         the window's size (default: the last one used)
-  --script FILE      run the commands of FILE in the window, then quit (docs/explorer.md)
-  --no-vsync         draw as fast as possible
-  --validate         the Vulkan validation layer on
-  --settings FILE    read and write settings there ('-': neither; default
-                     ~/.config/memcity/settings.ini, $MEMCITY_SETTINGS)
-  --text             the terminal overview even with a display
-  -h, --help         this help
 )",
+         {
+             {"--gc", "N", "", "start at GC N (the overview: list the biggest types at GC N)"},
+             {"--classify", "CHAIN", "", "the classifier chain (default: package,type; docs/classifiers.md)"},
+             {"--filter", "EXPR", "", "keep only the objects EXPR accepts (docs/expressions.md)"},
+             {"--metric", "M", "", "objects or bytes (default bytes)"},
+             {"--sort", "S", "", "the order of siblings: start, end or growth (default growth)"},
+             {"--view", "V", "", "city, sunburst or icicle (default: the last one used)"},
+             {"--size", "WxH", "", "the window's size (default: the last one used)"},
+             {"--script", "FILE", "", "run the commands of FILE in the window, then quit (docs/explorer.md)"},
+             {"--no-vsync", "", "", "draw as fast as possible"},
+             {"--validate", "", "", "the Vulkan validation layer on"},
+             {"--settings", "FILE", "",
+              "read and write settings there ('-': neither; default\n~/.config/memcity/settings.ini, "
+              "$MEMCITY_SETTINGS)"},
+             {"--text", "", "", "the terminal overview even with a display"},
+         },
+
          [](const Words& a, const Services&) { return runOverview(a); }},
-        {"info", "what a trace holds, and whether it is sound",
+        {"info",
+         "what a trace holds, and whether it is sound",
          R"(usage: memcity info FILE [--json]
 
 Reads the whole trace and reports: format version, producer, time span, events by kind,
@@ -47,26 +54,30 @@ order, a cut-off tail, ...).
 exit status: 0 sound (a cut-off tail only warns), 1 unreadable, 2 read but the trace
 contradicts itself (each problem is printed on stderr with its file offset).
 
-options:
-  --json       print JSON instead of text (docs/cli.md describes its shape)
-  -h, --help   this help
 )",
+         {
+             {"--json", "", "", "print JSON instead of text (docs/cli.md describes its shape)"},
+         },
+
          [](const Words& a, const Services&) { return runInfo(a); }},
-        {"gcs", "the per-GC series: live, allocated, freed, reachable, pauses",
+        {"gcs",
+         "the per-GC series: live, allocated, freed, reachable, pauses",
          R"(usage: memcity gcs FILE [--from A] [--to B] [--json]
 
 One row per GC: its kind and cause, end time, pause, live objects and bytes after it,
 objects and bytes allocated since the previous GC, freed by it, and, where a reference
 snapshot was taken, the bytes reachable from GC roots.
 
-options:
-  --from A     first GC to list (default 0)
-  --to B       last GC to list (default: the last one)
-  --json       print JSON instead of a table (docs/cli.md describes its shape)
-  -h, --help   this help
 )",
+         {
+             {"--from", "A", "", "first GC to list (default 0)"},
+             {"--to", "B", "", "last GC to list (default: the last one)"},
+             {"--json", "", "", "print JSON instead of a table (docs/cli.md describes its shape)"},
+         },
+
          [](const Words& a, const Services&) { return runGcs(a); }},
-        {"record", "record a Java program's heap into a trace",
+        {"record",
+         "record a Java program's heap into a trace",
          R"(usage: memcity record -o FILE [--depth N] [--refs N|off] [--gc-every BYTES] [--no-final-gc]
                      [--sites walk|jvmti|check] [--live [--script FILE]] -- java ARGS...
 
@@ -81,25 +92,29 @@ for app.mct).
 
 memcity exits with the program's exit status, after a summary of the trace.
 
-options:
-  -o, --output FILE   where to write the trace (required)
-  --depth N           frames per allocation site (default 8)
-  --refs N|off        reference snapshot after every Nth GC (default 1), or none
-  --gc-every BYTES    a young GC after about BYTES allocated (e.g. 4m): the young generation
-                      sized to it, so that a short program has GCs to travel through
-  --no-final-gc       no GC at exit (the last deaths then go unrecorded)
-  --sites MODE        how allocation sites are read: walk (default) from the JVM's own frames,
-                      asking JVMTI only for a stack not seen before; jvmti asks JVMTI every time
-                      (slower); check does both for every allocation and reports any site
-                      that differs (a self-test of the recorder)
-  --live              show the trace while it is written: the explorer window, GC by GC
-                      (closing it does not stop the program), or without a display a line
-                      per GC (time, live bytes, pause)
-  --script FILE       with --live: drive the window with a script (see 'memcity open --help')
-  -h, --help          this help
 )",
+         {
+             {"--output", "FILE", "-o", "where to write the trace (required)"},
+             {"--depth", "N", "", "frames per allocation site (default 8)"},
+             {"--refs", "N|off", "", "reference snapshot after every Nth GC (default 1), or none"},
+             {"--gc-every", "BYTES", "",
+              "a young GC after about BYTES allocated (e.g. 4m): the young generation\nsized to it, so that "
+              "a short program has GCs to travel through"},
+             {"--no-final-gc", "", "", "no GC at exit (the last deaths then go unrecorded)"},
+             {"--sites", "MODE", "",
+              "how allocation sites are read: walk (default) from the JVM's own frames,\nasking JVMTI only "
+              "for a stack not seen before; jvmti asks JVMTI every time\n(slower); check does both for every "
+              "allocation and reports any site\nthat differs (a self-test of the recorder)"},
+             {"--live", "", "",
+              "show the trace while it is written: the explorer window, GC by GC\n(closing it does not stop "
+              "the program), or without a display a line\nper GC (time, live bytes, pause)"},
+             {"--script", "FILE", "",
+              "with --live: drive the window with a script (see 'memcity open --help')"},
+         },
+
          [](const Words& a, const Services& s) { return runRecord(a, s.live); }},
-        {"attach", "record a JVM that is already running, from now on",
+        {"attach",
+         "record a JVM that is already running, from now on",
          R"(usage: memcity attach PID -o FILE [--depth N] [--refs N|off] [--sites walk|jvmti|check]
                      [--seconds S] [--live [--script FILE]]
 
@@ -117,30 +132,35 @@ Refused in one line, with exit status 1: a process that is not a JVM, a JVM of a
 started with -XX:+DisableAttachMechanism, one that memcity records already. JDK 21 and later
 print a warning about dynamically loaded agents on the program's stderr.
 
-options:
-  -o, --output FILE   where to write the trace (required)
-  --depth N           frames per allocation site (default 8)
-  --refs N|off        reference snapshot after every Nth GC (default 1), or none
-  --sites MODE        walk (default), jvmti or check (see 'memcity record --help')
-  --seconds S         stop recording after S seconds
-  --live              show the trace as it is written: the explorer window (pause, step and
-                      resume the program there), or without a display a line per GC
-  --script FILE       with --live: drive the window with a script (see 'memcity open --help')
-  -h, --help          this help
 )",
+         {
+             {"--output", "FILE", "-o", "where to write the trace (required)"},
+             {"--depth", "N", "", "frames per allocation site (default 8)"},
+             {"--refs", "N|off", "", "reference snapshot after every Nth GC (default 1), or none"},
+             {"--sites", "MODE", "", "walk (default), jvmti or check (see 'memcity record --help')"},
+             {"--seconds", "S", "", "stop recording after S seconds"},
+             {"--live", "", "",
+              "show the trace as it is written: the explorer window (pause, step and\nresume the program "
+              "there), or without a display a line per GC"},
+             {"--script", "FILE", "",
+              "with --live: drive the window with a script (see 'memcity open --help')"},
+         },
+
          [](const Words& a, const Services& s) { return runAttach(a, s.live); }},
-        {"detach", "stop recording a JVM that memcity records; it goes on running",
+        {"detach",
+         "stop recording a JVM that memcity records; it goes on running",
          R"(usage: memcity detach PID
 
 Ends the recording of the JVM PID (started by 'memcity attach' or by 'memcity record'): the
 trace is finished, and the JVM goes on without the recorder. Exit status 1, with one line, when
 memcity does not record PID.
 
-options:
-  -h, --help   this help
 )",
+         {},
+
          [](const Words& a, const Services&) { return runDetach(a); }},
-        {"report", "the heap at one GC as a classification tree: type, site, thread, age...",
+        {"report",
+         "the heap at one GC as a classification tree: type, site, thread, age...",
          R"(usage: memcity report FILE [--gc N] [--classify CHAIN] [--filter EXPR]
                       [--metric objects|bytes] [--depth D] [--all] [--json]
 
@@ -168,22 +188,27 @@ These read the references, so they need a GC with a reference snapshot:
   points-to(C)     the objects it references, classified by chain C (default type)
   pointed-from(C)  the objects referencing it, classified by chain C
 
-options:
-  --gc N          the GC whose heap to classify (default: the last; with references or
-                  --retained, the last GC with a reference snapshot)
-  --classify C    the classifier chain (default type,site)
-  --filter EXPR   classify only the objects for which EXPR is true (docs/expressions.md),
-                  e.g. 'type ~ "java.util.*" && age >= 3'
-  --metric M      objects or bytes: what orders the groups (default bytes)
-  --depth D       levels to show below the root (default: all)
-  --all           every group, no "Other"
-  --retained      add each shown group's deep size (everything it reaches) and retained size
-                  (what would be freed with it), from the GC's reference snapshot
-  --json          print JSON instead (docs/cli.md describes its shape)
-  -h, --help      this help
 )",
+         {
+             {"--gc", "N", "",
+              "the GC whose heap to classify (default: the last; with references or\n--retained, the last GC "
+              "with a reference snapshot)"},
+             {"--classify", "C", "", "the classifier chain (default type,site)"},
+             {"--filter", "EXPR", "",
+              "classify only the objects for which EXPR is true (docs/expressions.md),\ne.g. 'type ~ "
+              "\"java.util.*\" && age >= 3'"},
+             {"--metric", "M", "", "objects or bytes: what orders the groups (default bytes)"},
+             {"--depth", "D", "", "levels to show below the root (default: all)"},
+             {"--all", "", "", "every group, no \"Other\""},
+             {"--retained", "", "",
+              "add each shown group's deep size (everything it reaches) and retained size\n(what would be "
+              "freed with it), from the GC's reference snapshot"},
+             {"--json", "", "", "print JSON instead (docs/cli.md describes its shape)"},
+         },
+
          [](const Words& a, const Services&) { return runReport(a); }},
-        {"inspect", "one object group: deep and retained size, its GC roots, paths to them",
+        {"inspect",
+         "one object group: deep and retained size, its GC roots, paths to them",
          R"(usage: memcity inspect FILE [--gc N] [--classify CHAIN] [--filter EXPR]
                        [--node PATH[;PATH...]] [--paths K] [--closure-by CHAIN] [--json]
 
@@ -199,19 +224,22 @@ of its objects, every root that reaches it, the shortest paths from its objects 
 type, as in a linked list, is one step), what it retains by type, and the group's objects that
 retain the most on their own (their dominator subtrees) (ManLang'18, 3-4).
 
-options:
-  --gc N          the GC (it must have a reference snapshot; 'memcity gcs' marks them)
-  --classify C    the classifier chain the node paths refer to (default type,site)
-  --filter EXPR   classify only the objects for which EXPR is true
-  --node PATHS    e.g. 'java.util.HashMap / IdCache.<clinit>(IdCache.java:9)'
-  --paths K       root paths to list (default 10)
-  --closure-by C  also the deep and retained closures and the rooted objects reaching the
-                  group, each classified by chain C (two levels)
-  --json          print JSON instead (docs/cli.md describes its shape)
-  -h, --help      this help
 )",
+         {
+             {"--gc", "N", "", "the GC (it must have a reference snapshot; 'memcity gcs' marks them)"},
+             {"--classify", "C", "", "the classifier chain the node paths refer to (default type,site)"},
+             {"--filter", "EXPR", "", "classify only the objects for which EXPR is true"},
+             {"--node", "PATHS", "", "e.g. 'java.util.HashMap / IdCache.<clinit>(IdCache.java:9)'"},
+             {"--paths", "K", "", "root paths to list (default 10)"},
+             {"--closure-by", "C", "",
+              "also the deep and retained closures and the rooted objects reaching the\ngroup, each "
+              "classified by chain C (two levels)"},
+             {"--json", "", "", "print JSON instead (docs/cli.md describes its shape)"},
+         },
+
          [](const Words& a, const Services&) { return runInspect(a); }},
-        {"diff", "born, died and permanent objects between two GCs, by group",
+        {"diff",
+         "born, died and permanent objects between two GCs, by group",
          R"(usage: memcity diff FILE --from A --to B [--classify CHAIN] [--filter EXPR]
                     [--metric objects|bytes] [--depth D] [--all] [--json]
 
@@ -221,18 +249,21 @@ died, those live at both are permanent (ICPE'18, 5.3). They are grouped by a cla
 ones as they were at A. Each level lists its 9 largest groups, the rest as "Other".
 Classifiers that read references (structure, roots, ...) need a reference snapshot at both GCs.
 
-options:
-  --from A, --to B  the two GCs (A <= B)
-  --classify C      the classifier chain (default type)
-  --filter EXPR     compare only the objects for which EXPR is true
-  --metric M        objects (the default) or bytes
-  --depth D         levels to show below the root (default: all)
-  --all             every group
-  --json            print JSON instead (docs/cli.md describes its shape)
-  -h, --help        this help
 )",
+         {
+             {"--from", "A", "", ""},
+             {"--to", "B", "", "the two GCs (A <= B)"},
+             {"--classify", "C", "", "the classifier chain (default type)"},
+             {"--filter", "EXPR", "", "compare only the objects for which EXPR is true"},
+             {"--metric", "M", "", "objects (the default) or bytes"},
+             {"--depth", "D", "", "levels to show below the root (default: all)"},
+             {"--all", "", "", "every group"},
+             {"--json", "", "", "print JSON instead (docs/cli.md describes its shape)"},
+         },
+
          [](const Words& a, const Services&) { return runDiff(a); }},
-        {"churn", "the objects born and dead within a window of GCs, by cause",
+        {"churn",
+         "the objects born and dead within a window of GCs, by cause",
          R"(usage: memcity churn FILE --from A --to B [--classify CHAIN] [--filter EXPR]
                      [--metric objects|bytes] [--depth D] [--all] [--json]
 
@@ -244,18 +275,21 @@ over the window's time, and what survived; the groups that churn most come first
 heaps hold only survivors: churn replays the window's deaths to see the others. Classifiers
 see every object as the heap of GC B would (age counts GCs up to B).
 
-options:
-  --from A, --to B  the window (A < B); 'memcity windows' suggests one
-  --classify C      the classifier chain (default type)
-  --filter EXPR     only the objects for which EXPR is true
-  --metric M        objects (the default) or bytes
-  --depth D         levels to show below the root (default: all)
-  --all             every group
-  --json            print JSON instead (docs/cli.md describes its shape)
-  -h, --help        this help
 )",
+         {
+             {"--from", "A", "", ""},
+             {"--to", "B", "", "the window (A < B); 'memcity windows' suggests one"},
+             {"--classify", "C", "", "the classifier chain (default type)"},
+             {"--filter", "EXPR", "", "only the objects for which EXPR is true"},
+             {"--metric", "M", "", "objects (the default) or bytes"},
+             {"--depth", "D", "", "levels to show below the root (default: all)"},
+             {"--all", "", "", "every group"},
+             {"--json", "", "", "print JSON instead (docs/cli.md describes its shape)"},
+         },
+
          [](const Words& a, const Services&) { return runChurn(a); }},
-        {"windows", "suspicious time windows: memory leak, high GC overhead, high churn",
+        {"windows",
+         "suspicious time windows: memory leak, high GC overhead, high churn",
          R"(usage: memcity windows FILE [--json] [--leak-method regression|heuristic|both]
                        [--leak-series auto|reachable|live] [--min-overhead PCT]
                        [--min-gcs N] [--max-gcs N] [--min-growth PCT] [--min-r2 X]
@@ -274,26 +308,34 @@ Finds the time windows to look at first (VMIL'19; docs/windows.md explains how):
 Each window is printed with the figures behind it and why it was chosen; kinds without a
 window say why not.
 
-options:
-  --leak-method M      regression, heuristic or both (default both)
-  --leak-series S      auto (default), reachable or live
-  --min-overhead PCT   keep a GC-overhead window from PCT% of the time in pauses (default 10)
-  --min-gcs N          GCs in a GC-overhead or churn window, at least (default 5)
-  --max-gcs N          ... and at most (default 50)
-  --min-growth PCT     a leak window grows by PCT% of its first value, at least (default 10)
-  --min-r2 X           a leak window's regression line explains X of its variance (default 0.5)
-  --min-points N       points of the series in a leak window, at least (default 3)
-  --churn M            short-lived (default: freed bytes, at most those allocated since the
-                       GC before) or freed (every freed byte, as the paper counts)
-  --min-churn-ratio X  keep a churn window at X times the whole run's rate (default 3)
-  --no-narrow          do not look for the steepest part of each leak window
-  --paper              the paper's algorithms exactly: no growth, r² or churn-ratio test,
-                       2 points suffice, churn counts freed bytes (options given still apply)
-  --json               print JSON instead (docs/cli.md describes its shape)
-  -h, --help           this help
 )",
+         {
+             {"--leak-method", "M", "", "regression, heuristic or both (default both)"},
+             {"--leak-series", "S", "", "auto (default), reachable or live"},
+             {"--min-overhead", "PCT", "",
+              "keep a GC-overhead window from PCT% of the time in pauses (default 10)"},
+             {"--min-gcs", "N", "", "GCs in a GC-overhead or churn window, at least (default 5)"},
+             {"--max-gcs", "N", "", "... and at most (default 50)"},
+             {"--min-growth", "PCT", "",
+              "a leak window grows by PCT% of its first value, at least (default 10)"},
+             {"--min-r2", "X", "",
+              "a leak window's regression line explains X of its variance (default 0.5)"},
+             {"--min-points", "N", "", "points of the series in a leak window, at least (default 3)"},
+             {"--churn", "M", "",
+              "short-lived (default: freed bytes, at most those allocated since the\nGC before) or freed "
+              "(every freed byte, as the paper counts)"},
+             {"--min-churn-ratio", "X", "",
+              "keep a churn window at X times the whole run's rate (default 3)"},
+             {"--no-narrow", "", "", "do not look for the steepest part of each leak window"},
+             {"--paper", "", "",
+              "the paper's algorithms exactly: no growth, r² or churn-ratio test,\n2 points suffice, churn "
+              "counts freed bytes (options given still apply)"},
+             {"--json", "", "", "print JSON instead (docs/cli.md describes its shape)"},
+         },
+
          [](const Words& a, const Services&) { return runWindows(a); }},
-        {"series", "every GC of a window as one tree: each group's size over time, growth first",
+        {"series",
+         "every GC of a window as one tree: each group's size over time, growth first",
          R"(usage: memcity series FILE [--classify CHAIN] [--filter EXPR] [--from A] [--to B]
                       [--sort start|end|growth] [--metric objects|bytes] [--depth D] [--all] [--json]
 
@@ -310,17 +352,19 @@ default), by size at the first GC (start) or at the last (end). Each level shows
 children in that order until they hold 90% of their parent at every GC, at most 9; the rest
 are summed up as "Other".
 
-options:
-  --classify C      the classifier chain (default type,site)
-  --filter EXPR     classify only the objects for which EXPR is true
-  --from A, --to B  the first and last GC (default: the whole trace)
-  --sort S          growth (default), start or end
-  --metric M        objects or bytes (default): what is sorted and shown
-  --depth D         levels to show below the root (default: all)
-  --all             every group, no "Other"
-  --json            print JSON instead: the tree with per-GC arrays (docs/cli.md)
-  -h, --help        this help
 )",
+         {
+             {"--classify", "C", "", "the classifier chain (default type,site)"},
+             {"--filter", "EXPR", "", "classify only the objects for which EXPR is true"},
+             {"--from", "A", "", ""},
+             {"--to", "B", "", "the first and last GC (default: the whole trace)"},
+             {"--sort", "S", "", "growth (default), start or end"},
+             {"--metric", "M", "", "objects or bytes (default): what is sorted and shown"},
+             {"--depth", "D", "", "levels to show below the root (default: all)"},
+             {"--all", "", "", "every group, no \"Other\""},
+             {"--json", "", "", "print JSON instead: the tree with per-GC arrays (docs/cli.md)"},
+         },
+
          [](const Words& a, const Services&) { return runSeries(a); }},
         {"render",
          "draw the city, sunburst, icicle, timeline or timeline trees at a GC, or an animation, to PNG",
@@ -354,36 +398,42 @@ views:
              --gc's tree outlined, over the memory chart with the pins marked; scaled, so a
              growing group grows from tree to tree
 
-options:
-  --view V          city (default), sunburst, icicle, timeline or timeline-trees
-  --gc N            the GC to draw (default: the last of the window)
-  --from A, --to B  the window of GCs the groups and the layout come from (default: all)
-  --frames K        draw K pictures evenly from A to B into the directory given by -o
-  --classify C      the classifier chain (default type,site; see 'memcity report --help')
-  --filter EXPR     classify only the objects for which EXPR is true
-  --metric M        bytes (default) or objects: what sizes show
-  --sort S          growth (default), start or end: the fixed order of each group's children
-  --size WxH        picture size in pixels (default 1280x720)
-  --camera NAME     city camera: overview (default), top, front or street
-  --drill PATH      sunburst / icicle: the group to drill down to, its labels separated by '/'
-  --select PATHS    draw these groups selected (paths separated by ';')
-  --diff-from A      the heap diff as a view (ICPE'18): city, sunburst or icicle coloured by
-                    what dominates each group since GC A at --gc, born (vermillion), died (blue)
-                    or permanent (grey); the title bar gives the totals ('memcity diff' lists them)
-  --scaled          sunburst / icicle: the chart's extent follows the heap's size over time
-  --pins A,B,...    timeline-trees: the GCs to draw a tree for (within the window)
-  --shape S         timeline-trees: sunburst (default) or icicle trees, or city: small cities
-                    on one layout, so a lot stands at the same place in each
-  --unscaled        timeline-trees: every tree fills its panel
-  --all             every group, no "Other"
-  --depth D         levels below the root to draw (default 8)
-  --samples N       multisampling (default 4, lowered to what the device supports)
-  --validate        turn the Vulkan validation layer on (for debugging)
-  -o, --output F    the PNG to write, or the directory for --frames
-  -h, --help        this help
 )",
+         {
+             {"--view", "V", "", "city (default), sunburst, icicle, timeline or timeline-trees"},
+             {"--gc", "N", "", "the GC to draw (default: the last of the window)"},
+             {"--from", "A", "", ""},
+             {"--to", "B", "", "the window of GCs the groups and the layout come from (default: all)"},
+             {"--frames", "K", "", "draw K pictures evenly from A to B into the directory given by -o"},
+             {"--classify", "C", "", "the classifier chain (default type,site; see 'memcity report --help')"},
+             {"--filter", "EXPR", "", "classify only the objects for which EXPR is true"},
+             {"--metric", "M", "", "bytes (default) or objects: what sizes show"},
+             {"--sort", "S", "", "growth (default), start or end: the fixed order of each group's children"},
+             {"--size", "WxH", "", "picture size in pixels (default 1280x720)"},
+             {"--camera", "NAME", "", "city camera: overview (default), top, front or street"},
+             {"--drill", "PATH", "",
+              "sunburst / icicle: the group to drill down to, its labels separated by '/'"},
+             {"--select", "PATHS", "", "draw these groups selected (paths separated by ';')"},
+             {"--diff-from", "A", "",
+              "the heap diff as a view (ICPE'18): city, sunburst or icicle coloured by\nwhat dominates each "
+              "group since GC A at --gc, born (vermillion), died (blue)\nor permanent (grey); the title bar "
+              "gives the totals ('memcity diff' lists them)"},
+             {"--scaled", "", "", "sunburst / icicle: the chart's extent follows the heap's size over time"},
+             {"--pins", "A,B,...", "", "timeline-trees: the GCs to draw a tree for (within the window)"},
+             {"--shape", "S", "",
+              "timeline-trees: sunburst (default) or icicle trees, or city: small cities\non one layout, so "
+              "a lot stands at the same place in each"},
+             {"--unscaled", "", "", "timeline-trees: every tree fills its panel"},
+             {"--all", "", "", "every group, no \"Other\""},
+             {"--depth", "D", "", "levels below the root to draw (default 8)"},
+             {"--samples", "N", "", "multisampling (default 4, lowered to what the device supports)"},
+             {"--validate", "", "", "turn the Vulkan validation layer on (for debugging)"},
+             {"--output", "F", "-o", "the PNG to write, or the directory for --frames"},
+         },
+
          [](const Words& a, const Services&) { return runRender(a); }},
-        {"synth", "write a synthetic trace with exactly known answers",
+        {"synth",
+         "write a synthetic trace with exactly known answers",
          R"(usage: memcity synth SCENARIO -o FILE [--scale N] [--seed S] [--refs N|off] [--no-compress]
        memcity synth --list
 
@@ -396,15 +446,16 @@ Scenarios (docs/scenarios.md gives each one's expected answers):
   steady        a server with bounded caches: no leak
   big-heap      tens of millions of objects: the benchmark workload
 
-options:
-  -o, --output FILE   where to write the trace (required)
-  --scale N           multiply the program's work by N (default 1)
-  --seed S            vary incidental garbage (default 1); the answers do not change
-  --refs N|off        reference snapshot after every Nth GC (default 1), or none
-  --no-compress       write chunks without zstd
-  --list              list the scenarios
-  -h, --help          this help
 )",
+         {
+             {"--output", "FILE", "-o", "where to write the trace (required)"},
+             {"--scale", "N", "", "multiply the program's work by N (default 1)"},
+             {"--seed", "S", "", "vary incidental garbage (default 1); the answers do not change"},
+             {"--refs", "N|off", "", "reference snapshot after every Nth GC (default 1), or none"},
+             {"--no-compress", "", "", "write chunks without zstd"},
+             {"--list", "", "", "list the scenarios"},
+         },
+
          [](const Words& a, const Services&) { return runSynth(a); }},
     };
     return commands;
@@ -416,9 +467,51 @@ const CommandHelp* findCommand(std::string_view name) {
     return nullptr;
 }
 
+namespace {
+
+// "  -o, --output FILE", or "  --from A, --to B" for an option shown with the next.
+std::string optionText(const std::vector<OptionSpec>& options, size_t i) {
+    const OptionSpec& o = options[i];
+    std::string text = o.short_name.empty() ? "" : std::string(o.short_name) + ", ";
+    text += std::string(o.name) + (o.value.empty() ? "" : " " + std::string(o.value));
+    if (o.help.empty() && i + 1 < options.size()) text += ", " + optionText(options, i + 1);
+    return text;
+}
+
+}  // namespace
+
 int printHelp(std::string_view name) {
     const CommandHelp* c = findCommand(name);
-    if (c) std::cout << c->usage;
+    if (!c) return 0;
+    std::cout << c->usage << "options:\n";
+    // The options' texts, and the help of each in one column after the longest.
+    std::vector<std::pair<std::string, std::string_view>> rows;
+    for (size_t i = 0; i < c->options.size(); ++i) {
+        const std::string text = optionText(c->options, i);
+        if (c->options[i].help.empty() && i + 1 < c->options.size()) {
+            rows.emplace_back(text, c->options[i + 1].help);
+            ++i;
+        } else {
+            rows.emplace_back(text, c->options[i].help);
+        }
+    }
+    rows.emplace_back("-h, --help", "this help");
+    size_t width = 0;
+    for (const auto& [text, help] : rows)
+        width = std::max(width, text.size());
+    const std::string indent(2 + width + 3, ' ');
+    for (const auto& [text, help] : rows) {
+        std::cout << "  " << text << std::string(width + 3 - text.size(), ' ');
+        for (size_t start = 0;;) {
+            const size_t end = help.find('\n', start);
+            std::cout << help.substr(start,
+                                     end == std::string_view::npos ? std::string_view::npos : end - start)
+                      << "\n";
+            if (end == std::string_view::npos) break;
+            std::cout << indent;
+            start = end + 1;
+        }
+    }
     return 0;
 }
 

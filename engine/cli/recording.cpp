@@ -13,11 +13,6 @@
 
 namespace memcity::cli {
 
-std::vector<OptionSpec> recordingOptionSpecs() {
-    return {{"--output", true, "-o"}, {"--depth", true, ""}, {"--refs", true, ""},
-            {"--sites", true, ""},    {"--live", false, ""}, {"--script", true, ""}};
-}
-
 Result<RecordingOptions> readRecordingOptions(const Args& args, std::string_view command,
                                               bool have_live_view) {
     const std::string me = "memcity " + std::string(command) + ": ";

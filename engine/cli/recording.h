@@ -15,9 +15,6 @@ namespace memcity::cli {
 
 struct LoadedTrace;
 
-// The options both commands take, for Args::parse (each adds its own).
-std::vector<OptionSpec> recordingOptionSpecs();
-
 struct RecordingOptions {
     std::string out;   // -o as given (for messages)
     std::string file;  // its absolute path: the JVM may run in another directory

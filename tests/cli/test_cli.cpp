@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/commands.h"
 #include "cli/run_memcity.h"
 #include "trace/trace_reader.h"
 #include "unit/trace_builder.h"
@@ -46,6 +47,25 @@ TEST(Cli, HelpAndVersion) {
         EXPECT_NE(h.out.find("usage: memcity"), std::string::npos) << cmd;
     }
     EXPECT_EQ(run("help gcs").out, run("gcs --help").out);
+    // The options come from the command table: one column, pairs on one line, -h last.
+    const std::string render = run("render --help").out;
+    EXPECT_NE(render.find("\noptions:\n  --view V           city (default)"), std::string::npos) << render;
+    EXPECT_NE(render.find("\n  --from A, --to B   the window of GCs"), std::string::npos) << render;
+    EXPECT_NE(render.find("\n  -o, --output F     the PNG to write"), std::string::npos) << render;
+    EXPECT_NE(render.find("\n                     on one layout"), std::string::npos)
+        << render;  // a second line
+    EXPECT_EQ(render.substr(render.size() - 31), "  -h, --help         this help\n");
+    // Every option a command's help lists, it takes (and nothing else).
+    for (const cli::CommandHelp& c : cli::commandHelp())
+        for (const cli::OptionSpec& o : c.options) {
+            auto parsed = cli::Args::parse(c.name, {std::string(o.name), "1"});
+            EXPECT_TRUE(parsed.ok()) << c.name << " " << o.name;
+        }
+    // The terminal overview takes the window's --gc, and says so of the others.
+    const Outcome window_only = run(std::string("open ") + MEMCITY_DEMO_TRACE + " --classify type");
+    EXPECT_EQ(window_only.status, 1);
+    EXPECT_EQ(window_only.err,
+              "memcity open: --classify is for the window; the terminal overview takes --gc N\n");
     EXPECT_NE(run("--version").out.find("memcity "), std::string::npos);
 }
 

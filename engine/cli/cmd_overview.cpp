@@ -95,7 +95,8 @@ int runOverview(const Words& words) {
     // Of the window's options the terminal overview takes --gc (and --text, which chose it).
     for (const OptionSpec& o : findCommand("open")->options)
         if (o.name != "--gc" && o.name != "--text" && args->has(o.name)) {
-            std::cerr << "memcity open: " << o.name << " is for the window; the terminal overview takes --gc N\n";
+            std::cerr << "memcity open: " << o.name
+                      << " is for the window; the terminal overview takes --gc N\n";
             return 1;
         }
     if (args->positionals().size() > 1) {

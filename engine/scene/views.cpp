@@ -304,6 +304,14 @@ std::vector<uint32_t> ViewComposer::treeGcs(double t) const {
     return gcs;
 }
 
+std::string ViewComposer::treeHeading(uint32_t gc, bool current) const {
+    const uint64_t value = inputs_.series->value(TreeSeries::kRoot, gc, options_.metric);
+    return "GC " + std::to_string(gc) + "  " +
+           (options_.metric == Metric::kBytes ? memcity::formatBytes(value)
+                                              : memcity::formatCount(value) + " objects") +
+           (current ? "  (cursor)" : "");
+}
+
 float ViewComposer::pinnedCityOffset(size_t index) const {
     const Bounds& b = city_layout_.bounds;
     return (b.max.x - b.min.x) * 1.15f * static_cast<float>(index);
@@ -368,14 +376,10 @@ void ViewComposer::drawPinnedCities(double t, PixelRect rect, ViewFrameStats& st
         const auto at = projectToPixel(m, size_, glm::vec3(b.center().x, 0.0f, b.max.z) + offset);
         if (!at) continue;
         const bool is_current = gc == current;
-        const uint64_t value = s.value(TreeSeries::kRoot, gc, options_.metric);
         render::Label l;
         l.pos = {at->x, at->y + 6.0f};
         l.anchor = render::TextAnchor::kTopCenter;
-        l.text = "GC " + std::to_string(gc) + "  " +
-                 (options_.metric == Metric::kBytes ? memcity::formatBytes(value)
-                                                    : memcity::formatCount(value) + " objects") +
-                 (is_current ? "  (cursor)" : "");
+        l.text = treeHeading(gc, is_current);
         l.color = is_current ? palette::kText : palette::kTextDim;
         l.size_px = 13.0f;
         l.background = is_current ? palette::withAlpha(palette::kSelection, 60) : 0;
@@ -447,11 +451,7 @@ void ViewComposer::drawTimelineTrees(double t, PixelRect rect, ViewFrameStats& s
                 out.lines.push_back({a + glm::vec2(2.0f), b - glm::vec2(2.0f), 2.0f, palette::kSelection});
         render::Label l;
         l.pos = {panel.min.x + 8.0f, panel.min.y + 3.0f};
-        const uint64_t value = s.value(TreeSeries::kRoot, gc, options_.metric);
-        l.text = "GC " + std::to_string(gc) + "  " +
-                 (options_.metric == Metric::kBytes ? memcity::formatBytes(value)
-                                                    : memcity::formatCount(value) + " objects") +
-                 (is_current ? "  (cursor)" : "");
+        l.text = treeHeading(gc, is_current);
         l.color = is_current ? palette::kText : palette::kTextDim;
         l.size_px = 13.0f;
         out.labels.push_back(std::move(l));

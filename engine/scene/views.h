@@ -161,6 +161,8 @@ private:
     void drawRadial(double t, PixelRect rect, ViewFrameStats& stats, render::DrawList& out);
     void drawTimelineTrees(double t, PixelRect rect, ViewFrameStats& stats, render::DrawList& out);
     void drawPinnedCities(double t, PixelRect rect, ViewFrameStats& stats, render::DrawList& out);
+    // "GC 12  1.5 MiB  (cursor)": a pinned tree's or city's heading.
+    std::string treeHeading(uint32_t gc, bool current) const;
     // The world offset of the pinned city `index` along x.
     float pinnedCityOffset(size_t index) const;
     // The main view's camera matrices, its projection drawn into mainRect().

@@ -716,13 +716,26 @@ TEST(RadialScene, LocalAndGlobalSideBySide) {
 
 // STAG'20's timeline-based view on the growing map: the pinned GCs and the cursor's, in order,
 // each a scaled tree in which the leaking Location cache is larger than in the one before.
-TEST(TimelineTrees, TheGrowingCacheGrowsInEveryPinnedTree) {
+// The growing map by type, its Location cache, and the inputs of a view of it.
+struct GrowingMapView {
     Fixture f = fixtureOf(testing::scenarioTrace("growing-map"), "type");
     const TreeSeries& s = *f.series;
     const uint32_t location = s.find({"com.dynatrace.easytravel.jpa.business.Location"});
+    ViewInputs in = inputsOf(s);
+
+    static ViewInputs inputsOf(const TreeSeries& series) {
+        ViewInputs i;
+        i.series = &series;
+        return i;
+    }
+};
+
+TEST(TimelineTrees, TheGrowingCacheGrowsInEveryPinnedTree) {
+    GrowingMapView g;
+    const TreeSeries& s = g.s;
+    const uint32_t location = g.location;
     ASSERT_NE(location, kNoNode);
-    ViewInputs in;
-    in.series = &s;
+    const ViewInputs& in = g.in;
     ViewOptions vo;
     vo.kind = ViewKind::kTimelineTrees;
     vo.scale = RadialScale::kScaled;
@@ -766,12 +779,10 @@ TEST(TimelineTrees, TheGrowingCacheGrowsInEveryPinnedTree) {
 // The same pins as small cities on one layout: the Location cache's building stands on the same
 // lot in every city and is taller in each than in the one before; a click names the city's GC.
 TEST(TimelineTrees, AsCitiesTheCacheStandsStillAndGrows) {
-    Fixture f = fixtureOf(testing::scenarioTrace("growing-map"), "type");
-    const TreeSeries& s = *f.series;
-    const uint32_t location = s.find({"com.dynatrace.easytravel.jpa.business.Location"});
+    GrowingMapView g;
+    const uint32_t location = g.location;
     ASSERT_NE(location, kNoNode);
-    ViewInputs in;
-    in.series = &s;
+    const ViewInputs& in = g.in;
     ViewOptions vo;
     vo.kind = ViewKind::kTimelineTrees;
     vo.trees_cities = true;

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "trace/extensions.h"
+#include "unit/hprof_builder.h"
 #include "unit/trace_builder.h"
 
 using memcity::AllocEvent;
@@ -89,9 +90,24 @@ std::string build(const std::string& dir, const std::string& name, bool compress
 
 }  // namespace
 
+// Seeds for fuzz_hprof_reader: the unit tests' dump with 4- and 8-byte identifiers, whole and cut.
+int hprofCorpus(const std::string& dir) {
+    int n = 0;
+    for (uint32_t ids : {4u, 8u}) {
+        std::vector<uint8_t> dump = memcity::hprof::testing::tinyDump(ids);
+        memcity::testing::writeFile(dir + "/tiny" + std::to_string(ids) + ".hprof", dump);
+        dump.resize(dump.size() * 2 / 3);
+        memcity::testing::writeFile(dir + "/cut" + std::to_string(ids) + ".hprof", dump);
+        n += 2;
+    }
+    std::printf("wrote %d heap dumps to %s\n", n, dir.c_str());
+    return 0;
+}
+
 int main(int argc, char** argv) {
+    if (argc == 3 && std::string(argv[1]) == "--hprof") return hprofCorpus(argv[2]);
     if (argc != 2) {
-        std::fprintf(stderr, "usage: make_fuzz_corpus DIR\n");
+        std::fprintf(stderr, "usage: make_fuzz_corpus DIR | make_fuzz_corpus --hprof DIR\n");
         return 1;
     }
     std::string dir = argv[1];

@@ -61,6 +61,7 @@ void Session::closeTrace() {
     live_note_.clear();
     pending_ = std::make_shared<Pending>();  // what the stopped jobs left is dropped with the old one
     diff_asked_.reset();
+    diff_key_ = {};
     diff_raw_.reset();
     diff_.reset();
     diff_error_.clear();
@@ -257,7 +258,7 @@ void Session::adoptSeries(std::shared_ptr<const TreeSeries> series,
     sizes_gc_ = UINT32_MAX;
     // The diff keeps its counts when the series is of the chain it classified by.
     diff_.reset();
-    if (diff_raw_ && diff_key_.chain == series_chain_.get())
+    if (diff_raw_ && diff_key_.chain == series_chain_)
         diff_ = std::make_shared<const scene::SeriesDiff>(scene::SeriesDiff::lay(*diff_raw_, *series_));
     if (goto_after_series_ && final && *goto_after_series_ >= series_->firstGc() &&
         *goto_after_series_ <= series_->lastGc()) {
@@ -401,13 +402,13 @@ void Session::showDiff(bool on) {
 
 bool Session::diffCurrent() const {
     return diff_ && series_ && diff_->baseGc() == baseGc() && diff_->gc() == currentGc() &&
-           diff_key_.chain == series_chain_.get();
+           diff_key_.chain == series_chain_;
 }
 
 void Session::requestDiff() {
     const HeapHistory* h = history();
     if (!h || !series_ || !series_chain_ || churn_window_) return;
-    const DiffKey want{baseGc(), currentGc(), series_chain_.get()};
+    const DiffKey want{baseGc(), currentGc(), series_chain_};
     if (diff_asked_ && *diff_asked_ == want) return;
     diff_asked_ = want;
     if (want.gc < want.base) {
@@ -417,14 +418,13 @@ void Session::requestDiff() {
         return;
     }
     diff_error_.clear();
-    std::shared_ptr<const ClassifierChain> chain = series_chain_;
     std::shared_ptr<Pending> pending = pending_;
     auto wake = options_.wake;
     const unsigned threads = options_.threads;
-    diff_worker_->submit([h, chain, want, threads, pending, wake](const CancelToken& token) {
+    diff_worker_->submit([h, want, threads, pending, wake](const CancelToken& token) {
         TreeOptions to;
         to.threads = threads;
-        auto diff = HeapDiff::between(*h, want.base, want.gc, *chain, to);
+        auto diff = HeapDiff::between(*h, want.base, want.gc, *want.chain, to);
         if (token.cancelled()) return;
         {
             std::lock_guard lock(pending->mutex);

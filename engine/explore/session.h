@@ -328,10 +328,11 @@ private:
     int64_t live_judged_gc_ = -1;  // the last pause whose growth was judged
     std::string live_note_;
 
-    // The diff: what is shown, what was last asked for (base, GC, the chain it classifies by).
+    // The diff: what is shown, what was last asked for (base, GC, the chain it classifies by;
+    // the key holds the chain, so a later chain can never take its address and pass for it).
     struct DiffKey {
         uint32_t base = 0, gc = 0;
-        const ClassifierChain* chain = nullptr;
+        std::shared_ptr<const ClassifierChain> chain;
         bool operator==(const DiffKey&) const = default;
     };
     void requestDiff();

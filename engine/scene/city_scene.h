@@ -75,6 +75,14 @@ struct CitySceneStats {
     size_t culled_buildings = 0;  // buildings outside the frustum (drawn at t or not)
     size_t hidden_buildings = 0;  // buildings holding nothing at t (alpha 0)
     size_t labels = 0;
+
+    // Sums of several cities drawn in one frame (the pinned GCs as cities).
+    CitySceneStats& operator+=(const CitySceneStats& o) {
+        plates += o.plates, buildings += o.buildings, merged_boxes += o.merged_boxes;
+        merged_buildings += o.merged_buildings, culled_plates += o.culled_plates;
+        culled_buildings += o.culled_buildings, hidden_buildings += o.hidden_buildings, labels += o.labels;
+        return *this;
+    }
 };
 
 // Appends the city at `state` seen by `camera` in a viewport of `viewport` pixels to `out`

@@ -359,7 +359,7 @@ void ViewComposer::drawPinnedCities(double t, PixelRect rect, ViewFrameStats& st
         co.legend = false;  // the colours are the city's (the trend), as the sunbursts' are
         co.measure_text = options_.measure;
         render::DrawList part;
-        stats.city = buildCityDrawList(city_layout_, tree_cities_[i], local, size_, co, part);
+        stats.city += buildCityDrawList(city_layout_, tree_cities_[i], local, size_, co, part);
         for (render::BoxInstance& box : part.boxes) {
             box.min += offset;
             box.max += offset;

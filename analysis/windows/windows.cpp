@@ -419,6 +419,11 @@ bool isShare(double v) {
 
 }  // namespace
 
+uint32_t nextStepFrom(const Window& w) {
+    const bool leak = w.kind == WindowKind::kLeakRegression || w.kind == WindowKind::kLeakHeuristic;
+    return leak || w.first_gc == 0 ? w.first_gc : w.first_gc - 1;
+}
+
 std::string_view windowKindName(WindowKind kind) {
     switch (kind) {
         case WindowKind::kLeakRegression: return "leak-regression";

@@ -145,6 +145,11 @@ struct Window {
     std::string reason;        // one line: why this window was chosen
 };
 
+// The GC a window's next step (the diff or the churn over it) starts from, as its time span does:
+// a leak window's first GC; for a GC-overhead or churn window the GC before its first (what the
+// first GC freed or kept is then in), GC 0 for a window from the run's first GC.
+uint32_t nextStepFrom(const Window& w);
+
 struct WindowReport {
     uint32_t gcs = 0;                            // GCs in the series
     LeakSeries leak_series = LeakSeries::kLive;  // what the leak search used: kReachable or kLive

@@ -75,7 +75,8 @@ void controls(Ui& ui) {
         const std::vector<Window>& all = s.windows();
         for (size_t i = 0; i < all.size(); ++i) {
             const Window& w = all[i];
-            if (w.last_gc != range->to || (w.first_gc != range->from && w.first_gc != range->from + 1))
+            // The window's own range (a double-click on its band), or its next step's.
+            if (w.last_gc != range->to || (w.first_gc != range->from && nextStepFrom(w) != range->from))
                 continue;
             ImGui::SameLine();
             ImGui::PushID(static_cast<int>(i));

@@ -157,15 +157,15 @@ void printWindow(const Window& w, const std::string& path) {
     if (w.kind == WindowKind::kLeakRegression || w.kind == WindowKind::kLeakHeuristic)
         std::printf(
             "  next: memcity diff %s --from %u --to %u --classify type,site   (born: what accumulated)\n",
-            path.c_str(), w.first_gc, w.last_gc);
+            path.c_str(), nextStepFrom(w), w.last_gc);
     else if (w.kind == WindowKind::kGcOverhead)
         std::printf(
             "  next: memcity diff %s --from %u --to %u --classify type,site   (born: what survived)\n",
-            path.c_str(), w.first_gc == 0 ? 0 : w.first_gc - 1, w.last_gc);
+            path.c_str(), nextStepFrom(w), w.last_gc);
     else if (w.kind == WindowKind::kChurn && w.last_gc > 0)
         std::printf(
             "  next: memcity churn %s --from %u --to %u --classify type,site   (what died young, by cause)\n",
-            path.c_str(), w.first_gc == 0 ? 0 : w.first_gc - 1, w.last_gc);
+            path.c_str(), nextStepFrom(w), w.last_gc);
 }
 
 void printText(const WindowReport& r, const std::string& path) {

@@ -168,9 +168,7 @@ bool Session::update() {
             if (diff) {
                 diff_raw_ = std::make_shared<const HeapDiff>(std::move(*diff));
                 diff_key_ = key;
-                diff_ = series_ ? std::make_shared<const scene::SeriesDiff>(
-                                      scene::SeriesDiff::lay(*diff_raw_, *series_))
-                                : nullptr;
+                layDiff();
                 diff_error_.clear();
             } else {
                 diff_error_ = "the diff failed: " + diff.error().message;
@@ -256,10 +254,7 @@ void Session::adoptSeries(std::shared_ptr<const TreeSeries> series,
     hovered_ = scene::kNoPick;
     sizes_.clear();
     sizes_gc_ = UINT32_MAX;
-    // The diff keeps its counts when the series is of the chain it classified by.
-    diff_.reset();
-    if (diff_raw_ && diff_key_.chain == series_chain_)
-        diff_ = std::make_shared<const scene::SeriesDiff>(scene::SeriesDiff::lay(*diff_raw_, *series_));
+    layDiff();  // the diff keeps its counts when the series is of the chain it classified by
     if (goto_after_series_ && final && *goto_after_series_ >= series_->firstGc() &&
         *goto_after_series_ <= series_->lastGc()) {
         cursor_.pause();
@@ -380,24 +375,33 @@ void Session::setView(scene::ViewKind kind) {
     hovered_ = scene::kNoPick;
 }
 
-Status Session::selectWindow(size_t index) {
+Result<Window> Session::windowAt(size_t index) const {
     const std::vector<Window>& all = windows();
     if (index >= all.size())
         return Error{"no window " + std::to_string(index + 1) + " (" + std::to_string(all.size()) +
                      " suspicious windows)"};
-    setRange(GcRange{all[index].first_gc, all[index].last_gc});
+    return all[index];
+}
+
+Status Session::selectWindow(size_t index) {
+    auto w = windowAt(index);
+    if (!w) return w.error();
+    setRange(GcRange{w->first_gc, w->last_gc});
     return seriesOverRange();
 }
 
 // --- the diff -------------------------------------------------------------------------------
 
 void Session::showDiff(bool on) {
-    if (on && churn_window_) {
-        churn_window_.reset();  // the diff is of heaps
-        recompute();
-    }
+    if (on) endChurn();  // the diff is of heaps
     diff_shown_ = on;
     if (on) requestDiff();
+}
+
+void Session::layDiff() {
+    diff_.reset();
+    if (diff_raw_ && series_ && diff_key_.chain == series_chain_)
+        diff_ = std::make_shared<const scene::SeriesDiff>(scene::SeriesDiff::lay(*diff_raw_, *series_));
 }
 
 bool Session::diffCurrent() const {
@@ -435,17 +439,12 @@ void Session::requestDiff() {
 }
 
 Status Session::windowNext(size_t index) {
-    const std::vector<Window>& all = windows();
-    if (index >= all.size())
-        return Error{"no window " + std::to_string(index + 1) + " (" + std::to_string(all.size()) +
-                     " suspicious windows)"};
-    const Window& w = all[index];
-    const bool leak = w.kind == WindowKind::kLeakRegression || w.kind == WindowKind::kLeakHeuristic;
-    const uint32_t from = leak || w.first_gc == 0 ? w.first_gc : w.first_gc - 1;
-    setRange(GcRange{from, w.last_gc});
-    goto_after_series_ = w.last_gc;
-    if (w.kind == WindowKind::kChurn) return showChurn(true);
-    if (churn_window_) churn_window_.reset();
+    auto w = windowAt(index);
+    if (!w) return w.error();
+    setRange(GcRange{nextStepFrom(*w), w->last_gc});
+    goto_after_series_ = w->last_gc;
+    if (w->kind == WindowKind::kChurn) return showChurn(true);
+    churn_window_.reset();  // (the series over the range follows)
     if (Status st = seriesOverRange(); !st) return st;
     showDiff(true);
     return {};
@@ -453,11 +452,15 @@ Status Session::windowNext(size_t index) {
 
 // --- churn mode ----------------------------------------------------------------------------
 
+void Session::endChurn() {
+    if (!churn_window_) return;
+    churn_window_.reset();
+    recompute();
+}
+
 Status Session::showChurn(bool on) {
     if (!on) {
-        if (!churn_window_) return {};
-        churn_window_.reset();
-        recompute();
+        endChurn();
         return {};
     }
     if (!loaded()) return Error{"churn: the trace is still loading"};

@@ -336,6 +336,12 @@ private:
         bool operator==(const DiffKey&) const = default;
     };
     void requestDiff();
+    // diff_ from diff_raw_ and the series, where the series is of the chain the diff read.
+    void layDiff();
+    // Leaves churn mode (the heap's series over the range follows); nothing outside it.
+    void endChurn();
+    // Suspicious window `index`, or an error naming it and how many there are.
+    Result<Window> windowAt(size_t index) const;
     bool diff_shown_ = false;
     std::optional<DiffKey> diff_asked_;
     std::shared_ptr<const HeapDiff> diff_raw_;

@@ -116,8 +116,10 @@ Status readHeapDump(Cursor& c, uint32_t id_size, Visitor& v) {
                 d.stack_serial = c.u4();
                 d.super_id = c.id(id_size);
                 d.loader_id = c.id(id_size);
-                for (int k = 0; k < 4; ++k)  // signers, protection domain, two reserved
-                    c.id(id_size);
+                d.signers_id = c.id(id_size);
+                d.protection_domain_id = c.id(id_size);
+                c.id(id_size);  // two reserved
+                c.id(id_size);
                 d.instance_size = c.u4();
                 const uint16_t constants = c.u2();
                 for (uint16_t k = 0; k < constants && c.ok(); ++k) {
@@ -150,6 +152,7 @@ Status readHeapDump(Cursor& c, uint32_t id_size, Visitor& v) {
             }
             case kInstanceDump: {
                 InstanceDump d;
+                d.offset = at;
                 d.id = c.id(id_size);
                 d.stack_serial = c.u4();
                 d.class_id = c.id(id_size);
@@ -161,6 +164,7 @@ Status readHeapDump(Cursor& c, uint32_t id_size, Visitor& v) {
             }
             case kObjectArrayDump: {
                 ObjectArrayDump d;
+                d.offset = at;
                 d.id = c.id(id_size);
                 d.stack_serial = c.u4();
                 d.length = c.u4();
@@ -172,6 +176,7 @@ Status readHeapDump(Cursor& c, uint32_t id_size, Visitor& v) {
             }
             case kPrimitiveArrayDump: {
                 PrimitiveArrayDump d;
+                d.offset = at;
                 d.id = c.id(id_size);
                 d.stack_serial = c.u4();
                 d.length = c.u4();
@@ -180,7 +185,7 @@ Status readHeapDump(Cursor& c, uint32_t id_size, Visitor& v) {
                 if (!size) return size.error();
                 if (d.type == static_cast<uint8_t>(BasicType::kObject))
                     return errorAt(type_at, "primitive array dump's element has type 0x02, an object");
-                c.bytes(uint64_t{d.length} * *size);
+                d.elements = c.bytes(uint64_t{d.length} * *size);
                 if (!c.ok()) return cut("primitive array dump");
                 v.primitiveArray(d);
                 break;

@@ -96,28 +96,33 @@ struct StaticField {
     uint64_t value = 0;  // an object's identifier, or the value's bits
 };
 struct ClassDump {
-    uint64_t class_id = 0, super_id = 0, loader_id = 0;
+    uint64_t class_id = 0, super_id = 0, loader_id = 0, signers_id = 0, protection_domain_id = 0;
     uint32_t stack_serial = 0;
     uint32_t instance_size = 0;  // as the dump says it: HotSpot writes the instance fields' bytes in the dump
     std::vector<StaticField> statics;
     std::vector<ClassField> fields;  // this class's own instance fields, in dump order
 };
+// `offset`: where the sub-record's tag is in the dump.
 struct InstanceDump {
+    uint64_t offset = 0;
     uint64_t id = 0, class_id = 0;
     uint32_t stack_serial = 0;
     std::span<const uint8_t> values;  // the fields' values: the class's, then its super's, ...
 };
 struct ObjectArrayDump {
+    uint64_t offset = 0;
     uint64_t id = 0, class_id = 0;
     uint32_t stack_serial = 0;
     uint32_t length = 0;
     std::span<const uint8_t> elements;  // length identifiers
 };
 struct PrimitiveArrayDump {
+    uint64_t offset = 0;
     uint64_t id = 0;
     uint32_t stack_serial = 0;
     uint32_t length = 0;
-    uint8_t type = 0;  // a BasicType other than kObject
+    uint8_t type = 0;                   // a BasicType other than kObject
+    std::span<const uint8_t> elements;  // length values, big-endian
 };
 
 // What the reader hands out; each call has a no-op default. `offset`: where the record begins.

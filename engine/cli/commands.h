@@ -20,6 +20,7 @@ int runOverview(const Words& args);  // memcity [FILE]
 int runInfo(const Words& args);
 int runGcs(const Words& args);
 int runSynth(const Words& args);
+int runImport(const Words& args);
 // Shows a trace while it is written (the explorer's, given by main): the window on it, or
 // without a display a line per GC, until `recording` says the recording ended or the window is
 // closed. `window` is the window's options (--script FILE).

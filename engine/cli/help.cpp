@@ -457,6 +457,22 @@ Scenarios (docs/scenarios.md gives each one's expected answers):
          },
 
          [](const Words& a, const Services&) { return runSynth(a); }},
+        {"import",
+         "turn heap dumps (HPROF) into a trace, one GC per dump",
+         R"(usage: memcity import DUMP.hprof... -o OUT.mct
+
+Reads heap dumps (jcmd PID GC.heap_dump, -XX:+HeapDumpOnOutOfMemoryError, VisualVM; gzip-
+compressed ones too) of one JVM, in the order given, and writes a trace with one full GC per
+dump: its objects with the sizes the JVM counts, every reference and GC root, its threads.
+A dump has no allocation sites and no object identity across dumps: between two dumps every
+object reads as died and born again (docs/hprof.md). 'memcity FILE.hprof' opens one directly.
+
+)",
+         {
+             {"--output", "FILE", "-o", "where to write the trace (required)"},
+             {"--verbose", "", "-v", "list the classes whose size the objects' addresses corrected"},
+         },
+         [](const Words& a, const Services&) { return runImport(a); }},
     };
     return commands;
 }

@@ -15,6 +15,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/jvm_attach.h"
+#include "cli/jvm_target_args.h"
 #include "cli/load.h"
 #include "cli/recording.h"
 #include "cli/text_format.h"
@@ -27,35 +28,6 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
-volatile sig_atomic_t g_interrupted = 0;
-
-void onInterrupt(int) {
-    g_interrupted = 1;
-}
-
-// Ctrl-C (and a polite kill) ask the command to stop recording; the target is left running.
-class InterruptGuard {
-public:
-    InterruptGuard() {
-        g_interrupted = 0;
-        struct sigaction sa {};
-        sa.sa_handler = onInterrupt;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, &old_int_);
-        sigaction(SIGTERM, &sa, &old_term_);
-    }
-    ~InterruptGuard() {
-        sigaction(SIGINT, &old_int_, nullptr);
-        sigaction(SIGTERM, &old_term_, nullptr);
-    }
-    InterruptGuard(const InterruptGuard&) = delete;
-    InterruptGuard& operator=(const InterruptGuard&) = delete;
-
-private:
-    struct sigaction old_int_ {
-    }, old_term_{};
-};
-
 // The agent's control socket of a JVM, as this process reaches it (through the JVM's own /tmp).
 std::string controlSocketOf(const JvmTarget& t) {
     return "/proc/" + std::to_string(t.pid) + "/root" + live::socketPath(t.uid, t.ns_pid);
@@ -64,17 +36,6 @@ std::string controlSocketOf(const JvmTarget& t) {
 std::string who(const JvmTarget& t) {
     return "process " + std::to_string(t.pid) + " (" + (t.main_class.empty() ? t.command : t.main_class) +
            ")";
-}
-
-Result<pid_t> parsePid(const Args& args, const char* command) {
-    uint64_t pid = 0;
-    if (args.positionals().size() != 1 || !parseUnsigned(args.positionals()[0], &pid) || pid == 0 ||
-        pid > 4194304)
-        return Error{std::string("memcity ") + command +
-                     ": give the process id of a running JVM, e.g. 'memcity " + command + " 1234" +
-                     (std::strcmp(command, "attach") == 0 ? " -o app.mct'" : "'") +
-                     " (jps or jcmd lists them)"};
-    return static_cast<pid_t>(pid);
 }
 
 // Waits until the trace's writer has finished it (or is gone), up to `timeout`.
@@ -168,7 +129,7 @@ int runAttach(const Words& words, const LiveView& live) {
     std::thread stopper([&] {
         const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                  std::chrono::duration<double>(seconds > 0 ? seconds : 1e9));
-        while (!stop && !g_interrupted && Clock::now() < deadline) {
+        while (!stop && !InterruptGuard::interrupted() && Clock::now() < deadline) {
             auto s = client->status(2.0);
             if (!s || s->state == live::ProgramState::kDetached) {  // detached by another, or the JVM exited
                 ended_how = kill(*pid, 0) == 0 ? "another memcity stopped the recording" : "the JVM exited";

@@ -473,6 +473,26 @@ object reads as died and born again (docs/hprof.md). 'memcity FILE.hprof' opens 
              {"--verbose", "", "-v", "list the classes whose size the objects' addresses corrected"},
          },
          [](const Words& a, const Services&) { return runImport(a); }},
+        {"dump",
+         "heap dumps of a running JVM, every few seconds, into a trace",
+         R"(usage: memcity dump PID -o OUT.mct [--every SECONDS] [--count N] [--all] [--keep] [--live]
+
+Takes a heap dump of the running JVM PID every SECONDS (as jcmd PID GC.heap_dump does: one
+pause per dump, a full GC and the dump), imports each into OUT.mct as it arrives (one GC per
+dump, as 'memcity import') and deletes it. Ends after N dumps, when the JVM exits, or at
+Ctrl-C; the JVM goes on. Each line says the pause: the whole operation's time, an upper bound.
+
+)",
+         {
+             {"--output", "FILE", "-o", "where to write the trace (required)"},
+             {"--every", "SECONDS", "", "time between two dumps' starts (default 10)"},
+             {"--count", "N", "", "stop after N dumps (default: until the JVM exits or Ctrl-C)"},
+             {"--all", "", "", "dump unreachable objects too (no full GC before each dump)"},
+             {"--keep", "", "", "keep the raw dumps, next to OUT (OUT-PID-K.hprof)"},
+             {"--live", "", "", "watch the trace in a window as the dumps arrive"},
+             {"--verbose", "", "-v", "list the classes whose size the objects' addresses corrected"},
+         },
+         [](const Words& a, const Services& s) { return runDump(a, s.live); }},
     };
     return commands;
 }

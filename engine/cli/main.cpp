@@ -6,6 +6,7 @@
 #include "app/cmd_explore.h"
 #include "app/live_record.h"
 #include "cli/commands.h"
+#include "cli/dump_open.h"
 
 namespace {
 
@@ -30,6 +31,13 @@ int main(int argc, char** argv) {
     using namespace memcity::cli;
     std::vector<std::string> words(argv + 1, argv + argc);
     if (words.empty()) return memcity::app::runExplore({});
+    // A heap dump where a trace is expected opens as its imported trace (not for the commands
+    // that take dumps or a program's arguments).
+    if (words[0] != "import" && words[0] != "dump" && words[0] != "record" && words[0] != "attach")
+        if (memcity::Status s = openDumpsIn(words); !s.ok()) {
+            std::cerr << "error: " << s.error().message << "\n";
+            return 1;
+        }
     const std::string first = words[0];
     const Words rest(words.begin() + 1, words.end());
     if (first == "--help" || first == "-h" || first == "help") {

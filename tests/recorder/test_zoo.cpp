@@ -8,7 +8,9 @@
 //  - at the class histogram's own GC, per class, jcmd GC.class_histogram's instances and bytes
 //    equal memcity's live objects plus what the JVM's count right after that GC (the census,
 //    GC_CENSUS) shows the recorder does not have: its own objects, fillers, and objects it never
-//    saw (docs/recorder.md, "Exactness").
+//    saw (docs/recorder.md, "Exactness");
+//  - a heap dump of the program at the same point (jcmd GC.heap_dump), imported: per class, the
+//    instances and bytes equal the class histogram taken right after it, every class.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -23,6 +25,7 @@
 #include <thread>
 
 #include "heap/heap_history.h"
+#include "hprof/hprof_import.h"
 #include "recorder/process.h"
 #include "recorder/site_check.h"
 #include "unit/trace_builder.h"
@@ -467,6 +470,114 @@ TEST_P(Zoo, AgreesWithTheJvmAtEveryFullGc) {
             << "GC " << r.index << " (" << logged[i].cause << "): memcity " << r.live_bytes << ", -Xlog "
             << logged[i].used_after << " less " << dead_space << " of dead space";
     }
+    if (!HasFailure()) fs::remove_all(work);
+}
+
+// The heap dump importer against the JVM: the program, without memcity, held at its checkpoint;
+// two full GCs first, so that what the collectors still process (references, cleaners) is done;
+// then its heap dump and its class histogram, back to back. The histogram's GC is a second full
+// GC: with MarkSweepDeadRatio=0 it keeps no dead object formatted as a filler where the dump's
+// kept another, so the two count the same objects, and the import must give every class the
+// JVM's count and bytes.
+TEST_P(Zoo, ADumpImportsAsTheJvmCountsEveryClass) {
+    const Program& program = programs()[std::get<0>(GetParam())];
+    const std::string gc = std::get<1>(GetParam());
+    const std::string& java_home = kJvms[std::get<2>(GetParam())];
+    if (!installed(program))
+        GTEST_SKIP() << program.name << " is not installed (scripts/setup installs the zoo's packages)";
+    if (!fs::exists(java_home + "/bin/java")) GTEST_SKIP() << "no JVM in " << java_home;
+    const fs::path work = dir_ / (std::string("dump-") + program.name + "-" + gc + "-" +
+                                  std::to_string(std::get<2>(GetParam())));
+    fs::create_directories(work);
+    std::vector<std::string> args = program.args;
+    for (std::string& a : args) {
+        if (a == "$SOURCES") a = ecjSources(work);
+        if (a == "$OUT") a = (work / "out").string();
+        if (a.empty()) GTEST_SKIP() << "no JDK src.zip for the Eclipse compiler to compile";
+    }
+    std::vector<std::string> argv = {java_home + "/bin/java",
+                                     "-XX:+Use" + gc,
+                                     "-XX:MarkSweepDeadRatio=0",
+                                     std::string("-Dzoo.hold=") + program.hold,
+                                     "-cp",
+                                     classPath(program),
+                                     program.main_class};
+    argv.insert(argv.end(), args.begin(), args.end());
+    Process p = testing::start(argv);
+    const std::string pid = testing::waitForOutput(p, "READY ([0-9]+) at ", 300);
+    ASSERT_FALSE(pid.empty()) << p.stdout_text << p.stderr_text;
+    const std::string jcmd = java_home + "/bin/jcmd", dump = (work / "heap.hprof").string();
+    for (int i = 0; i < 2; ++i)
+        ASSERT_EQ(testing::run({jcmd, pid, "GC.run"}).status, 0);
+    Process dumped = testing::run({jcmd, pid, "GC.heap_dump", dump});
+    ASSERT_EQ(dumped.status, 0) << dumped.stderr_text << dumped.stdout_text;
+    Process histogram = testing::run({jcmd, pid, "GC.class_histogram"});
+    ASSERT_EQ(histogram.status, 0) << histogram.stderr_text << histogram.stdout_text;
+    ASSERT_EQ(write(p.in, "go\n", 3), 3);
+    testing::finish(p, 600);
+    ASSERT_EQ(p.status, 0) << p.stderr_text;
+
+    const std::string trace = (work / "dump.mct").string();
+    auto importer = hprof::Importer::create(trace, "test");
+    ASSERT_TRUE(importer.ok()) << importer.error().message;
+    auto stats = (*importer)->add(dump);
+    ASSERT_TRUE(stats.ok()) << stats.error().message;
+    ASSERT_TRUE((*importer)->close().ok());
+    auto file = TraceFile::open(trace);
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    auto history = HeapHistory::build(*file);
+    ASSERT_TRUE(history.ok()) << history.error().message;
+    EXPECT_EQ(history->diagnostics().errorCount(), 0u);
+    EXPECT_EQ(stats->dropped_edges, 0u);
+    std::map<std::string, Count> ours;
+    {
+        auto heap = history->heapAt(0);
+        ASSERT_TRUE(heap.ok());
+        HeapView v = heap->view();
+        v.forEachLive([&](size_t pos) {
+            Count& c = ours[comparableName(v.symbols().type(v.type(pos)).name)];
+            c.objects += 1;
+            c.bytes += static_cast<int64_t>(v.size(pos));
+        });
+    }
+    Count total;
+    const std::map<std::string, Count> jvm = parseHistogram(histogram.stdout_text, &total);
+    ASSERT_GT(jvm.size(), 100u) << histogram.stdout_text.substr(0, 2000);
+    // JDK 21 and later format dead space as jdk.internal.vm.FillerElement[], an int array
+    // underneath, and the dump writes it as one: the JVM's FillerElement[] are the dump's int[].
+    const std::string filler = "jdk.internal.vm.FillerElement[]";
+    std::map<std::string, Count> jvm_as_dumped = jvm;
+    if (jvm_as_dumped.count(filler)) {
+        Count& ints = jvm_as_dumped["int[]"];
+        ints.objects += jvm_as_dumped[filler].objects;
+        ints.bytes += jvm_as_dumped[filler].bytes;
+        jvm_as_dumped.erase(filler);
+    }
+    std::string report;
+    size_t differ = 0;
+    for (const auto& [name, c] : jvm_as_dumped) {
+        const Count mine = ours.count(name) ? ours.at(name) : Count{};
+        if (mine == c) continue;
+        if (++differ <= 20)
+            report += name + ": JVM " + std::to_string(c.objects) + " / " + std::to_string(c.bytes) +
+                      " B, dump " + std::to_string(mine.objects) + " / " + std::to_string(mine.bytes) +
+                      " B\n";
+    }
+    for (const auto& [name, c] : ours)
+        if (!jvm_as_dumped.count(name) && ++differ <= 20)
+            report += name + ": only the dump has it, " + std::to_string(c.objects) + " / " +
+                      std::to_string(c.bytes) + " B\n";
+    EXPECT_EQ(differ, 0u) << report;
+    Count all;
+    for (const auto& [name, c] : ours)
+        all.objects += c.objects, all.bytes += c.bytes;
+    EXPECT_EQ(all, total);
+    std::printf(
+        "zoo dump %s %s: %zu classes, %lld objects, %lld B; the JVM %lld objects, %lld B; %zu sizes "
+        "from addresses\n",
+        program.name, gc.c_str(), jvm.size(), static_cast<long long>(all.objects),
+        static_cast<long long>(all.bytes), static_cast<long long>(total.objects),
+        static_cast<long long>(total.bytes), stats->corrections.size());
     if (!HasFailure()) fs::remove_all(work);
 }
 

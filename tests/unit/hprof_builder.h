@@ -41,6 +41,13 @@ public:
             be(b, f, ids_);
         record(0x05, b);
     }
+    void stackFrame(uint64_t id, uint64_t method, uint64_t signature, uint64_t source, uint32_t class_serial,
+                    int32_t line) {
+        std::vector<uint8_t> b;
+        be(b, id, ids_), be(b, method, ids_), be(b, signature, ids_), be(b, source, ids_);
+        be(b, class_serial, 4), be(b, static_cast<uint32_t>(line), 4);
+        record(0x04, b);
+    }
     void cpuSamples() { record(0x0d, {0, 0, 0, 5, 0, 0, 0, 0}); }  // skipped by its length
 
     // Sub-records of the next heap dump record.
@@ -79,6 +86,17 @@ public:
     void instance(uint64_t id, uint64_t class_id, uint32_t value, uint64_t next) {
         sub_.push_back(0x21), be(sub_, id, ids_), be(sub_, 7, 4), be(sub_, class_id, ids_);
         be(sub_, 4 + ids_, 4), be(sub_, value, 4), be(sub_, next, ids_);
+    }
+    // An instance with its values as given (big-endian, the class's fields then its supers').
+    void instanceValues(uint64_t id, uint64_t class_id, const std::vector<uint8_t>& values) {
+        sub_.push_back(0x21), be(sub_, id, ids_), be(sub_, 0, 4), be(sub_, class_id, ids_);
+        be(sub_, values.size(), 4);
+        sub_.insert(sub_.end(), values.begin(), values.end());
+    }
+    void byteArray(uint64_t id, const std::string& bytes) {
+        sub_.push_back(0x23), be(sub_, id, ids_), be(sub_, 0, 4), be(sub_, bytes.size(), 4),
+            sub_.push_back(8);
+        sub_.insert(sub_.end(), bytes.begin(), bytes.end());
     }
     void objectArray(uint64_t id, uint64_t class_id, const std::vector<uint64_t>& elements) {
         sub_.push_back(0x22), be(sub_, id, ids_), be(sub_, 0, 4), be(sub_, elements.size(), 4),

@@ -1,0 +1,174 @@
+// memcity dump PID --every SECONDS [--count N] [--all] [--keep] [--live] -o OUT.mct: heap dumps
+// of a running JVM, taken through its attach mechanism (as jcmd PID GC.heap_dump does), each
+// imported into the trace as it arrives and then deleted.
+#include <signal.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <regex>
+#include <thread>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/jvm_attach.h"
+#include "cli/jvm_target_args.h"
+#include "cli/text_format.h"
+#include "hprof/hprof_import.h"
+
+namespace memcity::cli {
+
+void printImported(const hprof::DumpStats& s, bool verbose, std::ostream& out);
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using namespace std::chrono_literals;
+
+struct DumpOptions {
+    pid_t pid = 0;
+    std::string out;
+    double every_s = 10;
+    uint64_t count = 0;  // 0: until the JVM exits or Ctrl-C
+    bool all = false, keep = false, verbose = false;
+};
+
+// The dumps: one every `every_s`, until `stop` says so, the count is reached or the JVM is gone.
+// Returns the number imported; `why` says how it ended.
+Result<uint64_t> dumpLoop(const DumpOptions& o, const std::function<bool()>& stop, std::string* why) {
+    auto importer = hprof::Importer::create(o.out, "memcity dump");
+    if (!importer) return importer.error();
+    namespace fs = std::filesystem;
+    const fs::path raw_dir = o.keep ? fs::path(o.out).parent_path() : fs::temp_directory_path();
+    const std::string stem = fs::path(o.out).stem().string();
+    uint64_t taken = 0;
+    auto next = Clock::now();
+    *why = "";
+    while (o.count == 0 || taken < o.count) {
+        while (Clock::now() < next) {
+            if (stop()) {
+                *why = "stopped";
+                break;
+            }
+            std::this_thread::sleep_for(50ms);
+        }
+        if (!why->empty()) break;
+        next += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.every_s));
+        const std::string raw = fs::absolute(raw_dir / (stem + "-" + std::to_string(o.pid) + "-" +
+                                                         std::to_string(taken) + ".hprof"))
+                                    .string();
+        std::error_code ec;
+        fs::remove(raw, ec);
+        // The pause: the whole operation, from the request to the JVM's answer (a full GC first,
+        // unless --all, then the dump written, all at one safepoint) is its upper bound.
+        const auto t0 = Clock::now();
+        auto reply = attachOperation(o.pid, "jcmd", {"GC.heap_dump " + std::string(o.all ? "-all " : "") + raw, "", ""},
+                                     600);
+        const double op_s = std::chrono::duration<double>(Clock::now() - t0).count();
+        if (!reply) {
+            if (kill(o.pid, 0) != 0 && taken > 0) {
+                *why = "the JVM exited";
+                break;
+            }
+            (void)(*importer)->close();
+            return reply.error();
+        }
+        if (reply->code != 0 || !fs::exists(raw, ec)) {
+            (void)(*importer)->close();
+            std::string text = reply->text;
+            while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
+                text.pop_back();
+            return Error{"process " + std::to_string(o.pid) + " did not write its heap dump: " +
+                         (text.empty() ? "no reason given" : text)};
+        }
+        auto stats = (*importer)->add(raw);
+        if (!o.keep) fs::remove(raw, ec);
+        if (!stats) {
+            (void)(*importer)->close();
+            return stats.error();
+        }
+        (*importer)->flush();
+        ++taken;
+        std::smatch m;
+        std::string jvm_said;
+        static const std::regex created(R"(Heap dump file created \[(\d+) bytes in ([0-9.]+) secs\])");
+        if (std::regex_search(reply->text, m, created)) jvm_said = ", the JVM wrote it in " + m[2].str() + " s";
+        std::cout << "pause <= " << formatDuration(static_cast<int64_t>(op_s * 1e9)) << jvm_said << "; ";
+        printImported(*stats, o.verbose, std::cout);
+        std::cout.flush();
+    }
+    if (why->empty()) *why = "took " + std::to_string(taken) + (taken == 1 ? " dump" : " dumps");
+    if (Status s = (*importer)->close(); !s.ok()) return s.error();
+    return taken;
+}
+
+}  // namespace
+
+int runDump(const Words& words, const LiveView& live) {
+    auto args = Args::parse("dump", words);
+    if (!args) {
+        std::cerr << args.error().message << "\n";
+        return 1;
+    }
+    if (args->help()) return printHelp("dump");
+    auto pid = parsePid(*args, "dump");
+    if (!pid) {
+        std::cerr << pid.error().message << "\n";
+        return 1;
+    }
+    DumpOptions o;
+    o.pid = *pid;
+    auto out = args->value("--output");
+    if (!out || out->empty()) {
+        std::cerr << "memcity dump: -o OUT.mct is required\n";
+        return 1;
+    }
+    o.out = *out;
+    if (auto every = args->value("--every")) {
+        char* end = nullptr;
+        o.every_s = std::strtod(every->c_str(), &end);
+        if (end == every->c_str() || *end != '\0' || !(o.every_s >= 0.1) || o.every_s > 86400) {
+            std::cerr << "memcity dump: --every expects seconds between 0.1 and 86400, got '" << *every << "'\n";
+            return 1;
+        }
+    }
+    auto count = args->unsignedValue("--count", 0, 1, 1'000'000);
+    if (!count) {
+        std::cerr << count.error().message << "\n";
+        return 1;
+    }
+    o.count = *count;
+    o.all = args->has("--all");
+    o.keep = args->has("--keep");
+    o.verbose = args->has("--verbose");
+    if (auto target = checkAttachable(o.pid); !target) {
+        std::cerr << "memcity dump: " << target.error().message << "\n";
+        return 1;
+    }
+    InterruptGuard interrupts;
+    std::string why;
+    Result<uint64_t> taken = uint64_t{0};
+    if (args->has("--live") && live) {
+        std::atomic<bool> done{false}, closed{false};
+        std::thread worker([&] {
+            taken = dumpLoop(o, [&] { return InterruptGuard::interrupted() || closed.load(); }, &why);
+            done = true;
+        });
+        // The window waits for the first dump's trace.
+        live(o.out, [&] { return !done.load(); }, {});
+        closed = true;
+        worker.join();
+    } else {
+        taken = dumpLoop(o, [] { return InterruptGuard::interrupted(); }, &why);
+    }
+    if (!taken) {
+        std::cerr << "memcity dump: " << taken.error().message << "\n";
+        return 1;
+    }
+    std::cout << "wrote " << o.out << ": " << *taken << (*taken == 1 ? " dump" : " dumps") << " (" << why << ")\n";
+    return 0;
+}
+
+}  // namespace memcity::cli

@@ -1,0 +1,383 @@
+// The heap dump importer on hand-made dumps with exact answers: HotSpot's field layout, the
+// objects' sizes, ids, references, roots and threads in the trace, several dumps as one series,
+// gzip, and bad input.
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <filesystem>
+#include <map>
+
+#include "heap/heap_history.h"
+#include "heap/snapshot.h"
+#include "hprof/hotspot_layout.h"
+#include "hprof/hprof_import.h"
+#include "unit/hprof_builder.h"
+#include "unit/trace_builder.h"
+
+namespace memcity {
+namespace {
+
+using hprof::FieldLayout;
+using hprof::FieldSpec;
+using hprof::testing::Builder;
+
+uint64_t sizeOf(const FieldLayout& base, std::vector<FieldSpec> fields) {
+    return base.extend(fields).instanceSize(8);
+}
+
+TEST(HotspotLayout, FieldsPackAsHotSpotPacksThem) {
+    const FieldLayout object(12);  // compressed class pointers
+    EXPECT_EQ(object.instanceSize(8), 16u);
+    EXPECT_EQ(sizeOf(object, {{4, false}}), 16u);              // an int in the header's last 4 bytes
+    EXPECT_EQ(sizeOf(object, {{8, false}}), 24u);              // a long at 16, 12..16 empty
+    EXPECT_EQ(sizeOf(object, {{8, false}, {4, false}}), 24u);  // the int fills the hole
+    EXPECT_EQ(sizeOf(object, {{8, false}, {4, true}}), 24u);   // so does a reference
+    EXPECT_EQ(sizeOf(object, {{1, false}, {1, false}, {4, true}, {4, true}}), 24u);
+    // A subclass's fields go into its superclass's holes.
+    const FieldLayout one_long = object.extend(std::vector<FieldSpec>{{8, false}});
+    EXPECT_EQ(sizeOf(one_long, {{4, false}}), 24u);
+    EXPECT_EQ(sizeOf(one_long, {{4, false}, {4, false}}), 32u);
+    // Largest first: the long at 16, the int in the hole before it, short and byte after: 27.
+    EXPECT_EQ(sizeOf(object, {{1, false}, {2, false}, {4, false}, {8, false}}), 32u);
+    // A short first (as declared) would leave a hole no one fills: 12 + 2, long at 16, int at 24.
+    EXPECT_EQ(sizeOf(object, {{2, false}, {8, false}, {4, false}}), 32u);
+    EXPECT_EQ(sizeOf(object, {{2, false}, {8, false}, {2, false}}), 24u);
+}
+
+TEST(HotspotLayout, ContendedFieldsArePaddedAndSealTheClass) {
+    const FieldLayout object(12);
+    // A reference at 12; the group after 128 bytes of padding (long at 144, int at 152), then
+    // 128 more: the end is 284, 288 aligned.
+    const FieldLayout thread = object.extend(std::vector<FieldSpec>{{4, true}, {8, false, true}, {4, false, true}});
+    EXPECT_EQ(thread.end(), 284u);
+    EXPECT_EQ(thread.instanceSize(8), 288u);
+    EXPECT_TRUE(thread.sealed());
+    // A subclass's fields only go after it: its boolean at 284.
+    EXPECT_EQ(sizeOf(thread, {{1, false}}), 288u);
+    EXPECT_EQ(sizeOf(thread, {{8, false}}), 296u);
+}
+
+TEST(HotspotLayout, MirrorsHoldStaticsAfterTheirOwnFields) {
+    // References side by side from the start, then primitives largest first, each after the last.
+    EXPECT_EQ(FieldLayout::staticsEnd(96, std::vector<FieldSpec>{}), 96u);
+    EXPECT_EQ(FieldLayout::staticsEnd(96, std::vector<FieldSpec>{{4, true}, {8, false}, {4, false}, {1, false}}),
+              117u);
+    EXPECT_EQ(FieldLayout::staticsEnd(96, std::vector<FieldSpec>{{4, true}, {4, false}}), 104u);
+}
+
+TEST(HotspotLayout, ArraysPerObjectModel) {
+    const hprof::ObjectModel compressed = hprof::objectModels()[0], wide = hprof::objectModels()[1];
+    EXPECT_EQ(compressed.arraySize(0, 4), 16u);
+    EXPECT_EQ(compressed.arraySize(3, 4), 32u);
+    EXPECT_EQ(compressed.arraySize(2, compressed.oop), 24u);
+    EXPECT_EQ(compressed.arraySize(1, 8), 24u);
+    EXPECT_EQ(compressed.arraySize(5, 1), 24u);
+    EXPECT_EQ(wide.arraySize(2, wide.oop), 32u);
+}
+
+// A dense little heap with exact answers (8-byte ids, compressed oops):
+//   0x1000 Item a (32 B: int value, Item next, long stamp, byte flag) -> b
+//   0x1020 Sub b (32 B: Item's fields and byte extra, in Item's hole)
+//   0x1040 Item[] {a, b} (24 B)
+//   0x1058 int[3] (32 B)
+//   0x1078 java.lang.Thread t (24 B: String name, long tid) -> s
+//   0x1090 String s (24 B: byte[] value, byte coder, int hash) -> 0x10a8
+//   0x10a8 byte[] "main" (24 B)
+//   0x10c0 Item c (32 B) -> 0x10e0, which the dump does not list: a java.lang.Class of 112 B
+//   0x1150 Item d (32 B), held by Item's static INSTANCE
+// Mirrors 256 bytes apart from 0x10000 (no gap evidence: their size is the model's).
+constexpr uint64_t kObject = 0x10000, kClass = 0x10100, kItem = 0x10200, kSub = 0x10300, kThread = 0x10400,
+                   kString = 0x10500, kItemArray = 0x10600;
+
+std::vector<uint8_t> itemValues(uint32_t value, uint64_t next, uint64_t stamp, uint8_t flag) {
+    std::vector<uint8_t> v;
+    Builder::be(v, value, 4), Builder::be(v, next, 8), Builder::be(v, stamp, 8), v.push_back(flag);
+    return v;
+}
+
+std::vector<uint8_t> littleHeap(uint64_t timestamp_ms = 1'700'000'000'000ull) {
+    Builder b(8);
+    // The header's time.
+    for (int i = 0; i < 8; ++i)
+        b.bytes()[19 + 4 + static_cast<size_t>(i)] = static_cast<uint8_t>(timestamp_ms >> (8 * (7 - i)));
+    const char* names[] = {"",      "java/lang/Object", "java/lang/Class", "Item",     "Sub",  "java/lang/Thread",
+                           "java/lang/String", "[LItem;", "value", "next",  "stamp", "flag", "extra",
+                           "name",  "tid",              "coder",           "hash",     "count", "INSTANCE",
+                           "run",   "()V",              "Item.java"};
+    for (uint64_t i = 1; i < std::size(names); ++i)
+        b.string(i, names[i]);
+    const uint64_t classes[] = {kObject, kClass, kItem, kSub, kThread, kString, kItemArray};
+    for (uint32_t k = 0; k < std::size(classes); ++k)
+        b.loadClass(k + 1, classes[k], k + 1);
+    b.stackFrame(0x77, 19, 20, 21, 3, 12);
+    b.stackTrace(9, 1, {0x77});
+    b.classDump(kObject, 0, 0, {}, {}, {});
+    b.classDump(kClass, kObject, 0, {}, {}, {});
+    b.classDump(kItem, kObject, 21, {{17, 10}, {18, 2}}, {7, 0x1150}, {{8, 10}, {9, 2}, {10, 11}, {11, 4}});
+    b.classDump(kSub, kItem, 1, {}, {}, {{12, 8}});
+    b.classDump(kThread, kObject, 16, {}, {}, {{13, 2}, {14, 11}});
+    b.classDump(kString, kObject, 13, {}, {}, {{8, 2}, {15, 8}, {16, 10}});
+    b.classDump(kItemArray, kObject, 0, {}, {}, {});
+    b.heapDump();
+    b.instanceValues(0x1000, kItem, itemValues(42, 0x1020, 7, 1));
+    std::vector<uint8_t> sub{5};
+    for (uint8_t x : itemValues(43, 0, 8, 0))
+        sub.push_back(x);
+    b.instanceValues(0x1020, kSub, sub);
+    b.objectArray(0x1040, kItemArray, {0x1000, 0x1020});
+    b.intArray(0x1058, {1, 2, 3});
+    std::vector<uint8_t> thread;
+    Builder::be(thread, 0x1090, 8), Builder::be(thread, 1, 8);
+    b.instanceValues(0x1078, kThread, thread);
+    std::vector<uint8_t> string;
+    Builder::be(string, 0x10a8, 8), string.push_back(0), Builder::be(string, 0, 4);
+    b.instanceValues(0x1090, kString, string);
+    b.byteArray(0x10a8, "main");
+    b.instanceValues(0x10c0, kItem, itemValues(44, 0x10e0, 9, 0));
+    b.instanceValues(0x1150, kItem, itemValues(45, 0, 10, 0));
+    b.sticky(kItem);
+    b.threadObject(0x1078, 1, 9);
+    b.javaFrame(0x1000, 1, 0);
+    b.jniGlobal(0x1040, 5);
+    b.heapDump();
+    b.heapDumpEnd();
+    return b.bytes();
+}
+
+struct Imported {
+    std::unique_ptr<TraceFile> file;
+    std::unique_ptr<HeapHistory> history;
+};
+
+Imported openTrace(const std::string& path) {
+    Imported out;
+    auto f = TraceFile::open(path);
+    EXPECT_TRUE(f.ok()) << (f.ok() ? "" : f.error().message);
+    if (!f.ok()) return out;
+    out.file = std::make_unique<TraceFile>(std::move(*f));
+    auto h = HeapHistory::build(*out.file);
+    EXPECT_TRUE(h.ok()) << (h.ok() ? "" : h.error().message);
+    if (h.ok()) out.history = std::make_unique<HeapHistory>(std::move(*h));
+    return out;
+}
+
+// Per object at a GC: its id, type name and size.
+std::map<uint64_t, std::pair<std::string, uint64_t>> objectsAt(const HeapHistory& h, uint32_t gc) {
+    std::map<uint64_t, std::pair<std::string, uint64_t>> out;
+    auto heap = h.heapAt(gc);
+    EXPECT_TRUE(heap.ok());
+    if (!heap.ok()) return out;
+    HeapView v = heap->view();
+    v.forEachLive([&](size_t p) { out[v.id(p)] = {v.symbols().type(v.type(p)).name, v.size(p)}; });
+    return out;
+}
+
+TEST(HprofImport, ALittleHeapBecomesATraceExactly) {
+    const std::string path = testing::tempPath("import-little") + ".mct";
+    auto importer = hprof::Importer::create(path, "test");
+    ASSERT_TRUE(importer.ok()) << importer.error().message;
+    const std::vector<uint8_t> dump = littleHeap();
+    auto stats = (*importer)->add("little.hprof", dump);
+    ASSERT_TRUE(stats.ok()) << stats.error().message;
+    ASSERT_TRUE((*importer)->close().ok());
+    EXPECT_EQ(stats->model, hprof::objectModels()[0]);
+    EXPECT_EQ(stats->unlisted_mirrors, 1u);
+    EXPECT_EQ(stats->instances, 6u);
+    EXPECT_EQ(stats->arrays, 3u);
+    EXPECT_EQ(stats->mirrors, 8u);  // 7 listed, 1 not
+    EXPECT_EQ(stats->threads, 1u);
+    EXPECT_EQ(stats->dropped_edges, 0u);
+    EXPECT_TRUE(stats->corrections.empty());
+
+    Imported t = openTrace(path);
+    ASSERT_TRUE(t.history);
+    ASSERT_EQ(t.history->gcCount(), 1u);
+    EXPECT_EQ(t.history->diagnostics().errorCount(), 0u);
+    // Ids: one per 8 bytes of address from the lowest object, from 1.
+    auto idOf = [](uint64_t address) { return 1 + (address - 0x1000) / 8; };
+    auto objects = objectsAt(*t.history, 0);
+    const std::map<uint64_t, std::pair<std::string, uint64_t>> expected_heap = {
+        {idOf(0x1000), {"Item", 32}},
+        {idOf(0x1020), {"Sub", 32}},
+        {idOf(0x1040), {"Item[]", 24}},
+        {idOf(0x1058), {"int[]", 32}},
+        {idOf(0x1078), {"java.lang.Thread", 24}},
+        {idOf(0x1090), {"java.lang.String", 24}},
+        {idOf(0x10a8), {"byte[]", 24}},
+        {idOf(0x10c0), {"Item", 32}},
+        {idOf(0x10e0), {"java.lang.Class", 112}},  // the unlisted mirror: its gap
+        {idOf(0x1150), {"Item", 32}},
+        {idOf(kObject), {"java.lang.Class", 16}},
+        {idOf(kClass), {"java.lang.Class", 16}},
+        {idOf(kItem), {"java.lang.Class", 24}},  // statics: INSTANCE at 16, count at 20
+        {idOf(kSub), {"java.lang.Class", 16}},
+        {idOf(kThread), {"java.lang.Class", 16}},
+        {idOf(kString), {"java.lang.Class", 16}},
+        {idOf(kItemArray), {"java.lang.Class", 16}},
+    };
+    EXPECT_EQ(objects, expected_heap);
+    const SymbolTable& sym = t.file->symbols();
+    EXPECT_TRUE(sym.hasThread(1));
+    EXPECT_FALSE(sym.hasThread(2));
+    EXPECT_EQ(sym.thread(1).name, "main");
+    EXPECT_EQ(sym.string(t.history->gcs()[0].cause), "Heap Dump");
+    EXPECT_EQ(t.history->gcs()[0].kind, static_cast<uint8_t>(format::GcKind::kMajor));
+
+    // The references and roots.
+    auto heap = t.history->heapAt(0);
+    ASSERT_TRUE(heap.ok());
+    HeapView v = heap->view();
+    ASSERT_EQ(t.history->snapshots().size(), 1u);
+    SnapshotLoadOptions lo;
+    lo.watermark = t.history->watermarks()[0];
+    auto snap = loadSnapshot(*t.file, t.history->snapshots()[0], v.store(), lo);
+    ASSERT_TRUE(snap.ok()) << snap.error().message;
+    auto pos = [&](uint64_t address) { return v.find(idOf(address)); };
+    std::vector<std::pair<uint64_t, uint64_t>> edges;
+    v.forEachLive([&](size_t p) { snap->graph.forEachTarget(p, [&](size_t q) { edges.emplace_back(v.id(p), v.id(q)); }); });
+    std::sort(edges.begin(), edges.end());
+    const std::vector<std::pair<uint64_t, uint64_t>> expected_edges = {
+        {idOf(0x1000), idOf(0x1020)}, {idOf(0x1040), idOf(0x1000)}, {idOf(0x1040), idOf(0x1020)},
+        {idOf(0x1078), idOf(0x1090)}, {idOf(0x1090), idOf(0x10a8)}, {idOf(0x10c0), idOf(0x10e0)},
+    };
+    EXPECT_EQ(edges, expected_edges);
+    std::map<uint32_t, std::vector<uint64_t>> roots;  // kind -> objects
+    for (const RootRef& r : snap->roots)
+        roots[r.kind].push_back(v.id(r.position));
+    using K = format::RootKind;
+    EXPECT_EQ(roots[static_cast<uint32_t>(K::kSystemClass)], std::vector<uint64_t>{idOf(kItem)});
+    EXPECT_EQ(roots[static_cast<uint32_t>(K::kThread)], std::vector<uint64_t>{idOf(0x1078)});
+    EXPECT_EQ(roots[static_cast<uint32_t>(K::kStackLocal)], std::vector<uint64_t>{idOf(0x1000)});
+    EXPECT_EQ(roots[static_cast<uint32_t>(K::kJniGlobal)], std::vector<uint64_t>{idOf(0x1040)});
+    EXPECT_EQ(roots[static_cast<uint32_t>(K::kStaticField)], std::vector<uint64_t>{idOf(0x1150)});
+    for (const RootRef& r : snap->roots) {
+        if (r.kind == static_cast<uint32_t>(K::kStackLocal)) {
+            ASSERT_EQ(r.detail_count, 4u);
+            EXPECT_EQ(r.details[0], 1u);  // thread "main"
+            const auto& m = sym.method(static_cast<uint32_t>(r.details[1]));
+            EXPECT_EQ(m.class_name, "Item");
+            EXPECT_EQ(m.name, "run");
+        }
+        if (r.kind == static_cast<uint32_t>(K::kStaticField)) {
+            ASSERT_EQ(r.detail_count, 2u);
+            EXPECT_EQ(sym.type(static_cast<uint32_t>(r.details[0])).name, "Item");
+            EXPECT_EQ(sym.field(static_cast<uint32_t>(r.details[1])).name, "INSTANCE");
+        }
+    }
+    EXPECT_NE(pos(0x1000), v.positions());
+}
+
+TEST(HprofImport, SeveralDumpsAreOneGcEachAndTheLastDumpsObjectsDie) {
+    const std::string path = testing::tempPath("import-series") + ".mct";
+    auto importer = hprof::Importer::create(path, "test");
+    ASSERT_TRUE(importer.ok());
+    for (uint64_t k = 0; k < 3; ++k) {
+        auto stats = (*importer)->add("dump" + std::to_string(k), littleHeap(1'700'000'000'000ull + 1500 * k));
+        ASSERT_TRUE(stats.ok()) << stats.error().message;
+        EXPECT_EQ(stats->gc, k);
+    }
+    ASSERT_TRUE((*importer)->close().ok());
+    Imported t = openTrace(path);
+    ASSERT_TRUE(t.history);
+    ASSERT_EQ(t.history->gcCount(), 3u);
+    EXPECT_EQ(t.history->diagnostics().errorCount(), 0u);
+    for (uint32_t gc = 0; gc < 3; ++gc) {
+        const GcRecord& g = t.history->gcs()[gc];
+        EXPECT_EQ(g.end_ns, 1'500'000'000 * int64_t{gc});
+        EXPECT_EQ(g.live_objects, 17u) << "GC " << gc;  // each dump's own, none of the one before
+        EXPECT_EQ(g.live_bytes, 488u) << "GC " << gc;
+    }
+    // One type per class across the dumps: 7 classes, int[] and byte[] (and [0], unused).
+    EXPECT_EQ(t.file->symbols().types().size(), 1u + 9u);
+}
+
+std::vector<uint8_t> gzipped(std::span<const uint8_t> in) {
+    std::vector<uint8_t> out(compressBound(static_cast<uLong>(in.size())) + 64);
+    z_stream z{};
+    EXPECT_EQ(deflateInit2(&z, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY), Z_OK);
+    z.next_in = const_cast<uint8_t*>(in.data());
+    z.avail_in = static_cast<uInt>(in.size());
+    z.next_out = out.data();
+    z.avail_out = static_cast<uInt>(out.size());
+    EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
+    out.resize(z.total_out);
+    deflateEnd(&z);
+    return out;
+}
+
+TEST(HprofImport, GzipDumpsInManyMembersReadWhole) {
+    const std::vector<uint8_t> dump = littleHeap();
+    // jcmd -gz writes one gzip member per block: two members here.
+    std::vector<uint8_t> gz = gzipped(std::span(dump).first(dump.size() / 2));
+    const std::vector<uint8_t> second = gzipped(std::span(dump).subspan(dump.size() / 2));
+    gz.insert(gz.end(), second.begin(), second.end());
+    const std::string file = testing::tempPath("little") + ".hprof.gz";
+    testing::writeFile(file, gz);
+    EXPECT_TRUE(hprof::looksLikeDump(gz));
+    bool was_gzip = false;
+    auto read = hprof::readDumpFile(file, &was_gzip);
+    ASSERT_TRUE(read.ok()) << read.error().message;
+    EXPECT_TRUE(was_gzip);
+    EXPECT_EQ(*read, dump);
+    // Cut off inside the second member: one line naming the file and the offset.
+    testing::writeFile(file, std::vector<uint8_t>(gz.begin(), gz.end() - 10));
+    auto cut = hprof::readDumpFile(file);
+    ASSERT_FALSE(cut.ok());
+    EXPECT_NE(cut.error().message.find(file), std::string::npos);
+    EXPECT_NE(cut.error().message.find("cut off at offset"), std::string::npos) << cut.error().message;
+    EXPECT_EQ(cut.error().message.find('\n'), std::string::npos);
+}
+
+TEST(HprofImport, BadDumpsAreOneLineNamingTheFileAndOffset) {
+    const std::string out = testing::tempPath("import-bad") + ".mct";
+    auto importer = hprof::Importer::create(out, "test");
+    ASSERT_TRUE(importer.ok());
+    auto missing = (*importer)->add("/nonexistent/dump.hprof");
+    ASSERT_FALSE(missing.ok());
+    EXPECT_NE(missing.error().message.find("/nonexistent/dump.hprof"), std::string::npos);
+    const std::vector<uint8_t> text{'h', 'e', 'l', 'l', 'o'};
+    auto not_dump = (*importer)->add("hello.txt", text);
+    ASSERT_FALSE(not_dump.ok());
+    EXPECT_EQ(not_dump.error().message.rfind("hello.txt: ", 0), 0u) << not_dump.error().message;
+    // Cut inside a heap dump record: the reader's error, with its offset.
+    std::vector<uint8_t> dump = littleHeap();
+    dump.resize(dump.size() - 40);
+    auto cut = (*importer)->add("cut.hprof", dump);
+    ASSERT_FALSE(cut.ok());
+    EXPECT_NE(cut.error().message.find("cut.hprof: offset "), std::string::npos) << cut.error().message;
+    // Nothing imported: closing says so.
+    EXPECT_FALSE((*importer)->close().ok());
+    EXPECT_FALSE(hprof::Importer::create("/nonexistent/dir/out.mct", "test").ok());
+}
+
+TEST(HprofImport, AnUncompressedOopsDumpIsSizedSo) {
+    // Object arrays of 8-byte elements, dense: the model with 8-byte references wins.
+    Builder b(8);
+    b.string(1, "java/lang/Object");
+    b.string(2, "[Ljava/lang/Object;");
+    b.loadClass(1, 0x9000, 1);
+    b.loadClass(2, 0x9100, 2);
+    b.classDump(0x9000, 0, 0, {}, {}, {});
+    b.classDump(0x9100, 0x9000, 0, {}, {}, {});
+    b.heapDump();
+    uint64_t at = 0x1000;
+    for (uint64_t len : {3u, 1u, 4u, 1u, 5u}) {
+        std::vector<uint64_t> elements(len, 0);
+        b.objectArray(at, 0x9100, elements);
+        at += 16 + 8 * len;
+    }
+    b.objectArray(at, 0x9100, {});
+    b.heapDump();
+    b.heapDumpEnd();
+    const std::string path = testing::tempPath("import-wide") + ".mct";
+    auto importer = hprof::Importer::create(path, "test");
+    ASSERT_TRUE(importer.ok());
+    auto stats = (*importer)->add("wide.hprof", b.bytes());
+    ASSERT_TRUE(stats.ok()) << stats.error().message;
+    ASSERT_TRUE((*importer)->close().ok());
+    EXPECT_EQ(stats->model, hprof::objectModels()[1]);
+    EXPECT_EQ(stats->bytes, (16u + 24) + (16 + 8) + (16 + 32) + (16 + 8) + (16 + 40) + 16 + 2 * 16);
+}
+
+}  // namespace
+}  // namespace memcity

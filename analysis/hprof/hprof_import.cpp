@@ -20,6 +20,9 @@ namespace memcity::hprof {
 namespace {
 
 constexpr uint32_t kNone = ~uint32_t{0};
+// The most the objects' addresses may add to the layout model's size of a class: what a model
+// can miss is @Contended padding and injected fields (a gap beyond is free space, not the class).
+constexpr uint64_t kMaxCorrection = 1024;
 using TraceRoot = memcity::Root;  // (hprof::Root is a dump's)
 
 uint64_t alignUp(uint64_t v, uint64_t a) {
@@ -119,6 +122,7 @@ struct Importer::State {
     uint32_t gc = 0;
     uint64_t next_id = 1;
     uint64_t first_timestamp_ms = 0;
+    int64_t last_end_ns = 0;  // the last dump's GC's end
     std::vector<uint64_t> previous_ids;  // the objects of the last dump: they die at the next
 };
 
@@ -190,8 +194,8 @@ struct Dump final : Visitor {
 
 class DumpImport {
 public:
-    DumpImport(Importer::State& st, Dump& d, std::span<const uint8_t> bytes, DumpStats& stats)
-        : st_(st), d_(d), bytes_(bytes), stats_(stats), ids_(d.head.id_size) {}
+    DumpImport(Importer::State& st, Dump& d, std::span<const uint8_t> bytes, DumpStats& stats, uint64_t pause_ns)
+        : st_(st), d_(d), bytes_(bytes), stats_(stats), ids_(d.head.id_size), pause_ns_(pause_ns) {}
 
     Status run();
 
@@ -232,6 +236,7 @@ private:
     std::span<const uint8_t> bytes_;
     DumpStats& stats_;
     uint32_t ids_;
+    uint64_t pause_ns_;
     ObjectModel model_;
     uint64_t min_address_ = 0, base_ = 0;
     uint32_t shift_ = 0;
@@ -284,38 +289,79 @@ Status DumpImport::prepare() {
 
     base_ = st_.next_id;
     sortObjects();
+    // Ids: one per alignment unit of the address span, above the last dump's.
+    if (!d_.objects.empty() && ((max_address_ - min_address_) >> shift_) >= (uint64_t{1} << 56) - base_)
+        return Error{"the objects' addresses span " + std::to_string(max_address_ - min_address_) +
+                     " bytes in units of " + std::to_string(uint64_t{1} << shift_) + ": too wide for object ids"};
     return Status{};
 }
 
 void DumpImport::sortObjects() {
     auto& objs = d_.objects;
+    // Address 0 is no object (a corrupt dump).
+    objs.erase(std::remove_if(objs.begin(), objs.end(), [](const Obj& o) { return o.address == 0; }), objs.end());
+    present_.clear();
+    gap_.clear();
+    if (objs.empty()) {
+        min_address_ = max_address_ = 0;
+        shift_ = 3;
+        return;
+    }
+    // The span and the alignment every address shares.
+    uint64_t lo = ~uint64_t{0}, hi = 0, bits = 0;
+    for (const Obj& o : objs) {
+        lo = std::min(lo, o.address);
+        hi = std::max(hi, o.address);
+    }
+    for (const Obj& o : objs)
+        bits |= o.address - lo;
+    min_address_ = lo;
+    max_address_ = hi;
+    shift_ = bits ? static_cast<uint32_t>(std::countr_zero(bits)) : 3;
+    // Membership of an address, by a bit per alignment unit where that is at most 64 bits per
+    // object (a heap's span in its alignment units is a few times its objects); else a search.
+    const uint64_t units = ((hi - lo) >> shift_) + 1;
     auto byAddress = [](const Obj& a, const Obj& b) { return a.address < b.address; };
-    if (!std::is_sorted(objs.begin(), objs.end(), byAddress)) std::sort(objs.begin(), objs.end(), byAddress);
+    if (units <= 64 * uint64_t{objs.size()} + (uint64_t{1} << 20)) {
+        present_.assign((units + 63) / 64, 0);
+        uint64_t repeats = 0;
+        for (const Obj& o : objs) {
+            const uint64_t bit = (o.address - lo) >> shift_;
+            uint64_t& word = present_[bit >> 6];
+            repeats += word >> (bit & 63) & 1;
+            word |= uint64_t{1} << (bit & 63);
+        }
+        if (!std::is_sorted(objs.begin(), objs.end(), byAddress)) {
+            if (repeats == 0) {
+                // A dump lists its spaces (regions, a dumping thread's share) one after another:
+                // each object goes straight to its place, its address's rank among the bits.
+                std::vector<uint64_t> rank(present_.size());
+                uint64_t total = 0;
+                for (size_t w = 0; w < present_.size(); ++w) {
+                    rank[w] = total;
+                    total += static_cast<uint64_t>(std::popcount(present_[w]));
+                }
+                std::vector<Obj> sorted(objs.size());
+                for (const Obj& o : objs) {
+                    const uint64_t bit = (o.address - lo) >> shift_;
+                    const uint64_t below = present_[bit >> 6] & ((uint64_t{1} << (bit & 63)) - 1);
+                    sorted[rank[bit >> 6] + static_cast<uint64_t>(std::popcount(below))] = o;
+                }
+                objs.swap(sorted);
+            } else {
+                std::sort(objs.begin(), objs.end(), byAddress);
+            }
+        }
+    } else if (!std::is_sorted(objs.begin(), objs.end(), byAddress)) {
+        std::sort(objs.begin(), objs.end(), byAddress);
+    }
     // One object per address: a repeat (a corrupt dump) is dropped.
     objs.erase(std::unique(objs.begin(), objs.end(),
                            [](const Obj& a, const Obj& b) { return a.address == b.address; }),
                objs.end());
-    if (!objs.empty() && objs.front().address == 0) objs.erase(objs.begin());
     gap_.assign(objs.size(), 0);
-    uint64_t bits = 0;
-    for (size_t i = 0; i + 1 < objs.size(); ++i) {
+    for (size_t i = 0; i + 1 < objs.size(); ++i)
         gap_[i] = objs[i + 1].address - objs[i].address;
-        bits |= gap_[i];
-    }
-    min_address_ = objs.empty() ? 0 : objs.front().address;
-    max_address_ = objs.empty() ? 0 : objs.back().address;
-    shift_ = bits ? static_cast<uint32_t>(std::countr_zero(bits)) : 3;
-    // Membership of an address, by a bit per alignment unit (up to 2^33 units: 1 GiB of bits;
-    // beyond, a search).
-    present_.clear();
-    const uint64_t units = objs.empty() ? 0 : ((max_address_ - min_address_) >> shift_) + 1;
-    if (units <= (uint64_t{1} << 33)) {
-        present_.assign((units + 63) / 64, 0);
-        for (const Obj& o : objs) {
-            const uint64_t bit = (o.address - min_address_) >> shift_;
-            present_[bit >> 6] |= uint64_t{1} << (bit & 63);
-        }
-    }
 }
 
 uint32_t DumpImport::elementBytes(const ClassInfo& c) const {
@@ -460,7 +506,8 @@ void DumpImport::sizeClasses() {
     bool extended = false;
     ClassInfo& klass = d_.classes[class_class_];  // sized by its mirrors, below
     for (ClassInfo& c : d_.classes)
-        if (&c != &klass && c.exact == 0 && c.min_gap > c.layout_size && (c.gaps >= 2 || plausiblyDense(c))) {
+        if (&c != &klass && c.exact == 0 && c.min_gap > c.layout_size && c.min_gap <= c.layout_size + kMaxCorrection &&
+            (c.gaps >= 2 || plausiblyDense(c))) {
             c.extra = c.min_gap - c.layout_size;
             extended = true;
         }
@@ -478,7 +525,8 @@ void DumpImport::sizeClasses() {
         c.size = c.layout_size;
         if (&c == &klass) continue;
         // An instance smaller than the model's size: the model is wrong, the gap is right.
-        if (c.gaps > 0 && c.exact == 0 && (c.gaps >= 2 || c.min_gap < c.layout_size || plausiblyDense(c)))
+        if (c.gaps > 0 && c.exact == 0 && c.min_gap >= model_.header && c.min_gap <= c.layout_size + kMaxCorrection &&
+            (c.gaps >= 2 || c.min_gap < c.layout_size || plausiblyDense(c)))
             c.size = c.min_gap;
         if (c.size != c.base_layout_size) corrected(c, c.gaps, c.gaps == 1 ? "instance" : "instances");
     }
@@ -660,11 +708,16 @@ void DumpImport::addUnlistedMirrors() {
     if (absent.empty()) return;
     std::sort(absent.begin(), absent.end());
     absent.erase(std::unique(absent.begin(), absent.end()), absent.end());
+    // Within the dump's heap, on its alignment: elsewhere the reference is dropped (a corrupt dump).
+    const uint64_t unit_mask = (uint64_t{1} << shift_) - 1;
+    size_t added = 0;
     for (uint64_t a : absent) {
+        if (a < min_address_ || a > max_address_ || ((a - min_address_) & unit_mask) != 0) continue;
         d_.objects.push_back({a, 0, class_class_, 0, ObjKind::kUnlisted});
-        ++stats_.unlisted_mirrors;
+        ++added;
     }
-    sortObjects();
+    stats_.unlisted_mirrors = added;
+    if (added) sortObjects();
 }
 
 uint32_t DumpImport::find(uint64_t address) const {
@@ -940,6 +993,7 @@ Status DumpImport::run() {
     time_ns_ =
         static_cast<int64_t>(d_.head.timestamp_ms - std::min(d_.head.timestamp_ms, st_.first_timestamp_ms)) *
         1'000'000;
+    time_ns_ = std::max(time_ns_, st_.last_end_ns);  // (a clock step back, a pause longer than the gap)
     defineTypes();
     defineThreads();
     TraceWriter& w = *st_.writer;
@@ -952,7 +1006,8 @@ Status DumpImport::run() {
     w.gcStart(start);
     GcEndEvent end;
     end.gc = st_.gc;
-    end.time_ns = time_ns_;
+    end.time_ns = time_ns_ + static_cast<int64_t>(pause_ns_);
+    end.pause_ns = pause_ns_;
     end.next_object_id = d_.objects.empty() ? base_ : idOf(max_address_) + 1;
     w.gcEnd(end);
     if (!st_.previous_ids.empty()) w.deaths(st_.gc, st_.previous_ids);
@@ -962,6 +1017,7 @@ Status DumpImport::run() {
         st_.previous_ids.push_back(idOf(o.address));
     writeSnapshot();
     st_.next_id = end.next_object_id;
+    st_.last_end_ns = end.time_ns;
     return w.status();
 }
 
@@ -1052,22 +1108,41 @@ Result<std::unique_ptr<Importer>> Importer::create(const std::string& trace_path
     return im;
 }
 
-Result<DumpStats> Importer::add(const std::string& dump_path) {
-    bool gzip = false;
-    auto bytes = readDumpFile(dump_path, &gzip);
+Result<DumpStats> Importer::add(const std::string& dump_path, uint64_t pause_ns) {
+    // A plain dump is mapped (a copy of a gigabyte costs seconds); a gzip one is inflated.
+    const int fd = ::open(dump_path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return Error{dump_path + ": " + std::strerror(errno)};
+    struct stat st{};
+    uint8_t magic[2] = {0, 0};
+    const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    const bool gzip = regular && ::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+    if (regular && !gzip && st.st_size > 0) {
+        const auto size = static_cast<size_t>(st.st_size);
+        void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+        ::close(fd);
+        if (map == MAP_FAILED) return Error{dump_path + ": cannot be mapped: " + std::strerror(errno)};
+        ::madvise(map, size, MADV_SEQUENTIAL);
+        auto stats = add(dump_path, std::span<const uint8_t>(static_cast<const uint8_t*>(map), size), pause_ns);
+        ::munmap(map, size);
+        return stats;
+    }
+    ::close(fd);
+    auto bytes = readDumpFile(dump_path);
     if (!bytes) return bytes.error();
-    auto stats = add(dump_path, *bytes);
+    auto stats = add(dump_path, *bytes, pause_ns);
     if (stats) stats->gzip = gzip;
     return stats;
 }
 
-Result<DumpStats> Importer::add(const std::string& name, std::span<const uint8_t> bytes) {
+Result<DumpStats> Importer::add(const std::string& name, std::span<const uint8_t> bytes, uint64_t pause_ns) {
     const auto t0 = std::chrono::steady_clock::now();
     State& st = *state_;
     DumpStats stats;
     stats.path = name;
     stats.file_bytes = bytes.size();
     Dump dump;
+    // An object takes 30 to 60 bytes of a dump: reserve for them all (untouched pages cost nothing).
+    dump.objects.reserve(bytes.size() / 24 + 1024);
     if (Status s = read(bytes, dump); !s.ok()) return Error{name + ": " + s.error().message};
     if (dump.head.id_size == 0) return Error{name + ": not a heap dump"};
     if (!st.writer) {
@@ -1082,7 +1157,7 @@ Result<DumpStats> Importer::add(const std::string& name, std::span<const uint8_t
         st.writer->defineString(st.symbols.cause, "Heap Dump");
     }
     stats.gc = st.gc;
-    DumpImport import(st, dump, bytes, stats);
+    DumpImport import(st, dump, bytes, stats, pause_ns);
     if (Status s = import.run(); !s.ok()) return s.error();
     st.writer->meta("dump " + std::to_string(st.gc), name);
     ++st.gc;

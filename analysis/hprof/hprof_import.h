@@ -64,8 +64,9 @@ public:
 
     // Adds the dump as the trace's next GC. Errors name the file (and the offset, for bad bytes);
     // after an error the trace still holds the dumps added before it.
-    Result<DumpStats> add(const std::string& dump_path);
-    Result<DumpStats> add(const std::string& name, std::span<const uint8_t> dump);
+    // `pause_ns`: the JVM's pause for the dump, where the caller measured it (the GC's pause).
+    Result<DumpStats> add(const std::string& dump_path, uint64_t pause_ns = 0);
+    Result<DumpStats> add(const std::string& name, std::span<const uint8_t> dump, uint64_t pause_ns = 0);
     // Flushes what was added so far as complete chunks (a live view sees it).
     void flush();
     Status close();

@@ -83,7 +83,7 @@ Result<uint64_t> dumpLoop(const DumpOptions& o, const std::function<bool()>& sto
             return Error{"process " + std::to_string(o.pid) + " did not write its heap dump: " +
                          (text.empty() ? "no reason given" : text)};
         }
-        auto stats = (*importer)->add(raw);
+        auto stats = (*importer)->add(raw, static_cast<uint64_t>(op_s * 1e9));
         if (!o.keep) fs::remove(raw, ec);
         if (!stats) {
             (void)(*importer)->close();
@@ -99,7 +99,6 @@ Result<uint64_t> dumpLoop(const DumpOptions& o, const std::function<bool()>& sto
         printImported(*stats, o.verbose, std::cout);
         std::cout.flush();
     }
-    if (why->empty()) *why = "took " + std::to_string(taken) + (taken == 1 ? " dump" : " dumps");
     if (Status s = (*importer)->close(); !s.ok()) return s.error();
     return taken;
 }
@@ -167,7 +166,8 @@ int runDump(const Words& words, const LiveView& live) {
         std::cerr << "memcity dump: " << taken.error().message << "\n";
         return 1;
     }
-    std::cout << "wrote " << o.out << ": " << *taken << (*taken == 1 ? " dump" : " dumps") << " (" << why << ")\n";
+    std::cout << "wrote " << o.out << ": " << *taken << (*taken == 1 ? " dump" : " dumps")
+              << (why.empty() ? "" : " (" + why + ")") << "\n";
     return 0;
 }
 

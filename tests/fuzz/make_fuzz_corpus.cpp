@@ -90,7 +90,8 @@ std::string build(const std::string& dir, const std::string& name, bool compress
 
 }  // namespace
 
-// Seeds for fuzz_hprof_reader: the unit tests' dump with 4- and 8-byte identifiers, whole and cut.
+// Seeds for fuzz_hprof_reader: the unit tests' dump with 4- and 8-byte identifiers, whole and cut,
+// and the importer's little heap.
 int hprofCorpus(const std::string& dir) {
     int n = 0;
     for (uint32_t ids : {4u, 8u}) {
@@ -100,6 +101,9 @@ int hprofCorpus(const std::string& dir) {
         memcity::testing::writeFile(dir + "/cut" + std::to_string(ids) + ".hprof", dump);
         n += 2;
     }
+    // The importer's dense little heap (objects, mirrors, statics, threads, roots).
+    memcity::testing::writeFile(dir + "/little.hprof", memcity::hprof::testing::littleHeap());
+    ++n;
     std::printf("wrote %d heap dumps to %s\n", n, dir.c_str());
     return 0;
 }

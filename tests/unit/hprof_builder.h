@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -159,6 +160,75 @@ inline std::vector<uint8_t> tinyDump(uint32_t id_size) {
     b.jniGlobal(1002, 77);
     b.javaFrame(1000, 1, 2);
     b.threadObject(1001, 1, 9);
+    b.heapDump();
+    b.heapDumpEnd();
+    return b.bytes();
+}
+
+// A dense little heap with exact answers (8-byte ids, compressed oops):
+//   0x1000 Item a (32 B: int value, Item next, long stamp, byte flag) -> b
+//   0x1020 Sub b (32 B: Item's fields and byte extra, in Item's hole)
+//   0x1040 Item[] {a, b} (24 B)
+//   0x1058 int[3] (32 B)
+//   0x1078 java.lang.Thread t (24 B: String name, long tid) -> s
+//   0x1090 String s (24 B: byte[] value, byte coder, int hash) -> 0x10a8
+//   0x10a8 byte[] "main" (24 B)
+//   0x10c0 Item c (32 B) -> 0x10e0, which the dump does not list: a java.lang.Class of 112 B
+//   0x1150 Item d (32 B), held by Item's static INSTANCE
+// Mirrors 256 bytes apart from 0x10000 (no gap evidence: their size is the model's).
+inline constexpr uint64_t kObject = 0x10000, kClass = 0x10100, kItem = 0x10200, kSub = 0x10300, kThread = 0x10400,
+                   kString = 0x10500, kItemArray = 0x10600;
+
+inline std::vector<uint8_t> itemValues(uint32_t value, uint64_t next, uint64_t stamp, uint8_t flag) {
+    std::vector<uint8_t> v;
+    Builder::be(v, value, 4), Builder::be(v, next, 8), Builder::be(v, stamp, 8), v.push_back(flag);
+    return v;
+}
+
+inline std::vector<uint8_t> littleHeap(uint64_t timestamp_ms = 1'700'000'000'000ull) {
+    Builder b(8);
+    // The header's time.
+    for (int i = 0; i < 8; ++i)
+        b.bytes()[19 + 4 + static_cast<size_t>(i)] = static_cast<uint8_t>(timestamp_ms >> (8 * (7 - i)));
+    const char* names[] = {"",      "java/lang/Object", "java/lang/Class", "Item",     "Sub",  "java/lang/Thread",
+                           "java/lang/String", "[LItem;", "value", "next",  "stamp", "flag", "extra",
+                           "name",  "tid",              "coder",           "hash",     "count", "INSTANCE",
+                           "run",   "()V",              "Item.java"};
+    for (uint64_t i = 1; i < std::size(names); ++i)
+        b.string(i, names[i]);
+    const uint64_t classes[] = {kObject, kClass, kItem, kSub, kThread, kString, kItemArray};
+    for (uint32_t k = 0; k < std::size(classes); ++k)
+        b.loadClass(k + 1, classes[k], k + 1);
+    b.stackFrame(0x77, 19, 20, 21, 3, 12);
+    b.stackTrace(9, 1, {0x77});
+    b.classDump(kObject, 0, 0, {}, {}, {});
+    b.classDump(kClass, kObject, 0, {}, {}, {});
+    b.classDump(kItem, kObject, 21, {{17, 10}, {18, 2}}, {7, 0x1150}, {{8, 10}, {9, 2}, {10, 11}, {11, 4}});
+    b.classDump(kSub, kItem, 1, {}, {}, {{12, 8}});
+    b.classDump(kThread, kObject, 16, {}, {}, {{13, 2}, {14, 11}});
+    b.classDump(kString, kObject, 13, {}, {}, {{8, 2}, {15, 8}, {16, 10}});
+    b.classDump(kItemArray, kObject, 0, {}, {}, {});
+    b.heapDump();
+    b.instanceValues(0x1000, kItem, itemValues(42, 0x1020, 7, 1));
+    std::vector<uint8_t> sub{5};
+    for (uint8_t x : itemValues(43, 0, 8, 0))
+        sub.push_back(x);
+    b.instanceValues(0x1020, kSub, sub);
+    b.objectArray(0x1040, kItemArray, {0x1000, 0x1020});
+    b.intArray(0x1058, {1, 2, 3});
+    std::vector<uint8_t> thread;
+    Builder::be(thread, 0x1090, 8), Builder::be(thread, 1, 8);
+    b.instanceValues(0x1078, kThread, thread);
+    std::vector<uint8_t> string;
+    Builder::be(string, 0x10a8, 8), string.push_back(0), Builder::be(string, 0, 4);
+    b.instanceValues(0x1090, kString, string);
+    b.byteArray(0x10a8, "main");
+    b.instanceValues(0x10c0, kItem, itemValues(44, 0x10e0, 9, 0));
+    b.instanceValues(0x1150, kItem, itemValues(45, 0, 10, 0));
+    b.sticky(kItem);
+    b.threadObject(0x1078, 1, 9);
+    b.javaFrame(0x1000, 1, 0);
+    b.jniGlobal(0x1040, 5);
     b.heapDump();
     b.heapDumpEnd();
     return b.bytes();

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# bench_hprof.sh: heap dumps into memcity (issue 18's targets: import >= 100 MB of HPROF per second
+# per core; a 1 GB dump's first picture in the window within 5 s).
+#
+#   1. A JVM holding about SIZE MiB of live objects of everyday kinds (bench/java/BigHeap.java:
+#      a HashMap of records with strings and byte arrays, lists of boxed numbers, arrays) is
+#      dumped with jcmd GC.heap_dump: the dump's size, and the pause (the JVM's own figure).
+#   2. memcity import of the dump, three times: seconds (median), MB/s (the importer runs on one
+#      core: user + system time is the wall time), peak memory.
+#   3. The dump opened in the window (memcity DUMP.hprof, an empty cache, under Xvfb): the
+#      import, then the trace loaded and its GC on the screen; the sum is the first picture.
+#
+# usage: bench/bench_hprof.sh [BUILD_DIR] [SIZE_MIB]   (default: build 620, a dump of about 1 GB;
+#        the dump is kept in /tmp/memcity-bench and written once)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+size=${2:-620}
+memcity="$build/memcity"
+[[ -x $memcity ]] || { echo "build memcity first (scripts/build)" >&2; exit 1; }
+java_home=${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")}
+dir=/tmp/memcity-bench
+mkdir -p "$dir/classes"
+dump=$dir/big-heap-$size.hprof
+
+if [[ ! -f $dump ]]; then
+    "$java_home/bin/javac" -d "$dir/classes" bench/java/BigHeap.java
+    fifo=$dir/stdin.$$
+    mkfifo "$fifo"
+    "$java_home/bin/java" -Xmx6g -XX:+UseParallelGC -cp "$dir/classes" BigHeap "$size" <"$fifo" >"$dir/big.out" &
+    exec 3>"$fifo"
+    for _ in $(seq 1 600); do grep -q READY "$dir/big.out" 2>/dev/null && break; sleep 1; done
+    pid=$(awk '/READY/{print $2}' "$dir/big.out")
+    echo "== 1. dumping BigHeap $size (pid $pid): $(grep READY "$dir/big.out" | cut -d' ' -f3-)"
+    "$java_home/bin/jcmd" "$pid" GC.heap_dump "$dump.tmp" | tail -1
+    echo go >&3
+    exec 3>&-
+    wait
+    rm -f "$fifo"
+    mv "$dump.tmp" "$dump"
+fi
+bytes=$(stat -c %s "$dump")
+echo "dump: $dump, $((bytes / 1000000)) MB"
+
+echo "== 2. memcity import (three runs)"
+times=()
+for run in 1 2 3; do
+    out=$( { /usr/bin/time -f "time %e %U %S %M" "$memcity" import "$dump" -o "$dir/big-import.mct" >/dev/null; } 2>&1)
+    read -r _ wall user sys rss <<<"$(grep '^time' <<<"$out")"
+    echo "run $run: ${wall} s wall, ${user} s user, ${sys} s system, $((rss / 1024)) MiB peak"
+    times+=("$wall")
+done
+median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 2p)
+awk -v b="$bytes" -v t="$median" 'BEGIN { printf "import: median %.2f s, %.0f MB/s on one core (target >= 100)\n", t, b / 1e6 / t }'
+
+echo "== 3. the dump opened in the window (empty cache)"
+cache=$(mktemp -d)
+script=$(mktemp)
+trap 'rm -rf "$cache" "$script"' EXIT
+printf 'wait\nprint timing\n' >"$script"
+start=$(date +%s.%N)
+XDG_CACHE_HOME=$cache xvfb-run -a -s "-screen 0 1600x1000x24" "$memcity" "$dump" --size 1280x720 --script "$script" \
+    >"$cache/window.out" 2>"$cache/window.err"
+end=$(date +%s.%N)
+on_screen=$(sed -n 's/.*on screen after \([0-9.]*\) s.*/\1/p' "$cache/window.out")
+grep -E "^timing: (trace loaded|first GC)" "$cache/window.out"
+awk -v s="$start" -v e="$end" -v o="$on_screen" -v t="$median" 'BEGIN {
+    printf "first picture: import %.2f s + on screen %.2f s after the window opened = %.2f s (target <= 5 s); the whole run %.2f s\n",
+        t, o, t + o, e - s }'

@@ -122,7 +122,7 @@ struct Importer::State {
     uint32_t gc = 0;
     uint64_t next_id = 1;
     uint64_t first_timestamp_ms = 0;
-    int64_t last_end_ns = 0;  // the last dump's GC's end
+    int64_t last_end_ns = 0;             // the last dump's GC's end
     std::vector<uint64_t> previous_ids;  // the objects of the last dump: they die at the next
 };
 
@@ -194,7 +194,8 @@ struct Dump final : Visitor {
 
 class DumpImport {
 public:
-    DumpImport(Importer::State& st, Dump& d, std::span<const uint8_t> bytes, DumpStats& stats, uint64_t pause_ns)
+    DumpImport(Importer::State& st, Dump& d, std::span<const uint8_t> bytes, DumpStats& stats,
+               uint64_t pause_ns)
         : st_(st), d_(d), bytes_(bytes), stats_(stats), ids_(d.head.id_size), pause_ns_(pause_ns) {}
 
     Status run();
@@ -292,14 +293,16 @@ Status DumpImport::prepare() {
     // Ids: one per alignment unit of the address span, above the last dump's.
     if (!d_.objects.empty() && ((max_address_ - min_address_) >> shift_) >= (uint64_t{1} << 56) - base_)
         return Error{"the objects' addresses span " + std::to_string(max_address_ - min_address_) +
-                     " bytes in units of " + std::to_string(uint64_t{1} << shift_) + ": too wide for object ids"};
+                     " bytes in units of " + std::to_string(uint64_t{1} << shift_) +
+                     ": too wide for object ids"};
     return Status{};
 }
 
 void DumpImport::sortObjects() {
     auto& objs = d_.objects;
     // Address 0 is no object (a corrupt dump).
-    objs.erase(std::remove_if(objs.begin(), objs.end(), [](const Obj& o) { return o.address == 0; }), objs.end());
+    objs.erase(std::remove_if(objs.begin(), objs.end(), [](const Obj& o) { return o.address == 0; }),
+               objs.end());
     present_.clear();
     gap_.clear();
     if (objs.empty()) {
@@ -506,8 +509,8 @@ void DumpImport::sizeClasses() {
     bool extended = false;
     ClassInfo& klass = d_.classes[class_class_];  // sized by its mirrors, below
     for (ClassInfo& c : d_.classes)
-        if (&c != &klass && c.exact == 0 && c.min_gap > c.layout_size && c.min_gap <= c.layout_size + kMaxCorrection &&
-            (c.gaps >= 2 || plausiblyDense(c))) {
+        if (&c != &klass && c.exact == 0 && c.min_gap > c.layout_size &&
+            c.min_gap <= c.layout_size + kMaxCorrection && (c.gaps >= 2 || plausiblyDense(c))) {
             c.extra = c.min_gap - c.layout_size;
             extended = true;
         }
@@ -525,7 +528,8 @@ void DumpImport::sizeClasses() {
         c.size = c.layout_size;
         if (&c == &klass) continue;
         // An instance smaller than the model's size: the model is wrong, the gap is right.
-        if (c.gaps > 0 && c.exact == 0 && c.min_gap >= model_.header && c.min_gap <= c.layout_size + kMaxCorrection &&
+        if (c.gaps > 0 && c.exact == 0 && c.min_gap >= model_.header &&
+            c.min_gap <= c.layout_size + kMaxCorrection &&
             (c.gaps >= 2 || c.min_gap < c.layout_size || plausiblyDense(c)))
             c.size = c.min_gap;
         if (c.size != c.base_layout_size) corrected(c, c.gaps, c.gaps == 1 ? "instance" : "instances");
@@ -1112,7 +1116,7 @@ Result<DumpStats> Importer::add(const std::string& dump_path, uint64_t pause_ns)
     // A plain dump is mapped (a copy of a gigabyte costs seconds); a gzip one is inflated.
     const int fd = ::open(dump_path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return Error{dump_path + ": " + std::strerror(errno)};
-    struct stat st{};
+    struct stat st {};
     uint8_t magic[2] = {0, 0};
     const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     const bool gzip = regular && ::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
@@ -1122,7 +1126,8 @@ Result<DumpStats> Importer::add(const std::string& dump_path, uint64_t pause_ns)
         ::close(fd);
         if (map == MAP_FAILED) return Error{dump_path + ": cannot be mapped: " + std::strerror(errno)};
         ::madvise(map, size, MADV_SEQUENTIAL);
-        auto stats = add(dump_path, std::span<const uint8_t>(static_cast<const uint8_t*>(map), size), pause_ns);
+        auto stats =
+            add(dump_path, std::span<const uint8_t>(static_cast<const uint8_t*>(map), size), pause_ns);
         ::munmap(map, size);
         return stats;
     }

@@ -57,15 +57,15 @@ Result<uint64_t> dumpLoop(const DumpOptions& o, const std::function<bool()>& sto
         if (!why->empty()) break;
         next += std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.every_s));
         const std::string raw = fs::absolute(raw_dir / (stem + "-" + std::to_string(o.pid) + "-" +
-                                                         std::to_string(taken) + ".hprof"))
+                                                        std::to_string(taken) + ".hprof"))
                                     .string();
         std::error_code ec;
         fs::remove(raw, ec);
         // The pause: the whole operation, from the request to the JVM's answer (a full GC first,
         // unless --all, then the dump written, all at one safepoint) is its upper bound.
         const auto t0 = Clock::now();
-        auto reply = attachOperation(o.pid, "jcmd", {"GC.heap_dump " + std::string(o.all ? "-all " : "") + raw, "", ""},
-                                     600);
+        auto reply = attachOperation(
+            o.pid, "jcmd", {"GC.heap_dump " + std::string(o.all ? "-all " : "") + raw, "", ""}, 600);
         const double op_s = std::chrono::duration<double>(Clock::now() - t0).count();
         if (!reply) {
             if (kill(o.pid, 0) != 0 && taken > 0) {
@@ -80,8 +80,8 @@ Result<uint64_t> dumpLoop(const DumpOptions& o, const std::function<bool()>& sto
             std::string text = reply->text;
             while (!text.empty() && (text.back() == '\n' || text.back() == '\r'))
                 text.pop_back();
-            return Error{"process " + std::to_string(o.pid) + " did not write its heap dump: " +
-                         (text.empty() ? "no reason given" : text)};
+            return Error{"process " + std::to_string(o.pid) +
+                         " did not write its heap dump: " + (text.empty() ? "no reason given" : text)};
         }
         auto stats = (*importer)->add(raw, static_cast<uint64_t>(op_s * 1e9));
         if (!o.keep) fs::remove(raw, ec);
@@ -94,7 +94,8 @@ Result<uint64_t> dumpLoop(const DumpOptions& o, const std::function<bool()>& sto
         std::smatch m;
         std::string jvm_said;
         static const std::regex created(R"(Heap dump file created \[(\d+) bytes in ([0-9.]+) secs\])");
-        if (std::regex_search(reply->text, m, created)) jvm_said = ", the JVM wrote it in " + m[2].str() + " s";
+        if (std::regex_search(reply->text, m, created))
+            jvm_said = ", the JVM wrote it in " + m[2].str() + " s";
         std::cout << "pause <= " << formatDuration(static_cast<int64_t>(op_s * 1e9)) << jvm_said << "; ";
         printImported(*stats, o.verbose, std::cout);
         std::cout.flush();
@@ -129,7 +130,8 @@ int runDump(const Words& words, const LiveView& live) {
         char* end = nullptr;
         o.every_s = std::strtod(every->c_str(), &end);
         if (end == every->c_str() || *end != '\0' || !(o.every_s >= 0.1) || o.every_s > 86400) {
-            std::cerr << "memcity dump: --every expects seconds between 0.1 and 86400, got '" << *every << "'\n";
+            std::cerr << "memcity dump: --every expects seconds between 0.1 and 86400, got '" << *every
+                      << "'\n";
             return 1;
         }
     }
@@ -152,7 +154,8 @@ int runDump(const Words& words, const LiveView& live) {
     if (args->has("--live") && live) {
         std::atomic<bool> done{false}, closed{false};
         std::thread worker([&] {
-            taken = dumpLoop(o, [&] { return InterruptGuard::interrupted() || closed.load(); }, &why);
+            taken = dumpLoop(
+                o, [&] { return InterruptGuard::interrupted() || closed.load(); }, &why);
             done = true;
         });
         // The window waits for the first dump's trace.
@@ -160,7 +163,8 @@ int runDump(const Words& words, const LiveView& live) {
         closed = true;
         worker.join();
     } else {
-        taken = dumpLoop(o, [] { return InterruptGuard::interrupted(); }, &why);
+        taken = dumpLoop(
+            o, [] { return InterruptGuard::interrupted(); }, &why);
     }
     if (!taken) {
         std::cerr << "memcity dump: " << taken.error().message << "\n";

@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 bool isHeapDump(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return false;
-    struct stat st{};
+    struct stat st {};
     uint8_t head[16] = {};
     const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     const ssize_t n = regular ? ::read(fd, head, sizeof head) : 0;
@@ -40,15 +40,16 @@ fs::path cacheDir() {
 Result<std::string> traceOfDump(const std::string& path) {
     std::error_code ec;
     const fs::path absolute = fs::absolute(path, ec);
-    struct stat st{};
+    struct stat st {};
     if (::stat(path.c_str(), &st) != 0) return Error{path + ": cannot be read"};
     // The same dump: its path, size and modification time.
     const std::string key = std::to_string(std::hash<std::string>{}(absolute.string())) + "-" +
                             std::to_string(st.st_size) + "-" + std::to_string(st.st_mtim.tv_sec);
-    const fs::path dir = cacheDir() / "imports";
+    // A directory per dump, the trace named after it: titles and messages show "app.hprof.mct".
+    const fs::path dir = cacheDir() / "imports" / key;
     fs::create_directories(dir, ec);
     if (ec) return Error{dir.string() + ": " + ec.message()};
-    const fs::path trace = dir / (absolute.filename().string() + "-" + key + ".mct");
+    const fs::path trace = dir / (absolute.filename().string() + ".mct");
     if (fs::exists(trace, ec))
         if (auto t = TraceFile::open(trace.string()); t.ok() && t->hadFooterIndex()) return trace.string();
     std::cerr << "importing " << path << " (" << formatBytes(static_cast<uint64_t>(st.st_size)) << ") into "

@@ -138,8 +138,8 @@ TEST_F(HprofJvm, AJvmsOwnDumpReadsWhole) {
 
 // The "retained" bytes `memcity inspect` prints for the node of type `type` at `gc`.
 int64_t retainedBytes(const std::string& trace, uint32_t gc, const std::string& type) {
-    testing::Process p = testing::run({testing::kMemcity, "inspect", trace, "--gc", std::to_string(gc), "--classify",
-                                       "type", "--node", type, "--json"});
+    testing::Process p = testing::run({testing::kMemcity, "inspect", trace, "--gc", std::to_string(gc),
+                                       "--classify", "type", "--node", type, "--json"});
     EXPECT_EQ(p.status, 0) << p.stderr_text;
     std::smatch m;
     static const std::regex retained(R"("retained": \{\s*"objects": \d+,\s*"bytes": (\d+))");
@@ -177,7 +177,8 @@ TEST_F(HprofJvm, RetainedSizesAreTheRecordingsOwnAtTheDumpsGc) {
     // B: 5,000, each with its long[4]; C: 777, each with its String and its bytes; the C[].
     EXPECT_EQ(retainedBytes(imported, 0, "Histogram$B"), 5000 * (16 + 48));
     for (const char* type : {"Histogram$B", "Histogram$C", "Histogram$C[]", "Histogram$A"}) {
-        const int64_t recorded = retainedBytes(trace, dump_gc, type), from_dump = retainedBytes(imported, 0, type);
+        const int64_t recorded = retainedBytes(trace, dump_gc, type),
+                      from_dump = retainedBytes(imported, 0, type);
         EXPECT_GT(recorded, 0) << type;
         EXPECT_EQ(from_dump, recorded) << type;
     }
@@ -186,7 +187,8 @@ TEST_F(HprofJvm, RetainedSizesAreTheRecordingsOwnAtTheDumpsGc) {
 
 TEST_F(HprofJvm, DumpTakesASeriesFromARunningJvm) {
     const std::string out = testing::tempPath("dump-series") + ".mct";
-    testing::Process p = testing::start({testing::kJavaHome + "/bin/java", "-cp", classes_.string(), "Histogram"});
+    testing::Process p =
+        testing::start({testing::kJavaHome + "/bin/java", "-cp", classes_.string(), "Histogram"});
     const std::string pid = testing::waitForOutput(p, "READY ([0-9]+)", 60);
     ASSERT_FALSE(pid.empty()) << p.stderr_text;
     testing::Process d =
@@ -233,15 +235,16 @@ TEST_F(HprofJvm, DumpTakesASeriesFromARunningJvm) {
 TEST_F(HprofJvm, AHeapDumpOpensWhereATraceDoes) {
     const std::string dump = testing::tempPath("open-me") + ".hprof";
     std::filesystem::remove(dump);
-    testing::Process p = testing::run(
-        {testing::kJavaHome + "/bin/java", "-cp", classes_.string(), "DumpSelf", dump, "1000"});
+    testing::Process p =
+        testing::run({testing::kJavaHome + "/bin/java", "-cp", classes_.string(), "DumpSelf", dump, "1000"});
     ASSERT_EQ(p.status, 0) << p.stderr_text;
     const std::string cache = testing::tempPath("cache");
     std::filesystem::remove_all(cache);
     // The first time it is imported into the cache; the second time the cache's trace opens.
     for (int round = 0; round < 2; ++round) {
-        testing::Process r = testing::run({"/usr/bin/env", "XDG_CACHE_HOME=" + cache, testing::kMemcity, "report",
-                                           dump, "--classify", "type", "--metric", "objects", "--all"});
+        testing::Process r =
+            testing::run({"/usr/bin/env", "XDG_CACHE_HOME=" + cache, testing::kMemcity, "report", dump,
+                          "--classify", "type", "--metric", "objects", "--all"});
         ASSERT_EQ(r.status, 0) << r.stderr_text;
         EXPECT_EQ(r.stderr_text.find("importing"), round == 0 ? 0u : std::string::npos) << r.stderr_text;
         EXPECT_TRUE(std::regex_search(r.stdout_text, std::regex(R"(\s1,000 .*DumpSelf\$Item\n)")))

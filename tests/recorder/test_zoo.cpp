@@ -283,27 +283,54 @@ protected:
         return (work / "sources.txt").string();
     }
 
+    // The parameters' program, collector and JVM, a work directory named `prefix` and them, and
+    // the program's arguments; `skip` says why the run cannot be made here.
+    struct Run {
+        const Program* program = nullptr;
+        std::string gc, java_home;
+        fs::path work;
+        std::vector<std::string> args;
+        std::string skip;
+    };
+    Run prepare(const std::string& prefix) const {
+        Run r;
+        r.program = &programs()[std::get<0>(GetParam())];
+        r.gc = std::get<1>(GetParam());
+        r.java_home = kJvms[std::get<2>(GetParam())];
+        if (!installed(*r.program)) {
+            r.skip = std::string(r.program->name) +
+                     " is not installed (scripts/setup installs the zoo's packages)";
+            return r;
+        }
+        if (!fs::exists(r.java_home + "/bin/java")) {
+            r.skip = "no JVM in " + r.java_home;
+            return r;
+        }
+        r.work =
+            dir_ / (prefix + r.program->name + "-" + r.gc + "-" + std::to_string(std::get<2>(GetParam())));
+        fs::create_directories(r.work);
+        r.args = r.program->args;
+        for (std::string& a : r.args) {
+            if (a == "$SOURCES") a = ecjSources(r.work);
+            if (a == "$OUT") a = (r.work / "out").string();
+            if (a.empty()) r.skip = "no JDK src.zip for the Eclipse compiler to compile";
+        }
+        return r;
+    }
+
     static fs::path dir_;
 };
 
 fs::path Zoo::dir_;
 
 TEST_P(Zoo, AgreesWithTheJvmAtEveryFullGc) {
-    const Program& program = programs()[std::get<0>(GetParam())];
-    const std::string gc = std::get<1>(GetParam());
-    const std::string& java_home = kJvms[std::get<2>(GetParam())];
-    if (!installed(program))
-        GTEST_SKIP() << program.name << " is not installed (scripts/setup installs the zoo's packages)";
-    if (!fs::exists(java_home + "/bin/java")) GTEST_SKIP() << "no JVM in " << java_home;
-    const fs::path work =
-        dir_ / (std::string(program.name) + "-" + gc + "-" + std::to_string(std::get<2>(GetParam())));
-    fs::create_directories(work);
-    std::vector<std::string> args = program.args;
-    for (std::string& a : args) {
-        if (a == "$SOURCES") a = ecjSources(work);
-        if (a == "$OUT") a = (work / "out").string();
-        if (a.empty()) GTEST_SKIP() << "no JDK src.zip for the Eclipse compiler to compile";
-    }
+    const Run run = prepare("");
+    if (!run.skip.empty()) GTEST_SKIP() << run.skip;
+    const Program& program = *run.program;
+    const std::string& gc = run.gc;
+    const std::string& java_home = run.java_home;
+    const fs::path& work = run.work;
+    const std::vector<std::string>& args = run.args;
     const std::string trace = (work / "trace.mct").string(), log = (work / "gc.log").string();
     std::vector<std::string> argv = {
         kMemcity, "record", "-o", trace,
@@ -480,21 +507,13 @@ TEST_P(Zoo, AgreesWithTheJvmAtEveryFullGc) {
 // kept another, so the two count the same objects, and the import must give every class the
 // JVM's count and bytes.
 TEST_P(Zoo, ADumpImportsAsTheJvmCountsEveryClass) {
-    const Program& program = programs()[std::get<0>(GetParam())];
-    const std::string gc = std::get<1>(GetParam());
-    const std::string& java_home = kJvms[std::get<2>(GetParam())];
-    if (!installed(program))
-        GTEST_SKIP() << program.name << " is not installed (scripts/setup installs the zoo's packages)";
-    if (!fs::exists(java_home + "/bin/java")) GTEST_SKIP() << "no JVM in " << java_home;
-    const fs::path work = dir_ / (std::string("dump-") + program.name + "-" + gc + "-" +
-                                  std::to_string(std::get<2>(GetParam())));
-    fs::create_directories(work);
-    std::vector<std::string> args = program.args;
-    for (std::string& a : args) {
-        if (a == "$SOURCES") a = ecjSources(work);
-        if (a == "$OUT") a = (work / "out").string();
-        if (a.empty()) GTEST_SKIP() << "no JDK src.zip for the Eclipse compiler to compile";
-    }
+    const Run run = prepare("dump-");
+    if (!run.skip.empty()) GTEST_SKIP() << run.skip;
+    const Program& program = *run.program;
+    const std::string& gc = run.gc;
+    const std::string& java_home = run.java_home;
+    const fs::path& work = run.work;
+    const std::vector<std::string>& args = run.args;
     std::vector<std::string> argv = {java_home + "/bin/java",
                                      "-XX:+Use" + gc,
                                      "-XX:MarkSweepDeadRatio=0",

@@ -176,8 +176,8 @@ inline std::vector<uint8_t> tinyDump(uint32_t id_size) {
 //   0x10c0 Item c (32 B) -> 0x10e0, which the dump does not list: a java.lang.Class of 112 B
 //   0x1150 Item d (32 B), held by Item's static INSTANCE
 // Mirrors 256 bytes apart from 0x10000 (no gap evidence: their size is the model's).
-inline constexpr uint64_t kObject = 0x10000, kClass = 0x10100, kItem = 0x10200, kSub = 0x10300, kThread = 0x10400,
-                   kString = 0x10500, kItemArray = 0x10600;
+inline constexpr uint64_t kObject = 0x10000, kClass = 0x10100, kItem = 0x10200, kSub = 0x10300,
+                          kThread = 0x10400, kString = 0x10500, kItemArray = 0x10600;
 
 inline std::vector<uint8_t> itemValues(uint32_t value, uint64_t next, uint64_t stamp, uint8_t flag) {
     std::vector<uint8_t> v;
@@ -190,10 +190,28 @@ inline std::vector<uint8_t> littleHeap(uint64_t timestamp_ms = 1'700'000'000'000
     // The header's time.
     for (int i = 0; i < 8; ++i)
         b.bytes()[19 + 4 + static_cast<size_t>(i)] = static_cast<uint8_t>(timestamp_ms >> (8 * (7 - i)));
-    const char* names[] = {"",      "java/lang/Object", "java/lang/Class", "Item",     "Sub",  "java/lang/Thread",
-                           "java/lang/String", "[LItem;", "value", "next",  "stamp", "flag", "extra",
-                           "name",  "tid",              "coder",           "hash",     "count", "INSTANCE",
-                           "run",   "()V",              "Item.java"};
+    const char* names[] = {"",
+                           "java/lang/Object",
+                           "java/lang/Class",
+                           "Item",
+                           "Sub",
+                           "java/lang/Thread",
+                           "java/lang/String",
+                           "[LItem;",
+                           "value",
+                           "next",
+                           "stamp",
+                           "flag",
+                           "extra",
+                           "name",
+                           "tid",
+                           "coder",
+                           "hash",
+                           "count",
+                           "INSTANCE",
+                           "run",
+                           "()V",
+                           "Item.java"};
     for (uint64_t i = 1; i < std::size(names); ++i)
         b.string(i, names[i]);
     const uint64_t classes[] = {kObject, kClass, kItem, kSub, kThread, kString, kItemArray};

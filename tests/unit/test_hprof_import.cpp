@@ -20,9 +20,9 @@ namespace {
 using hprof::FieldLayout;
 using hprof::FieldSpec;
 using hprof::testing::Builder;
-using hprof::testing::littleHeap;
 using hprof::testing::kObject, hprof::testing::kClass, hprof::testing::kItem, hprof::testing::kSub,
     hprof::testing::kThread, hprof::testing::kString, hprof::testing::kItemArray;
+using hprof::testing::littleHeap;
 
 uint64_t sizeOf(const FieldLayout& base, std::vector<FieldSpec> fields) {
     return base.extend(fields).instanceSize(8);
@@ -51,7 +51,8 @@ TEST(HotspotLayout, ContendedFieldsArePaddedAndSealTheClass) {
     const FieldLayout object(12);
     // A reference at 12; the group after 128 bytes of padding (long at 144, int at 152), then
     // 128 more: the end is 284, 288 aligned.
-    const FieldLayout thread = object.extend(std::vector<FieldSpec>{{4, true}, {8, false, true}, {4, false, true}});
+    const FieldLayout thread =
+        object.extend(std::vector<FieldSpec>{{4, true}, {8, false, true}, {4, false, true}});
     EXPECT_EQ(thread.end(), 284u);
     EXPECT_EQ(thread.instanceSize(8), 288u);
     EXPECT_TRUE(thread.sealed());
@@ -63,8 +64,9 @@ TEST(HotspotLayout, ContendedFieldsArePaddedAndSealTheClass) {
 TEST(HotspotLayout, MirrorsHoldStaticsAfterTheirOwnFields) {
     // References side by side from the start, then primitives largest first, each after the last.
     EXPECT_EQ(FieldLayout::staticsEnd(96, std::vector<FieldSpec>{}), 96u);
-    EXPECT_EQ(FieldLayout::staticsEnd(96, std::vector<FieldSpec>{{4, true}, {8, false}, {4, false}, {1, false}}),
-              117u);
+    EXPECT_EQ(
+        FieldLayout::staticsEnd(96, std::vector<FieldSpec>{{4, true}, {8, false}, {4, false}, {1, false}}),
+        117u);
     EXPECT_EQ(FieldLayout::staticsEnd(96, std::vector<FieldSpec>{{4, true}, {4, false}}), 104u);
 }
 
@@ -168,7 +170,9 @@ TEST(HprofImport, ALittleHeapBecomesATraceExactly) {
     ASSERT_TRUE(snap.ok()) << snap.error().message;
     auto pos = [&](uint64_t address) { return v.find(idOf(address)); };
     std::vector<std::pair<uint64_t, uint64_t>> edges;
-    v.forEachLive([&](size_t p) { snap->graph.forEachTarget(p, [&](size_t q) { edges.emplace_back(v.id(p), v.id(q)); }); });
+    v.forEachLive([&](size_t p) {
+        snap->graph.forEachTarget(p, [&](size_t q) { edges.emplace_back(v.id(p), v.id(q)); });
+    });
     std::sort(edges.begin(), edges.end());
     const std::vector<std::pair<uint64_t, uint64_t>> expected_edges = {
         {idOf(0x1000), idOf(0x1020)}, {idOf(0x1040), idOf(0x1000)}, {idOf(0x1040), idOf(0x1020)},
@@ -206,7 +210,8 @@ TEST(HprofImport, SeveralDumpsAreOneGcEachAndTheLastDumpsObjectsDie) {
     auto importer = hprof::Importer::create(path, "test");
     ASSERT_TRUE(importer.ok());
     for (uint64_t k = 0; k < 3; ++k) {
-        auto stats = (*importer)->add("dump" + std::to_string(k), littleHeap(1'700'000'000'000ull + 1500 * k));
+        auto stats =
+            (*importer)->add("dump" + std::to_string(k), littleHeap(1'700'000'000'000ull + 1500 * k));
         ASSERT_TRUE(stats.ok()) << stats.error().message;
         EXPECT_EQ(stats->gc, k);
     }

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <unordered_map>
@@ -991,6 +992,14 @@ Status DumpImport::run() {
     decideContended();
     sizeClasses();
     stats_.model = model_;
+    if (!d_.objects.empty()) {
+        // Where each object of this dump is: its id gives its address.
+        char where[128];
+        std::snprintf(where, sizeof where, "first id %llu at 0x%llx, %llu bytes per id",
+                      static_cast<unsigned long long>(base_), static_cast<unsigned long long>(min_address_),
+                      static_cast<unsigned long long>(uint64_t{1} << shift_));
+        st_.writer->meta("dump " + std::to_string(st_.gc) + " addresses", where);
+    }
     stats_.classes = d_.classes.size();
     stats_.timestamp_ms = d_.head.timestamp_ms;
     if (st_.gc == 0) st_.first_timestamp_ms = d_.head.timestamp_ms;

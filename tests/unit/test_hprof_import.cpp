@@ -152,6 +152,9 @@ TEST(HprofImport, ALittleHeapBecomesATraceExactly) {
         {idOf(kItemArray), {"java.lang.Class", 16}},
     };
     EXPECT_EQ(objects, expected_heap);
+    const std::string* addresses = t.file->metaValue("dump 0 addresses");
+    ASSERT_NE(addresses, nullptr);
+    EXPECT_EQ(*addresses, "first id 1 at 0x1000, 8 bytes per id");
     const SymbolTable& sym = t.file->symbols();
     EXPECT_TRUE(sym.hasThread(1));
     EXPECT_FALSE(sym.hasThread(2));

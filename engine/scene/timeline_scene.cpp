@@ -122,7 +122,8 @@ TimelineLayout layoutTimeline(std::span<const GcRecord> gcs, PixelRect viewport,
         if (gc.has_snapshot) top = std::max(top, gc.reachable_bytes);
         if (gc.jvm >= 0) top = std::max(top, gc.vm_heap_after);
     }
-    if (l.t1_ns <= l.t0_ns) l.t1_ns = l.t0_ns + 1;
+    // One instant (a single heap dump): a second of axis, so that its labels read as times.
+    if (l.t1_ns <= l.t0_ns) l.t1_ns = l.t0_ns + 1'000'000'000;
 
     // About four grid steps of 1, 2 or 5 in the unit of the largest value; fewer when the plot is
     // too short for four rows of labels (at least 28 pixels apart).

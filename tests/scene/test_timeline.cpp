@@ -91,15 +91,18 @@ TEST(TimelineLayout, AcceptsDegenerateSeries) {
     render::DrawList dl;
     buildTimelineScene(empty, {}, {}, {}, dl);
     EXPECT_TRUE(dl.triangles.empty());
-    // One GC, and equal timestamps: a 1 ns range, no division by zero.
+    // One GC, and equal timestamps (a heap dump): a second's range, no division by zero.
     const std::vector<GcRecord> one = {gcRecord(0, 500, 500, 10, std::nullopt)};
     const TimelineLayout l = layoutTimeline(one, kViewport);
-    EXPECT_EQ(l.t1_ns, l.t0_ns + 1);
+    EXPECT_EQ(l.t1_ns, l.t0_ns + 1'000'000'000);
     EXPECT_EQ(timelineGcAt(l, 400.0f), 0.0);
     EXPECT_EQ(l.max_bytes, 10u);
     render::DrawList d1;
     buildTimelineScene(l, one, {}, {}, d1);
     EXPECT_FALSE(d1.lines.empty());
+    // Its axis reads in times a person reads, not fractions of a nanosecond.
+    for (const render::Label& label : d1.labels)
+        EXPECT_EQ(label.text.find(" ns"), std::string::npos) << label.text;
 }
 
 TEST(TimelineScene, LiveAreaReachableLineAndPauses) {

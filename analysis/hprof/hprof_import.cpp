@@ -79,6 +79,7 @@ struct ClassInfo {
     uint64_t class_id = 0, super_id = 0, loader_id = 0, signers_id = 0, protection_domain_id = 0;
     std::string internal;  // "java/lang/String"
     bool dumped = false;   // a CLASS DUMP was read
+    bool unused = false;   // merged into another: no type of its own
     uint32_t super = kNone;
     std::vector<ClassField> fields;
     std::vector<StaticField> statics;
@@ -271,6 +272,24 @@ Status DumpImport::prepare() {
         }
         if (c.internal == "java/lang/Class") class_class_ = i;
     }
+    // A primitive array's class, where the dump also lists it by name ("[I"): one class, not two.
+    std::vector<uint32_t> same(d_.classes.size(), kNone);
+    bool merged = false;
+    for (uint8_t type = 0; type < std::size(d_.primitive_classes); ++type) {
+        const uint32_t synthetic = d_.primitive_classes[type];
+        if (synthetic == kNone) continue;
+        for (uint32_t i = 0; i < d_.classes.size(); ++i)
+            if (i != synthetic && d_.classes[i].class_id != 0 &&
+                d_.classes[i].internal == d_.classes[synthetic].internal) {
+                same[synthetic] = i;
+                d_.primitive_classes[type] = i;
+                d_.classes[synthetic].unused = true;
+                merged = true;
+            }
+    }
+    if (merged)
+        for (Obj& o : d_.objects)
+            if (same[o.cls] != kNone) o.cls = same[o.cls];
     // Super chains must end: a cycle (a corrupt dump) is cut where it closes.
     for (uint32_t i = 0; i < d_.classes.size(); ++i) {
         uint32_t steps = 0;
@@ -646,7 +665,7 @@ void DumpImport::defineTypes() {
     for (uint32_t i = 0; i < d_.classes.size(); ++i)
         occurrence_[i] = seen[d_.classes[i].internal]++;
     for (uint32_t i = 0; i < d_.classes.size(); ++i)
-        defineType(i);
+        if (!d_.classes[i].unused) defineType(i);
 }
 
 void DumpImport::findReferenceSlots() {

@@ -292,6 +292,37 @@ TEST(HprofImport, BadDumpsAreOneLineNamingTheFileAndOffset) {
     EXPECT_FALSE(hprof::Importer::create("/nonexistent/dir/out.mct", "test").ok());
 }
 
+TEST(HprofImport, APrimitiveArrayClassTheDumpListsIsOneType) {
+    // "[I" listed (LOAD CLASS and CLASS DUMP, as some dumpers write it) and int[]s dumped: one type.
+    Builder b(8);
+    b.string(1, "java/lang/Object");
+    b.string(2, "[I");
+    b.loadClass(1, 0x9000, 1);
+    b.loadClass(2, 0x9100, 2);
+    b.classDump(0x9000, 0, 0, {}, {}, {});
+    b.classDump(0x9100, 0x9000, 0, {}, {}, {});
+    b.heapDump();
+    b.intArray(0x1000, {1, 2, 3});
+    b.intArray(0x1020, {4});
+    b.heapDump();
+    b.heapDumpEnd();
+    const std::string path = testing::tempPath("import-int-class") + ".mct";
+    auto importer = hprof::Importer::create(path, "test");
+    ASSERT_TRUE(importer.ok());
+    ASSERT_TRUE((*importer)->add("ints.hprof", b.bytes()).ok());
+    ASSERT_TRUE((*importer)->close().ok());
+    Imported t = openTrace(path);
+    ASSERT_TRUE(t.history);
+    size_t int_types = 0;
+    for (const auto& type : t.file->symbols().types())
+        int_types += type.name == "int[]";
+    EXPECT_EQ(int_types, 1u);
+    std::map<std::string, uint64_t> count;
+    for (const auto& [id, object] : objectsAt(*t.history, 0))
+        ++count[object.first];
+    EXPECT_EQ(count["int[]"], 2u);
+}
+
 TEST(HprofImport, AnUncompressedOopsDumpIsSizedSo) {
     // Object arrays of 8-byte elements, dense: the model with 8-byte references wins.
     Builder b(8);

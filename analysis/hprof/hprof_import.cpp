@@ -194,6 +194,11 @@ struct Dump final : Visitor {
     }
 };
 
+// One dump into the trace (run), after the reader's pass (Dump): the classes named and chained,
+// the mirrors made objects, the objects put in address order; the reference slots of each class;
+// the mirrors the dump leaves out; the object model, @Contended and the classes' sizes, from the
+// layout model and the gaps between addresses; the types, fields and threads defined; every
+// object allocated, the GC, the last dump's objects' deaths; the snapshot's references and roots.
 class DumpImport {
 public:
     DumpImport(Importer::State& st, Dump& d, std::span<const uint8_t> bytes, DumpStats& stats,

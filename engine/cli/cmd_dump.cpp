@@ -8,7 +8,6 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
-#include <regex>
 #include <thread>
 
 #include "cli/args.h"
@@ -91,11 +90,13 @@ Result<uint64_t> dumpLoop(const DumpOptions& o, const std::function<bool()>& sto
         }
         (*importer)->flush();
         ++taken;
-        std::smatch m;
+        // "Heap dump file created [N bytes in X secs]": the JVM's own time for the dump.
         std::string jvm_said;
-        static const std::regex created(R"(Heap dump file created \[(\d+) bytes in ([0-9.]+) secs\])");
-        if (std::regex_search(reply->text, m, created))
-            jvm_said = ", the JVM wrote it in " + m[2].str() + " s";
+        if (auto in = reply->text.find(" bytes in "); in != std::string::npos) {
+            const size_t from = in + 10, to = reply->text.find(" secs", from);
+            if (to != std::string::npos)
+                jvm_said = ", the JVM wrote it in " + reply->text.substr(from, to - from) + " s";
+        }
         std::cout << "pause <= " << formatDuration(static_cast<int64_t>(op_s * 1e9)) << jvm_said << "; ";
         printImported(*stats, o.verbose, std::cout);
         std::cout.flush();

@@ -22,9 +22,12 @@ std::vector<uint8_t> primitivesLargestFirst(std::span<const FieldSpec> fields, b
 
 }  // namespace
 
+uint32_t ObjectModel::arrayHeader(uint32_t element_bytes) const {
+    return static_cast<uint32_t>(alignUp(array_length + 4, std::max<uint32_t>(element_bytes, 4)));
+}
+
 uint64_t ObjectModel::arraySize(uint64_t length, uint32_t element_bytes) const {
-    const uint64_t base = alignUp(array_length + 4, std::max<uint32_t>(element_bytes, 4));
-    return alignUp(base + length * element_bytes, alignment);
+    return alignUp(arrayHeader(element_bytes) + length * element_bytes, alignment);
 }
 
 std::span<const ObjectModel> objectModels() {

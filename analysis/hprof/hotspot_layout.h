@@ -24,6 +24,8 @@ struct ObjectModel {
     uint32_t oop = 4;            // bytes of a reference field or element
     uint32_t alignment = 8;      // objects start and end at multiples of it
 
+    // Bytes before an array's first element: its length, then the elements aligned to their size.
+    uint32_t arrayHeader(uint32_t element_bytes) const;
     uint64_t arraySize(uint64_t length, uint32_t element_bytes) const;
     bool operator==(const ObjectModel&) const = default;
 };

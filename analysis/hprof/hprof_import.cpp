@@ -26,6 +26,19 @@ constexpr uint32_t kNone = ~uint32_t{0};
 constexpr uint64_t kMaxCorrection = 1024;
 using TraceRoot = memcity::Root;  // (hprof::Root is a dump's)
 
+// Where a sub-record's parts begin, from its tag's offset: an INSTANCE DUMP's values (tag, id,
+// stack serial, class id, length), an OBJECT ARRAY DUMP's elements (tag, id, stack serial,
+// length, class id), a PRIMITIVE ARRAY DUMP's elements (tag, id, stack serial, length, type).
+uint64_t instanceValuesAt(uint64_t record, uint32_t ids) {
+    return record + 1 + ids + 4 + ids + 4;
+}
+uint64_t objectElementsAt(uint64_t record, uint32_t ids) {
+    return record + 1 + ids + 4 + 4 + ids;
+}
+uint64_t primitiveElementsAt(uint64_t record, uint32_t ids) {
+    return record + 1 + ids + 4 + 4 + 1;
+}
+
 uint64_t alignUp(uint64_t v, uint64_t a) {
     return (v + a - 1) / a * a;
 }
@@ -631,11 +644,7 @@ uint32_t DumpImport::defineType(uint32_t ci) {
         const bool refs = c.internal[1] == 'L' || c.internal[1] == '[';
         def.kind = refs ? format::TypeKind::kReferenceArray : format::TypeKind::kPrimitiveArray;
         def.element_size = elementBytes(c);
-        def.array_header = static_cast<uint32_t>(model_.arraySize(0, def.element_size));
-        // arraySize(0) is the header rounded up to the alignment: the header itself is less
-        // where the first elements fit before that (int[] under compact headers).
-        def.array_header =
-            static_cast<uint32_t>(alignUp(model_.array_length + 4, std::max<uint32_t>(def.element_size, 4)));
+        def.array_header = model_.arrayHeader(def.element_size);
     } else {
         def.instance_size = static_cast<uint32_t>(c.size);
     }
@@ -701,14 +710,14 @@ void DumpImport::forEachReference(const Obj& o, Fn&& fn) const {
     switch (o.kind) {
         case ObjKind::kInstance: {
             const ClassInfo& c = d_.classes[o.cls];
-            const uint64_t values = o.where + 1 + ids_ + 4 + ids_ + 4;
+            const uint64_t values = instanceValuesAt(o.where, ids_);
             if (values + c.value_bytes > bytes_.size()) return;
             for (const ClassInfo::RefSlot& s : c.refs)
                 fn(be(data + values + s.at, ids_), &s);
             return;
         }
         case ObjKind::kObjectArray: {
-            const uint64_t elements = o.where + 1 + ids_ + 4 + 4 + ids_;
+            const uint64_t elements = objectElementsAt(o.where, ids_);
             if (elements + uint64_t{o.length} * ids_ > bytes_.size()) return;
             for (uint32_t i = 0; i < o.length; ++i)
                 fn(be(data + elements + uint64_t{i} * ids_, ids_), nullptr);
@@ -767,7 +776,7 @@ bool DumpImport::holds(uint64_t address) const {
 
 bool DumpImport::fieldOf(const Obj& o, std::string_view name, uint64_t* value, uint8_t* type) const {
     if (o.kind != ObjKind::kInstance) return false;
-    const uint64_t values = o.where + 1 + ids_ + 4 + ids_ + 4;
+    const uint64_t values = instanceValuesAt(o.where, ids_);
     uint64_t at = values;
     for (uint32_t k = o.cls; k != kNone; k = d_.classes[k].super) {
         for (const ClassField& f : d_.classes[k].fields) {
@@ -794,7 +803,7 @@ std::string DumpImport::stringValue(uint64_t address) const {
     const uint32_t a = find(value);
     if (a == kNone || d_.objects[a].kind != ObjKind::kPrimitiveArray) return {};
     const Obj& arr = d_.objects[a];
-    const uint64_t data = arr.where + 1 + ids_ + 4 + 4 + 1;
+    const uint64_t data = primitiveElementsAt(arr.where, ids_);
     const uint32_t width = d_.classes[arr.cls].internal == "[C" ? 2 : 1;
     if (data + uint64_t{arr.length} * width > bytes_.size()) return {};
     const uint8_t* p = bytes_.data() + data;

@@ -37,8 +37,7 @@ std::string writeScript(const std::string& name, const std::string& text) {
 
 const std::string& growingMap() {
     static const std::string path = [] {
-        const std::string dir = testing::tempPath("window");
-        ::mkdir(dir.c_str(), 0777);
+        const std::string dir = testing::tempDir("window");
         const std::string p = dir + "/growing-map.mct";
         EXPECT_EQ(testing::runMemcity("synth growing-map -o " + p).status, 0);
         return p;

@@ -11,12 +11,24 @@
 
 namespace memcity::testing {
 
+namespace {
+std::string tempBase() {
+    const char* dir = std::getenv("TEST_TMPDIR");
+    return dir && *dir ? dir : "/tmp";
+}
+}  // namespace
+
 std::string tempPath(const std::string& stem) {
     static std::atomic<int> counter{0};
-    const char* dir = std::getenv("TEST_TMPDIR");
-    std::string base = dir && *dir ? dir : "/tmp";
+    const std::string base = tempBase();
     return base + "/memcity-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" +
            stem + ".mct";
+}
+
+std::string tempDir(const std::string& stem) {
+    std::string path = tempBase() + "/memcity-test-" + stem + "-XXXXXX";
+    if (!::mkdtemp(path.data())) throw std::runtime_error("cannot create a directory like " + path);
+    return path;
 }
 
 TraceBuilder::TraceBuilder(const std::string& stem, WriterOptions options) : path_(tempPath(stem)) {

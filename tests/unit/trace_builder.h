@@ -20,6 +20,9 @@ namespace memcity::testing {
 
 // A fresh file name in the test temp directory.
 std::string tempPath(const std::string& stem);
+// A new, empty directory in the test temp directory (mkdtemp: unique even when an earlier test
+// process had this one's pid, which wraps at 32768 in a long run).
+std::string tempDir(const std::string& stem);
 
 class TraceBuilder {
 public:

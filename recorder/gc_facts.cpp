@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "hotspot.h"
+#include "trace/heap_layout.h"
 #include "trace/trace_format.h"
 
 namespace memcity::agent {
@@ -88,39 +89,71 @@ std::unique_ptr<GcFacts> GcFacts::create() {
     return f;
 }
 
+bool GcFacts::spaceAt(const void* root, int64_t first, int64_t second, const char* space_type,
+                      PoolSource* out) const {
+    const VmStructs& vm = *vm_;
+    PoolSource s;
+    s.root = root;
+    s.path = {first, second};
+    s.bottom = offsetOf(vm, {{space_type, "_bottom"}, {"Space", "_bottom"}});
+    s.top = offsetOf(vm, {{space_type, "_top"}});
+    s.end = offsetOf(vm, {{space_type, "_end"}, {"Space", "_end"}});
+    if (!root || first < 0 || second == -1 || s.bottom < 0 || s.top < 0 || s.end < 0) return false;
+    *out = s;
+    return true;
+}
+
 void GcFacts::findSpaces() {
     const VmStructs& vm = *vm_;
     const void* heap = vm.address("Universe", "_collectedHeap");
     if (!heap) return;
-    auto space = [&](const char* name, const void* root, int64_t first, int64_t second,
-                     const char* space_type) {
-        PoolSource s;
-        s.root = root;
-        s.path = {first, second};
-        s.bottom = offsetOf(vm, {{space_type, "_bottom"}, {"Space", "_bottom"}});
-        s.top = offsetOf(vm, {{space_type, "_top"}});
-        s.end = offsetOf(vm, {{space_type, "_end"}, {"Space", "_end"}});
-        if (root && first >= 0 && second != -1 && s.bottom >= 0 && s.top >= 0 && s.end >= 0) {
-            pool_names_.push_back(name);
-            pool_sources_.push_back(s);
+    // Each pool is one space (the survivor pool the from-space), and the heap's spaces are the
+    // pools' and the to-space.
+    struct Role {
+        const char* pool;  // nullptr: a space only
+        SpaceKind kind;
+        const void* root;
+        int64_t first, second;
+    };
+    auto find = [&](std::initializer_list<Role> roles, const char* space_type) {
+        std::vector<std::string> pools, spaces;
+        std::vector<PoolSource> pool_sources, space_sources;
+        std::vector<uint8_t> kinds;
+        for (const Role& r : roles) {
+            PoolSource s;
+            if (!spaceAt(r.root, r.first, r.second, space_type, &s)) return;
+            if (r.pool) pools.push_back(r.pool), pool_sources.push_back(s);
+            const std::string name = r.pool ? r.pool : "Survivor Space";
+            spaces.push_back(name.substr(0, 3) == "PS " ? name.substr(3) : name);
+            space_sources.push_back(s);
+            kinds.push_back(static_cast<uint8_t>(r.kind));
         }
+        pool_names_ = std::move(pools);
+        pool_sources_ = std::move(pool_sources);
+        space_names_ = std::move(spaces);
+        space_sources_ = std::move(space_sources);
+        space_kinds_ = std::move(kinds);
     };
     if (heap_ == "Serial") {
         const int64_t young =
             offsetOf(vm, {{"SerialHeap", "_young_gen"}, {"GenCollectedHeap", "_young_gen"}});
         const int64_t old = offsetOf(vm, {{"SerialHeap", "_old_gen"}, {"GenCollectedHeap", "_old_gen"}});
         if (young < 0 || old < 0) return;
-        space("Eden Space", heap, young, vm.offset("DefNewGeneration", "_eden_space"), "ContiguousSpace");
-        space("Survivor Space", heap, young, vm.offset("DefNewGeneration", "_from_space"), "ContiguousSpace");
-        space("Tenured Gen", heap, old, vm.offset("TenuredGeneration", "_the_space"), "ContiguousSpace");
-        if (pool_sources_.size() != 3) pool_sources_.clear(), pool_names_.clear();
+        find({{"Eden Space", SpaceKind::kEden, heap, young, vm.offset("DefNewGeneration", "_eden_space")},
+              {"Survivor Space", SpaceKind::kSurvivor, heap, young,
+               vm.offset("DefNewGeneration", "_from_space")},
+              {nullptr, SpaceKind::kSurvivor, heap, young, vm.offset("DefNewGeneration", "_to_space")},
+              {"Tenured Gen", SpaceKind::kOld, heap, old, vm.offset("TenuredGeneration", "_the_space")}},
+             "ContiguousSpace");
     } else if (heap_ == "Parallel") {
         const void* young = vm.address("ParallelScavengeHeap", "_young_gen");
         const void* old = vm.address("ParallelScavengeHeap", "_old_gen");
-        space("PS Eden Space", young, vm.offset("PSYoungGen", "_eden_space"), kNoStep, "MutableSpace");
-        space("PS Survivor Space", young, vm.offset("PSYoungGen", "_from_space"), kNoStep, "MutableSpace");
-        space("PS Old Gen", old, vm.offset("PSOldGen", "_object_space"), kNoStep, "MutableSpace");
-        if (pool_sources_.size() != 3) pool_sources_.clear(), pool_names_.clear();
+        find({{"PS Eden Space", SpaceKind::kEden, young, vm.offset("PSYoungGen", "_eden_space"), kNoStep},
+              {"PS Survivor Space", SpaceKind::kSurvivor, young, vm.offset("PSYoungGen", "_from_space"),
+               kNoStep},
+              {nullptr, SpaceKind::kSurvivor, young, vm.offset("PSYoungGen", "_to_space"), kNoStep},
+              {"PS Old Gen", SpaceKind::kOld, old, vm.offset("PSOldGen", "_object_space"), kNoStep}},
+             "MutableSpace");
     } else if (heap_ == "G1") {
         const int64_t mm =
             offsetOf(vm, {{"G1CollectedHeap", "_monitoring_support"}, {"G1CollectedHeap", "_g1mm"}});
@@ -166,6 +199,23 @@ void GcFacts::findPerfSpaces() {
     }
 }
 
+const void* GcFacts::PoolSource::object() const {
+    // Pointers from the root: the root is the address of a pointer variable.
+    const void* p = pointerAt(root, 0);
+    for (int64_t step : path) {
+        if (!p || step == kNoStep) break;
+        p = pointerAt(p, step);
+    }
+    return p;
+}
+
+SpaceBounds GcFacts::PoolSource::bounds() const {
+    const void* p = object();
+    if (!p || bottom < 0) return {};
+    const SpaceBounds b{wordAt(p, bottom), wordAt(p, top), wordAt(p, end)};
+    return b.bottom <= b.top && b.top <= b.end ? b : SpaceBounds{};
+}
+
 PoolUsage GcFacts::PoolSource::read() const {
     PoolUsage u;
     if (perf_used) {
@@ -173,19 +223,12 @@ PoolUsage GcFacts::PoolSource::read() const {
         u.committed = static_cast<uint64_t>(*perf_capacity);
         return u;
     }
-    // Pointers from the root: the root is the address of a pointer variable.
-    const void* p = pointerAt(root, 0);
-    for (int64_t step : path) {
-        if (!p || step == kNoStep) break;
-        p = pointerAt(p, step);
-    }
-    if (!p) return u;
     if (bottom >= 0) {
-        const uint64_t b = wordAt(p, bottom), t = wordAt(p, top), e = wordAt(p, end);
-        if (b <= t && t <= e) u = {t - b, e - b};
-    } else {
-        u = {wordAt(p, used), wordAt(p, committed)};
+        const SpaceBounds b = bounds();
+        return {b.top - b.bottom, b.end - b.bottom};
     }
+    const void* p = object();
+    if (p) u = {wordAt(p, used), wordAt(p, committed)};
     return u;
 }
 
@@ -204,6 +247,8 @@ void GcFacts::sample(GcSample* out) const {
     }
     for (size_t i = 0; i < pool_sources_.size() && i < kMaxPools; ++i)
         out->pools[i] = pool_sources_[i].read();
+    for (size_t i = 0; i < space_sources_.size() && i < kMaxSpaces; ++i)
+        out->spaces[i] = space_sources_[i].bounds();
     auto copy = [](const volatile char* from, size_t capacity, char* to) {
         size_t n = 0;
         for (; from && n + 1 < kCauseBytes && n < capacity && from[n]; ++n)

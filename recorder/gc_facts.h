@@ -24,6 +24,13 @@ class PerfCounters;
 inline constexpr size_t kMaxCollectors = 4;
 inline constexpr size_t kMaxPools = 8;
 inline constexpr size_t kCauseBytes = 64;
+inline constexpr size_t kMaxSpaces = 4;
+
+// Where one of the collector's contiguous spaces is: [bottom, top) holds objects, [top, end) is
+// free, all of it committed. All zero where unknown.
+struct SpaceBounds {
+    uint64_t bottom = 0, top = 0, end = 0;
+};
 
 struct PoolUsage {
     uint64_t used = 0;       // bytes
@@ -38,8 +45,9 @@ struct GcSample {
     // (since it started); 0 where unknown.
     std::array<int64_t, kMaxCollectors> last_entry_ns{}, last_exit_ns{};
     std::array<PoolUsage, kMaxPools> pools{};
-    char cause[kCauseBytes] = {};       // the cause of the GC in progress ("No GC" between GCs)
-    char last_cause[kCauseBytes] = {};  // the cause of the GC that ended last, NUL-terminated
+    std::array<SpaceBounds, kMaxSpaces> spaces{};  // GcFacts::spaces() in order
+    char cause[kCauseBytes] = {};                  // the cause of the GC in progress ("No GC" between GCs)
+    char last_cause[kCauseBytes] = {};             // the cause of the GC that ended last, NUL-terminated
 };
 
 class GcFacts {
@@ -64,6 +72,12 @@ public:
     const std::vector<std::string>& collectors() const { return collectors_; }
     // The memory pools' names, as java.lang.management names them ("Eden Space", "G1 Old Gen"...).
     const std::vector<std::string>& pools() const { return pool_names_; }
+    // The collector's contiguous spaces by role ("Eden Space", "Survivor Space" twice: from and
+    // to, which swap at each young GC; the old generation's), for Serial and Parallel; empty for
+    // other collectors. GcSample::spaces has their bounds in this order.
+    const std::vector<std::string>& spaces() const { return space_names_; }
+    // What each is to the collector (SpaceKind: eden, survivor, old), in the same order.
+    const std::vector<uint8_t>& spaceKinds() const { return space_kinds_; }
     // The collector the JVM runs ("Serial", "Parallel", "G1", "Z", "Shenandoah", "Epsilon"), or "".
     const std::string& collectorName() const { return heap_; }
     // Whether it is a stop-the-world collector (Serial, Parallel, G1): one that moves objects,
@@ -107,7 +121,13 @@ private:
         const volatile int64_t* perf_used = nullptr;
         const volatile int64_t* perf_capacity = nullptr;
         PoolUsage read() const;
+        SpaceBounds bounds() const;  // a space's (bottom >= 0)
+        const void* object() const;  // what the path leads to; nullptr if a pointer on it is null
     };
+    // A space of `space_type` (ContiguousSpace, MutableSpace) behind `root` and the path; false
+    // where the JVM does not export one of its fields.
+    bool spaceAt(const void* root, int64_t first, int64_t second, const char* space_type,
+                 PoolSource* out) const;
     void findSpaces();
     void findPerfSpaces();
 
@@ -128,6 +148,9 @@ private:
     // The same pools from the generations' counters: per pool, the spaces whose used and
     // capacity counters add up to it (empty where there are none).
     std::vector<std::vector<PoolSource>> pool_counters_;
+    std::vector<std::string> space_names_;
+    std::vector<uint8_t> space_kinds_;
+    std::vector<PoolSource> space_sources_;
 };
 
 }  // namespace memcity::agent

@@ -577,6 +577,7 @@ void Recorder::processGcs(JNIEnv* jni) {
             walked_any_ = true;
             last_walked_gc_ = last;
             flushDeaths(false);
+            writeAddresses(last, newest.next_object_id);
             walkHeap(*this, static_cast<uint32_t>(last));
         }
         // After a full GC, the JVM's own count of its heap, for the trace's self-check (after the
@@ -689,10 +690,57 @@ void Recorder::writeGc(TraceWriter& w, const GcSlot& s, uint64_t used, uint64_t 
     w.gcStart(start);
     w.gcEnd(end);
     if (!known) return;
+    if (auto spaces = spacesOf(w, s)) w.gcSpaces(*spaces);
     if (newest)
         *newest = std::move(jvm);
     else
         w.extension(static_cast<uint32_t>(format::ExtensionKind::kGcJvm), encodeGcJvm(jvm));
+}
+
+void Recorder::writeAddresses(uint64_t gc, uint64_t watermark) {
+    if (!weak_deaths_.load(std::memory_order_relaxed)) return;
+    std::vector<ObjectAddress> objects;
+    if (!readAddresses(gc + 1, watermark, &objects)) {
+        ++addresses_missed_;
+        return;
+    }
+    ++addresses_written_;
+    withWriter([&](TraceWriter& w) { w.addresses(static_cast<uint32_t>(gc), objects); });
+}
+
+std::optional<GcSpacesEvent> Recorder::spacesOf(TraceWriter& w, const GcSlot& s) {
+    const GcFacts* facts = facts_.load(std::memory_order_acquire);
+    if (!facts || facts->spaces().empty() || !s.end.valid) return std::nullopt;
+    struct Named {
+        std::string name;
+        SpaceKind kind;
+        SpaceBounds bounds;
+    };
+    std::vector<Named> spaces;
+    for (size_t i = 0; i < facts->spaces().size() && i < kMaxSpaces; ++i) {
+        const SpaceBounds& b = s.end.spaces[i];
+        if (b.end == 0) return std::nullopt;  // unreadable: the layout is not what was expected
+        spaces.push_back({facts->spaces()[i], static_cast<SpaceKind>(facts->spaceKinds()[i]), b});
+    }
+    // In address order; a role held twice (the survivors, from and to, which swap at every young
+    // GC) is told apart by address: "Survivor Space 0" is the lower.
+    std::sort(spaces.begin(), spaces.end(),
+              [](const Named& a, const Named& b) { return a.bounds.bottom < b.bounds.bottom; });
+    std::unordered_map<std::string, size_t> held, seen;
+    for (const Named& n : spaces)
+        ++held[n.name];
+    for (Named& n : spaces) {
+        const size_t k = seen[n.name]++;
+        if (held[n.name] > 1) n.name += " " + std::to_string(k);
+    }
+    GcSpacesEvent e;
+    e.gc = s.index;
+    for (const Named& n : spaces) {
+        auto [it, added] = space_ids_.emplace(n.name, static_cast<uint32_t>(space_ids_.size() + 1));
+        if (added) w.defineSpace(it->second, n.name, n.bounds.bottom, n.bounds.end - n.bounds.bottom);
+        e.spaces.push_back({it->second, n.kind, n.bounds.bottom, n.bounds.top, n.bounds.end});
+    }
+    return e;
 }
 
 }  // namespace memcity::agent

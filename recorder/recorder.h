@@ -297,6 +297,15 @@ private:
     // A GC the JVM did not report was noticed: its deaths are had now.
     void onUnreportedGc();
     void releaseWeak(JNIEnv* jni);
+    // The address of every tracked object born before `watermark`, ids ascending, read from
+    // their weak references (with weak-reference deaths) while the JVM has run `gcs` reported
+    // GCs: false if it has run another since, or does meanwhile.
+    bool readAddresses(uint64_t gcs, uint64_t watermark, std::vector<ObjectAddress>* out);
+    // Writes the addresses of GC `gc`'s objects (ADDRS), if no GC has run since it.
+    void writeAddresses(uint64_t gc, uint64_t watermark);
+    // The collector's spaces after a GC, as GC_SPACES (their SPACE symbols defined on first use,
+    // with the writer held): none where the JVM's layout is unknown.
+    std::optional<GcSpacesEvent> spacesOf(TraceWriter& w, const GcSlot& s);
     // Before a heap walk: tags every tracked object still alive (kWeakTagBit | id + 1), after
     // waiting out allocation callbacks that began before new objects were tagged at once
     // (eager_tags_, on until endWalk).
@@ -380,8 +389,10 @@ private:
     std::atomic<bool> unreported_pending_{false};  // an unreported GC's deaths are to be flushed
     std::atomic<GcFacts*> facts_{nullptr};         // set in VM init, owned by facts_owner_
     std::unique_ptr<GcFacts> facts_owner_;
-    std::unordered_map<std::string, uint32_t> strings_;  // with the writer locked
-    uint32_t next_string_ = 1;                           // 1 is "unknown"
+    std::unordered_map<std::string, uint32_t> strings_;      // with the writer locked
+    std::unordered_map<std::string, uint32_t> space_ids_;    // SPACE ids by name, with the writer locked
+    uint64_t addresses_written_ = 0, addresses_missed_ = 0;  // snapshot GCs with and without them
+    uint32_t next_string_ = 1;                               // 1 is "unknown"
     std::atomic<uint64_t> bytes_allocated_{0};
     uint64_t estimated_before_ = 0;  // agent thread only
 

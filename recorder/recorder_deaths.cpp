@@ -143,6 +143,44 @@ void Recorder::scanWeak(uint32_t gc) {
     released_.insert(released_.end(), refs.begin(), refs.end());
 }
 
+bool Recorder::readAddresses(uint64_t gcs, uint64_t watermark, std::vector<ObjectAddress>* out) {
+    // Objects move only in collections: the addresses read between two are the last one's, if
+    // none began since (one JVMTI reports, or one it does not, such as a heap inspection).
+    const GcFacts* facts = facts_.load(std::memory_order_acquire);
+    auto collections = [&] {
+        return std::pair(
+            gcs_started_.load(std::memory_order_acquire) + gcs_finished_.load(std::memory_order_acquire),
+            facts ? facts->totalCollections() : 0);
+    };
+    const auto before = collections();
+    if (gcs_started_.load(std::memory_order_acquire) != gcs ||
+        gcs_finished_.load(std::memory_order_acquire) != gcs)
+        return false;
+    out->clear();
+    for (ThreadState* ts : trackingStates()) {
+        std::lock_guard lock(ts->mutex);
+        const TrackedObjects& tracked = ts->tracked;
+        for (size_t i = 0; i < tracked.size(); ++i) {
+            const TrackedObjects::Entry& t = tracked[i];
+            if (t.id() >= watermark) continue;  // born after the GC
+            if (const uintptr_t a = addressOfWeak(t.ref)) out->push_back({t.id(), a});
+        }
+    }
+    {
+        std::lock_guard lock(mirrors_mutex_);
+        for (const auto& [ref, id] : mirror_refs_)
+            if (const uintptr_t a = id < watermark ? addressOfWeak(ref) : 0) out->push_back({id, a});
+    }
+    if (collections() != before) return false;
+    std::sort(out->begin(), out->end(),
+              [](const ObjectAddress& a, const ObjectAddress& b) { return a.id < b.id; });
+    // A mirror tracked twice (never: trackMirror checks) would repeat an id.
+    out->erase(std::unique(out->begin(), out->end(),
+                           [](const ObjectAddress& a, const ObjectAddress& b) { return a.id == b.id; }),
+               out->end());
+    return true;
+}
+
 void Recorder::releaseWeak(JNIEnv* jni) {
     std::vector<jweak> refs;
     {

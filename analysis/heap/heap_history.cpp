@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "heap/addresses.h"
 #include "heap/batch_pipeline.h"
 
 namespace memcity {
@@ -124,6 +125,17 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
                 it->refs_chunks.push_back(static_cast<uint32_t>(c));
                 break;
             }
+            case ChunkKind::kAddrs: {
+                auto it = std::find_if(data.addresses.begin(), data.addresses.end(),
+                                       [&](const AddressInfo& a) { return a.gc == chunk.meta; });
+                if (it == data.addresses.end()) {
+                    data.addresses.push_back({chunk.meta, {}});
+                    it = data.addresses.end() - 1;
+                }
+                it->chunks.push_back(static_cast<uint32_t>(c));
+                if (chunk.meta < data.gcs.size()) data.gcs[chunk.meta].has_addresses = true;
+                break;
+            }
             case ChunkKind::kRoots: {
                 SnapshotInfo info{chunk.meta, {}, static_cast<uint32_t>(c), true};
                 auto it = std::find_if(open.begin(), open.end(),
@@ -191,6 +203,10 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
     }
     std::sort(data.snapshots.begin(), data.snapshots.end(),
               [](const SnapshotInfo& a, const SnapshotInfo& b) { return a.gc < b.gc; });
+    std::sort(data.addresses.begin(), data.addresses.end(),
+              [](const AddressInfo& a, const AddressInfo& b) { return a.gc < b.gc; });
+    for (const AddressInfo& a : data.addresses)
+        if (a.gc < data.gcs.size()) data.gcs[a.gc].has_addresses = true;
     settleJvmChecks(data.jvm_checks);
     for (const JvmCheck& check : data.jvm_checks)
         if (!check.agrees())
@@ -200,6 +216,17 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
     if (options.progress)
         options.progress({trace.fileSize(), trace.fileSize(), static_cast<uint32_t>(data.gcs.size())});
     return h;
+}
+
+Result<std::vector<uint64_t>> HeapHistory::addressesFor(const HeapState& heap) const {
+    std::vector<uint64_t> out;
+    for (const AddressInfo& a : data_->addresses)
+        if (a.gc == heap.gc()) {
+            auto loaded = loadAddresses(*trace_, a.chunks, heap.store());
+            if (!loaded) return loaded.error();
+            out = std::move(*loaded);
+        }
+    return out;
 }
 
 std::string gcRangeError(const std::string& path, uint64_t gc, size_t gcs) {

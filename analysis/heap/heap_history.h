@@ -68,6 +68,15 @@ public:
     const std::vector<GcJvmEvent>& jvmFacts() const { return data_->jvm_facts; }
     const std::vector<GcCensusEvent>& censuses() const { return data_->censuses; }
     const std::vector<JvmCheck>& jvmChecks() const { return data_->jvm_checks; }
+    // The collector's spaces after GCs (GcRecord::spaces), and the GCs whose objects' addresses
+    // the trace has (GcRecord::has_addresses), ascending.
+    const std::vector<GcSpacesEvent>& spaces() const { return data_->spaces; }
+    const std::vector<AddressInfo>& addresses() const { return data_->addresses; }
+    // The spaces after GC `gc`: nullptr when the trace has none for it.
+    const GcSpacesEvent* spacesAt(uint32_t gc) const {
+        const int32_t i = gc < data_->gcs.size() ? data_->gcs[gc].spaces : -1;
+        return i < 0 ? nullptr : &data_->spaces[static_cast<size_t>(i)];
+    }
     const CheckpointStore& checkpoints() const { return *checkpoints_; }
     bool stoppedEarly() const { return stopped_early_; }
 
@@ -86,6 +95,10 @@ public:
     // The latest complete snapshot taken at or before the heap's GC, loaded against the heap's
     // positions (references of objects that died since are dropped). Empty when there is none.
     Result<std::optional<HeapSnapshot>> snapshotFor(const HeapState& heap) const;
+
+    // Each object's address after the heap's GC, by position in heap.store() (0: not listed);
+    // empty when the trace has no addresses for that GC. Error when an ADDRS chunk is corrupt.
+    Result<std::vector<uint64_t>> addressesFor(const HeapState& heap) const;
 
     // "PATH: GC 12 is out of range: the trace has 10 GCs (0..9)"
     std::string gcRangeError(uint64_t gc) const;

@@ -25,8 +25,10 @@ struct GcRecord {
     int64_t start_ns = 0, end_ns = 0;
     uint64_t pause_ns = 0;
     uint64_t vm_heap_before = 0, vm_heap_after = 0, vm_heap_committed = 0;  // as the VM reported
-    int32_t jvm = -1;       // index in HeapHistory::jvmFacts() of the JVM's own figures (GC_JVM), -1: none
-    int32_t census = -1;    // index in HeapHistory::censuses() of the class count after it, -1: none
+    int32_t jvm = -1;     // index in HeapHistory::jvmFacts() of the JVM's own figures (GC_JVM), -1: none
+    int32_t census = -1;  // index in HeapHistory::censuses() of the class count after it, -1: none
+    int32_t spaces = -1;  // index in HeapHistory::spaces() of the collector's spaces after it, -1: none
+    bool has_addresses = false;  // the trace has the address of every object alive after it
     bool jvm_live = false;  // the JVM's heap after it listed by object (GC_LIVE): its deaths are complete
     uint64_t next_object_id = 0;  // objects with smaller ids were born before this GC ended
 

@@ -464,6 +464,16 @@ void Replayer::onExtension(uint32_t ext, std::span<const uint8_t> data, size_t o
                 data_.censuses.push_back(std::move(e));
             return;
         }
+        case format::ExtensionKind::kGcSpaces: {
+            GcSpacesEvent e;
+            if (!decodeGcSpaces(data, symbols_, &e, &error, &at)) {
+                anomaly(Anomaly::kBadExtension, offset, "GC_SPACES event, at byte ", at, " of it: ", error);
+                return;
+            }
+            if (attach(e.gc, &GcRecord::spaces, static_cast<int32_t>(data_.spaces.size())))
+                data_.spaces.push_back(std::move(e));
+            return;
+        }
         default: return;  // an extension of a later format: skipped
     }
 }

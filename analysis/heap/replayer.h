@@ -19,6 +19,7 @@
 #include "heap/shape_table.h"
 #include "trace/event_decoder.h"
 #include "trace/extensions.h"
+#include "trace/heap_layout.h"
 #include "trace/trace_reader.h"
 
 namespace memcity {
@@ -41,6 +42,12 @@ struct EventCounts {
             n += c;
         return n;
     }
+};
+
+// The ADDRS chunks of one GC (trace/heap_layout.h).
+struct AddressInfo {
+    uint32_t gc = 0;
+    std::vector<uint32_t> chunks;
 };
 
 struct SnapshotInfo {
@@ -94,6 +101,8 @@ struct HistoryData {
     std::vector<SnapshotInfo> snapshots;  // complete snapshots, by GC
     std::vector<GcJvmEvent> jvm_facts;    // the JVM's own figures of GCs (GcRecord::jvm)
     std::vector<GcCensusEvent> censuses;  // the JVM's class counts after GCs (GcRecord::census)
+    std::vector<GcSpacesEvent> spaces;    // the collector's spaces after GCs (GcRecord::spaces)
+    std::vector<AddressInfo> addresses;   // GCs with their objects' addresses, by GC
     std::vector<JvmCheck> jvm_checks;     // full GCs with the JVM's figures, in order
 };
 

@@ -46,6 +46,29 @@ SimHeap::SimHeap(TraceWriter& out, const SimOptions& options) : out_(out), optio
     thread_site_ = site({{init, 398}});
     out_.defineString(++next_string_, "Allocation Failure");
     out_.defineString(++next_string_, "System.gc()");
+    // Serial's layout: eden, two survivors of an eighth of it, the old space from the next MiB
+    // up, committed a MiB at a time as it grows.
+    const uint64_t eden = (options_.young_bytes + 7) / 8 * 8, survivor = (eden / 8 + 7) / 8 * 8;
+    const uint64_t mib = 1u << 20;
+    spaces_[kEden] = {options_.heap_base, options_.heap_base, options_.heap_base + eden};
+    spaces_[kSurvivor0] = {spaces_[kEden].end, spaces_[kEden].end, spaces_[kEden].end + survivor};
+    spaces_[kSurvivor1] = {spaces_[kSurvivor0].end, spaces_[kSurvivor0].end,
+                           spaces_[kSurvivor0].end + survivor};
+    const uint64_t old = (spaces_[kSurvivor1].end + mib - 1) / mib * mib;
+    spaces_[kOld] = {old, old, old + 4 * mib};
+    const char* names[kSpaces] = {"Eden Space", "Survivor Space 0", "Survivor Space 1", "Tenured Gen"};
+    for (int i = 0; i < kSpaces; ++i)
+        out_.defineSpace(static_cast<uint32_t>(i + 1), names[i], spaces_[i].bottom,
+                         spaces_[i].end - spaces_[i].bottom);
+}
+
+uint64_t SimHeap::place(Space space, uint64_t size) {
+    SpaceData& s = spaces_[space];
+    const uint64_t at = s.top;
+    s.top += size;
+    // The old space is committed as it grows; the young spaces never overflow (see alloc).
+    if (space == kOld && s.top > s.end) s.end = (s.top + (1u << 20) - 1) / (1u << 20) * (1u << 20);
+    return at;
 }
 
 uint32_t SimHeap::defineClass(std::string_view name, std::initializer_list<FieldSpec> fields,
@@ -183,6 +206,11 @@ Ref SimHeap::newObject(uint32_t type, uint32_t site, uint32_t nrefs, uint32_t le
     o.size = size;
     o.birth_gc = static_cast<uint32_t>(gcs_.size());
     o.used = true;
+    o.age = 0;
+    // Into eden, or where it would not fit (or fill more than half of it) into the old space.
+    const SpaceData& eden = spaces_[kEden];
+    o.address = size <= (eden.end - eden.bottom) / 2 && eden.top + size <= eden.end ? place(kEden, size)
+                                                                                    : place(kOld, size);
     refs_.resize(refs_.size() + nrefs, kNull);
 
     AllocEvent e;
@@ -336,6 +364,7 @@ void SimHeap::collect(bool explicit_gc) {
         o.refs = begin;
     }
     refs_ = std::move(new_refs);
+    moveObjects(explicit_gc);
     // Free slots are reused lowest first, which keeps the table dense.
     std::sort(free_slots_.begin(), free_slots_.end(), std::greater<>());
 
@@ -356,7 +385,9 @@ void SimHeap::collect(bool explicit_gc) {
     out_.gcEnd(end);
     std::sort(dead.begin(), dead.end());
     out_.deaths(g, dead);
-    if (options_.refs_every != 0 && (explicit_gc || g % options_.refs_every == 0)) writeSnapshot(g);
+    const bool snapshot = options_.refs_every != 0 && (explicit_gc || g % options_.refs_every == 0);
+    writeLayout(g, snapshot);
+    if (snapshot) writeSnapshot(g);
 
     vm_live_after_ = info.live_bytes;
     live_objects_ = info.live_objects;
@@ -364,6 +395,57 @@ void SimHeap::collect(bool explicit_gc) {
     young_allocated_ = 0;
     bytes_since_gc_ = 0;
     gcs_.push_back(info);
+}
+
+void SimHeap::moveObjects(bool full) {
+    // The survivors to move, in address order: the young ones (or, in a full GC, all).
+    std::vector<std::pair<uint64_t, Ref>> moving;
+    const uint64_t young_end = spaces_[kSurvivor1].end;
+    for (Ref r = 0; r < objects_.size(); ++r)
+        if (objects_[r].used && (full || objects_[r].address < young_end))
+            moving.emplace_back(objects_[r].address, r);
+    std::sort(moving.begin(), moving.end());
+    const Space to = from_ == kSurvivor0 ? kSurvivor1 : kSurvivor0;
+    spaces_[kEden].top = spaces_[kEden].bottom;
+    spaces_[to].top = spaces_[to].bottom;
+    if (full) {
+        // Sliding compaction: the young spaces lie below the old one, so the old objects go
+        // first, then the young ones, each group in address order.
+        std::stable_partition(moving.begin(), moving.end(),
+                              [&](const auto& m) { return m.first >= spaces_[kOld].bottom; });
+        spaces_[kOld].top = spaces_[kOld].bottom;
+        spaces_[from_].top = spaces_[from_].bottom;
+        for (const auto& [address, r] : moving) {
+            objects_[r].address = place(kOld, objects_[r].size);
+            objects_[r].age = kTenureAge;
+        }
+        return;
+    }
+    for (const auto& [address, r] : moving) {
+        Object& o = objects_[r];
+        const bool fits = spaces_[to].top + o.size <= spaces_[to].end;
+        o.address = ++o.age >= kTenureAge || !fits ? place(kOld, o.size) : place(to, o.size);
+    }
+    spaces_[from_].top = spaces_[from_].bottom;
+    from_ = to;
+}
+
+void SimHeap::writeLayout(uint32_t gc, bool addresses) {
+    GcSpacesEvent e;
+    e.gc = gc;
+    const SpaceKind kinds[kSpaces] = {SpaceKind::kEden, SpaceKind::kSurvivor, SpaceKind::kSurvivor,
+                                      SpaceKind::kOld};
+    for (int i = 0; i < kSpaces; ++i)
+        e.spaces.push_back(
+            {static_cast<uint32_t>(i + 1), kinds[i], spaces_[i].bottom, spaces_[i].top, spaces_[i].end});
+    out_.gcSpaces(e);
+    if (!addresses) return;
+    std::vector<ObjectAddress> placed;
+    for (const Object& o : objects_)
+        if (o.used) placed.push_back({o.id, o.address});
+    std::sort(placed.begin(), placed.end(),
+              [](const ObjectAddress& a, const ObjectAddress& b) { return a.id < b.id; });
+    out_.addresses(gc, placed);
 }
 
 void SimHeap::writeSnapshot(uint32_t gc) {

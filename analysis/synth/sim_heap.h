@@ -6,6 +6,14 @@
 // exactly as in a JVM. The layout model is a 64-bit HotSpot with compressed pointers: 12-byte
 // object headers, 16-byte array headers, 4-byte references, 8-byte alignment.
 //
+// Its layout is Serial's (docs/heapmap.md): eden, two survivor spaces of an eighth of it each,
+// and an old space above them. New objects are bumped into eden (one over half of eden straight
+// into the old space); a young GC copies eden's and the from-space's survivors, in address
+// order, into the to-space, or promotes them to the old space's top once they have survived
+// kTenureAge GCs or the to-space is full; the old space's dead stay in place as holes until a
+// full GC ("System.gc()") slides every live object to its bottom. Every GC writes the spaces
+// (GC_SPACES), every snapshot GC the objects' addresses (ADDRS).
+//
 // Time is simulated: allocations, explicit work() and GC pauses advance a clock, so a scenario
 // gives the same trace, byte for byte, on every run.
 #pragma once
@@ -59,6 +67,7 @@ struct SimOptions {
     int64_t pause_base_ns = 150'000;       // GC pause: fixed part
     int64_t pause_ns_per_kb_copied = 900;  // ... plus this per KiB of young objects that survive
     int64_t pause_ns_per_kb_live = 8;      // ... plus this per KiB of the whole live heap
+    uint64_t heap_base = 0xe0000000;       // the address of eden's bottom
 };
 
 // What one GC did (for scenario bookkeeping and docs).
@@ -155,7 +164,18 @@ private:
         uint64_t size = 0;
         uint32_t birth_gc = 0;  // number of GCs before its birth
         bool used = false;
+        uint8_t age = 0;  // young GCs survived
+        uint64_t address = 0;
     };
+    // The simulated layout: where each space is (see the top of this file).
+    enum Space : uint8_t { kEden, kSurvivor0, kSurvivor1, kOld, kSpaces };
+    static constexpr uint8_t kTenureAge = 2;
+    struct SpaceData {
+        uint64_t bottom = 0, top = 0, end = 0;
+    };
+    uint64_t place(Space space, uint64_t size);  // bumps `size` bytes at the space's top
+    void moveObjects(bool full);
+    void writeLayout(uint32_t gc, bool addresses);
     struct Static {
         uint32_t owner = 0, field = 0;
         Ref value = kNull;
@@ -199,6 +219,8 @@ private:
     uint64_t live_objects_ = 0, live_bytes_ = 0;  // as of the last GC, plus allocations since
     uint64_t bytes_since_gc_ = 0;
     uint64_t vm_live_after_ = 0;
+    SpaceData spaces_[kSpaces];
+    Space from_ = kSurvivor0;  // the survivor space that holds objects; the other is empty
 };
 
 }  // namespace memcity::synth

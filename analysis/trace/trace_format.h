@@ -11,7 +11,8 @@ namespace memcity::format {
 // ---- File header (32 bytes at offset 0) ----
 inline constexpr std::array<uint8_t, 8> kMagic = {0x89, 'M', 'C', 'T', '\r', '\n', 0x1a, '\n'};
 inline constexpr uint16_t kVersionMajor = 1;
-inline constexpr uint16_t kVersionMinor = 2;  // 1.1: GC_JVM, GC_CENSUS, GC_LIVE; 1.2: GC_COMPLETE
+inline constexpr uint16_t kVersionMinor = 3;  // 1.1: GC_JVM, GC_CENSUS, GC_LIVE; 1.2: GC_COMPLETE;
+                                              // 1.3: GC_SPACES, ADDRS chunks
 inline constexpr uint32_t kHeaderSize = 32;
 // META key and value of a producer whose reference snapshots list only objects its walk reached
 // from the snapshot's roots (as sources, targets or roots): the memcity agent and synth.
@@ -36,6 +37,7 @@ enum class ChunkKind : uint16_t {
     kRefs = 4,     // part of a reference snapshot (meta = GC index)
     kRoots = 5,    // GC roots of a snapshot; closes the snapshot (meta = GC index)
     kIndex = 6,    // footer index
+    kAddrs = 7,    // part of the objects' addresses at a GC (meta = GC index)
 };
 std::string_view chunkKindName(uint16_t kind);
 
@@ -104,6 +106,7 @@ enum class ExtensionKind : uint32_t {
     kGcCensus = 2,    // the JVM's heap counted by class right after a GC
     kGcLive = 3,      // the objects the JVM's heap still held at the trace's last GC
     kGcComplete = 4,  // everything of a GC's heap has been written: readers complete it at once
+    kGcSpaces = 5,    // the collector's spaces right after a GC: where each is and how full
 };
 
 // ---- Reference snapshots ----

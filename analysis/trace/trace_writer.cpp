@@ -5,6 +5,8 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include <algorithm>
+#include <bit>
 #include <cerrno>
 #include <cstring>
 
@@ -262,6 +264,34 @@ void TraceWriter::threadEnd(const ThreadEvent& e) {
 void TraceWriter::move(const MoveEvent& e) {
     ensureEvents();
     events_.move(e);
+}
+
+void TraceWriter::gcSpaces(const GcSpacesEvent& e) {
+    extension(static_cast<uint32_t>(format::ExtensionKind::kGcSpaces), encodeGcSpaces(e));
+}
+
+void TraceWriter::addresses(uint32_t gc, std::span<const ObjectAddress> objects) {
+    const uint32_t alignment = std::max<uint32_t>(options_.object_alignment, 1);
+    const auto shift = static_cast<uint32_t>(std::countr_zero(alignment));
+    for (size_t i = 0; i < objects.size(); ++i) {
+        if (i > 0 && objects[i].id <= objects[i - 1].id) {
+            fail("addresses: object ids are not ascending at object " + std::to_string(objects[i].id));
+            return;
+        }
+        if (objects[i].address & (alignment - 1)) {
+            fail("addresses: object " + std::to_string(objects[i].id) + "'s address is not aligned");
+            return;
+        }
+    }
+    // About 3 bytes an object: chunks of chunk_bytes hold a third as many objects.
+    const size_t per_chunk = std::max<size_t>(options_.chunk_bytes / 3, 1);
+    ByteWriter payload;
+    for (size_t from = 0; from < objects.size() && ok(); from += per_chunk) {
+        payload.clear();
+        encodeAddresses(gc, shift, objects.subspan(from, std::min(per_chunk, objects.size() - from)),
+                        payload);
+        writeChunkPayload(static_cast<uint16_t>(ChunkKind::kAddrs), payload.bytes(), gc);
+    }
 }
 
 void TraceWriter::extension(uint32_t ext_kind, std::span<const uint8_t> data) {

@@ -15,6 +15,7 @@
 
 #include "trace/event_encoder.h"
 #include "trace/events.h"
+#include "trace/heap_layout.h"
 #include "trace/symbols.h"
 #include "trace/trace_format.h"
 #include "util/bytes.h"
@@ -73,6 +74,8 @@ public:
     void threadStart(const ThreadEvent& e);
     void threadEnd(const ThreadEvent& e);
     void move(const MoveEvent& e);
+    // The collector's spaces right after a GC (GC_SPACES; their SPACE symbols defined first).
+    void gcSpaces(const GcSpacesEvent& e);
     // An extension event (format::ExtensionKind): a payload readers that do not know it skip.
     void extension(uint32_t ext_kind, std::span<const uint8_t> data);
 
@@ -83,6 +86,10 @@ public:
     // Writes a chunk of any kind with a payload built by the caller (for kinds this writer does
     // not know; readers skip kinds they do not know). Pending symbols and events go first.
     void writeChunkPayload(uint16_t kind, std::span<const uint8_t> payload, uint32_t meta);
+
+    // ---- Addresses: every object alive after GC `gc` with its address, ids ascending, in ADDRS
+    //      chunks of about chunk_bytes each. Addresses are multiples of object_alignment. ----
+    void addresses(uint32_t gc, std::span<const ObjectAddress> objects);
 
     // ---- Reference snapshots: begin, objects and roots, end ----
     void beginSnapshot(uint32_t gc);

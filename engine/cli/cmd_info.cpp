@@ -12,9 +12,12 @@
 namespace memcity::cli {
 namespace {
 
+// The chunk kinds this reader knows: meta .. addrs.
+constexpr uint16_t kKnownChunkKinds = static_cast<uint16_t>(format::ChunkKind::kAddrs);
+
 struct ChunkCounts {
     size_t total = 0, compressed = 0, unknown = 0;
-    size_t by_kind[8] = {};
+    size_t by_kind[kKnownChunkKinds + 1] = {};
 };
 
 ChunkCounts countChunks(const TraceFile& t) {
@@ -22,7 +25,7 @@ ChunkCounts countChunks(const TraceFile& t) {
     for (const ChunkRef& ch : t.chunks()) {
         ++c.total;
         c.compressed += ch.compressed();
-        if (ch.kind >= 1 && ch.kind <= 6)
+        if (ch.kind >= 1 && ch.kind <= kKnownChunkKinds)
             ++c.by_kind[ch.kind];
         else
             ++c.unknown;
@@ -118,7 +121,7 @@ void printJson(const LoadedTrace& t) {
     ChunkCounts cc = countChunks(f);
     j.key("chunks").beginObject();
     j.field("total", uint64_t{cc.total}).field("compressed", uint64_t{cc.compressed});
-    for (uint16_t k = 1; k <= 6; ++k)
+    for (uint16_t k = 1; k <= kKnownChunkKinds; ++k)
         j.field(format::chunkKindName(k), uint64_t{cc.by_kind[k]});
     j.field("unknown", uint64_t{cc.unknown});
     j.endObject();
@@ -187,12 +190,12 @@ void printText(const LoadedTrace& t) {
     std::cout << "\n";
     const SymbolTable::Counts& s = f.symbols().counts();
     std::cout << "symbols     " << s.types << " types, " << s.fields << " fields, " << s.methods
-              << " methods, " << s.sites << " sites, " << s.threads << " threads, " << s.strings
-              << " strings\n";
+              << " methods, " << s.sites << " sites, " << s.threads << " threads, " << s.strings << " strings"
+              << (s.spaces ? ", " + std::to_string(s.spaces) + " spaces" : std::string()) << "\n";
     ChunkCounts cc = countChunks(f);
     std::cout << "chunks      " << cc.total << " (";
     first = true;
-    for (uint16_t k = 1; k <= 6; ++k) {
+    for (uint16_t k = 1; k <= kKnownChunkKinds; ++k) {
         if (cc.by_kind[k] == 0) continue;
         std::cout << (first ? "" : ", ") << cc.by_kind[k] << " " << format::chunkKindName(k);
         first = false;

@@ -19,6 +19,7 @@ using Words = std::vector<std::string>;
 int runOverview(const Words& args);  // memcity [FILE]
 int runInfo(const Words& args);
 int runGcs(const Words& args);
+int runSpaces(const Words& args);
 int runSynth(const Words& args);
 int runImport(const Words& args);
 // Shows a trace while it is written (the explorer's, given by main): the window on it, or

@@ -76,6 +76,23 @@ snapshot was taken, the bytes reachable from GC roots.
          },
 
          [](const Words& a, const Services&) { return runGcs(a); }},
+        {"spaces",
+         "the collector's spaces at each GC, and where the objects lie in them",
+         R"(usage: memcity spaces FILE [--gc N [--tile BYTES] [--json]]
+
+Without --gc: one row per GC with each of the collector's spaces, its used bytes and capacity
+(@ marks the GCs whose objects' addresses the trace has). With --gc: that GC's spaces with
+their bounds, and where the trace has addresses, the objects in each, the bytes between them
+and any that overlap; --json adds the tiles of BYTES each (docs/heapmap.md).
+
+)",
+         {
+             {"--gc", "N", "", "one GC's spaces and objects"},
+             {"--tile", "BYTES", "", "tile size of --json's tiles (default 64k)"},
+             {"--json", "", "", "print JSON instead of a table (with --gc)"},
+         },
+
+         [](const Words& a, const Services&) { return runSpaces(a); }},
         {"record",
          "record a Java program's heap into a trace",
          R"(usage: memcity record -o FILE [--depth N] [--refs N|off] [--gc-every BYTES] [--no-final-gc]

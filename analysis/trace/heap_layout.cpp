@@ -1,0 +1,142 @@
+#include "trace/heap_layout.h"
+
+namespace memcity {
+namespace {
+
+bool fail(ByteReader& r, std::string* error, size_t* error_offset, const std::string& what) {
+    *error = r.failed() ? std::string(r.failReason()) : what;
+    *error_offset = r.failed() ? r.failOffset() : r.offset();
+    return false;
+}
+
+constexpr uint64_t kMaxSpaces = 1u << 16;  // G1 regions are spaces too: up to 2048 of them, or more
+
+}  // namespace
+
+std::string_view spaceKindName(SpaceKind kind) {
+    switch (kind) {
+        case SpaceKind::kUnknown: break;
+        case SpaceKind::kEden: return "eden";
+        case SpaceKind::kSurvivor: return "survivor";
+        case SpaceKind::kOld: return "old";
+        case SpaceKind::kHumongous: return "humongous";
+        case SpaceKind::kFree: return "free";
+    }
+    return "unknown";
+}
+
+std::vector<uint8_t> encodeGcSpaces(const GcSpacesEvent& e) {
+    ByteWriter w;
+    w.varint(e.gc);
+    w.varint(e.spaces.size());
+    for (const SpaceState& s : e.spaces) {
+        w.varint(s.space);
+        w.varint(static_cast<uint8_t>(s.kind));
+        w.varint(s.bottom);
+        w.varint(s.top - s.bottom);
+        w.varint(s.end - s.top);
+    }
+    return std::move(w.bytes());
+}
+
+bool decodeGcSpaces(std::span<const uint8_t> data, const SymbolTable& symbols, GcSpacesEvent* out,
+                    std::string* error, size_t* error_offset) {
+    ByteReader r(data.data(), data.size());
+    *out = GcSpacesEvent{};
+    const uint64_t gc = r.varint();
+    if (r.failed() || gc > UINT32_MAX) return fail(r, error, error_offset, "impossible GC index");
+    out->gc = static_cast<uint32_t>(gc);
+    const uint64_t n = r.varint();
+    if (r.failed() || n > kMaxSpaces || n > r.remaining()) return fail(r, error, error_offset, "impossible space count");
+    out->spaces.reserve(n);
+    for (uint64_t i = 0; i < n; ++i) {
+        const size_t at = r.offset();
+        SpaceState s;
+        const uint64_t id = r.varint();
+        const uint64_t kind = r.varint();
+        s.bottom = r.varint();
+        const uint64_t used = r.varint(), free = r.varint();
+        if (r.failed()) return fail(r, error, error_offset, "");
+        if (id == 0 || id > UINT32_MAX || !symbols.space(static_cast<uint32_t>(id)).defined) {
+            *error = "space " + std::to_string(id) + " is not defined";
+            *error_offset = at;
+            return false;
+        }
+        if (used > UINT64_MAX - s.bottom || free > UINT64_MAX - s.bottom - used) {
+            *error = "space " + std::to_string(id) + " ends past the address space";
+            *error_offset = at;
+            return false;
+        }
+        s.space = static_cast<uint32_t>(id);
+        // A kind of a later format reads as unknown.
+        s.kind = kind < kSpaceKindCount ? static_cast<SpaceKind>(kind) : SpaceKind::kUnknown;
+        s.top = s.bottom + used;
+        s.end = s.top + free;
+        out->spaces.push_back(s);
+    }
+    if (r.remaining() != 0) {
+        *error = "bytes after the last space";
+        *error_offset = r.offset();
+        return false;
+    }
+    return true;
+}
+
+void encodeAddresses(uint32_t gc, uint32_t shift, std::span<const ObjectAddress> objects, ByteWriter& out) {
+    out.varint(gc);
+    out.varint(shift);
+    out.varint(objects.size());
+    uint64_t id = 0, address = 0;
+    for (const ObjectAddress& o : objects) {
+        out.varint(o.id - id);
+        out.svarint(static_cast<int64_t>(o.address - address) >> shift);
+        id = o.id;
+        address = o.address;
+    }
+}
+
+bool decodeAddresses(std::span<const uint8_t> data, AddressChunk* out, std::string* error,
+                     size_t* error_offset) {
+    ByteReader r(data.data(), data.size());
+    out->gc = 0;
+    out->objects.clear();
+    const uint64_t gc = r.varint();
+    if (r.failed() || gc > UINT32_MAX) return fail(r, error, error_offset, "impossible GC index");
+    out->gc = static_cast<uint32_t>(gc);
+    const uint64_t shift = r.varint();
+    if (r.failed() || shift > 12) return fail(r, error, error_offset, "impossible address shift");
+    const uint64_t n = r.varint();
+    // Each object is at least two bytes: a count above what is left is corrupt.
+    if (r.failed() || n > r.remaining() / 2) return fail(r, error, error_offset, "impossible object count");
+    out->objects.resize(n);
+    uint64_t id = 0, address = 0;
+    for (uint64_t i = 0; i < n; ++i) {
+        const size_t at = r.offset();
+        const uint64_t gap = r.varint();
+        const int64_t delta = r.svarint();
+        if (r.failed()) return fail(r, error, error_offset, "");
+        if ((i > 0 && gap == 0) || gap > UINT64_MAX - id) {
+            *error = "object ids are not ascending";
+            *error_offset = at;
+            return false;
+        }
+        // The delta in units of the alignment, back to bytes: it must stay within 64 bits.
+        const int64_t limit = INT64_MAX >> shift;
+        if (delta > limit || delta < -limit) {
+            *error = "an address out of range";
+            *error_offset = at;
+            return false;
+        }
+        id += gap;
+        address += static_cast<uint64_t>(delta) << shift;
+        out->objects[i] = {id, address};
+    }
+    if (r.remaining() != 0) {
+        *error = "bytes after the last object";
+        *error_offset = r.offset();
+        return false;
+    }
+    return true;
+}
+
+}  // namespace memcity

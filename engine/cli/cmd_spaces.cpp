@@ -1,0 +1,156 @@
+// memcity spaces FILE [--gc N] [--tile BYTES] [--json]
+#include <cinttypes>
+#include <cstdio>
+#include <iostream>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/json_writer.h"
+#include "cli/load.h"
+#include "cli/text_format.h"
+#include "heap/heap_map.h"
+
+namespace memcity::cli {
+namespace {
+
+std::string hex(uint64_t v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%" PRIx64, v);
+    return b;
+}
+
+// One line per GC with spaces: each space's used and capacity.
+void printSeries(const LoadedTrace& t) {
+    const HeapHistory& h = *t.history;
+    const SymbolTable& sym = t.trace->symbols();
+    for (const GcRecord& g : h.gcs()) {
+        const GcSpacesEvent* e = h.spacesAt(g.index);
+        std::printf("%5u %-6s%s", g.index, std::string(format::gcKindName(g.kind)).c_str(),
+                    g.has_addresses ? " @" : "  ");
+        if (!e) std::printf("  -");
+        for (const SpaceState& s : e ? e->spaces : std::vector<SpaceState>{})
+            std::printf("  %s %s/%s", std::string(sym.space(s.space).name).c_str(), formatBytes(s.used()).c_str(),
+                        formatBytes(s.capacity()).c_str());
+        std::printf("\n");
+    }
+}
+
+void printMap(const HeapMap& m, bool with_addresses) {
+    std::printf("%-18s %14s %14s %14s %10s %10s %11s %10s %10s\n", "space", "bottom", "top", "end", "used",
+                "capacity", "objects", "bytes", "gaps");
+    for (const SpaceMap& s : m.spaces) {
+        std::printf("%-18s %14s %14s %14s %10s %10s %11s %10s %10s", printable(s.name, 18).c_str(),
+                    hex(s.state.bottom).c_str(), hex(s.state.top).c_str(), hex(s.state.end).c_str(),
+                    formatBytes(s.state.used()).c_str(), formatBytes(s.state.capacity()).c_str(),
+                    with_addresses ? formatCount(s.objects).c_str() : "-",
+                    with_addresses ? formatBytes(s.bytes).c_str() : "-",
+                    with_addresses ? formatBytes(s.gap_bytes).c_str() : "-");
+        if (s.overlaps) std::printf("  %s overlapping", formatCount(s.overlaps).c_str());
+        std::printf("\n");
+    }
+    if (!with_addresses) return;
+    if (m.unplaced_objects)
+        std::printf("without an address: %s objects, %s\n", formatCount(m.unplaced_objects).c_str(),
+                    formatBytes(m.unplaced_bytes).c_str());
+    if (m.outside_objects)
+        std::printf("outside every space's used part: %s objects, %s\n", formatCount(m.outside_objects).c_str(),
+                    formatBytes(m.outside_bytes).c_str());
+}
+
+void printJson(const LoadedTrace& t, const HeapMap& m, bool with_addresses) {
+    JsonWriter j;
+    j.beginObject();
+    j.field("file", t.trace->path()).field("gc", m.gc).field("addresses", with_addresses);
+    j.field("tile_bytes", m.tile_bytes);
+    j.field("unplaced_objects", m.unplaced_objects).field("unplaced_bytes", m.unplaced_bytes);
+    j.field("outside_objects", m.outside_objects).field("outside_bytes", m.outside_bytes);
+    j.key("spaces").beginArray();
+    for (const SpaceMap& s : m.spaces) {
+        j.beginObject();
+        j.field("name", s.name).field("bottom", s.state.bottom).field("top", s.state.top).field("end", s.state.end);
+        j.field("objects", s.objects).field("bytes", s.bytes).field("gap_bytes", s.gap_bytes);
+        j.field("overlaps", s.overlaps);
+        j.key("tiles").beginArray();
+        for (const HeapTile& tile : s.tiles) {
+            j.beginArray();
+            j.value(tile.objects).value(tile.bytes);
+            j.endArray();
+        }
+        j.endArray();
+        j.endObject();
+    }
+    j.endArray();
+    j.endObject();
+    std::cout << j.str();
+}
+
+}  // namespace
+
+int runSpaces(const Words& words) {
+    auto args = Args::parse("spaces", words);
+    if (!args) {
+        std::cerr << args.error().message << "\n";
+        return 1;
+    }
+    if (args->help()) return printHelp("spaces");
+    if (args->positionals().size() != 1) {
+        std::cerr << "memcity spaces: expected one trace file (see 'memcity spaces --help')\n";
+        return 1;
+    }
+    uint64_t tile = 64 << 10;
+    if (auto text = args->value("--tile"); text && (!parseBytes(*text, &tile) || tile < 64 || tile > (1u << 30))) {
+        std::cerr << "memcity spaces: --tile takes a size from 64 to 1g (512k, 4m), not '" << *text << "'\n";
+        return 1;
+    }
+    auto loaded = loadTrace(args->positionals()[0]);
+    if (!loaded) {
+        std::cerr << "error: " << loaded.error().message << "\n";
+        return 1;
+    }
+    const HeapHistory& h = *loaded->history;
+    if (!args->has("--gc")) {
+        if (args->has("--json")) {
+            std::cerr << "memcity spaces: --json needs --gc N\n";
+            return 1;
+        }
+        printSeries(*loaded);
+        return 0;
+    }
+    auto gc = args->unsignedValue("--gc", 0);
+    if (!gc) {
+        std::cerr << gc.error().message << "\n";
+        return 1;
+    }
+    if (*gc >= h.gcCount()) {
+        std::cerr << "error: " << h.gcRangeError(*gc) << "\n";
+        return 1;
+    }
+    auto heap = h.heapAt(static_cast<uint32_t>(*gc));
+    if (!heap) {
+        std::cerr << "error: " << heap.error().message << "\n";
+        return 1;
+    }
+    auto addresses = h.addressesFor(*heap);
+    if (!addresses) {
+        std::cerr << "error: " << addresses.error().message << "\n";
+        return 1;
+    }
+    const GcSpacesEvent* spaces = h.spacesAt(static_cast<uint32_t>(*gc));
+    if (!spaces && addresses->empty()) {
+        std::cerr << "memcity spaces: " << loaded->trace->path() << " has neither spaces nor addresses at GC " << *gc
+                  << "\n";
+        return 1;
+    }
+    const HeapMap m = buildHeapMap(heap->view(), *addresses, spaces, loaded->trace->symbols(), tile);
+    if (args->has("--json")) {
+        printJson(*loaded, m, !addresses->empty());
+        return 0;
+    }
+    std::printf("%s, GC %u (%s): %s\n", loaded->trace->path().c_str(), m.gc,
+                std::string(format::gcKindName(h.gcs()[m.gc].kind)).c_str(),
+                addresses->empty() ? "spaces only (no addresses at this GC)" : "spaces and addresses");
+    printMap(m, !addresses->empty());
+    return 0;
+}
+
+}  // namespace memcity::cli

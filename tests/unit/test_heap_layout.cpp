@@ -1,0 +1,181 @@
+// The heap's layout in a trace (trace/heap_layout.h): GC_SPACES and ADDRS encoded and read
+// back, kept by the reconstruction, and drawn into a map of tiles (heap/heap_map.h), on a
+// hand-made trace whose every tile is known.
+#include <gtest/gtest.h>
+
+#include "heap/heap_history.h"
+#include "heap/heap_map.h"
+#include "trace/heap_layout.h"
+#include "unit/trace_builder.h"
+
+namespace memcity {
+namespace {
+
+using testing::TraceBuilder;
+
+TEST(HeapLayoutFormat, SpacesReadBackAsWritten) {
+    TraceBuilder b("layout-spaces");
+    b.writer().defineSpace(1, "Eden Space", 0x1000, 0x100);
+    b.writer().defineSpace(2, "Tenured Gen", 0x2000, 0x200);
+    b.alloc(1).gc(0, 2);
+    const std::string path = b.finish();
+    auto trace = TraceFile::open(path);
+    ASSERT_TRUE(trace) << trace.error().message;
+    const GcSpacesEvent e{7, {{1, SpaceKind::kEden, 0x1000, 0x1010, 0x1100}, {2, SpaceKind::kOld, 0x2000, 0x2000, 0x2200}}};
+    GcSpacesEvent got;
+    std::string error;
+    size_t at = 0;
+    const std::vector<uint8_t> bytes = encodeGcSpaces(e);
+    ASSERT_TRUE(decodeGcSpaces(bytes, trace->symbols(), &got, &error, &at)) << error;
+    EXPECT_EQ(got.gc, 7u);
+    ASSERT_EQ(got.spaces.size(), 2u);
+    EXPECT_EQ(got.spaces[0].kind, SpaceKind::kEden);
+    EXPECT_EQ(got.spaces[0].used(), 0x10u);
+    EXPECT_EQ(got.spaces[1].capacity(), 0x200u);
+    EXPECT_EQ(trace->symbols().space(2).name, "Tenured Gen");
+
+    // A space the trace does not define, a cut event, bytes after it.
+    std::vector<uint8_t> bad = encodeGcSpaces({0, {{3, SpaceKind::kOld, 0, 0, 0}}});
+    EXPECT_FALSE(decodeGcSpaces(bad, trace->symbols(), &got, &error, &at));
+    EXPECT_EQ(error, "space 3 is not defined");
+    bad = bytes;
+    bad.pop_back();
+    EXPECT_FALSE(decodeGcSpaces(bad, trace->symbols(), &got, &error, &at));
+    bad = bytes;
+    bad.push_back(0);
+    EXPECT_FALSE(decodeGcSpaces(bad, trace->symbols(), &got, &error, &at));
+    EXPECT_EQ(error, "bytes after the last space");
+}
+
+TEST(HeapLayoutFormat, AddressesReadBackAsWrittenEvenDescending) {
+    const std::vector<ObjectAddress> objects = {{3, 0x7f0000001000}, {4, 0x7f0000000ff8}, {90, 0x10}, {91, 0x7f0000002000}};
+    ByteWriter w;
+    encodeAddresses(5, 3, objects, w);
+    AddressChunk got;
+    std::string error;
+    size_t at = 0;
+    ASSERT_TRUE(decodeAddresses(w.bytes(), &got, &error, &at)) << error;
+    EXPECT_EQ(got.gc, 5u);
+    ASSERT_EQ(got.objects.size(), objects.size());
+    for (size_t i = 0; i < objects.size(); ++i) {
+        EXPECT_EQ(got.objects[i].id, objects[i].id);
+        EXPECT_EQ(got.objects[i].address, objects[i].address);
+    }
+    // Ids that repeat; a cut payload.
+    ByteWriter repeat;
+    encodeAddresses(5, 3, std::vector<ObjectAddress>{{3, 8}, {3, 16}}, repeat);
+    EXPECT_FALSE(decodeAddresses(repeat.bytes(), &got, &error, &at));
+    EXPECT_EQ(error, "object ids are not ascending");
+    std::vector<uint8_t> cut = w.bytes();
+    cut.resize(cut.size() - 2);
+    EXPECT_FALSE(decodeAddresses(cut, &got, &error, &at));
+}
+
+// Eden [0x1000, 0x1100) and an old space [0x2000, 0x2200); objects 1 A (16 B), 2 B (24), 3 A
+// (dies at GC 0), 4 int[10] (56), 5 A, 6 B; 7 A after GC 0.
+std::string layoutTrace() {
+    WriterOptions o;
+    o.chunk_bytes = 6;  // two objects an ADDRS chunk: GC 0's five take three
+    TraceBuilder b("layout", o);
+    b.writer().defineSpace(1, "Eden Space", 0x1000, 0x100);
+    b.writer().defineSpace(2, "Tenured Gen", 0x2000, 0x200);
+    b.alloc(1, 1).alloc(2, 2).alloc(3, 1).allocArray(4, 3, 10).alloc(5, 1).alloc(6, 2);
+    b.gc(0, 7, {3});
+    b.writer().gcSpaces({0, {{1, SpaceKind::kEden, 0x1000, 0x1000, 0x1100}, {2, SpaceKind::kOld, 0x2000, 0x20a0, 0x2200}}});
+    b.writer().addresses(0, std::vector<ObjectAddress>{{1, 0x2000}, {2, 0x2010}, {4, 0x2028}, {5, 0x2060}, {6, 0x2080}});
+    b.alloc(7, 1);
+    b.gc(1, 8, {1});
+    b.writer().gcSpaces({1, {{1, SpaceKind::kEden, 0x1000, 0x1010, 0x1100}, {2, SpaceKind::kOld, 0x2000, 0x20a0, 0x2200}}});
+    // 4 overlaps 2, 5 lies in no space's used part, 6 has no address.
+    b.writer().addresses(1, std::vector<ObjectAddress>{{2, 0x2010}, {4, 0x2020}, {5, 0x3000}, {7, 0x1000}});
+    b.alloc(8, 1);
+    b.gc(2, 9);
+    return b.finish();
+}
+
+TEST(HeapLayoutHistory, KeepsEachGcsSpacesAndAddresses) {
+    const std::string path = layoutTrace();
+    auto trace = TraceFile::open(path);
+    ASSERT_TRUE(trace) << trace.error().message;
+    auto h = HeapHistory::build(*trace);
+    ASSERT_TRUE(h) << h.error().message;
+    EXPECT_EQ(h->diagnostics().errorCount(), 0u);
+    ASSERT_EQ(h->gcCount(), 3u);
+    EXPECT_TRUE(h->gcs()[0].has_addresses);
+    EXPECT_TRUE(h->gcs()[1].has_addresses);
+    EXPECT_FALSE(h->gcs()[2].has_addresses);
+    ASSERT_NE(h->spacesAt(0), nullptr);
+    EXPECT_EQ(h->spacesAt(1)->spaces[0].top, 0x1010u);
+    EXPECT_EQ(h->spacesAt(2), nullptr);
+    ASSERT_EQ(h->addresses().size(), 2u);
+    EXPECT_EQ(h->addresses()[0].chunks.size(), 3u);
+
+    auto heap = h->heapAt(0);
+    ASSERT_TRUE(heap);
+    auto addresses = h->addressesFor(*heap);
+    ASSERT_TRUE(addresses) << addresses.error().message;
+    const HeapView v = heap->view();
+    ASSERT_EQ(addresses->size(), v.positions());
+    for (size_t pos = 0; pos < v.positions(); ++pos) {
+        const uint64_t want[] = {0, 0x2000, 0x2010, 0, 0x2028, 0x2060, 0x2080};
+        EXPECT_EQ((*addresses)[pos], want[v.id(pos)]) << "object " << v.id(pos);
+    }
+    auto later = h->heapAt(2);
+    ASSERT_TRUE(later);
+    auto none = h->addressesFor(*later);
+    ASSERT_TRUE(none);
+    EXPECT_TRUE(none->empty());
+}
+
+TEST(HeapLayoutMap, TilesHoldWhatLiesInThem) {
+    const std::string path = layoutTrace();
+    auto trace = TraceFile::open(path);
+    auto h = HeapHistory::build(*trace);
+    ASSERT_TRUE(h);
+    auto heap = h->heapAt(0);
+    auto addresses = h->addressesFor(*heap);
+    const HeapMap m = buildHeapMap(heap->view(), *addresses, h->spacesAt(0), trace->symbols(), 64);
+    ASSERT_EQ(m.spaces.size(), 2u);
+    const SpaceMap &eden = m.spaces[0], &old = m.spaces[1];
+    EXPECT_EQ(eden.name, "Eden Space");
+    EXPECT_EQ(eden.tiles.size(), 4u);
+    EXPECT_EQ(eden.objects, 0u);
+    EXPECT_EQ(old.tiles.size(), 8u);
+    EXPECT_EQ(old.objects, 5u);
+    EXPECT_EQ(old.bytes, 16u + 24 + 56 + 16 + 24);
+    // 1, 2 and the first 24 B of 4; the rest of 4 and 5; 6.
+    EXPECT_EQ(old.tiles[0].objects, 3u);
+    EXPECT_EQ(old.tiles[0].bytes, 64u);
+    EXPECT_EQ(old.tiles[1].objects, 1u);
+    EXPECT_EQ(old.tiles[1].bytes, 48u);
+    EXPECT_EQ(old.tiles[2].objects, 1u);
+    EXPECT_EQ(old.tiles[2].bytes, 24u);
+    for (size_t t = 3; t < 8; ++t)
+        EXPECT_EQ(old.tiles[t].bytes, 0u);
+    EXPECT_EQ(old.gap_bytes, 16u + 8);  // [0x2070, 0x2080) and [0x2098, 0x20a0)
+    EXPECT_EQ(old.overlaps, 0u);
+    EXPECT_EQ(m.unplaced_objects + m.outside_objects, 0u);
+
+    // GC 1: 4 overlaps 2, 5 is outside, 6 has no address, 7 is in eden.
+    auto heap1 = h->heapAt(1);
+    auto addresses1 = h->addressesFor(*heap1);
+    const HeapMap m1 = buildHeapMap(heap1->view(), *addresses1, h->spacesAt(1), trace->symbols(), 64);
+    EXPECT_EQ(m1.spaces[0].objects, 1u);
+    EXPECT_EQ(m1.spaces[1].objects, 2u);
+    EXPECT_EQ(m1.spaces[1].overlaps, 1u);
+    EXPECT_EQ(m1.outside_objects, 1u);
+    EXPECT_EQ(m1.outside_bytes, 16u);
+    EXPECT_EQ(m1.unplaced_objects, 1u);
+    EXPECT_EQ(m1.unplaced_bytes, 24u);
+
+    // Without spaces: the objects' range as one space.
+    const HeapMap bare = buildHeapMap(heap->view(), *addresses, nullptr, trace->symbols(), 64);
+    ASSERT_EQ(bare.spaces.size(), 1u);
+    EXPECT_EQ(bare.spaces[0].name, "heap");
+    EXPECT_EQ(bare.spaces[0].state.bottom, 0x2000u);
+    EXPECT_EQ(bare.spaces[0].state.top, 0x2098u);
+    EXPECT_EQ(bare.spaces[0].objects, 5u);
+}
+
+}  // namespace
+}  // namespace memcity

@@ -16,10 +16,12 @@ Result<std::vector<uint64_t>> loadAddresses(const TraceFile& trace, std::span<co
         auto payload = trace.payload(c, scratch);
         if (!payload) return payload.error();
         size_t at = 0;
-        if (!decodeAddresses(*payload, &part, &error, &at)) return trace.errorAt(c, at, "addresses: " + error);
+        if (!decodeAddresses(*payload, &part, &error, &at))
+            return trace.errorAt(c, at, "addresses: " + error);
         if (part.gc != trace.chunks()[c].meta)
-            return trace.errorAt(c, 0, "addresses of GC " + std::to_string(part.gc) + " in a chunk of GC " +
-                                           std::to_string(trace.chunks()[c].meta));
+            return trace.errorAt(c, 0,
+                                 "addresses of GC " + std::to_string(part.gc) + " in a chunk of GC " +
+                                     std::to_string(trace.chunks()[c].meta));
         size_t hint = 0;
         for (const ObjectAddress& o : part.objects) {
             const size_t pos = store.find(o.id, hint);

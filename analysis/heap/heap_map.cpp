@@ -25,7 +25,8 @@ HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addresses, 
         }
         placed.push_back({address, size});
     }
-    std::sort(placed.begin(), placed.end(), [](const Placed& a, const Placed& b) { return a.address < b.address; });
+    std::sort(placed.begin(), placed.end(),
+              [](const Placed& a, const Placed& b) { return a.address < b.address; });
     if (spaces) {
         for (const SpaceState& s : spaces->spaces)
             map.spaces.push_back({s, std::string(symbols.space(s.space).name), 0, 0, 0, 0, {}});

@@ -25,7 +25,7 @@ struct SpaceMap {
     // Between the objects: [bottom, top) less the objects' bytes, where none overlap (dead
     // objects not yet collected, fillers, objects the trace does not have).
     uint64_t gap_bytes = 0;
-    uint64_t overlaps = 0;  // objects that begin before the previous one ends (bad sizes or addresses)
+    uint64_t overlaps = 0;        // objects that begin before the previous one ends (bad sizes or addresses)
     std::vector<HeapTile> tiles;  // [bottom, end) in tiles of HeapMap::tile_bytes
 };
 

@@ -243,6 +243,7 @@ private:
     void forEachReference(const Obj& o, Fn&& fn) const;
     void addUnlistedMirrors();
     uint64_t idOf(uint64_t address) const { return base_ + ((address - min_address_) >> shift_); }
+    void writeAddresses();
     bool holds(uint64_t address) const;
     uint32_t find(uint64_t address) const;  // index in objects, or kNone
     void writeObjects();
@@ -882,6 +883,24 @@ void DumpImport::defineThreads() {
     }
 }
 
+void DumpImport::writeAddresses() {
+    // ADDRS, for the heap map; its addresses are multiples of the trace's alignment (8 bytes),
+    // which a dump whose objects lie closer together (a corrupt one) does not have.
+    if (shift_ < 3) return;
+    TraceWriter& w = *st_.writer;
+    std::vector<ObjectAddress> piece;
+    constexpr size_t kPiece = 1u << 16;
+    piece.reserve(std::min(kPiece, d_.objects.size()));
+    for (const Obj& o : d_.objects) {  // in address order: ids ascending
+        piece.push_back({idOf(o.address), o.address});
+        if (piece.size() == kPiece) {
+            w.addresses(st_.gc, piece);
+            piece.clear();
+        }
+    }
+    if (!piece.empty()) w.addresses(st_.gc, piece);
+}
+
 void DumpImport::writeObjects() {
     TraceWriter& w = *st_.writer;
     const int64_t time = time_ns_;
@@ -1057,6 +1076,7 @@ Status DumpImport::run() {
     end.next_object_id = d_.objects.empty() ? base_ : idOf(max_address_) + 1;
     w.gcEnd(end);
     if (!st_.previous_ids.empty()) w.deaths(st_.gc, st_.previous_ids);
+    writeAddresses();
     st_.previous_ids.clear();
     st_.previous_ids.reserve(d_.objects.size());
     for (const Obj& o : d_.objects)

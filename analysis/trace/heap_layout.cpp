@@ -47,7 +47,8 @@ bool decodeGcSpaces(std::span<const uint8_t> data, const SymbolTable& symbols, G
     if (r.failed() || gc > UINT32_MAX) return fail(r, error, error_offset, "impossible GC index");
     out->gc = static_cast<uint32_t>(gc);
     const uint64_t n = r.varint();
-    if (r.failed() || n > kMaxSpaces || n > r.remaining()) return fail(r, error, error_offset, "impossible space count");
+    if (r.failed() || n > kMaxSpaces || n > r.remaining())
+        return fail(r, error, error_offset, "impossible space count");
     out->spaces.reserve(n);
     for (uint64_t i = 0; i < n; ++i) {
         const size_t at = r.offset();

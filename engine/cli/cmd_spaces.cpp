@@ -29,8 +29,8 @@ void printSeries(const LoadedTrace& t) {
                     g.has_addresses ? " @" : "  ");
         if (!e) std::printf("  -");
         for (const SpaceState& s : e ? e->spaces : std::vector<SpaceState>{})
-            std::printf("  %s %s/%s", std::string(sym.space(s.space).name).c_str(), formatBytes(s.used()).c_str(),
-                        formatBytes(s.capacity()).c_str());
+            std::printf("  %s %s/%s", std::string(sym.space(s.space).name).c_str(),
+                        formatBytes(s.used()).c_str(), formatBytes(s.capacity()).c_str());
         std::printf("\n");
     }
 }
@@ -53,8 +53,8 @@ void printMap(const HeapMap& m, bool with_addresses) {
         std::printf("without an address: %s objects, %s\n", formatCount(m.unplaced_objects).c_str(),
                     formatBytes(m.unplaced_bytes).c_str());
     if (m.outside_objects)
-        std::printf("outside every space's used part: %s objects, %s\n", formatCount(m.outside_objects).c_str(),
-                    formatBytes(m.outside_bytes).c_str());
+        std::printf("outside every space's used part: %s objects, %s\n",
+                    formatCount(m.outside_objects).c_str(), formatBytes(m.outside_bytes).c_str());
 }
 
 void printJson(const LoadedTrace& t, const HeapMap& m, bool with_addresses) {
@@ -67,7 +67,10 @@ void printJson(const LoadedTrace& t, const HeapMap& m, bool with_addresses) {
     j.key("spaces").beginArray();
     for (const SpaceMap& s : m.spaces) {
         j.beginObject();
-        j.field("name", s.name).field("bottom", s.state.bottom).field("top", s.state.top).field("end", s.state.end);
+        j.field("name", s.name)
+            .field("bottom", s.state.bottom)
+            .field("top", s.state.top)
+            .field("end", s.state.end);
         j.field("objects", s.objects).field("bytes", s.bytes).field("gap_bytes", s.gap_bytes);
         j.field("overlaps", s.overlaps);
         j.key("tiles").beginArray();
@@ -98,7 +101,8 @@ int runSpaces(const Words& words) {
         return 1;
     }
     uint64_t tile = 64 << 10;
-    if (auto text = args->value("--tile"); text && (!parseBytes(*text, &tile) || tile < 64 || tile > (1u << 30))) {
+    if (auto text = args->value("--tile");
+        text && (!parseBytes(*text, &tile) || tile < 64 || tile > (1u << 30))) {
         std::cerr << "memcity spaces: --tile takes a size from 64 to 1g (512k, 4m), not '" << *text << "'\n";
         return 1;
     }
@@ -137,8 +141,8 @@ int runSpaces(const Words& words) {
     }
     const GcSpacesEvent* spaces = h.spacesAt(static_cast<uint32_t>(*gc));
     if (!spaces && addresses->empty()) {
-        std::cerr << "memcity spaces: " << loaded->trace->path() << " has neither spaces nor addresses at GC " << *gc
-                  << "\n";
+        std::cerr << "memcity spaces: " << loaded->trace->path() << " has neither spaces nor addresses at GC "
+                  << *gc << "\n";
         return 1;
     }
     const HeapMap m = buildHeapMap(heap->view(), *addresses, spaces, loaded->trace->symbols(), tile);

@@ -130,8 +130,8 @@ TEST_P(HeapLayout, SpacesAndAddressesAreTheJvmsOwn) {
         if (g.kind == static_cast<uint8_t>(format::GcKind::kMajor) && std::string(GetParam()) == "SerialGC") {
             ++full_gcs;
             const SpaceMap& old = m.spaces.back();
-            const int64_t untracked = static_cast<int64_t>(g.vm_heap_after) -
-                                      static_cast<int64_t>(g.live_bytes - m.outside_bytes);
+            const int64_t untracked =
+                static_cast<int64_t>(g.vm_heap_after) - static_cast<int64_t>(g.live_bytes - m.outside_bytes);
             EXPECT_EQ(static_cast<int64_t>(old.gap_bytes), static_cast<int64_t>(m.unplaced_bytes) + untracked)
                 << old.name << ": " << m.unplaced_bytes << " B without an address";
         }

@@ -21,7 +21,8 @@ TEST(HeapLayoutFormat, SpacesReadBackAsWritten) {
     const std::string path = b.finish();
     auto trace = TraceFile::open(path);
     ASSERT_TRUE(trace) << trace.error().message;
-    const GcSpacesEvent e{7, {{1, SpaceKind::kEden, 0x1000, 0x1010, 0x1100}, {2, SpaceKind::kOld, 0x2000, 0x2000, 0x2200}}};
+    const GcSpacesEvent e{
+        7, {{1, SpaceKind::kEden, 0x1000, 0x1010, 0x1100}, {2, SpaceKind::kOld, 0x2000, 0x2000, 0x2200}}};
     GcSpacesEvent got;
     std::string error;
     size_t at = 0;
@@ -48,7 +49,8 @@ TEST(HeapLayoutFormat, SpacesReadBackAsWritten) {
 }
 
 TEST(HeapLayoutFormat, AddressesReadBackAsWrittenEvenDescending) {
-    const std::vector<ObjectAddress> objects = {{3, 0x7f0000001000}, {4, 0x7f0000000ff8}, {90, 0x10}, {91, 0x7f0000002000}};
+    const std::vector<ObjectAddress> objects = {
+        {3, 0x7f0000001000}, {4, 0x7f0000000ff8}, {90, 0x10}, {91, 0x7f0000002000}};
     ByteWriter w;
     encodeAddresses(5, 3, objects, w);
     AddressChunk got;
@@ -81,11 +83,14 @@ std::string layoutTrace() {
     b.writer().defineSpace(2, "Tenured Gen", 0x2000, 0x200);
     b.alloc(1, 1).alloc(2, 2).alloc(3, 1).allocArray(4, 3, 10).alloc(5, 1).alloc(6, 2);
     b.gc(0, 7, {3});
-    b.writer().gcSpaces({0, {{1, SpaceKind::kEden, 0x1000, 0x1000, 0x1100}, {2, SpaceKind::kOld, 0x2000, 0x20a0, 0x2200}}});
-    b.writer().addresses(0, std::vector<ObjectAddress>{{1, 0x2000}, {2, 0x2010}, {4, 0x2028}, {5, 0x2060}, {6, 0x2080}});
+    b.writer().gcSpaces(
+        {0, {{1, SpaceKind::kEden, 0x1000, 0x1000, 0x1100}, {2, SpaceKind::kOld, 0x2000, 0x20a0, 0x2200}}});
+    b.writer().addresses(
+        0, std::vector<ObjectAddress>{{1, 0x2000}, {2, 0x2010}, {4, 0x2028}, {5, 0x2060}, {6, 0x2080}});
     b.alloc(7, 1);
     b.gc(1, 8, {1});
-    b.writer().gcSpaces({1, {{1, SpaceKind::kEden, 0x1000, 0x1010, 0x1100}, {2, SpaceKind::kOld, 0x2000, 0x20a0, 0x2200}}});
+    b.writer().gcSpaces(
+        {1, {{1, SpaceKind::kEden, 0x1000, 0x1010, 0x1100}, {2, SpaceKind::kOld, 0x2000, 0x20a0, 0x2200}}});
     // 4 overlaps 2, 5 lies in no space's used part, 6 has no address.
     b.writer().addresses(1, std::vector<ObjectAddress>{{2, 0x2010}, {4, 0x2020}, {5, 0x3000}, {7, 0x1000}});
     b.alloc(8, 1);

@@ -738,7 +738,12 @@ std::optional<GcSpacesEvent> Recorder::spacesOf(TraceWriter& w, const GcSlot& s)
     for (const Named& n : spaces) {
         auto [it, added] = space_ids_.emplace(n.name, static_cast<uint32_t>(space_ids_.size() + 1));
         if (added) w.defineSpace(it->second, n.name, n.bounds.bottom, n.bounds.end - n.bounds.bottom);
-        e.spaces.push_back({it->second, n.kind, n.bounds.bottom, n.bounds.top, n.bounds.end});
+        // Its top before the GC: the space that began where it begins (the survivors swap roles).
+        uint64_t before = n.bounds.bottom;
+        for (size_t i = 0; i < facts->spaces().size() && i < kMaxSpaces && s.start.valid; ++i)
+            if (s.start.spaces[i].bottom == n.bounds.bottom)
+                before = std::clamp(s.start.spaces[i].top, n.bounds.bottom, n.bounds.end);
+        e.spaces.push_back({it->second, n.kind, n.bounds.bottom, n.bounds.top, n.bounds.end, before});
     }
     return e;
 }

@@ -405,6 +405,8 @@ void SimHeap::moveObjects(bool full) {
         if (objects_[r].used && (full || objects_[r].address < young_end))
             moving.emplace_back(objects_[r].address, r);
     std::sort(moving.begin(), moving.end());
+    for (SpaceData& space : spaces_)
+        space.top_before = space.top;
     const Space to = from_ == kSurvivor0 ? kSurvivor1 : kSurvivor0;
     spaces_[kEden].top = spaces_[kEden].bottom;
     spaces_[to].top = spaces_[to].bottom;
@@ -436,8 +438,8 @@ void SimHeap::writeLayout(uint32_t gc, bool addresses) {
     const SpaceKind kinds[kSpaces] = {SpaceKind::kEden, SpaceKind::kSurvivor, SpaceKind::kSurvivor,
                                       SpaceKind::kOld};
     for (int i = 0; i < kSpaces; ++i)
-        e.spaces.push_back(
-            {static_cast<uint32_t>(i + 1), kinds[i], spaces_[i].bottom, spaces_[i].top, spaces_[i].end});
+        e.spaces.push_back({static_cast<uint32_t>(i + 1), kinds[i], spaces_[i].bottom, spaces_[i].top,
+                            spaces_[i].end, std::min(spaces_[i].top_before, spaces_[i].end)});
     out_.gcSpaces(e);
     if (!addresses) return;
     std::vector<ObjectAddress> placed;

@@ -172,6 +172,7 @@ private:
     static constexpr uint8_t kTenureAge = 2;
     struct SpaceData {
         uint64_t bottom = 0, top = 0, end = 0;
+        uint64_t top_before = 0;  // at the last GC's start
     };
     uint64_t place(Space space, uint64_t size);  // bumps `size` bytes at the space's top
     void moveObjects(bool full);

@@ -35,6 +35,7 @@ std::vector<uint8_t> encodeGcSpaces(const GcSpacesEvent& e) {
         w.varint(s.bottom);
         w.varint(s.top - s.bottom);
         w.varint(s.end - s.top);
+        w.varint(s.top_before - s.bottom);
     }
     return std::move(w.bytes());
 }
@@ -56,7 +57,7 @@ bool decodeGcSpaces(std::span<const uint8_t> data, const SymbolTable& symbols, G
         const uint64_t id = r.varint();
         const uint64_t kind = r.varint();
         s.bottom = r.varint();
-        const uint64_t used = r.varint(), free = r.varint();
+        const uint64_t used = r.varint(), free = r.varint(), used_before = r.varint();
         if (r.failed()) return fail(r, error, error_offset, "");
         if (id == 0 || id > UINT32_MAX || !symbols.space(static_cast<uint32_t>(id)).defined) {
             *error = "space " + std::to_string(id) + " is not defined";
@@ -68,7 +69,13 @@ bool decodeGcSpaces(std::span<const uint8_t> data, const SymbolTable& symbols, G
             *error_offset = at;
             return false;
         }
+        if (used_before > used + free) {
+            *error = "space " + std::to_string(id) + " was fuller before the GC than it is large";
+            *error_offset = at;
+            return false;
+        }
         s.space = static_cast<uint32_t>(id);
+        s.top_before = s.bottom + used_before;
         // A kind of a later format reads as unknown.
         s.kind = kind < kSpaceKindCount ? static_cast<SpaceKind>(kind) : SpaceKind::kUnknown;
         s.top = s.bottom + used;

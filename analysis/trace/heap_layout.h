@@ -27,13 +27,16 @@ enum class SpaceKind : uint8_t {
 inline constexpr uint32_t kSpaceKindCount = 6;
 std::string_view spaceKindName(SpaceKind kind);  // "eden", "survivor", "old", "humongous", "free"
 
-// One space right after a GC: [bottom, top) holds objects, [top, end) is free, both committed.
+// One space right after a GC: [bottom, top) holds objects, [top, end) is free, both committed;
+// before the GC it held [bottom, top_before).
 struct SpaceState {
     uint32_t space = 0;  // SPACE id
     SpaceKind kind = SpaceKind::kUnknown;
     uint64_t bottom = 0, top = 0, end = 0;
+    uint64_t top_before = 0;  // in [bottom, end]
 
     uint64_t used() const { return top - bottom; }
+    uint64_t usedBefore() const { return top_before - bottom; }
     uint64_t capacity() const { return end - bottom; }
 };
 

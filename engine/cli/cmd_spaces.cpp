@@ -19,7 +19,7 @@ std::string hex(uint64_t v) {
     return b;
 }
 
-// One line per GC with spaces: each space's used and capacity.
+// One line per GC with spaces: each space's used bytes before and after it, and its capacity.
 void printSeries(const LoadedTrace& t) {
     const HeapHistory& h = *t.history;
     const SymbolTable& sym = t.trace->symbols();

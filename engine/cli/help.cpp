@@ -80,8 +80,8 @@ snapshot was taken, the bytes reachable from GC roots.
          "the collector's spaces at each GC, and where the objects lie in them",
          R"(usage: memcity spaces FILE [--gc N [--tile BYTES] [--json]]
 
-Without --gc: one row per GC with each of the collector's spaces, its used bytes and capacity
-(@ marks the GCs whose objects' addresses the trace has). With --gc: that GC's spaces with
+Without --gc: one row per GC with each of the collector's spaces, its used bytes before and
+after the GC and its capacity (@ marks the GCs whose objects' addresses the trace has). With --gc: that GC's spaces with
 their bounds, and where the trace has addresses, the objects in each, the bytes between them
 and any that overlap; --json adds the tiles of BYTES each (docs/heapmap.md).
 

@@ -21,8 +21,9 @@ TEST(HeapLayoutFormat, SpacesReadBackAsWritten) {
     const std::string path = b.finish();
     auto trace = TraceFile::open(path);
     ASSERT_TRUE(trace) << trace.error().message;
-    const GcSpacesEvent e{
-        7, {{1, SpaceKind::kEden, 0x1000, 0x1010, 0x1100}, {2, SpaceKind::kOld, 0x2000, 0x2000, 0x2200}}};
+    const GcSpacesEvent e{7,
+                          {{1, SpaceKind::kEden, 0x1000, 0x1010, 0x1100, 0x10f0},
+                           {2, SpaceKind::kOld, 0x2000, 0x2000, 0x2200, 0x2000}}};
     GcSpacesEvent got;
     std::string error;
     size_t at = 0;
@@ -32,11 +33,12 @@ TEST(HeapLayoutFormat, SpacesReadBackAsWritten) {
     ASSERT_EQ(got.spaces.size(), 2u);
     EXPECT_EQ(got.spaces[0].kind, SpaceKind::kEden);
     EXPECT_EQ(got.spaces[0].used(), 0x10u);
+    EXPECT_EQ(got.spaces[0].usedBefore(), 0xf0u);
     EXPECT_EQ(got.spaces[1].capacity(), 0x200u);
     EXPECT_EQ(trace->symbols().space(2).name, "Tenured Gen");
 
     // A space the trace does not define, a cut event, bytes after it.
-    std::vector<uint8_t> bad = encodeGcSpaces({0, {{3, SpaceKind::kOld, 0, 0, 0}}});
+    std::vector<uint8_t> bad = encodeGcSpaces({0, {{3, SpaceKind::kOld, 0, 0, 0, 0}}});
     EXPECT_FALSE(decodeGcSpaces(bad, trace->symbols(), &got, &error, &at));
     EXPECT_EQ(error, "space 3 is not defined");
     bad = bytes;
@@ -83,14 +85,16 @@ std::string layoutTrace() {
     b.writer().defineSpace(2, "Tenured Gen", 0x2000, 0x200);
     b.alloc(1, 1).alloc(2, 2).alloc(3, 1).allocArray(4, 3, 10).alloc(5, 1).alloc(6, 2);
     b.gc(0, 7, {3});
-    b.writer().gcSpaces(
-        {0, {{1, SpaceKind::kEden, 0x1000, 0x1000, 0x1100}, {2, SpaceKind::kOld, 0x2000, 0x20a0, 0x2200}}});
+    b.writer().gcSpaces({0,
+                         {{1, SpaceKind::kEden, 0x1000, 0x1000, 0x1100, 0x1100},
+                          {2, SpaceKind::kOld, 0x2000, 0x20a0, 0x2200, 0x2000}}});
     b.writer().addresses(
         0, std::vector<ObjectAddress>{{1, 0x2000}, {2, 0x2010}, {4, 0x2028}, {5, 0x2060}, {6, 0x2080}});
     b.alloc(7, 1);
     b.gc(1, 8, {1});
-    b.writer().gcSpaces(
-        {1, {{1, SpaceKind::kEden, 0x1000, 0x1010, 0x1100}, {2, SpaceKind::kOld, 0x2000, 0x20a0, 0x2200}}});
+    b.writer().gcSpaces({1,
+                         {{1, SpaceKind::kEden, 0x1000, 0x1010, 0x1100, 0x1100},
+                          {2, SpaceKind::kOld, 0x2000, 0x20a0, 0x2200, 0x20a0}}});
     // 4 overlaps 2, 5 lies in no space's used part, 6 has no address.
     b.writer().addresses(1, std::vector<ObjectAddress>{{2, 0x2010}, {4, 0x2020}, {5, 0x3000}, {7, 0x1000}});
     b.alloc(8, 1);

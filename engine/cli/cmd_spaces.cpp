@@ -29,8 +29,9 @@ void printSeries(const LoadedTrace& t) {
                     g.has_addresses ? " @" : "  ");
         if (!e) std::printf("  -");
         for (const SpaceState& s : e ? e->spaces : std::vector<SpaceState>{})
-            std::printf("  %s %s/%s", std::string(sym.space(s.space).name).c_str(),
-                        formatBytes(s.used()).c_str(), formatBytes(s.capacity()).c_str());
+            std::printf("  %s %s->%s/%s", std::string(sym.space(s.space).name).c_str(),
+                        formatBytes(s.usedBefore()).c_str(), formatBytes(s.used()).c_str(),
+                        formatBytes(s.capacity()).c_str());
         std::printf("\n");
     }
 }

@@ -8,14 +8,19 @@
 #include <string>
 #include <vector>
 
+#include "graph/bitset.h"
 #include "heap/heap_state.h"
 #include "trace/heap_layout.h"
 
 namespace memcity {
 
+// What a tile holds; an object across tiles counts its bytes in each, the object where it starts.
 struct HeapTile {
-    uint64_t objects = 0;  // objects that start in the tile
-    uint64_t bytes = 0;    // bytes of objects in the tile (an object across tiles counts in each)
+    uint64_t objects = 0;
+    uint64_t bytes = 0;
+    uint64_t age_bytes = 0;       // sum over its bytes of the GCs each has lived through (age)
+    uint64_t selected_bytes = 0;  // of the selected objects (HeapMapOptions::selected)
+    uint64_t dying_bytes = 0;     // of the objects that die at the next GC (HeapMapOptions::dying)
 };
 
 struct SpaceMap {
@@ -31,6 +36,7 @@ struct SpaceMap {
 
 struct HeapMap {
     uint32_t gc = 0;
+    bool addresses = false;  // built from the objects' addresses (else the spaces' tops only)
     uint64_t tile_bytes = 0;
     std::vector<SpaceMap> spaces;  // in address order
     // The trace's live objects without an address, and those whose address is in no space's
@@ -39,10 +45,32 @@ struct HeapMap {
     uint64_t outside_objects = 0, outside_bytes = 0;
 };
 
+struct HeapMapOptions {
+    uint64_t tile_bytes = 64 << 10;
+    const Bitset* selected = nullptr;  // by heap position: the selected objects
+    const Bitset* dying = nullptr;     // by heap position: those that die at the next GC
+};
+
 // The map of `heap` (a complete heap after GC `heap.gc()`): `addresses` by heap position
 // (HeapHistory::addressesFor; 0 where unknown), `spaces` the GC's (nullptr: the objects' address
 // range as one space named "heap").
 HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addresses, const GcSpacesEvent* spaces,
-                     const SymbolTable& symbols, uint64_t tile_bytes);
+                     const SymbolTable& symbols, const HeapMapOptions& options);
+inline HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addresses,
+                            const GcSpacesEvent* spaces, const SymbolTable& symbols, uint64_t tile_bytes) {
+    return buildHeapMap(heap, addresses, spaces, symbols, HeapMapOptions{.tile_bytes = tile_bytes});
+}
+// The map of the spaces alone, where a GC has no addresses: every tile below a space's top
+// full, the one it ends in as far as it reaches.
+HeapMap spacesOnlyMap(uint32_t gc, const GcSpacesEvent& spaces, const SymbolTable& symbols,
+                      uint64_t tile_bytes);
+
+// The types with the most bytes in [from, to) of `heap`, at most `count`, largest first.
+struct TileType {
+    uint32_t type = 0;
+    uint64_t objects = 0, bytes = 0;
+};
+std::vector<TileType> typesIn(const HeapView& heap, std::span<const uint64_t> addresses, uint64_t from,
+                              uint64_t to, size_t count);
 
 }  // namespace memcity

@@ -63,6 +63,7 @@ int runRender(const Words& words) {
     if (!output || output->empty())
         return fail("memcity render: -o OUT.png (or -o DIR with --frames) is required");
 
+    if (args->value("--view") == "heapmap") return renderHeapMap(*args);
     auto view = scene::parseViewKind(args->value("--view").value_or("city"));
     if (!view) return fail("memcity render: " + view.error().message);
     auto opts = readClassifyArgs(*args, "render", "type,site", "bytes");

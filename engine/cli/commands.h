@@ -38,6 +38,8 @@ int runInspect(const Words& args);
 int runWindows(const Words& args);
 int runSeries(const Words& args);
 int runRender(const Words& args);
+// render --view heapmap (render_heapmap.cpp), with the options already parsed.
+int renderHeapMap(const Args& args);
 
 // What commands get from the program around them (the explorer's parts, where it has them).
 struct Services {

@@ -414,10 +414,13 @@ views:
              STAG'20's timeline-based view: a small tree per pinned GC side by side, and the
              --gc's tree outlined, over the memory chart with the pins marked; scaled, so a
              growing group grows from tree to tree
+  heapmap    GCspy's view: each of the collector's spaces as a band of tiles in address
+             order coloured by --stream, and a history graph of one space (--space) before
+             and after each GC of the window (docs/heapmap.md)
 
 )",
          {
-             {"--view", "V", "", "city (default), sunburst, icicle, timeline or timeline-trees"},
+             {"--view", "V", "", "city (default), sunburst, icicle, timeline, timeline-trees or heapmap"},
              {"--gc", "N", "", "the GC to draw (default: the last of the window)"},
              {"--from", "A", "", ""},
              {"--to", "B", "", "the window of GCs the groups and the layout come from (default: all)"},
@@ -441,6 +444,12 @@ views:
               "timeline-trees: sunburst (default) or icicle trees, or city: small cities\non one layout, so "
               "a lot stands at the same place in each"},
              {"--unscaled", "", "", "timeline-trees: every tree fills its panel"},
+             {"--stream", "S", "",
+              "heapmap: what colours a tile: used (default), objects, age, selected\n(the --select groups' "
+              "share) or dying (at the next GC)"},
+             {"--tile", "BYTES", "", "heapmap: the bytes of a tile (default: the smallest that fits)"},
+             {"--tile-px", "N", "", "heapmap: a tile's side in pixels (default 10)"},
+             {"--space", "NAME", "", "heapmap: the space of the history graph (default: the largest)"},
              {"--all", "", "", "every group, no \"Other\""},
              {"--depth", "D", "", "levels below the root to draw (default 8)"},
              {"--samples", "N", "", "multisampling (default 4, lowered to what the device supports)"},

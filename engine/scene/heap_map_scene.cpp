@@ -1,0 +1,243 @@
+#include "scene/heap_map_scene.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+
+#include "scene/palette.h"
+#include "util/units.h"
+
+namespace memcity::scene {
+namespace {
+
+constexpr float kTitleHeight = 28.0f;
+constexpr float kMargin = 12.0f;
+constexpr float kHeaderPx = 18.0f;  // a space's line above its tiles
+constexpr uint32_t kFreeTile = render::rgba(44, 48, 56);
+constexpr uint32_t kCommitted = render::rgba(40, 44, 52);
+
+std::string hex(uint64_t v) {
+    char b[24];
+    std::snprintf(b, sizeof b, "0x%" PRIx64, v);
+    return b;
+}
+
+// The frame's largest objects count and mean age of a tile (what those streams are relative to).
+double scaleOf(const HeapMap& map, HeapStream stream) {
+    double scale = 0;
+    for (const SpaceMap& s : map.spaces)
+        for (const HeapTile& t : s.tiles) {
+            if (stream == HeapStream::kObjects) scale = std::max(scale, static_cast<double>(t.objects));
+            if (stream == HeapStream::kAge && t.bytes)
+                scale = std::max(scale, static_cast<double>(t.age_bytes) / static_cast<double>(t.bytes));
+        }
+    return scale;
+}
+
+const char* streamTitle(HeapStream stream) {
+    switch (stream) {
+        case HeapStream::kUsed: return "used bytes";
+        case HeapStream::kObjects: return "objects";
+        case HeapStream::kAge: return "age (GCs lived through)";
+        case HeapStream::kSelected: return "the selection's share";
+        case HeapStream::kDying: return "dies at the next GC";
+    }
+    return "";
+}
+
+}  // namespace
+
+std::string_view heapStreamName(HeapStream stream) {
+    switch (stream) {
+        case HeapStream::kUsed: return "used";
+        case HeapStream::kObjects: return "objects";
+        case HeapStream::kAge: return "age";
+        case HeapStream::kSelected: return "selected";
+        case HeapStream::kDying: return "dying";
+    }
+    return "used";
+}
+
+Result<HeapStream> parseHeapStream(std::string_view name) {
+    for (int i = 0; i < kHeapStreamCount; ++i)
+        if (heapStreamName(static_cast<HeapStream>(i)) == name) return static_cast<HeapStream>(i);
+    return Error{"unknown stream '" + std::string(name.substr(0, 40)) +
+                 "' (expected used, objects, age, selected or dying)"};
+}
+
+double tileValue(const HeapTile& t, HeapStream stream, uint64_t tile_bytes, double scale) {
+    const double bytes = static_cast<double>(t.bytes);
+    switch (stream) {
+        case HeapStream::kUsed: return tile_bytes ? std::min(1.0, bytes / static_cast<double>(tile_bytes)) : 0;
+        case HeapStream::kObjects: return scale > 0 ? static_cast<double>(t.objects) / scale : 0;
+        case HeapStream::kAge: return scale > 0 && t.bytes ? static_cast<double>(t.age_bytes) / bytes / scale : 0;
+        case HeapStream::kSelected: return t.bytes ? static_cast<double>(t.selected_bytes) / bytes : 0;
+        case HeapStream::kDying: return t.bytes ? static_cast<double>(t.dying_bytes) / bytes : 0;
+    }
+    return 0;
+}
+
+uint32_t heatColor(double value) {
+    // Stops of a ramp that stays apart for the common colour-vision deficiencies.
+    static constexpr uint32_t kStops[] = {render::rgba(30, 40, 90), render::rgba(30, 120, 150),
+                                          render::rgba(120, 190, 110), render::rgba(240, 210, 70),
+                                          render::rgba(230, 80, 50)};
+    const double v = std::clamp(value, 0.0, 1.0) * 4.0;
+    const auto i = static_cast<size_t>(std::min(3.0, std::floor(v)));
+    return palette::mix(kStops[i], kStops[i + 1], static_cast<float>(v - static_cast<double>(i)));
+}
+
+HeapMapScene::HeapMapScene(HeapMapInputs inputs, HeapMapViewOptions options, glm::vec2 size)
+    : inputs_(std::move(inputs)), options_(std::move(options)), size_(size) {}
+
+PixelRect HeapMapScene::bandsRect() const {
+    const float top = (options_.title_bar ? kTitleHeight : 0.0f) + 8.0f;
+    const float bottom = inputs_.history.empty() ? size_.y - 34.0f : std::round(size_.y * 0.64f);
+    return {{kMargin, top}, {size_.x - kMargin, std::max(top + 1.0f, bottom)}};
+}
+
+void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, render::DrawList& out) {
+    out.clear();
+    out.clear_color = palette::kBackground;
+    placed_.clear();
+    ranges_.clear();
+    const HeapStream stream = options_.stream;
+    // Tween only between maps of the same tiles.
+    bool tween = next && f > 0 && next->tile_bytes == map.tile_bytes && next->spaces.size() == map.spaces.size();
+    for (size_t i = 0; tween && i < map.spaces.size(); ++i)
+        tween = map.spaces[i].tiles.size() == next->spaces[i].tiles.size();
+    double scale = scaleOf(map, stream);
+    if (tween) scale = std::max(scale, scaleOf(*next, stream));
+    const uint32_t gc = map.gc;
+    const GcRecord* record = gc < inputs_.gcs.size() ? &inputs_.gcs[gc] : nullptr;
+
+    if (options_.title_bar) {
+        out.rects.push_back({{0, 0}, {size_.x, kTitleHeight}, palette::kPanel, 0, 0});
+        std::string title = inputs_.title + "  \xc2\xb7  heap map, GC " + std::to_string(gc);
+        if (record) title += " (" + std::string(format::gcKindName(record->kind)) + ")";
+        title += "  \xc2\xb7  colour: " + std::string(streamTitle(stream)) + "  \xc2\xb7  tiles of " +
+                 formatBytes(map.tile_bytes);
+        if (!map.addresses) title += "  \xc2\xb7  no addresses at this GC: the spaces' tops";
+        out.labels.push_back({{kMargin, kTitleHeight / 2}, title, palette::kText, 14.0f, render::TextAnchor::kLeftCenter});
+    }
+
+    const PixelRect bands = bandsRect();
+    const float px = std::max(2.0f, options_.tile_px);
+    const float gap = px >= 5.0f ? 1.0f : 0.0f;
+    const auto per_row = static_cast<size_t>(std::max(1.0f, std::floor(bands.width() / px)));
+    float y = bands.min.y;
+    for (size_t si = 0; si < map.spaces.size(); ++si) {
+        const SpaceMap& s = map.spaces[si];
+        if (y + kHeaderPx > bands.max.y) {
+            out.labels.push_back({{bands.min.x, y}, "(more spaces below: a larger tile size fits them)",
+                                  palette::kTextDim, 12.0f, render::TextAnchor::kTopLeft});
+            break;
+        }
+        std::string line = s.name + "  " + std::string(spaceKindName(s.state.kind)) + "  " +
+                           formatBytes(s.state.used()) + " of " + formatBytes(s.state.capacity()) + " used  (" +
+                           formatBytes(s.state.usedBefore()) + " before the GC)  " + hex(s.state.bottom);
+        if (map.addresses)
+            line += "  " + formatCount(s.objects) + " objects, " + formatBytes(s.bytes) + ", " +
+                    formatBytes(s.gap_bytes) + " between them";
+        out.labels.push_back({{bands.min.x, y + 2}, line, palette::kText, 13.0f, render::TextAnchor::kTopLeft});
+        y += kHeaderPx;
+        for (size_t t = 0; t < s.tiles.size(); ++t) {
+            const float x0 = bands.min.x + static_cast<float>(t % per_row) * px;
+            const float y0 = y + static_cast<float>(t / per_row) * px;
+            if (y0 + px > bands.max.y) break;
+            const uint64_t from = s.state.bottom + t * map.tile_bytes;
+            const HeapTile& tile = s.tiles[t];
+            double v = tileValue(tile, stream, map.tile_bytes, scale);
+            uint64_t bytes = tile.bytes;
+            if (tween) {
+                const HeapTile& other = next->spaces[si].tiles[t];
+                v += (tileValue(other, stream, map.tile_bytes, scale) - v) * f;
+                bytes = std::max(bytes, other.bytes);
+            }
+            const bool free = bytes == 0 && from >= s.state.top;
+            const uint32_t flags = tile.selected_bytes ? render::kFlagSelected : render::kFlagNone;
+            const PixelRect r{{x0, y0}, {x0 + px - gap, y0 + px - gap}};
+            out.rects.push_back({r.min, r.max, free ? kFreeTile : heatColor(v), static_cast<uint32_t>(placed_.size()), flags});
+            placed_.push_back({r, si, t});
+            ranges_.emplace_back(from, std::min(from + map.tile_bytes, s.state.end));
+        }
+        const size_t rows = (s.tiles.size() + per_row - 1) / per_row;
+        y += static_cast<float>(rows) * px + 8.0f;
+    }
+
+    if (!inputs_.history.empty())
+        drawHistory(gc, {{kMargin, bands.max.y + 10.0f}, {size_.x - kMargin, size_.y - 34.0f}}, out);
+
+    // The legend: the ramp, and what its ends mean.
+    const float lx = size_.x - kMargin - 280.0f, ly = size_.y - 24.0f;
+    for (int i = 0; i < 20; ++i)
+        out.rects.push_back({{lx + static_cast<float>(i) * 10.0f, ly}, {lx + static_cast<float>(i + 1) * 10.0f, ly + 12.0f},
+                             heatColor(i / 19.0), 0, 0});
+    std::string high = "100%";
+    if (stream == HeapStream::kObjects) high = formatCount(static_cast<uint64_t>(scale)) + " objects";
+    if (stream == HeapStream::kAge) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%.1f GCs", scale);
+        high = b;
+    }
+    out.labels.push_back({{lx - 6.0f, ly + 6.0f}, "0", palette::kTextDim, 12.0f, render::TextAnchor::kRightCenter});
+    out.labels.push_back({{lx + 206.0f, ly + 6.0f}, high, palette::kTextDim, 12.0f, render::TextAnchor::kLeftCenter});
+    out.rects.push_back({{kMargin, ly}, {kMargin + 12.0f, ly + 12.0f}, kFreeTile, 0, 0});
+    out.labels.push_back({{kMargin + 18.0f, ly + 6.0f}, "free (committed, above the space's top)", palette::kTextDim, 12.0f,
+                          render::TextAnchor::kLeftCenter});
+}
+
+void HeapMapScene::drawHistory(uint32_t gc, PixelRect rect, render::DrawList& out) const {
+    const auto& h = inputs_.history;
+    out.labels.push_back({rect.min, "history of " + inputs_.history_space + ": the space before and after each GC, GC " +
+                                        std::to_string(h.front().gc) + " to " + std::to_string(h.back().gc),
+                          palette::kText, 13.0f, render::TextAnchor::kTopLeft});
+    // Before and after, in the header; the addresses at the left of the graph.
+    const float kx = rect.max.x - 200.0f;
+    out.rects.push_back({{kx, rect.min.y + 2}, {kx + 10, rect.min.y + 12}, heatColor(0.62), 0, 0});
+    out.labels.push_back({{kx + 14, rect.min.y + 7}, "before", palette::kTextDim, 12.0f, render::TextAnchor::kLeftCenter});
+    out.rects.push_back({{kx + 80, rect.min.y + 2}, {kx + 90, rect.min.y + 12}, heatColor(0.85), 0, 0});
+    out.labels.push_back({{kx + 94, rect.min.y + 7}, "after the GC", palette::kTextDim, 12.0f, render::TextAnchor::kLeftCenter});
+    const PixelRect area{{rect.min.x + 84.0f, rect.min.y + kHeaderPx}, rect.max};
+    if (area.empty()) return;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (const SpaceHistoryEntry& e : h) {
+        lo = std::min(lo, e.state.bottom);
+        hi = std::max(hi, e.state.end);
+    }
+    if (hi <= lo) return;
+    const double span = static_cast<double>(hi - lo);
+    // Low addresses at the bottom: a space that fills grows upwards.
+    auto yOf = [&](uint64_t address) {
+        return area.max.y - static_cast<float>(static_cast<double>(address - lo) / span) * area.height();
+    };
+    out.rects.push_back({area.min, area.max, palette::kPanel, 0, 0});
+    const float col = area.width() / static_cast<float>(2 * h.size());
+    for (size_t k = 0; k < h.size(); ++k) {
+        const SpaceState& s = h[k].state;
+        for (int half = 0; half < 2; ++half) {
+            const float x0 = area.min.x + static_cast<float>(2 * k + static_cast<size_t>(half)) * col;
+            const float x1 = x0 + std::max(1.0f, col - (half == 1 && col >= 3.0f ? 1.0f : 0.0f));
+            const uint64_t top = half == 0 ? s.top_before : s.top;
+            out.rects.push_back({{x0, yOf(s.end)}, {x1, yOf(s.bottom)}, kCommitted, 0, 0});
+            if (top > s.bottom)
+                out.rects.push_back({{x0, yOf(top)}, {x1, yOf(s.bottom)}, heatColor(half == 0 ? 0.62 : 0.85), 0, 0});
+        }
+        if (h[k].gc == gc) {
+            const float x0 = area.min.x + static_cast<float>(2 * k) * col;
+            out.lines.push_back({{x0, area.min.y}, {x0, area.max.y}, 1.0f, palette::kSelection});
+            out.lines.push_back({{x0 + 2 * col, area.min.y}, {x0 + 2 * col, area.max.y}, 1.0f, palette::kSelection});
+        }
+    }
+    out.labels.push_back({{area.min.x - 6.0f, area.min.y + 6.0f}, hex(hi), palette::kTextDim, 11.0f, render::TextAnchor::kRightCenter});
+    out.labels.push_back({{area.min.x - 6.0f, area.max.y - 6.0f}, hex(lo), palette::kTextDim, 11.0f, render::TextAnchor::kRightCenter});
+}
+
+std::optional<HeapMapPick> HeapMapScene::pick(glm::vec2 pixel) const {
+    for (size_t i = 0; i < placed_.size(); ++i)
+        if (placed_[i].rect.contains(pixel)) return HeapMapPick{placed_[i].space, placed_[i].tile, ranges_[i].first, ranges_[i].second};
+    return std::nullopt;
+}
+
+}  // namespace memcity::scene

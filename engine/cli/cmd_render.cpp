@@ -65,7 +65,9 @@ int runRender(const Words& words) {
 
     if (args->value("--view") == "heapmap") return renderHeapMap(*args);
     auto view = scene::parseViewKind(args->value("--view").value_or("city"));
-    if (!view) return fail("memcity render: " + view.error().message);
+    if (!view)
+        return fail("memcity render: unknown view '" + printable(args->value("--view").value_or(""), 40) +
+                    "' (expected city, sunburst, icicle, timeline, timeline-trees or heapmap)");
     auto opts = readClassifyArgs(*args, "render", "type,site", "bytes");
     if (!opts) return fail(opts.error().message);
     auto sort = parseSort(args->value("--sort").value_or("growth"), "render");

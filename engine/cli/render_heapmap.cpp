@@ -39,9 +39,12 @@ std::string baseName(const std::string& path) {
 
 int renderHeapMap(const Args& args) {
     const std::optional<std::string> output = args.value("--output");
-    if (!output || output->empty()) return fail("memcity render: -o OUT.png (or -o DIR with --frames) is required");
-    for (const char* option : {"--camera", "--drill", "--pins", "--shape", "--diff-from", "--scaled", "--unscaled"})
-        if (args.has(option)) return fail(std::string("memcity render: ") + option + " is not for --view heapmap");
+    if (!output || output->empty())
+        return fail("memcity render: -o OUT.png (or -o DIR with --frames) is required");
+    for (const char* option :
+         {"--camera", "--drill", "--pins", "--shape", "--diff-from", "--scaled", "--unscaled"})
+        if (args.has(option))
+            return fail(std::string("memcity render: ") + option + " is not for --view heapmap");
     auto stream = scene::parseHeapStream(args.value("--stream").value_or("used"));
     if (!stream) return fail("memcity render: --stream: " + stream.error().message);
     auto size_arg = args.sizeValue("--size", {1280, 720}, {64, 64}, {8192, 8192});
@@ -57,7 +60,8 @@ int renderHeapMap(const Args& args) {
     if (!frames) return fail(frames.error().message);
     const bool animate = args.has("--frames");
     if (animate && args.has("--gc"))
-        return fail("memcity render: --gc picks one picture; --frames animates --from..--to (give one of them)");
+        return fail(
+            "memcity render: --gc picks one picture; --frames animates --from..--to (give one of them)");
     auto opts = readClassifyArgs(args, "render", "type,site", "bytes");
     if (!opts) return fail(opts.error().message);
     if (*stream == scene::HeapStream::kSelected && !args.has("--select"))
@@ -85,7 +89,8 @@ int renderHeapMap(const Args& args) {
         uint64_t largest = 0;
         if (const GcSpacesEvent* e = h.spacesAt(static_cast<uint32_t>(*gc)))
             for (const SpaceState& s : e->spaces)
-                if (s.capacity() > largest) largest = s.capacity(), space = std::string(symbols.space(s.space).name);
+                if (s.capacity() > largest)
+                    largest = s.capacity(), space = std::string(symbols.space(s.space).name);
     }
     scene::HeapMapInputs in;
     in.title = baseName(loaded->trace->path());
@@ -100,8 +105,8 @@ int renderHeapMap(const Args& args) {
         std::string names;
         for (uint32_t id = 1; id <= symbols.counts().spaces; ++id)
             names += (names.empty() ? "" : ", ") + std::string(symbols.space(id).name);
-        return fail("memcity render: --space: no space '" + printable(space, 60) + "' in " + loaded->trace->path() +
-                    " (its spaces: " + (names.empty() ? "none" : names) + ")");
+        return fail("memcity render: --space: no space '" + printable(space, 60) + "' in " +
+                    loaded->trace->path() + " (its spaces: " + (names.empty() ? "none" : names) + ")");
     }
 
     scene::HeapMapViewOptions vo;
@@ -126,7 +131,8 @@ int renderHeapMap(const Args& args) {
                 if (capacity > most) most = capacity, widest = e;
             }
         const scene::PixelRect bands = scene.bandsRect();
-        tile_bytes = widest ? fittingTileBytes(*widest, bands.width(), bands.height(), vo.tile_px, 18.0) : 64 << 10;
+        tile_bytes =
+            widest ? fittingTileBytes(*widest, bands.width(), bands.height(), vo.tile_px, 18.0) : 64 << 10;
     }
     HeapMapRequest request;
     request.tile_bytes = tile_bytes;
@@ -155,13 +161,14 @@ int renderHeapMap(const Args& args) {
         scene.compose(**a, b, f, list);
         auto image = r.renderToImage(list, size.x, size.y);
         if (!image) return fail("memcity render: " + image.error().message) == 0;
-        if (Status s = render::writePng(path, *image); !s) return fail("memcity render: " + s.error().message) == 0;
+        if (Status s = render::writePng(path, *image); !s)
+            return fail("memcity render: " + s.error().message) == 0;
         return true;
     };
     if (!animate) {
         if (!draw(static_cast<uint32_t>(*gc), 0, *output)) return 1;
-        std::cerr << "wrote " << *output << " (heapmap, GC " << *gc << ", " << formatBytes(tile_bytes) << " tiles, "
-                  << size.x << "x" << size.y << ", " << r.deviceName() << ")\n";
+        std::cerr << "wrote " << *output << " (heapmap, GC " << *gc << ", " << formatBytes(tile_bytes)
+                  << " tiles, " << size.x << "x" << size.y << ", " << r.deviceName() << ")\n";
         return 0;
     }
     struct stat st {};

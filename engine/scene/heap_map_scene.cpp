@@ -69,9 +69,11 @@ Result<HeapStream> parseHeapStream(std::string_view name) {
 double tileValue(const HeapTile& t, HeapStream stream, uint64_t tile_bytes, double scale) {
     const double bytes = static_cast<double>(t.bytes);
     switch (stream) {
-        case HeapStream::kUsed: return tile_bytes ? std::min(1.0, bytes / static_cast<double>(tile_bytes)) : 0;
+        case HeapStream::kUsed:
+            return tile_bytes ? std::min(1.0, bytes / static_cast<double>(tile_bytes)) : 0;
         case HeapStream::kObjects: return scale > 0 ? static_cast<double>(t.objects) / scale : 0;
-        case HeapStream::kAge: return scale > 0 && t.bytes ? static_cast<double>(t.age_bytes) / bytes / scale : 0;
+        case HeapStream::kAge:
+            return scale > 0 && t.bytes ? static_cast<double>(t.age_bytes) / bytes / scale : 0;
         case HeapStream::kSelected: return t.bytes ? static_cast<double>(t.selected_bytes) / bytes : 0;
         case HeapStream::kDying: return t.bytes ? static_cast<double>(t.dying_bytes) / bytes : 0;
     }
@@ -104,7 +106,8 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
     ranges_.clear();
     const HeapStream stream = options_.stream;
     // Tween only between maps of the same tiles.
-    bool tween = next && f > 0 && next->tile_bytes == map.tile_bytes && next->spaces.size() == map.spaces.size();
+    bool tween =
+        next && f > 0 && next->tile_bytes == map.tile_bytes && next->spaces.size() == map.spaces.size();
     for (size_t i = 0; tween && i < map.spaces.size(); ++i)
         tween = map.spaces[i].tiles.size() == next->spaces[i].tiles.size();
     double scale = scaleOf(map, stream);
@@ -119,7 +122,8 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
         title += "  \xc2\xb7  colour: " + std::string(streamTitle(stream)) + "  \xc2\xb7  tiles of " +
                  formatBytes(map.tile_bytes);
         if (!map.addresses) title += "  \xc2\xb7  no addresses at this GC: the spaces' tops";
-        out.labels.push_back({{kMargin, kTitleHeight / 2}, title, palette::kText, 14.0f, render::TextAnchor::kLeftCenter});
+        out.labels.push_back(
+            {{kMargin, kTitleHeight / 2}, title, palette::kText, 14.0f, render::TextAnchor::kLeftCenter});
     }
 
     const PixelRect bands = bandsRect();
@@ -130,17 +134,22 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
     for (size_t si = 0; si < map.spaces.size(); ++si) {
         const SpaceMap& s = map.spaces[si];
         if (y + kHeaderPx > bands.max.y) {
-            out.labels.push_back({{bands.min.x, y}, "(more spaces below: a larger tile size fits them)",
-                                  palette::kTextDim, 12.0f, render::TextAnchor::kTopLeft});
+            out.labels.push_back({{bands.min.x, y},
+                                  "(more spaces below: a larger tile size fits them)",
+                                  palette::kTextDim,
+                                  12.0f,
+                                  render::TextAnchor::kTopLeft});
             break;
         }
         std::string line = s.name + "  " + std::string(spaceKindName(s.state.kind)) + "  " +
-                           formatBytes(s.state.used()) + " of " + formatBytes(s.state.capacity()) + " used  (" +
-                           formatBytes(s.state.usedBefore()) + " before the GC)  " + hex(s.state.bottom);
+                           formatBytes(s.state.used()) + " of " + formatBytes(s.state.capacity()) +
+                           " used  (" + formatBytes(s.state.usedBefore()) + " before the GC)  " +
+                           hex(s.state.bottom);
         if (map.addresses)
             line += "  " + formatCount(s.objects) + " objects, " + formatBytes(s.bytes) + ", " +
                     formatBytes(s.gap_bytes) + " between them";
-        out.labels.push_back({{bands.min.x, y + 2}, line, palette::kText, 13.0f, render::TextAnchor::kTopLeft});
+        out.labels.push_back(
+            {{bands.min.x, y + 2}, line, palette::kText, 13.0f, render::TextAnchor::kTopLeft});
         y += kHeaderPx;
         for (size_t t = 0; t < s.tiles.size(); ++t) {
             const float x0 = bands.min.x + static_cast<float>(t % per_row) * px;
@@ -158,7 +167,8 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
             const bool free = bytes == 0 && from >= s.state.top;
             const uint32_t flags = tile.selected_bytes ? render::kFlagSelected : render::kFlagNone;
             const PixelRect r{{x0, y0}, {x0 + px - gap, y0 + px - gap}};
-            out.rects.push_back({r.min, r.max, free ? kFreeTile : heatColor(v), static_cast<uint32_t>(placed_.size()), flags});
+            out.rects.push_back({r.min, r.max, free ? kFreeTile : heatColor(v),
+                                 static_cast<uint32_t>(placed_.size()), flags});
             placed_.push_back({r, si, t});
             ranges_.emplace_back(from, std::min(from + map.tile_bytes, s.state.end));
         }
@@ -172,8 +182,11 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
     // The legend: the ramp, and what its ends mean.
     const float lx = size_.x - kMargin - 280.0f, ly = size_.y - 24.0f;
     for (int i = 0; i < 20; ++i)
-        out.rects.push_back({{lx + static_cast<float>(i) * 10.0f, ly}, {lx + static_cast<float>(i + 1) * 10.0f, ly + 12.0f},
-                             heatColor(i / 19.0), 0, 0});
+        out.rects.push_back({{lx + static_cast<float>(i) * 10.0f, ly},
+                             {lx + static_cast<float>(i + 1) * 10.0f, ly + 12.0f},
+                             heatColor(i / 19.0),
+                             0,
+                             0});
     std::string high = "100%";
     if (stream == HeapStream::kObjects) high = formatCount(static_cast<uint64_t>(scale)) + " objects";
     if (stream == HeapStream::kAge) {
@@ -181,24 +194,36 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
         std::snprintf(b, sizeof b, "%.1f GCs", scale);
         high = b;
     }
-    out.labels.push_back({{lx - 6.0f, ly + 6.0f}, "0", palette::kTextDim, 12.0f, render::TextAnchor::kRightCenter});
-    out.labels.push_back({{lx + 206.0f, ly + 6.0f}, high, palette::kTextDim, 12.0f, render::TextAnchor::kLeftCenter});
+    out.labels.push_back(
+        {{lx - 6.0f, ly + 6.0f}, "0", palette::kTextDim, 12.0f, render::TextAnchor::kRightCenter});
+    out.labels.push_back(
+        {{lx + 206.0f, ly + 6.0f}, high, palette::kTextDim, 12.0f, render::TextAnchor::kLeftCenter});
     out.rects.push_back({{kMargin, ly}, {kMargin + 12.0f, ly + 12.0f}, kFreeTile, 0, 0});
-    out.labels.push_back({{kMargin + 18.0f, ly + 6.0f}, "free (committed, above the space's top)", palette::kTextDim, 12.0f,
+    out.labels.push_back({{kMargin + 18.0f, ly + 6.0f},
+                          "free (committed, above the space's top)",
+                          palette::kTextDim,
+                          12.0f,
                           render::TextAnchor::kLeftCenter});
 }
 
 void HeapMapScene::drawHistory(uint32_t gc, PixelRect rect, render::DrawList& out) const {
     const auto& h = inputs_.history;
-    out.labels.push_back({rect.min, "history of " + inputs_.history_space + ": the space before and after each GC, GC " +
-                                        std::to_string(h.front().gc) + " to " + std::to_string(h.back().gc),
+    out.labels.push_back({rect.min,
+                          "history of " + inputs_.history_space +
+                              ": the space before and after each GC, GC " + std::to_string(h.front().gc) +
+                              " to " + std::to_string(h.back().gc),
                           palette::kText, 13.0f, render::TextAnchor::kTopLeft});
     // Before and after, in the header; the addresses at the left of the graph.
     const float kx = rect.max.x - 200.0f;
     out.rects.push_back({{kx, rect.min.y + 2}, {kx + 10, rect.min.y + 12}, heatColor(0.62), 0, 0});
-    out.labels.push_back({{kx + 14, rect.min.y + 7}, "before", palette::kTextDim, 12.0f, render::TextAnchor::kLeftCenter});
+    out.labels.push_back(
+        {{kx + 14, rect.min.y + 7}, "before", palette::kTextDim, 12.0f, render::TextAnchor::kLeftCenter});
     out.rects.push_back({{kx + 80, rect.min.y + 2}, {kx + 90, rect.min.y + 12}, heatColor(0.85), 0, 0});
-    out.labels.push_back({{kx + 94, rect.min.y + 7}, "after the GC", palette::kTextDim, 12.0f, render::TextAnchor::kLeftCenter});
+    out.labels.push_back({{kx + 94, rect.min.y + 7},
+                          "after the GC",
+                          palette::kTextDim,
+                          12.0f,
+                          render::TextAnchor::kLeftCenter});
     const PixelRect area{{rect.min.x + 84.0f, rect.min.y + kHeaderPx}, rect.max};
     if (area.empty()) return;
     uint64_t lo = UINT64_MAX, hi = 0;
@@ -222,21 +247,32 @@ void HeapMapScene::drawHistory(uint32_t gc, PixelRect rect, render::DrawList& ou
             const uint64_t top = half == 0 ? s.top_before : s.top;
             out.rects.push_back({{x0, yOf(s.end)}, {x1, yOf(s.bottom)}, kCommitted, 0, 0});
             if (top > s.bottom)
-                out.rects.push_back({{x0, yOf(top)}, {x1, yOf(s.bottom)}, heatColor(half == 0 ? 0.62 : 0.85), 0, 0});
+                out.rects.push_back(
+                    {{x0, yOf(top)}, {x1, yOf(s.bottom)}, heatColor(half == 0 ? 0.62 : 0.85), 0, 0});
         }
         if (h[k].gc == gc) {
             const float x0 = area.min.x + static_cast<float>(2 * k) * col;
             out.lines.push_back({{x0, area.min.y}, {x0, area.max.y}, 1.0f, palette::kSelection});
-            out.lines.push_back({{x0 + 2 * col, area.min.y}, {x0 + 2 * col, area.max.y}, 1.0f, palette::kSelection});
+            out.lines.push_back(
+                {{x0 + 2 * col, area.min.y}, {x0 + 2 * col, area.max.y}, 1.0f, palette::kSelection});
         }
     }
-    out.labels.push_back({{area.min.x - 6.0f, area.min.y + 6.0f}, hex(hi), palette::kTextDim, 11.0f, render::TextAnchor::kRightCenter});
-    out.labels.push_back({{area.min.x - 6.0f, area.max.y - 6.0f}, hex(lo), palette::kTextDim, 11.0f, render::TextAnchor::kRightCenter});
+    out.labels.push_back({{area.min.x - 6.0f, area.min.y + 6.0f},
+                          hex(hi),
+                          palette::kTextDim,
+                          11.0f,
+                          render::TextAnchor::kRightCenter});
+    out.labels.push_back({{area.min.x - 6.0f, area.max.y - 6.0f},
+                          hex(lo),
+                          palette::kTextDim,
+                          11.0f,
+                          render::TextAnchor::kRightCenter});
 }
 
 std::optional<HeapMapPick> HeapMapScene::pick(glm::vec2 pixel) const {
     for (size_t i = 0; i < placed_.size(); ++i)
-        if (placed_[i].rect.contains(pixel)) return HeapMapPick{placed_[i].space, placed_[i].tile, ranges_[i].first, ranges_[i].second};
+        if (placed_[i].rect.contains(pixel))
+            return HeapMapPick{placed_[i].space, placed_[i].tile, ranges_[i].first, ranges_[i].second};
     return std::nullopt;
 }
 

@@ -37,9 +37,9 @@ struct SpaceHistoryEntry {
 };
 
 struct HeapMapInputs {
-    std::string title;               // the trace's name
-    std::span<const GcRecord> gcs;   // every GC of the trace
-    std::string history_space;       // the space the history graph shows ("" : none)
+    std::string title;                       // the trace's name
+    std::span<const GcRecord> gcs;           // every GC of the trace
+    std::string history_space;               // the space the history graph shows ("" : none)
     std::vector<SpaceHistoryEntry> history;  // its state at each GC shown, in order
 };
 

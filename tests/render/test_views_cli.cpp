@@ -104,6 +104,16 @@ TEST(RenderGolden, TimelineCities) {
                  "com.dynatrace.easytravel.jpa.business / com.dynatrace.easytravel.jpa.business.Location'");
 }
 
+// GCspy's heap map of the simulated Serial layout: the old space's holes where objects died.
+TEST(RenderGolden, HeapMap) {
+    expectGolden("heapmap", "--view heapmap --gc 20 --size 800x450");
+}
+// What dies at the next GC, and the history of eden filling and emptying.
+TEST(RenderGolden, HeapMapDyingAndEden) {
+    expectGolden("heapmap_dying",
+                 "--view heapmap --stream dying --space 'Eden Space' --gc 12 --size 800x450");
+}
+
 TEST(RenderCli, EveryViewOfTheRealDemoRecording) {
     // The bundled demo: a JVM recorded through our agent. Each view draws a picture that is mostly
     // not background, and the city shows the leaking audit history's types growing.
@@ -182,8 +192,20 @@ TEST(RenderCli, BadInputGetsOneLineAndExitStatus1) {
     const Case cases[] = {
         {"render " + t, "memcity render: -o OUT.png (or -o DIR with --frames) is required\n"},
         {"render " + t + " --view tower -o " + out,
-         "memcity render: unknown view 'tower' (expected city, sunburst, icicle, timeline or "
-         "timeline-trees)\n"},
+         "memcity render: unknown view 'tower' (expected city, sunburst, icicle, timeline, "
+         "timeline-trees or heapmap)\n"},
+        {"render " + t + " --view heapmap --stream heat -o " + out,
+         "memcity render: --stream: unknown stream 'heat' (expected used, objects, age, selected or "
+         "dying)\n"},
+        {"render " + t + " --view heapmap --stream selected -o " + out,
+         "memcity render: --stream selected needs --select PATHS (the groups to show)\n"},
+        {"render " + t + " --view heapmap --space Metaspace -o " + out,
+         "memcity render: --space: no space 'Metaspace' in " + t +
+             " (its spaces: Eden Space, Survivor Space 0, Survivor Space 1, Tenured Gen)\n"},
+        {"render " + t + " --view heapmap --tile 8 -o " + out,
+         "memcity render: --tile takes a size of at least 64 bytes (512, 64k, 1m), not '8'\n"},
+        {"render " + t + " --view heapmap --camera top -o " + out,
+         "memcity render: --camera is not for --view heapmap\n"},
         {"render " + t + " --pins 3 -o " + out, "memcity render: --pins is for --view timeline-trees\n"},
         {"render " + t + " --view timeline-trees --pins 3,x -o " + out,
          "memcity render: --pins expects GC numbers separated by commas, got '3,x'\n"},

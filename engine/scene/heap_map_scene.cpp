@@ -167,8 +167,14 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
             const bool free = bytes == 0 && from >= s.state.top;
             const uint32_t flags = tile.selected_bytes ? render::kFlagSelected : render::kFlagNone;
             const PixelRect r{{x0, y0}, {x0 + px - gap, y0 + px - gap}};
-            out.rects.push_back({r.min, r.max, free ? kFreeTile : heatColor(v),
+            // As GCspy does, a zero is a frame, told apart from a small value.
+            const bool zero = !free && v <= 0.0 && px >= 5.0f;
+            out.rects.push_back({r.min, r.max,
+                                 free   ? kFreeTile
+                                 : zero ? palette::kGrid
+                                        : heatColor(v),
                                  static_cast<uint32_t>(placed_.size()), flags});
+            if (zero) out.rects.push_back({r.min + 1.0f, r.max - 1.0f, palette::kBackground, 0, 0});
             placed_.push_back({r, si, t});
             ranges_.emplace_back(from, std::min(from + map.tile_bytes, s.state.end));
         }

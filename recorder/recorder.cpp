@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <optional>
 
@@ -700,7 +701,11 @@ void Recorder::writeGc(TraceWriter& w, const GcSlot& s, uint64_t used, uint64_t 
 void Recorder::writeAddresses(uint64_t gc, uint64_t watermark) {
     if (!weak_deaths_.load(std::memory_order_relaxed)) return;
     std::vector<ObjectAddress> objects;
-    if (!readAddresses(gc + 1, watermark, &objects)) {
+    const auto start = std::chrono::steady_clock::now();
+    const bool read = readAddresses(gc + 1, watermark, &objects);
+    addresses_ns_ +=
+        std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+    if (!read) {
         ++addresses_missed_;
         return;
     }

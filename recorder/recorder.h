@@ -392,6 +392,7 @@ private:
     std::unordered_map<std::string, uint32_t> strings_;      // with the writer locked
     std::unordered_map<std::string, uint32_t> space_ids_;    // SPACE ids by name, with the writer locked
     uint64_t addresses_written_ = 0, addresses_missed_ = 0;  // snapshot GCs with and without them
+    double addresses_ns_ = 0;                                // reading them, all GCs together
     uint32_t next_string_ = 1;                               // 1 is "unknown"
     std::atomic<uint64_t> bytes_allocated_{0};
     uint64_t estimated_before_ = 0;  // agent thread only

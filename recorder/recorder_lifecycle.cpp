@@ -537,6 +537,15 @@ void Recorder::finish(JNIEnv* jni) {
     }
     recording_ = false;
     if (exiting_) untagAll(*this);
+    if (addresses_written_ + addresses_missed_ > 0)
+        withWriter([&](TraceWriter& w) {
+            char text[160];
+            std::snprintf(text, sizeof text,
+                          "%llu snapshot GCs, read in %.1f ms; %llu missed (a GC came first)",
+                          static_cast<unsigned long long>(addresses_written_), addresses_ns_ / 1e6,
+                          static_cast<unsigned long long>(addresses_missed_));
+            w.meta("addresses", text);
+        });
     uint64_t objects = next_id_.load(), gcs = gcs_written_, bytes = 0;
     Status closed;
     {

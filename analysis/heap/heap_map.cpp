@@ -41,6 +41,7 @@ HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addresses, 
         s.bottom = placed.front().address / map.tile_bytes * map.tile_bytes;
         s.top = placed.back().address + placed.back().size;
         s.end = (s.top + map.tile_bytes - 1) / map.tile_bytes * map.tile_bytes;
+        s.top_before = 0;  // unknown
         map.spaces.push_back({s, "heap", 0, 0, 0, 0, {}});
     }
     std::sort(map.spaces.begin(), map.spaces.end(),

@@ -12,7 +12,7 @@
 // order, into the to-space, or promotes them to the old space's top once they have survived
 // kTenureAge GCs or the to-space is full; the old space's dead stay in place as holes until a
 // full GC ("System.gc()") slides every live object to its bottom. Every GC writes the spaces
-// (GC_SPACES), every snapshot GC the objects' addresses (ADDRS).
+// (GC_SPACES), every fourth snapshot GC and every explicit one the objects' addresses (ADDRS).
 //
 // Time is simulated: allocations, explicit work() and GC pauses advance a clock, so a scenario
 // gives the same trace, byte for byte, on every run.

@@ -33,7 +33,7 @@ struct SpaceState {
     uint32_t space = 0;  // SPACE id
     SpaceKind kind = SpaceKind::kUnknown;
     uint64_t bottom = 0, top = 0, end = 0;
-    uint64_t top_before = 0;  // in [bottom, end]
+    uint64_t top_before = 0;  // in [bottom, end]; 0 where unknown (heap/heap_map.h's made-up space)
 
     uint64_t used() const { return top - bottom; }
     uint64_t usedBefore() const { return top_before - bottom; }

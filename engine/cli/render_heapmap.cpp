@@ -131,11 +131,10 @@ int renderHeapMap(const Args& args) {
                 if (capacity > most) most = capacity, widest = e;
             }
         const scene::PixelRect bands = scene.bandsRect();
-        tile_bytes =
-            widest ? fittingTileBytes(*widest, bands.width(), bands.height(), vo.tile_px, 18.0) : 64 << 10;
+        if (widest) tile_bytes = fittingTileBytes(*widest, bands.width(), bands.height(), vo.tile_px, 18.0);
     }
     HeapMapRequest request;
-    request.tile_bytes = tile_bytes;
+    request.tile_bytes = tile_bytes ? tile_bytes : 64 << 10;
     request.chain = &opts->chain;
     if (auto select = args.value("--select")) request.selected = parseNodePaths(*select);
     request.dying = *stream == scene::HeapStream::kDying;
@@ -148,6 +147,18 @@ int renderHeapMap(const Args& args) {
         if (!m) return m.error();
         return &maps.emplace(g, std::move(*m)).first->second;
     };
+    if (tile_bytes == 0) {
+        // No spaces (G1, a heap dump): the tiles that fit the drawn GC's objects' range.
+        auto first = mapAt(static_cast<uint32_t>(*gc));
+        if (!first) return fail("memcity render: " + first.error().message);
+        GcSpacesEvent range;
+        for (const SpaceMap& s : (*first)->spaces)
+            range.spaces.push_back(s.state);
+        const scene::PixelRect bands = scene.bandsRect();
+        request.tile_bytes = tile_bytes =
+            fittingTileBytes(range, bands.width(), bands.height(), vo.tile_px, 18.0);
+        maps.clear();
+    }
     render::DrawList list;
     auto draw = [&](uint32_t g, double f, const std::string& path) -> bool {
         auto a = mapAt(g);

@@ -141,10 +141,12 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
                                   render::TextAnchor::kTopLeft});
             break;
         }
-        std::string line = s.name + "  " + std::string(spaceKindName(s.state.kind)) + "  " +
-                           formatBytes(s.state.used()) + " of " + formatBytes(s.state.capacity()) +
-                           " used  (" + formatBytes(s.state.usedBefore()) + " before the GC)  " +
-                           hex(s.state.bottom);
+        std::string line = s.name + "  ";
+        if (s.state.kind != SpaceKind::kUnknown) line += std::string(spaceKindName(s.state.kind)) + "  ";
+        line += formatBytes(s.state.used()) + " of " + formatBytes(s.state.capacity()) + " used  ";
+        if (s.state.top_before >= s.state.bottom)
+            line += "(" + formatBytes(s.state.usedBefore()) + " before the GC)  ";
+        line += hex(s.state.bottom);
         if (map.addresses)
             line += "  " + formatCount(s.objects) + " objects, " + formatBytes(s.bytes) + ", " +
                     formatBytes(s.gap_bytes) + " between them";

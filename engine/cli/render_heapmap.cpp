@@ -30,11 +30,6 @@ int fail(const std::string& message) {
     return 1;
 }
 
-std::string baseName(const std::string& path) {
-    const size_t slash = path.find_last_of('/');
-    return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 }  // namespace
 
 int renderHeapMap(const Args& args) {

@@ -29,4 +29,9 @@ std::string formatPercent(double fraction) {
     return buf;
 }
 
+std::string baseName(const std::string& path) {
+    const size_t slash = path.find_last_of('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 }  // namespace memcity::cli

@@ -19,5 +19,7 @@ inline int64_t clampNs(uint64_t ns) {
     return ns > INT64_MAX ? INT64_MAX : static_cast<int64_t>(ns);
 }
 std::string formatPercent(double fraction);  // 12.5%
+// The last part of a path (after its last '/'): the name a title bar shows.
+std::string baseName(const std::string& path);
 
 }  // namespace memcity::cli

@@ -63,6 +63,7 @@ struct RawRoot {
 struct Walk {
     Recorder* recorder;
     uint32_t gc;
+    uint64_t watermark;       // the GC's next object id: objects from it on were born after it
     jlong source = 0;         // the object whose references are being collected
     std::vector<Edge> edges;  // ...its references so far
     std::vector<RawRoot> roots;
@@ -116,6 +117,11 @@ jint JNICALL onReference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceIn
         if (target == kNoObject) return JVMTI_VISIT_OBJECTS;
     }
     const jlong referrer = referrer_tag_ptr ? *referrer_tag_ptr : 0;
+    if (kind == JVMTI_HEAP_REFERENCE_THREAD) w->thread_tag = tag;  // its stack's references follow
+    // The walk runs a while after its GC, and the program allocates meanwhile: an object born
+    // after the GC is no part of its heap. Neither named nor followed, as if the walk had run at
+    // the GC (what only it reaches was reached through older objects then, or was garbage).
+    if (target >= w->watermark) return 0;
 
     switch (kind) {
         case JVMTI_HEAP_REFERENCE_FIELD:
@@ -189,7 +195,6 @@ jint JNICALL onReference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceIn
         case JVMTI_HEAP_REFERENCE_THREAD: {
             RawRoot root{static_cast<uint32_t>(format::RootKind::kThread), target};
             root.thread_tag = tag;
-            w->thread_tag = tag;
             w->roots.push_back(root);
             break;
         }
@@ -402,9 +407,9 @@ void flushObjectFrees(Recorder& r) {
     r.jvmti()->FollowReferences(0, nullptr, r.flushAnchor(), &callbacks, nullptr);
 }
 
-void walkHeap(Recorder& r, uint32_t gc) {
+void walkHeap(Recorder& r, uint32_t gc, uint64_t watermark) {
     r.withWriter([&](TraceWriter& w) { w.beginSnapshot(gc); });
-    Walk walk{&r, gc, 0, {}, {}, {}};
+    Walk walk{&r, gc, watermark, 0, {}, {}, {}};
     jvmtiHeapCallbacks callbacks{};
     callbacks.heap_reference_callback = onReference;
     const jvmtiError err =

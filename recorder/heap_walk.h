@@ -41,9 +41,10 @@ void flushObjectFrees(Recorder& recorder);
 // to post, and its flushes of them at VM death have nothing to wait for (see docs/recorder.md).
 void untagAll(Recorder& recorder);
 
-// Follows every reference from the GC roots and writes them as the snapshot of GC `gc`:
-// references grouped by object as the VM reports them, weak/soft/phantom referents marked,
-// roots with their details. Objects met untagged are given ids and allocation events.
-void walkHeap(Recorder& recorder, uint32_t gc);
+// Follows every reference from the GC roots and writes them as the snapshot of GC `gc` (whose
+// watermark is `watermark`): references grouped by object as the VM reports them, weak/soft/
+// phantom referents marked, roots with their details. Objects met untagged are given ids and
+// allocation events; objects born after the GC are neither named nor followed.
+void walkHeap(Recorder& recorder, uint32_t gc, uint64_t watermark);
 
 }  // namespace memcity::agent

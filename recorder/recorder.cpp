@@ -579,7 +579,7 @@ void Recorder::processGcs(JNIEnv* jni) {
             last_walked_gc_ = last;
             flushDeaths(false);
             writeAddresses(last, newest.next_object_id);
-            walkHeap(*this, static_cast<uint32_t>(last));
+            walkHeap(*this, static_cast<uint32_t>(last), newest.next_object_id);
         }
         // After a full GC, the JVM's own count of its heap, for the trace's self-check (after the
         // walk, so that the objects it met are counted as the trace's; objects it meets untagged

@@ -1,4 +1,4 @@
-// libFuzzer target: any bytes through the reader, the rebuild, a heap and its snapshot. Every
+// libFuzzer target: any bytes through the reader, the rebuild, a heap, its map and its snapshot. Every
 // outcome must be a value or a one-line error; crashes, leaks and undefined behaviour are bugs.
 #include <cstddef>
 #include <cstdint>
@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "heap/heap_history.h"
+#include "heap/heap_map.h"
 #include "trace/trace_reader.h"
 #include "util/bytes.h"
 #include "util/crc32c.h"
@@ -58,6 +59,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         HeapView v = heap->view();
         uint64_t bytes = 0;
         v.forEachLive([&](size_t p) { bytes += v.size(p) + v.age(p); });
+        // The heap map: its spaces and the objects' addresses (ADDRS chunks, read only here).
+        if (auto addresses = history->addressesFor(*heap); addresses.ok() && !addresses->empty()) {
+            const HeapMap map = buildHeapMap(v, *addresses, history->spacesAt(gc), file->symbols(), 64);
+            for (const SpaceMap& s : map.spaces)
+                bytes += s.bytes + s.tiles.size();
+        } else if (!addresses.ok() && addresses.error().message.find('\n') != std::string::npos) {
+            std::abort();
+        }
         auto snap = history->snapshotFor(*heap);
         if (snap.ok() && snap->has_value()) {
             for (size_t p = 0; p < v.positions(); ++p)

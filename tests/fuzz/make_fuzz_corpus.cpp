@@ -28,6 +28,8 @@ std::string build(const std::string& dir, const std::string& name, bool compress
         b.writer().defineString(2, "Eden Space");
         b.writer().defineString(3, "Tenured Gen");
         b.writer().defineString(4, "Serial full collection pauses");
+        b.writer().defineSpace(1, "Eden Space", 0x1000, 0x1000);
+        b.writer().defineSpace(2, "Tenured Gen", 0x2000, 0x8000);
     }
     uint64_t id = 0;
     for (int g = 0; g < gcs; ++g) {
@@ -52,6 +54,16 @@ std::string build(const std::string& dir, const std::string& name, bool compress
             facts.pools = {{2, 4096, 8192, 0, 8192}, {3, 100, 65536, 300, 65536}};
             b.writer().extension(static_cast<uint32_t>(memcity::format::ExtensionKind::kGcJvm),
                                  memcity::encodeGcJvm(facts));
+            // The collector's spaces, and its objects' addresses (the live ones end to end in the
+            // old space, one in eden).
+            const uint64_t top = 0x2000u + 64u * static_cast<uint64_t>(g + 1);
+            b.writer().gcSpaces({static_cast<uint32_t>(g),
+                                 {{1, memcity::SpaceKind::kEden, 0x1000, 0x1000, 0x2000, 0x1800},
+                                  {2, memcity::SpaceKind::kOld, 0x2000, top, 0xa000, top - 64}}});
+            std::vector<memcity::ObjectAddress> placed;
+            for (uint64_t k = 0; k < id; ++k)
+                placed.push_back({k, k + 1 == id ? 0x1000 : 0x2000 + 16 * k});
+            b.writer().addresses(static_cast<uint32_t>(g), placed);
             if (g % 2 == 1) {
                 memcity::GcCensusEvent census;
                 census.gc = static_cast<uint32_t>(g);

@@ -3,6 +3,25 @@
 #include <algorithm>
 
 namespace memcity {
+namespace {
+
+// The tile size asked for, doubled until the spaces take at most kMaxTiles tiles (a space may
+// span the address space in a corrupt trace).
+constexpr uint64_t kMaxTiles = uint64_t{1} << 22;
+uint64_t boundedTile(uint64_t tile, const std::vector<SpaceMap>& spaces) {
+    for (;; tile *= 2) {
+        uint64_t tiles = 0;
+        for (const SpaceMap& s : spaces)
+            tiles += s.state.capacity() / tile + 1;
+        if (tiles <= kMaxTiles || tile >= (uint64_t{1} << 62)) return tile;
+    }
+}
+
+uint64_t tilesOf(const SpaceState& s, uint64_t tile) {
+    return s.capacity() / tile + (s.capacity() % tile != 0 ? 1 : 0);
+}
+
+}  // namespace
 
 HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addresses, const GcSpacesEvent* spaces,
                      const SymbolTable& symbols, const HeapMapOptions& options) {
@@ -36,20 +55,21 @@ HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addresses, 
         for (const SpaceState& s : spaces->spaces)
             map.spaces.push_back({s, std::string(symbols.space(s.space).name), 0, 0, 0, 0, {}});
     } else if (!placed.empty()) {
-        // No spaces: the objects' range, rounded out to whole tiles.
+        // No spaces: the objects' range.
         SpaceState s;
-        s.bottom = placed.front().address / map.tile_bytes * map.tile_bytes;
-        s.top = placed.back().address + placed.back().size;
-        s.end = (s.top + map.tile_bytes - 1) / map.tile_bytes * map.tile_bytes;
+        s.bottom = placed.front().address;
+        const Placed& last = placed.back();
+        s.top = s.end = last.size > UINT64_MAX - last.address ? UINT64_MAX : last.address + last.size;
         s.top_before = 0;  // unknown
         map.spaces.push_back({s, "heap", 0, 0, 0, 0, {}});
     }
     std::sort(map.spaces.begin(), map.spaces.end(),
               [](const SpaceMap& a, const SpaceMap& b) { return a.state.bottom < b.state.bottom; });
+    map.tile_bytes = boundedTile(map.tile_bytes, map.spaces);
     size_t next = 0;  // in placed
     for (SpaceMap& sm : map.spaces) {
         const SpaceState& s = sm.state;
-        sm.tiles.resize((s.capacity() + map.tile_bytes - 1) / map.tile_bytes);
+        sm.tiles.resize(tilesOf(s, map.tile_bytes));
         for (; next < placed.size() && placed[next].address < s.bottom; ++next)
             ++map.outside_objects, map.outside_bytes += placed[next].size;
         uint64_t covered = s.bottom;  // where the objects so far end
@@ -67,7 +87,8 @@ HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addresses, 
             ++sm.tiles[(at - s.bottom) / map.tile_bytes].objects;
             while (at < end) {
                 const uint64_t tile = (at - s.bottom) / map.tile_bytes;
-                const uint64_t tile_end = s.bottom + (tile + 1) * map.tile_bytes;
+                const uint64_t start = tile * map.tile_bytes;  // from the bottom, at most at's
+                const uint64_t tile_end = s.bottom + start + std::min(map.tile_bytes, s.capacity() - start);
                 const uint64_t part = std::min(end, tile_end) - at;
                 HeapTile& t = sm.tiles[tile];
                 t.bytes += part;
@@ -89,14 +110,16 @@ HeapMap spacesOnlyMap(uint32_t gc, const GcSpacesEvent& spaces, const SymbolTabl
     HeapMap map;
     map.gc = gc;
     map.tile_bytes = std::max<uint64_t>(tile_bytes, 8);
-    for (const SpaceState& s : spaces.spaces) {
-        SpaceMap sm{s, std::string(symbols.space(s.space).name), 0, 0, 0, 0, {}};
-        sm.tiles.resize((s.capacity() + map.tile_bytes - 1) / map.tile_bytes);
+    for (const SpaceState& s : spaces.spaces)
+        map.spaces.push_back({s, std::string(symbols.space(s.space).name), 0, 0, 0, 0, {}});
+    map.tile_bytes = boundedTile(map.tile_bytes, map.spaces);
+    for (SpaceMap& sm : map.spaces) {
+        const SpaceState& s = sm.state;
+        sm.tiles.resize(tilesOf(s, map.tile_bytes));
         for (size_t t = 0; t < sm.tiles.size(); ++t) {
             const uint64_t from = s.bottom + t * map.tile_bytes;
             sm.tiles[t].bytes = s.top > from ? std::min(s.top - from, map.tile_bytes) : 0;
         }
-        map.spaces.push_back(std::move(sm));
     }
     std::sort(map.spaces.begin(), map.spaces.end(),
               [](const SpaceMap& a, const SpaceMap& b) { return a.state.bottom < b.state.bottom; });

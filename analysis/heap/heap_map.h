@@ -36,6 +36,8 @@ struct SpaceMap {
 
 struct HeapMap {
     uint32_t gc = 0;
+    // The tile size asked for, or larger (doubled) where the spaces would take more than 4 M
+    // tiles (address ranges of a corrupt trace).
     bool addresses = false;  // built from the objects' addresses (else the spaces' tops only)
     uint64_t tile_bytes = 0;
     std::vector<SpaceMap> spaces;  // in address order

@@ -8,12 +8,6 @@ namespace {
 // Entries of a list are at least one byte each: a count above what is left is corrupt.
 constexpr uint64_t kMaxListEntries = 1u << 20;
 
-bool fail(ByteReader& r, std::string* error, size_t* error_offset, const std::string& what) {
-    *error = r.failed() ? std::string(r.failReason()) : what;
-    *error_offset = r.failed() ? r.failOffset() : r.offset();
-    return false;
-}
-
 bool countOk(ByteReader& r, uint64_t n) {
     return !r.failed() && n <= kMaxListEntries && n <= r.remaining();
 }
@@ -50,14 +44,14 @@ bool decodeGcJvm(std::span<const uint8_t> data, const SymbolTable& symbols, GcJv
     out->unreported = (flags & 1) != 0;
     out->whole_heap = (flags & 2) != 0;
     const uint64_t collectors = r.varint();
-    if (!countOk(r, collectors)) return fail(r, error, error_offset, "impossible collector count");
+    if (!countOk(r, collectors)) return decodeFailed(r, "impossible collector count", error, error_offset);
     for (uint64_t i = 0; i < collectors; ++i) {
         CollectorRun c;
         const size_t at = r.offset();
         c.name = static_cast<uint32_t>(r.varint());
         c.before = r.varint();
         c.after = r.varint();
-        if (r.failed()) return fail(r, error, error_offset, "");
+        if (r.failed()) return decodeFailed(r, "", error, error_offset);
         if (!symbols.hasString(c.name)) {
             *error = "collector name " + std::to_string(c.name) + " is not a defined string";
             *error_offset = at;
@@ -66,7 +60,7 @@ bool decodeGcJvm(std::span<const uint8_t> data, const SymbolTable& symbols, GcJv
         out->collectors.push_back(c);
     }
     const uint64_t pools = r.varint();
-    if (!countOk(r, pools)) return fail(r, error, error_offset, "impossible pool count");
+    if (!countOk(r, pools)) return decodeFailed(r, "impossible pool count", error, error_offset);
     for (uint64_t i = 0; i < pools; ++i) {
         PoolFigures p;
         const size_t at = r.offset();
@@ -75,7 +69,7 @@ bool decodeGcJvm(std::span<const uint8_t> data, const SymbolTable& symbols, GcJv
         p.committed_before = r.varint();
         p.used_after = r.varint();
         p.committed_after = r.varint();
-        if (r.failed()) return fail(r, error, error_offset, "");
+        if (r.failed()) return decodeFailed(r, "", error, error_offset);
         if (!symbols.hasString(p.name)) {
             *error = "pool name " + std::to_string(p.name) + " is not a defined string";
             *error_offset = at;
@@ -83,7 +77,7 @@ bool decodeGcJvm(std::span<const uint8_t> data, const SymbolTable& symbols, GcJv
         }
         out->pools.push_back(p);
     }
-    if (r.failed()) return fail(r, error, error_offset, "");
+    if (r.failed()) return decodeFailed(r, "", error, error_offset);
     return true;
 }
 
@@ -113,7 +107,7 @@ bool decodeGcCensus(std::span<const uint8_t> data, const SymbolTable& symbols, G
     *out = GcCensusEvent{};
     out->gc = static_cast<uint32_t>(r.varint());
     const uint64_t types = r.varint();
-    if (!countOk(r, types)) return fail(r, error, error_offset, "impossible type count");
+    if (!countOk(r, types)) return decodeFailed(r, "impossible type count", error, error_offset);
     for (uint64_t i = 0; i < types; ++i) {
         CensusType t;
         const size_t at = r.offset();
@@ -126,7 +120,7 @@ bool decodeGcCensus(std::span<const uint8_t> data, const SymbolTable& symbols, G
         t.agent_bytes = r.varint();
         t.filler_objects = r.varint();
         t.filler_bytes = r.varint();
-        if (r.failed()) return fail(r, error, error_offset, "");
+        if (r.failed()) return decodeFailed(r, "", error, error_offset);
         if (t.type != 0 && !symbols.hasType(t.type)) {
             *error = "census type " + std::to_string(t.type) + " is not a defined type";
             *error_offset = at;
@@ -141,7 +135,7 @@ bool decodeGcCensus(std::span<const uint8_t> data, const SymbolTable& symbols, G
     }
     for (uint64_t* v : {&out->newer_objects, &out->newer_bytes})
         *v = r.varint();
-    if (r.failed()) return fail(r, error, error_offset, "");
+    if (r.failed()) return decodeFailed(r, "", error, error_offset);
     return true;
 }
 
@@ -164,13 +158,14 @@ bool decodeGcLive(std::span<const uint8_t> data, GcLiveEvent* out, std::string* 
     const uint64_t n = r.varint();
     // Each id is at least one byte: a count above what is left is corrupt (no fixed cap: a heap
     // may hold many millions of objects).
-    if (r.failed() || n > r.remaining()) return fail(r, error, error_offset, "impossible object count");
+    if (r.failed() || n > r.remaining())
+        return decodeFailed(r, "impossible object count", error, error_offset);
     out->ids.reserve(n);
     uint64_t id = 0;
     for (uint64_t i = 0; i < n; ++i) {
         const size_t at = r.offset();
         const uint64_t gap = r.varint();
-        if (r.failed()) return fail(r, error, error_offset, "");
+        if (r.failed()) return decodeFailed(r, "", error, error_offset);
         if ((i > 0 && gap == 0) || gap > UINT64_MAX - id) {
             *error = "object ids are not ascending";
             *error_offset = at;
@@ -198,7 +193,7 @@ bool decodeGcComplete(std::span<const uint8_t> data, GcCompleteEvent* out, std::
     ByteReader r(data.data(), data.size());
     *out = GcCompleteEvent{};
     const uint64_t gc = r.varint();
-    if (r.failed() || gc > UINT32_MAX) return fail(r, error, error_offset, "impossible GC index");
+    if (r.failed() || gc > UINT32_MAX) return decodeFailed(r, "impossible GC index", error, error_offset);
     out->gc = static_cast<uint32_t>(gc);
     if (r.remaining() != 0) {
         *error = "bytes after the GC index";

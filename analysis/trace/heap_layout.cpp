@@ -3,12 +3,6 @@
 namespace memcity {
 namespace {
 
-bool fail(ByteReader& r, std::string* error, size_t* error_offset, const std::string& what) {
-    *error = r.failed() ? std::string(r.failReason()) : what;
-    *error_offset = r.failed() ? r.failOffset() : r.offset();
-    return false;
-}
-
 constexpr uint64_t kMaxSpaces = 1u << 16;  // G1 regions are spaces too: up to 2048 of them, or more
 
 }  // namespace
@@ -45,11 +39,11 @@ bool decodeGcSpaces(std::span<const uint8_t> data, const SymbolTable& symbols, G
     ByteReader r(data.data(), data.size());
     *out = GcSpacesEvent{};
     const uint64_t gc = r.varint();
-    if (r.failed() || gc > UINT32_MAX) return fail(r, error, error_offset, "impossible GC index");
+    if (r.failed() || gc > UINT32_MAX) return decodeFailed(r, "impossible GC index", error, error_offset);
     out->gc = static_cast<uint32_t>(gc);
     const uint64_t n = r.varint();
     if (r.failed() || n > kMaxSpaces || n > r.remaining())
-        return fail(r, error, error_offset, "impossible space count");
+        return decodeFailed(r, "impossible space count", error, error_offset);
     out->spaces.reserve(n);
     for (uint64_t i = 0; i < n; ++i) {
         const size_t at = r.offset();
@@ -58,7 +52,7 @@ bool decodeGcSpaces(std::span<const uint8_t> data, const SymbolTable& symbols, G
         const uint64_t kind = r.varint();
         s.bottom = r.varint();
         const uint64_t used = r.varint(), free = r.varint(), used_before = r.varint();
-        if (r.failed()) return fail(r, error, error_offset, "");
+        if (r.failed()) return decodeFailed(r, "", error, error_offset);
         if (id == 0 || id > UINT32_MAX || !symbols.space(static_cast<uint32_t>(id)).defined) {
             *error = "space " + std::to_string(id) + " is not defined";
             *error_offset = at;
@@ -109,20 +103,21 @@ bool decodeAddresses(std::span<const uint8_t> data, AddressChunk* out, std::stri
     out->gc = 0;
     out->objects.clear();
     const uint64_t gc = r.varint();
-    if (r.failed() || gc > UINT32_MAX) return fail(r, error, error_offset, "impossible GC index");
+    if (r.failed() || gc > UINT32_MAX) return decodeFailed(r, "impossible GC index", error, error_offset);
     out->gc = static_cast<uint32_t>(gc);
     const uint64_t shift = r.varint();
-    if (r.failed() || shift > 12) return fail(r, error, error_offset, "impossible address shift");
+    if (r.failed() || shift > 12) return decodeFailed(r, "impossible address shift", error, error_offset);
     const uint64_t n = r.varint();
     // Each object is at least two bytes: a count above what is left is corrupt.
-    if (r.failed() || n > r.remaining() / 2) return fail(r, error, error_offset, "impossible object count");
+    if (r.failed() || n > r.remaining() / 2)
+        return decodeFailed(r, "impossible object count", error, error_offset);
     out->objects.resize(n);
     uint64_t id = 0, address = 0;
     for (uint64_t i = 0; i < n; ++i) {
         const size_t at = r.offset();
         const uint64_t gap = r.varint();
         const int64_t delta = r.svarint();
-        if (r.failed()) return fail(r, error, error_offset, "");
+        if (r.failed()) return decodeFailed(r, "", error, error_offset);
         if ((i > 0 && gap == 0) || gap > UINT64_MAX - id) {
             *error = "object ids are not ascending";
             *error_offset = at;

@@ -180,4 +180,13 @@ private:
     const char* fail_reason_ = "";
 };
 
+// A payload decoder's error (returns false): the reader's own where a read failed, else `what`
+// at the reader's offset.
+inline bool decodeFailed(const ByteReader& r, std::string_view what, std::string* error,
+                         size_t* error_offset) {
+    *error = r.failed() ? std::string(r.failReason()) : std::string(what);
+    *error_offset = r.failed() ? r.failOffset() : r.offset();
+    return false;
+}
+
 }  // namespace memcity

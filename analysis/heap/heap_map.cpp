@@ -126,22 +126,4 @@ HeapMap spacesOnlyMap(uint32_t gc, const GcSpacesEvent& spaces, const SymbolTabl
     return map;
 }
 
-std::vector<TileType> typesIn(const HeapView& heap, std::span<const uint64_t> addresses, uint64_t from,
-                              uint64_t to, size_t count) {
-    std::vector<TileType> types;
-    for (size_t pos = 0; pos < heap.positions() && pos < addresses.size(); ++pos) {
-        if (!heap.alive(pos) || addresses[pos] < from || addresses[pos] >= to) continue;
-        const uint32_t type = heap.type(pos);
-        auto it = std::find_if(types.begin(), types.end(), [&](const TileType& t) { return t.type == type; });
-        if (it == types.end()) it = types.insert(types.end(), TileType{type, 0, 0});
-        ++it->objects;
-        it->bytes += heap.size(pos);
-    }
-    std::sort(types.begin(), types.end(), [](const TileType& a, const TileType& b) {
-        return a.bytes != b.bytes ? a.bytes > b.bytes : a.type < b.type;
-    });
-    if (types.size() > count) types.resize(count);
-    return types;
-}
-
 }  // namespace memcity

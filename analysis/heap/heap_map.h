@@ -67,12 +67,4 @@ inline HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addr
 HeapMap spacesOnlyMap(uint32_t gc, const GcSpacesEvent& spaces, const SymbolTable& symbols,
                       uint64_t tile_bytes);
 
-// The types with the most bytes in [from, to) of `heap`, at most `count`, largest first.
-struct TileType {
-    uint32_t type = 0;
-    uint64_t objects = 0, bytes = 0;
-};
-std::vector<TileType> typesIn(const HeapView& heap, std::span<const uint64_t> addresses, uint64_t from,
-                              uint64_t to, size_t count);
-
 }  // namespace memcity

@@ -102,8 +102,6 @@ PixelRect HeapMapScene::bandsRect() const {
 void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, render::DrawList& out) {
     out.clear();
     out.clear_color = palette::kBackground;
-    placed_.clear();
-    ranges_.clear();
     const HeapStream stream = options_.stream;
     // Tween only between maps of the same tiles.
     bool tween =
@@ -175,10 +173,8 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
                                  free   ? kFreeTile
                                  : zero ? palette::kGrid
                                         : heatColor(v),
-                                 static_cast<uint32_t>(placed_.size()), flags});
+                                 0, flags});
             if (zero) out.rects.push_back({r.min + 1.0f, r.max - 1.0f, palette::kBackground, 0, 0});
-            placed_.push_back({r, si, t});
-            ranges_.emplace_back(from, std::min(from + map.tile_bytes, s.state.end));
         }
         const size_t rows = (s.tiles.size() + per_row - 1) / per_row;
         y += static_cast<float>(rows) * px + 8.0f;
@@ -275,13 +271,6 @@ void HeapMapScene::drawHistory(uint32_t gc, PixelRect rect, render::DrawList& ou
                           palette::kTextDim,
                           11.0f,
                           render::TextAnchor::kRightCenter});
-}
-
-std::optional<HeapMapPick> HeapMapScene::pick(glm::vec2 pixel) const {
-    for (size_t i = 0; i < placed_.size(); ++i)
-        if (placed_[i].rect.contains(pixel))
-            return HeapMapPick{placed_[i].space, placed_[i].tile, ranges_[i].first, ranges_[i].second};
-    return std::nullopt;
 }
 
 }  // namespace memcity::scene

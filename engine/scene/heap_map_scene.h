@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -50,13 +49,6 @@ struct HeapMapViewOptions {
     MeasureText measure;
 };
 
-// Where a pixel falls: a tile of a space of the last frame.
-struct HeapMapPick {
-    size_t space = 0;  // in HeapMap::spaces
-    size_t tile = 0;
-    uint64_t from = 0, to = 0;  // its address range
-};
-
 class HeapMapScene {
 public:
     HeapMapScene(HeapMapInputs inputs, HeapMapViewOptions options, glm::vec2 size);
@@ -66,23 +58,13 @@ public:
     // Draws `map` (GC g); with `next` (GC g + 1, the same tiles) and f in (0, 1), every tile's
     // value is tweened from map's towards next's.
     void compose(const HeapMap& map, const HeapMap* next, double f, render::DrawList& out);
-    std::optional<HeapMapPick> pick(glm::vec2 pixel) const;
-
-    const HeapMapViewOptions& options() const { return options_; }
-    void setStream(HeapStream stream) { options_.stream = stream; }
 
 private:
-    struct PlacedTile {
-        PixelRect rect;
-        size_t space, tile;
-    };
     void drawHistory(uint32_t gc, PixelRect rect, render::DrawList& out) const;
 
     HeapMapInputs inputs_;
     HeapMapViewOptions options_;
     glm::vec2 size_;
-    std::vector<PlacedTile> placed_;
-    std::vector<std::pair<uint64_t, uint64_t>> ranges_;  // per placed tile: its address range
 };
 
 // A tile's value in [0, 1] for a stream; `scale` is the frame's largest objects count or age.

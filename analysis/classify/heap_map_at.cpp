@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <unordered_map>
 
 #include "classify/tree.h"
 #include "graph/heap_graph.h"
@@ -32,6 +33,58 @@ Result<Bitset> dyingAfter(const HeapHistory& h, const HeapState& heap) {
     return dying;
 }
 
+Result<PlacedHeap> placeHeap(const HeapHistory& h, uint32_t gc, bool sort) {
+    if (gc >= h.gcCount()) return Error{h.gcRangeError(gc)};
+    if (!h.gcs()[gc].has_addresses)
+        return Error{h.trace().path() + ": GC " + std::to_string(gc) + " has no addresses"};
+    auto heap = h.heapAt(gc);
+    if (!heap) return heap.error();
+    auto addresses = h.addressesFor(*heap);
+    if (!addresses) return addresses.error();
+    PlacedHeap p{std::move(*heap), std::move(*addresses), {}};
+    if (sort) {
+        for (size_t pos = 0; pos < p.addresses.size(); ++pos)
+            if (p.addresses[pos]) p.by_address.push_back(pos);
+        std::sort(p.by_address.begin(), p.by_address.end(),
+                  [&](size_t a, size_t b) { return p.addresses[a] < p.addresses[b]; });
+    }
+    return p;
+}
+
+// The heap's view, with its graph attached where `chain` reads references (kept in `graph`).
+Result<HeapView> viewFor(const HeapHistory& h, const HeapState& heap, const ClassifierChain& chain,
+                         std::unique_ptr<HeapGraph>& graph) {
+    HeapView view = heap.view();
+    if (!chain.needsReferences()) return view;
+    auto g = loadGraph(h, heap);
+    if (!g) return g.error();
+    graph = std::move(*g);
+    return view.withGraph(graph.get());
+}
+
+// Accepts the objects whose positions are set.
+class PositionFilter final : public Filter {
+public:
+    explicit PositionFilter(const Bitset& positions) : positions_(positions) {}
+    std::string spec() const override { return "(a stretch of addresses)"; }
+    bool shapeOnly() const override { return false; }
+    bool accept(const HeapView&, size_t pos) const override { return positions_.test(pos); }
+
+private:
+    const Bitset& positions_;
+};
+
+// by_address's range of the objects that start in [from, to).
+std::pair<size_t, size_t> startingIn(const PlacedHeap& p, uint64_t from, uint64_t to) {
+    auto at = [&](uint64_t address) {
+        return static_cast<size_t>(
+            std::lower_bound(p.by_address.begin(), p.by_address.end(), address,
+                             [&](size_t pos, uint64_t a) { return p.addresses[pos] < a; }) -
+            p.by_address.begin());
+    };
+    return {at(from), at(to)};
+}
+
 }  // namespace
 
 Result<HeapMap> heapMapAt(const HeapHistory& h, const HeapMapRequest& r) {
@@ -43,41 +96,107 @@ Result<HeapMap> heapMapAt(const HeapHistory& h, const HeapMapRequest& r) {
                          " has neither the collector's spaces nor the objects' addresses"};
         return spacesOnlyMap(r.gc, *spaces, h.trace().symbols(), r.tile_bytes);
     }
-    auto heap = h.heapAt(r.gc);
-    if (!heap) return heap.error();
-    auto addresses = h.addressesFor(*heap);
-    if (!addresses) return addresses.error();
+    auto placed = placeHeap(h, r.gc, false);
+    if (!placed) return placed.error();
+    return heapMapOf(h, *placed, r);
+}
+
+Result<std::shared_ptr<const PlacedHeap>> placedHeapAt(const HeapHistory& h, uint32_t gc) {
+    auto placed = placeHeap(h, gc, true);
+    if (!placed) return placed.error();
+    return std::make_shared<const PlacedHeap>(std::move(*placed));
+}
+
+Result<HeapMap> heapMapOf(const HeapHistory& h, const PlacedHeap& placed, const HeapMapRequest& r) {
+    const HeapState& heap = placed.heap;
     HeapMapOptions o;
     o.tile_bytes = r.tile_bytes;
     std::optional<Bitset> selected, dying;
     if (r.chain && !r.selected.empty()) {
         std::unique_ptr<HeapGraph> graph;
-        HeapView view = heap->view();
-        if (r.chain->needsReferences()) {
-            auto g = loadGraph(h, *heap);
-            if (!g) return g.error();
-            graph = std::move(*g);
-            view = view.withGraph(graph.get());
-        }
+        auto view = viewFor(h, heap, *r.chain, graph);
+        if (!view) return view.error();
         TreeOptions to;
         to.threads = r.threads;
-        const ClassificationTree tree = ClassificationTree::build(view, *r.chain, to);
+        const ClassificationTree tree = ClassificationTree::build(*view, *r.chain, to);
         std::vector<uint32_t> nodes;
         for (const auto& path : r.selected)
             if (const uint32_t id = tree.find(path); id != kNoNode) nodes.push_back(id);
-        selected.emplace(view.positions());
+        selected.emplace(view->positions());
         if (!nodes.empty())
-            for (const Bitset& m : tree.members(view, nodes, to))
+            for (const Bitset& m : tree.members(*view, nodes, to))
                 *selected |= m;
         o.selected = &*selected;
     }
     if (r.dying) {
-        auto d = dyingAfter(h, *heap);
+        auto d = dyingAfter(h, heap);
         if (!d) return d.error();
         dying = std::move(*d);
         o.dying = &*dying;
     }
-    return buildHeapMap(heap->view(), *addresses, spaces, h.trace().symbols(), o);
+    return buildHeapMap(heap.view(), placed.addresses, h.spacesAt(heap.gc()), h.trace().symbols(), o);
+}
+
+RangeContents rangeContents(const PlacedHeap& p, uint64_t from, uint64_t to) {
+    RangeContents c;
+    if (to <= from) return c;
+    const HeapView view = p.heap.view();
+    std::unordered_map<uint32_t, RangeType> by_type;
+    auto count = [&](size_t pos, bool starts) {
+        const uint64_t a = p.addresses[pos], size = view.size(pos);
+        const uint64_t lo = std::max(a, from), hi = std::min(a + size, to);
+        if (hi <= lo && !starts) return;
+        RangeType& t = by_type[view.type(pos)];
+        t.type = view.type(pos);
+        t.objects += starts ? 1 : 0;
+        t.bytes += hi > lo ? hi - lo : 0;
+        c.objects += starts ? 1 : 0;
+        c.bytes += hi > lo ? hi - lo : 0;
+    };
+    const auto [first, last] = startingIn(p, from, to);
+    if (first > 0) count(p.by_address[first - 1], false);  // one that starts before and reaches in
+    for (size_t k = first; k < last; ++k)
+        count(p.by_address[k], true);
+    for (const auto& [type, t] : by_type)
+        c.types.push_back(t);
+    std::sort(c.types.begin(), c.types.end(), [](const RangeType& a, const RangeType& b) {
+        return a.bytes != b.bytes ? a.bytes > b.bytes : a.type < b.type;
+    });
+    return c;
+}
+
+Result<std::vector<RangeGroup>> groupsInRange(const HeapHistory& h, const PlacedHeap& p,
+                                              const ClassifierChain& chain, uint64_t from, uint64_t to,
+                                              unsigned threads) {
+    const auto [first, last] = startingIn(p, from, to);
+    if (first == last) return std::vector<RangeGroup>{};
+    std::unique_ptr<HeapGraph> graph;
+    auto view = viewFor(h, p.heap, chain, graph);
+    if (!view) return view.error();
+    Bitset in_range(view->positions());
+    for (size_t k = first; k < last; ++k)
+        in_range.set(p.by_address[k]);
+    const PositionFilter filter(in_range);
+    TreeOptions options;
+    options.threads = threads;
+    options.extra_filter = &filter;
+    const ClassificationTree tree = ClassificationTree::build(*view, chain, options);
+    std::vector<RangeGroup> groups;
+    for (uint32_t id = 1; id < tree.size(); ++id) {
+        const TreeNode& n = tree.node(id);
+        if (!n.children.empty() || n.objects == 0) continue;
+        RangeGroup g;
+        g.objects = n.objects;
+        g.bytes = n.bytes;
+        for (uint32_t at = id; at != ClassificationTree::kRoot; at = tree.node(at).parent)
+            g.labels.push_back(tree.label(at));
+        std::reverse(g.labels.begin(), g.labels.end());
+        groups.push_back(std::move(g));
+    }
+    std::sort(groups.begin(), groups.end(), [](const RangeGroup& a, const RangeGroup& b) {
+        return a.bytes != b.bytes ? a.bytes > b.bytes : a.labels < b.labels;
+    });
+    return groups;
 }
 
 uint64_t fittingTileBytes(const GcSpacesEvent& spaces, double area_w, double area_h, double tile_px,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,41 @@ struct HeapMapRequest {
 // Errors: a GC out of range, a GC with neither spaces nor addresses, a replay or snapshot
 // failure. A GC without addresses gives the spaces' tops only (HeapMap::addresses false).
 Result<HeapMap> heapMapAt(const HeapHistory& history, const HeapMapRequest& request);
+
+// A GC's heap with its objects' addresses, as the explorer keeps it while its map is shown: the
+// map can be built again (another tile size, selection or stream) without a replay, and a
+// stretch of addresses can be asked what it holds.
+struct PlacedHeap {
+    HeapState heap;
+    std::vector<uint64_t> addresses;  // by heap position (0: not listed)
+    std::vector<size_t> by_address;   // the positions with an address, in address order
+};
+// Errors: a GC out of range or without addresses, a replay failure, a corrupt ADDRS chunk.
+Result<std::shared_ptr<const PlacedHeap>> placedHeapAt(const HeapHistory& history, uint32_t gc);
+// heapMapAt's map from a placed heap of request.gc (request.gc is the placed heap's GC).
+Result<HeapMap> heapMapOf(const HeapHistory& history, const PlacedHeap& placed,
+                          const HeapMapRequest& request);
+
+// What lies in the addresses [from, to): the objects that start there, the bytes of every object
+// within it (an object across `from` counts its part), and those by type, most bytes first.
+struct RangeType {
+    uint32_t type = 0;  // a symbol id (SymbolTable::type)
+    uint64_t objects = 0, bytes = 0;
+};
+struct RangeContents {
+    uint64_t objects = 0, bytes = 0;
+    std::vector<RangeType> types;
+};
+RangeContents rangeContents(const PlacedHeap& placed, uint64_t from, uint64_t to);
+// The leaves of `chain`'s tree at the placed heap's GC that hold the objects starting in
+// [from, to), as label paths below the root, most bytes first (their bytes in the range).
+struct RangeGroup {
+    std::vector<std::string> labels;
+    uint64_t objects = 0, bytes = 0;
+};
+Result<std::vector<RangeGroup>> groupsInRange(const HeapHistory& history, const PlacedHeap& placed,
+                                              const ClassifierChain& chain, uint64_t from, uint64_t to,
+                                              unsigned threads = 1);
 
 // A tile size for drawing `spaces` as tiles of about `tile_px` pixels into `area` pixels (less
 // a header line of `header_px` per space): the smallest power of two from 512 B that fits.

@@ -1,5 +1,5 @@
 // memcity [FILE] [--gc N] [--classify CHAIN] [--filter EXPR] [--metric objects|bytes]
-//         [--sort start|end|growth] [--view city|sunburst|icicle] [--size WxH] [--script FILE]
+//         [--sort start|end|growth] [--view V] [--size WxH] [--script FILE]
 //         [--no-vsync] [--validate] [--settings FILE|-] [--text]
 //
 // With a display: the explorer window. Without one (or with --text): the terminal overview.
@@ -97,7 +97,8 @@ int runExplore(const cli::Words& words) {
     if (auto v = args->value("--view")) {
         auto kind = scene::parseViewKind(*v);
         if (!kind || !scene::isWindowView(*kind))
-            return fail("memcity: --view expects city, sunburst, icicle or timeline-trees, got '" + *v + "'");
+            return fail("memcity: --view expects city, sunburst, icicle, timeline-trees or heapmap, got '" +
+                        *v + "'");
         o.view = *kind;
     }
     auto size = args->sizeValue("--size", {0, 0}, {kMinWindowSize.x, kMinWindowSize.y},

@@ -245,6 +245,7 @@ bool Explorer::frame(double dt) {
     }
     if (session_->advance(dt)) dirty_ = true;
     if (std::string stop = session_->takeStop(); !stop.empty()) ui_->say(stop);
+    if (std::string notice = session_->takeNotice(); !notice.empty()) ui_->say(notice);
     const bool synthetic = !input_.empty();
     if (synthetic) dirty_ = true;
 

@@ -85,7 +85,8 @@ void drawMenuBar(Ui& ui) {
         }
         if (ImGui::BeginMenu("View")) {
             for (scene::ViewKind k :
-                 {scene::ViewKind::kCity, scene::ViewKind::kSunburst, scene::ViewKind::kIcicle})
+                 {scene::ViewKind::kCity, scene::ViewKind::kSunburst, scene::ViewKind::kIcicle,
+                  scene::ViewKind::kTimelineTrees, scene::ViewKind::kHeapMap})
                 if (ImGui::MenuItem(std::string(scene::viewKindName(k)).c_str(), nullptr, s.view() == k))
                     s.setView(k);
             ImGui::Separator();

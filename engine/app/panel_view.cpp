@@ -9,7 +9,9 @@
 #include <cstdio>
 
 #include "app/ui.h"
+#include "scene/heap_map_scene.h"
 #include "scene/timeline_scene.h"
+#include "util/units.h"
 
 namespace memcity::app {
 namespace {
@@ -60,6 +62,99 @@ void fly(Ui& ui, double dt) {
     }
 }
 
+// The heap map's toolbar: the stream, the tile size (magnification), the history graph's space.
+void heapMapControls(Ui& ui) {
+    explore::Session& s = ui.session;
+    explore::HeapMapModel& m = s.heapMap();
+    for (int i = 0; i < scene::kHeapStreamCount; ++i) {
+        const auto stream = static_cast<scene::HeapStream>(i);
+        if (i) ImGui::SameLine();
+        if (ImGui::RadioButton(scene::heapStreamName(stream).data(), m.stream() == stream))
+            m.setStream(stream);
+        if (stream == scene::HeapStream::kSelected && ImGui::IsItemHovered())
+            ImGui::SetTooltip(
+                "the selected groups' share of each tile (select groups anywhere, or click a tile)");
+    }
+    ImGui::SameLine();
+    ImGui::TextDisabled("| tile");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("-")) m.setZoom(m.zoom() + 1);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("smaller tiles: magnify");
+    ImGui::SameLine();
+    const uint64_t tile = m.tileBytes();
+    ImGui::TextUnformatted(tile ? formatBytes(tile).c_str() : "?");
+    ImGui::SameLine();
+    if (ImGui::SmallButton("+")) m.setZoom(m.zoom() - 1);
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("larger tiles: more of the heap on the screen");
+    const HeapHistory* h = s.history();
+    if (!h) return;
+    ImGui::SameLine();
+    ImGui::TextDisabled("|");
+    ImGui::SameLine();
+    ImGui::SetNextItemWidth(ImGui::GetFontSize() * 8.0f);
+    const std::string& space = m.historySpace();
+    if (ImGui::BeginCombo("##space", space.empty() ? "largest space" : space.c_str())) {
+        if (ImGui::Selectable("largest space", space.empty())) m.setHistorySpace("");
+        for (const std::string& name : m.spaceNames(*h))
+            if (ImGui::Selectable(name.c_str(), name == space)) m.setHistorySpace(name);
+        ImGui::EndCombo();
+    }
+    if (ImGui::IsItemHovered()) ImGui::SetTooltip("the space the history graph shows");
+}
+
+void tileTooltip(Ui& ui, const scene::HeapTilePick& pick) {
+    const HeapHistory* h = ui.session.history();
+    if (!h) return;
+    const auto info = ui.session.heapMap().describe(pick, h->trace().symbols());
+    if (!info) return;
+    const HeapTile& t = info->tile;
+    const double size = static_cast<double>(info->to - info->from);
+    ImGui::BeginTooltip();
+    char range[96];
+    std::snprintf(range, sizeof range, "0x%llx - 0x%llx", static_cast<unsigned long long>(info->from),
+                  static_cast<unsigned long long>(info->to));
+    ImGui::Text("%s  %s (%s), GC %u", info->space.c_str(), range, formatBytes(info->to - info->from).c_str(),
+                info->gc);
+    ImGui::Separator();
+    if (!info->addresses) {
+        ImGui::TextUnformatted("no addresses at this GC: the space's top only");
+        ImGui::Text("%s used", formatBytes(t.bytes).c_str());
+        ImGui::EndTooltip();
+        return;
+    }
+    ImGui::Text("%s objects start here; %s of objects (%.0f%%)", formatCount(t.objects).c_str(),
+                formatBytes(t.bytes).c_str(), size > 0 ? 100.0 * static_cast<double>(t.bytes) / size : 0.0);
+    if (t.bytes)
+        ImGui::Text("age: %.1f GCs lived through, on average",
+                    static_cast<double>(t.age_bytes) / static_cast<double>(t.bytes));
+    if (t.selected_bytes)
+        ImGui::Text("selected: %s (%.0f%%)", formatBytes(t.selected_bytes).c_str(),
+                    100.0 * static_cast<double>(t.selected_bytes) / static_cast<double>(t.bytes));
+    if (ui.session.heapMap().stream() == scene::HeapStream::kDying && t.bytes)
+        ImGui::Text("dies at the next GC: %s (%.0f%%)", formatBytes(t.dying_bytes).c_str(),
+                    100.0 * static_cast<double>(t.dying_bytes) / static_cast<double>(t.bytes));
+    const auto& types = info->contents.types;
+    if (!types.empty()) {
+        ImGui::Separator();
+        const size_t shown = std::min<size_t>(types.size(), 6);
+        if (ImGui::BeginTable("##types", 3, ImGuiTableFlags_SizingFixedFit)) {
+            for (size_t i = 0; i < shown; ++i) {
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(info->type_names[i].c_str());
+                ImGui::TableNextColumn();
+                ImGui::TextDisabled("%s", formatCount(types[i].objects).c_str());
+                ImGui::TableNextColumn();
+                ImGui::TextUnformatted(formatBytes(types[i].bytes).c_str());
+            }
+            ImGui::EndTable();
+        }
+        if (types.size() > shown) ImGui::TextDisabled("and %zu more types", types.size() - shown);
+    }
+    ImGui::TextDisabled("click: select its groups, shift-click: add them");
+    ImGui::EndTooltip();
+}
+
 void toolbar(Ui& ui) {
     explore::Session& s = ui.session;
     const scene::PixelRect& c = ui.layout.center;
@@ -67,14 +162,20 @@ void toolbar(Ui& ui) {
     ImGui::SetNextWindowBgAlpha(0.75f);
     ImGui::Begin("##viewbar", nullptr, kOverlay | ImGuiWindowFlags_AlwaysAutoResize);
     for (scene::ViewKind k : {scene::ViewKind::kCity, scene::ViewKind::kSunburst, scene::ViewKind::kIcicle,
-                              scene::ViewKind::kTimelineTrees}) {
+                              scene::ViewKind::kTimelineTrees, scene::ViewKind::kHeapMap}) {
         if (k != scene::ViewKind::kCity) ImGui::SameLine();
-        const char* name = k == scene::ViewKind::kTimelineTrees ? "trees" : scene::viewKindName(k).data();
+        const char* name = k == scene::ViewKind::kTimelineTrees ? "trees"
+                           : k == scene::ViewKind::kHeapMap     ? "heap map"
+                                                                : scene::viewKindName(k).data();
         if (ImGui::RadioButton(name, s.view() == k)) s.setView(k);
         if (k == scene::ViewKind::kTimelineTrees && ImGui::IsItemHovered())
             ImGui::SetTooltip("a tree per pinned GC (right-click the timeline to pin one)");
+        if (k == scene::ViewKind::kHeapMap && ImGui::IsItemHovered())
+            ImGui::SetTooltip("GCspy's heap map: the collector's spaces as tiles in address order");
     }
-    if (const auto& churn = s.churnWindow()) {
+    if (s.view() == scene::ViewKind::kHeapMap) {
+        heapMapControls(ui);
+    } else if (const auto& churn = s.churnWindow()) {
         ImGui::SameLine();
         ImGui::TextColored(ImVec4(0.95f, 0.6f, 0.3f, 1.0f), "| churn: died young after GC %u", churn->from);
         if (ImGui::IsItemHovered())
@@ -91,7 +192,11 @@ void toolbar(Ui& ui) {
                 "table's columns",
                 s.baseGc());
     }
-    if (s.view() == scene::ViewKind::kCity) {
+    if (s.view() == scene::ViewKind::kHeapMap) {
+        // The bands start below the toolbar.
+        const float bottom = ImGui::GetWindowPos().y + ImGui::GetWindowSize().y - c.min.y;
+        s.heapMap().setTopInset(std::round(bottom * ui.layout.fb_scale.y));
+    } else if (s.view() == scene::ViewKind::kCity) {
         ImGui::SameLine();
         ImGui::TextDisabled("|");
         for (const char* preset : {"overview", "top", "front", "street"}) {
@@ -213,7 +318,16 @@ void drawViewPanel(Ui& ui, double dt) {
     const ImVec2 drag = ImGui::GetMouseDragDelta(ImGuiMouseButton_Left, 0.0f);
     const bool click =
         hovered && ImGui::IsMouseReleased(ImGuiMouseButton_Left) && drag.x * drag.x + drag.y * drag.y < 16.0f;
-    if (click) {
+    const std::optional<scene::HeapTilePick> tile = hovered ? s.heapTileAt(mouse_px) : std::nullopt;
+    s.heapMap().setHovered(tile);
+    if (s.view() == scene::ViewKind::kHeapMap) {
+        if (click && tile) {
+            s.selectTile(*tile, io.KeyShift);
+        } else if (click && !io.KeyShift) {
+            s.clearSelection();
+        }
+        if (tile && !ImGui::IsItemActive()) tileTooltip(ui, *tile);
+    } else if (click) {
         if (!pick) {
             if (!io.KeyShift) s.clearSelection();
         } else if (s.view() == scene::ViewKind::kTimelineTrees) {  // the group, at that tree's GC
@@ -237,6 +351,12 @@ void drawViewPanel(Ui& ui, double dt) {
     ImGui::End();
     ImGui::PopStyleVar();
 
+    if (s.view() == scene::ViewKind::kHeapMap && s.series() && !s.loaded()) {
+        ImGui::SetNextWindowPos(ImVec2(c.center().x, c.center().y), 0, ImVec2(0.5f, 0.5f));
+        ImGui::Begin("##waiting", nullptr, kOverlay | ImGuiWindowFlags_AlwaysAutoResize);
+        ImGui::Text("the heap map waits for %s to load ... %u GCs", s.path().c_str(), s.load().gcs);
+        ImGui::End();
+    }
     if (!s.series()) {
         const explore::LoadProgress& load = s.load();
         ImGui::SetNextWindowPos(ImVec2(c.center().x, c.center().y), 0, ImVec2(0.5f, 0.5f));

@@ -12,6 +12,7 @@
 
 #include <charconv>
 #include "app/explorer_app.h"
+#include "scene/heap_map_scene.h"
 #include "util/units.h"
 
 namespace memcity::app {
@@ -459,6 +460,17 @@ private:
                       << (s.view() == scene::ViewKind::kTimelineTrees && s.treesCities() ? " (cities)" : "")
                       << "\nchain: " << s.chain().spec() << "\ndrill: " << s.nameOf(s.drillRoot())
                       << "\nselected: " << s.selection().size() << "\n";
+            if (const HeapMap* map = s.heapMap().shown(); map && s.view() == scene::ViewKind::kHeapMap) {
+                uint64_t selected = 0;
+                for (const SpaceMap& space : map->spaces)
+                    for (const HeapTile& t : space.tiles)
+                        selected += t.selected_bytes;
+                std::cout << "heapmap: GC " << map->gc << ", " << scene::heapStreamName(s.heapMap().stream())
+                          << ", tiles of " << map->tile_bytes << " bytes, " << map->spaces.size() << " spaces"
+                          << (map->addresses ? "" : ", no addresses") << ", " << selected
+                          << " bytes selected\n";
+            }
+            if (!s.heapMap().error().empty()) std::cout << "heapmap error: " << s.heapMap().error() << "\n";
             if (const scene::CityLayout* city = s.cityLayout())
                 std::cout << "city: " << city->buildings.size() << " buildings in " << city->districts.size()
                           << " districts, " << ex_.ui().boxes << " boxes drawn\n";
@@ -522,6 +534,72 @@ private:
             return Error{"print expects inspector, selection, table, timing, state or pins, got '" + what +
                          "'"};
         }
+        return {};
+    }
+
+    Status heapMap(const Cmd& c) {
+        explore::HeapMapModel& m = ex_.session().heapMap();
+        const std::string& what = c.args[0];
+        // The rest after the first word (a space's name may have spaces).
+        const std::string value = c.rest.substr(std::min(c.rest.size(), c.rest.find(what) + what.size() + 1));
+        if (what == "stream") {
+            auto stream = scene::parseHeapStream(value);
+            if (!stream) return Error{"heapmap stream: " + stream.error().message};
+            m.setStream(*stream);
+        } else if (what == "zoom") {
+            char* end = nullptr;
+            const long zoom = std::strtol(value.c_str(), &end, 10);
+            if (value.empty() || *end != '\0' || zoom < -explore::HeapMapModel::kMaxZoom ||
+                zoom > explore::HeapMapModel::kMaxZoom)
+                return Error{"heapmap zoom expects -" + std::to_string(explore::HeapMapModel::kMaxZoom) +
+                             ".." + std::to_string(explore::HeapMapModel::kMaxZoom) + ", got '" + value +
+                             "'"};
+            m.setZoom(static_cast<int>(zoom));
+        } else if (what == "space") {
+            if (value == "largest") {
+                m.setHistorySpace("");
+                return {};
+            }
+            const HeapHistory* h = ex_.session().history();
+            if (!h) return Error{"heapmap space: the trace is still loading"};
+            const std::vector<std::string> names = m.spaceNames(*h);
+            if (std::find(names.begin(), names.end(), value) == names.end()) {
+                std::string all;
+                for (const std::string& n : names)
+                    all += (all.empty() ? "" : ", ") + n;
+                return Error{"heapmap space: no space '" + value +
+                             "' (its spaces: " + (all.empty() ? "none" : all) + ")"};
+            }
+            m.setHistorySpace(value);
+        } else {
+            return Error{"heapmap expects stream, zoom or space, got '" + what + "'"};
+        }
+        return {};
+    }
+
+    Status printTile(const Cmd& c) {
+        explore::Session& s = ex_.session();
+        if (s.view() != scene::ViewKind::kHeapMap) return Error{"tile: the heap map is not shown"};
+        auto x = real(c.args[0]);
+        auto y = real(c.args[1]);
+        if (!x) return x.error();
+        if (!y) return y.error();
+        if (!ex_.frame(0.0)) return {};
+        const auto pick = s.heapTileAt(glm::vec2(static_cast<float>(*x), static_cast<float>(*y)));
+        const HeapHistory* h = s.history();
+        const auto info = pick && h ? s.heapMap().describe(*pick, h->trace().symbols()) : std::nullopt;
+        if (!info) return Error{"tile: no tile at " + c.args[0] + " " + c.args[1]};
+        std::printf("tile: %s 0x%llx-0x%llx GC %u: %llu objects, %llu bytes, %llu selected\n",
+                    info->space.c_str(), static_cast<unsigned long long>(info->from),
+                    static_cast<unsigned long long>(info->to), info->gc,
+                    static_cast<unsigned long long>(info->tile.objects),
+                    static_cast<unsigned long long>(info->tile.bytes),
+                    static_cast<unsigned long long>(info->tile.selected_bytes));
+        for (size_t i = 0; i < info->contents.types.size(); ++i)
+            std::printf("tile type: %s %llu objects, %llu bytes\n", info->type_names[i].c_str(),
+                        static_cast<unsigned long long>(info->contents.types[i].objects),
+                        static_cast<unsigned long long>(info->contents.types[i].bytes));
+        std::fflush(stdout);
         return {};
     }
 
@@ -609,16 +687,24 @@ const std::vector<Runner::Verb>& Runner::verbs() {
              r.ex_.session().cursor().pause();
              return {};
          }},
-        {{"view", 1, 1, "view city|sunburst|icicle|timeline-trees"},
+        {{"view", 1, 1, "view city|sunburst|icicle|timeline-trees|heapmap"},
          [](Runner& r, const Cmd& c) -> Status {
              auto kind = scene::parseViewKind(c.args[0]);
              if (!kind || !scene::isWindowView(*kind))
-                 return Error{"view expects city, sunburst, icicle or timeline-trees, got '" + c.args[0] +
-                              "'"};
+                 return Error{"view expects city, sunburst, icicle, timeline-trees or heapmap, got '" +
+                              c.args[0] + "'"};
              r.ex_.session().setView(*kind);
              return {};
          },
          K::kTimed},
+        {{"heapmap", 2, explore::kRestOfLine,
+          "heapmap stream used|objects|age|selected|dying | heapmap zoom N (0: fit; each step in halves "
+          "the tile) | heapmap space NAME|largest: the heap map's toolbar"},
+         [](Runner& r, const Cmd& c) { return r.heapMap(c); },
+         K::kTimed},
+        {{"tile", 2, 2,
+          "tile X Y: what the heap map's tile at framebuffer pixel X Y holds, to standard output"},
+         [](Runner& r, const Cmd& c) { return r.printTile(c); }},
         {{"pin", 1, 1, "pin N: pin GC N (a tree of the timeline-trees view)"},
          [](Runner& r, const Cmd& c) { return r.pinOrUnpin(c); }},
         {{"stop-at", 1, 2,

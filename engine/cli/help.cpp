@@ -12,7 +12,7 @@ const std::vector<CommandHelp>& commandHelp() {
         {"open",
          "explore a trace in a window; the terminal overview without a display (the default)",
          R"(usage: memcity [FILE] [--gc N] [--classify CHAIN] [--filter EXPR] [--metric objects|bytes]
-               [--sort start|end|growth] [--view city|sunburst|icicle] [--size WxH]
+               [--sort start|end|growth] [--view V] [--size WxH]
                [--script FILE] [--no-vsync] [--validate] [--settings FILE|-] [--text]
        memcity open [FILE] [--gc N]        the terminal overview
 
@@ -30,7 +30,8 @@ Without FILE, opens the bundled demo trace.
              {"--filter", "EXPR", "", "keep only the objects EXPR accepts (docs/expressions.md)"},
              {"--metric", "M", "", "objects or bytes (default bytes)"},
              {"--sort", "S", "", "the order of siblings: start, end or growth (default growth)"},
-             {"--view", "V", "", "city, sunburst or icicle (default: the last one used)"},
+             {"--view", "V", "",
+              "city, sunburst, icicle, timeline-trees or heapmap (default: the last one used)"},
              {"--size", "WxH", "", "the window's size (default: the last one used)"},
              {"--script", "FILE", "", "run the commands of FILE in the window, then quit (docs/explorer.md)"},
              {"--no-vsync", "", "", "draw as fast as possible"},

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <thread>
 
 #include "classify/churn.h"
@@ -35,10 +36,12 @@ Session::Session(SessionOptions options)
       series_worker_(std::make_unique<Worker>("memcity series")),
       inspect_worker_(std::make_unique<Worker>("memcity inspect")),
       sizes_worker_(std::make_unique<Worker>("memcity sizes")),
-      diff_worker_(std::make_unique<Worker>("memcity diff")) {}
+      diff_worker_(std::make_unique<Worker>("memcity diff")),
+      heap_map_(std::make_unique<HeapMapModel>(options_.threads, options_.wake, options_.measure)) {}
 
 Session::~Session() {
     // The workers and the loader read the history and the chains: stop them first.
+    heap_map_.reset();
     series_worker_.reset();
     inspect_worker_.reset();
     sizes_worker_.reset();
@@ -51,6 +54,8 @@ void Session::closeTrace() {
         w->cancel();
         w->waitIdle();
     }
+    heap_map_->reset();
+    notice_.clear();
     loader_.reset();
     live_.reset();
     live_version_ = 0;
@@ -177,6 +182,8 @@ bool Session::update() {
         }
     }
     lock.unlock();
+    if (heap_map_->update()) changed = true;
+    if (auto groups = heap_map_->takeGroups()) adoptTileGroups(std::move(*groups));
     if (diff_shown_) requestDiff();
     // The inspector follows the cursor: a new GC under it asks for a new inspection.
     if (series_ && !selection_.empty() && inspection_wanted_.gc != currentGc() && loaded())
@@ -188,7 +195,7 @@ bool Session::settled(bool live_ok) const {
     if (loader_ && loader_->version() != load_version_) return false;
     if (loader_ && !loader_->done() && !(live_ok && load_.live)) return false;
     if (!series_worker_->idle() || !inspect_worker_->idle() || !sizes_worker_->idle() ||
-        !diff_worker_->idle())
+        !diff_worker_->idle() || !heap_map_->idle())
         return false;
     std::lock_guard lock(pending_->mutex);
     return !pending_->series && !pending_->series_error && !pending_->inspection &&
@@ -569,6 +576,12 @@ scene::ViewFrameStats Session::compose(scene::PixelRect rect, glm::vec2 framebuf
     view_rect_ = rect;
     framebuffer_ = framebuffer;
     if (!series_ || rect.empty()) return {};
+    if (view_ == scene::ViewKind::kHeapMap) {
+        if (const HeapHistory* h = history())
+            heap_map_->compose(*h, std::filesystem::path(path_).filename().string(), heapMapFrame(), rect,
+                               framebuffer, out);
+        return {};
+    }
     const glm::vec2 size(rect.width(), rect.height());
     if (!composer_) {
         scene::ViewInputs in;
@@ -603,6 +616,54 @@ scene::ViewFrameStats Session::compose(scene::PixelRect rect, glm::vec2 framebuf
     const scene::ViewFrameStats stats = composer_->compose(cursor_.t(), out);
     scene::placeInRect(out, rect, framebuffer);
     return stats;
+}
+
+HeapMapFrame Session::heapMapFrame() const {
+    HeapMapFrame f;
+    f.gc = cursor_.gcBefore();
+    f.next_gc = cursor_.gcAfter();
+    f.fraction = cursor_.fraction();
+    f.held = cursor_.gcs();
+    f.chain = series_chain_;
+    for (uint32_t id : selection_)
+        for (uint32_t node : nodesOf(id))
+            f.selected.push_back(labelsOf(node));
+    return f;
+}
+
+std::optional<scene::HeapTilePick> Session::heapTileAt(glm::vec2 pixel) const {
+    if (view_ != scene::ViewKind::kHeapMap) return std::nullopt;
+    return heap_map_->pick(pixel);
+}
+
+void Session::selectTile(const scene::HeapTilePick& tile, bool add) {
+    if (const HeapHistory* h = history()) heap_map_->requestGroups(*h, tile, add);
+}
+
+void Session::adoptTileGroups(HeapMapModel::TileGroups groups) {
+    if (!groups.error.empty()) {
+        notice_ = groups.error;
+        return;
+    }
+    if (!series_) return;
+    if (groups.groups.empty()) {
+        notice_ = "no object starts in that tile";
+        return;
+    }
+    // The largest groups the series holds (a series over a window may lack one of the GC's).
+    std::vector<uint32_t> ids;
+    for (const RangeGroup& g : groups.groups)
+        if (const uint32_t id = series_->find(g.labels); id != kNoNode && ids.size() < kTileGroups)
+            ids.push_back(id);
+    if (!groups.add) selection_.clear();
+    for (uint32_t id : ids)
+        if (std::find(selection_.begin(), selection_.end(), id) == selection_.end()) selection_.push_back(id);
+    const size_t n = groups.groups.size();
+    notice_ = ids.size() == n
+                  ? "selected the tile's " + std::to_string(n) + (n == 1 ? " group" : " groups")
+                  : "selected " + std::to_string(ids.size()) + " of the tile's " + std::to_string(n) +
+                        " groups (the largest, at most " + std::to_string(kTileGroups) + ")";
+    requestInspection();
 }
 
 std::optional<scene::ViewPick> Session::pick(glm::vec2 pixel) const {

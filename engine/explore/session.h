@@ -24,6 +24,7 @@
 #include "classify/diff.h"
 #include "classify/series.h"
 #include "explore/chain_config.h"
+#include "explore/heap_map_model.h"
 #include "explore/inspection.h"
 #include "explore/live_link.h"
 #include "explore/loader.h"
@@ -175,6 +176,19 @@ public:
     void setHovered(uint32_t id) { hovered_ = id; }
     uint32_t hovered() const { return hovered_; }
     ItemInfo describe(uint32_t id) const;
+
+    // --- the heap map (view kHeapMap) ---------------------------------------------------------
+    // Its stream, tile size and history space (the toolbar's); what it drew last.
+    HeapMapModel& heapMap() { return *heap_map_; }
+    const HeapMapModel& heapMap() const { return *heap_map_; }
+    // The heap map's tile at a framebuffer pixel of the last frame (none in another view).
+    std::optional<scene::HeapTilePick> heapTileAt(glm::vec2 pixel) const;
+    // Selects the groups of the chain whose objects start in the tile (at most kTileGroups, the
+    // largest), once they are classified in the background; with `add` they join the selection.
+    static constexpr size_t kTileGroups = 32;
+    void selectTile(const scene::HeapTilePick& tile, bool add = false);
+    // What the last thing done in the background came to ("selected 3 groups of ..."), once.
+    std::string takeNotice() { return std::exchange(notice_, {}); }
 
     // --- selection and drill-down --------------------------------------------------------------
     const std::vector<uint32_t>& selection() const { return selection_; }
@@ -351,10 +365,16 @@ private:
     std::optional<uint32_t> goto_after_series_;  // windowNext: the GC to show once its series is in
     std::optional<GcRange> churn_window_;        // churn mode's window
 
+    // The heap map's frame: the GCs around the cursor, the selection's paths, the chain.
+    HeapMapFrame heapMapFrame() const;
+    void adoptTileGroups(HeapMapModel::TileGroups groups);
+    std::string notice_;
+
     std::shared_ptr<Pending> pending_;  // results the workers hand over
     // Declared last: destroyed first, so no thread outlives what it reads.
     std::unique_ptr<TraceLoader> loader_;
     std::unique_ptr<Worker> series_worker_, inspect_worker_, sizes_worker_, diff_worker_;
+    std::unique_ptr<HeapMapModel> heap_map_;
 };
 
 }  // namespace memcity::explore

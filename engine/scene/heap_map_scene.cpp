@@ -94,7 +94,7 @@ HeapMapScene::HeapMapScene(HeapMapInputs inputs, HeapMapViewOptions options, glm
     : inputs_(std::move(inputs)), options_(std::move(options)), size_(size) {}
 
 PixelRect HeapMapScene::bandsRect() const {
-    const float top = (options_.title_bar ? kTitleHeight : 0.0f) + 8.0f;
+    const float top = (options_.title_bar ? kTitleHeight : 0.0f) + options_.top_px + 8.0f;
     const float bottom = inputs_.history.empty() ? size_.y - 34.0f : std::round(size_.y * 0.64f);
     return {{kMargin, top}, {size_.x - kMargin, std::max(top + 1.0f, bottom)}};
 }
@@ -128,6 +128,10 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
     const float px = std::max(2.0f, options_.tile_px);
     const float gap = px >= 5.0f ? 1.0f : 0.0f;
     const auto per_row = static_cast<size_t>(std::max(1.0f, std::floor(bands.width() / px)));
+    bands_.clear();
+    per_row_ = per_row;
+    tile_px_ = px;
+    tile_bytes_ = map.tile_bytes;
     float y = bands.min.y;
     for (size_t si = 0; si < map.spaces.size(); ++si) {
         const SpaceMap& s = map.spaces[si];
@@ -151,10 +155,12 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
         out.labels.push_back(
             {{bands.min.x, y + 2}, line, palette::kText, 13.0f, render::TextAnchor::kTopLeft});
         y += kHeaderPx;
+        Band& band = bands_.emplace_back(Band{y, 0, s.state.bottom, s.state.end});
         for (size_t t = 0; t < s.tiles.size(); ++t) {
             const float x0 = bands.min.x + static_cast<float>(t % per_row) * px;
             const float y0 = y + static_cast<float>(t / per_row) * px;
             if (y0 + px > bands.max.y) break;
+            band.drawn = t + 1;
             const uint64_t from = s.state.bottom + t * map.tile_bytes;
             const HeapTile& tile = s.tiles[t];
             double v = tileValue(tile, stream, map.tile_bytes, scale);
@@ -165,7 +171,8 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
                 bytes = std::max(bytes, other.bytes);
             }
             const bool free = bytes == 0 && from >= s.state.top;
-            const uint32_t flags = tile.selected_bytes ? render::kFlagSelected : render::kFlagNone;
+            uint32_t flags = tile.selected_bytes ? render::kFlagSelected : render::kFlagNone;
+            if (hovered_ && hovered_->space == si && hovered_->tile == t) flags |= render::kFlagHighlighted;
             const PixelRect r{{x0, y0}, {x0 + px - gap, y0 + px - gap}};
             // As GCspy does, a zero is a frame, told apart from a small value.
             const bool zero = !free && v <= 0.0 && px >= 5.0f;
@@ -208,6 +215,23 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
                           palette::kTextDim,
                           12.0f,
                           render::TextAnchor::kLeftCenter});
+}
+
+std::optional<HeapTilePick> HeapMapScene::pick(glm::vec2 pixel) const {
+    const PixelRect rect = bandsRect();
+    if (!rect.contains(pixel) || tile_px_ <= 0) return std::nullopt;
+    const auto column = static_cast<size_t>((pixel.x - rect.min.x) / tile_px_);
+    if (column >= per_row_) return std::nullopt;
+    for (size_t i = 0; i < bands_.size(); ++i) {
+        const Band& b = bands_[i];
+        if (pixel.y < b.top) continue;
+        const auto row = static_cast<size_t>((pixel.y - b.top) / tile_px_);
+        const size_t tile = row * per_row_ + column;
+        if (tile >= b.drawn) continue;
+        const uint64_t from = b.bottom + tile * tile_bytes_;
+        return HeapTilePick{i, tile, from, std::min(b.end, from + tile_bytes_)};
+    }
+    return std::nullopt;
 }
 
 void HeapMapScene::drawHistory(uint32_t gc, PixelRect rect, render::DrawList& out) const {

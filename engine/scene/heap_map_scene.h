@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -46,7 +47,16 @@ struct HeapMapViewOptions {
     HeapStream stream = HeapStream::kUsed;
     float tile_px = 10.0f;  // a tile's side, the gap included
     bool title_bar = true;
+    float top_px = 0;  // left free above the bands (the explorer's toolbar)
     MeasureText measure;
+};
+
+// A tile of the last composed frame (HeapMapScene::pick).
+struct HeapTilePick {
+    size_t space = 0;           // index in HeapMap::spaces
+    size_t tile = 0;            // index in its tiles
+    uint64_t from = 0, to = 0;  // its addresses (the last tile ends at the space's end)
+    bool operator==(const HeapTilePick&) const = default;
 };
 
 class HeapMapScene {
@@ -58,9 +68,27 @@ public:
     // Draws `map` (GC g); with `next` (GC g + 1, the same tiles) and f in (0, 1), every tile's
     // value is tweened from map's towards next's.
     void compose(const HeapMap& map, const HeapMap* next, double f, render::DrawList& out);
+    // The tile at `pixel` of the last composed frame, if one is drawn there.
+    std::optional<HeapTilePick> pick(glm::vec2 pixel) const;
+    // The tile drawn lighter (the pointer's), or none.
+    void setHovered(std::optional<HeapTilePick> tile) { hovered_ = tile; }
+    glm::vec2 size() const { return size_; }
+    const HeapMapViewOptions& options() const { return options_; }
 
 private:
     void drawHistory(uint32_t gc, PixelRect rect, render::DrawList& out) const;
+
+    // Where the last frame drew each space's tiles, for pick.
+    struct Band {
+        float top = 0;     // the first row's top
+        size_t drawn = 0;  // tiles drawn (the band may be cut at the bottom)
+        uint64_t bottom = 0, end = 0;
+    };
+    std::vector<Band> bands_;
+    size_t per_row_ = 1;
+    float tile_px_ = 0;
+    uint64_t tile_bytes_ = 0;
+    std::optional<HeapTilePick> hovered_;
 
     HeapMapInputs inputs_;
     HeapMapViewOptions options_;

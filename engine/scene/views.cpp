@@ -50,16 +50,17 @@ std::string_view viewKindName(ViewKind kind) {
         case ViewKind::kIcicle: return "icicle";
         case ViewKind::kTimeline: return "timeline";
         case ViewKind::kTimelineTrees: return "timeline-trees";
+        case ViewKind::kHeapMap: return "heapmap";
     }
     return "?";
 }
 
 Result<ViewKind> parseViewKind(std::string_view name) {
     for (ViewKind k : {ViewKind::kCity, ViewKind::kSunburst, ViewKind::kIcicle, ViewKind::kTimeline,
-                       ViewKind::kTimelineTrees})
+                       ViewKind::kTimelineTrees, ViewKind::kHeapMap})
         if (name == viewKindName(k)) return k;
     return Error{"unknown view '" + printable(name, 40) +
-                 "' (expected city, sunburst, icicle, timeline or timeline-trees)"};
+                 "' (expected city, sunburst, icicle, timeline, timeline-trees or heapmap)"};
 }
 
 Result<ViewComposer> ViewComposer::prepare(const ViewInputs& inputs, const ViewOptions& options,
@@ -67,6 +68,7 @@ Result<ViewComposer> ViewComposer::prepare(const ViewInputs& inputs, const ViewO
     if (!inputs.series) return Error{"no tree series to draw"};
     if (inputs.series->gcCount() == 0) return Error{"the tree series holds no GC"};
     if (size.x < 1 || size.y < 1) return Error{"the picture has no pixels"};
+    if (options.kind == ViewKind::kHeapMap) return Error{"the heap map is drawn by a HeapMapScene"};
     ViewComposer c;
     c.inputs_ = inputs;
     c.options_ = options;
@@ -149,6 +151,7 @@ ViewFrameStats ViewComposer::compose(double t, render::DrawList& out) {
             buildTimelineScene(layout, inputs_.gcs, inputs_.windows, to, out);
             break;
         }
+        case ViewKind::kHeapMap: break;  // (prepare refuses it)
     }
     if (options_.time_strip && options_.kind != ViewKind::kTimeline && !inputs_.gcs.empty())
         drawTimeStrip(t, {{0.0f, rect.max.y}, size_}, out);
@@ -227,7 +230,8 @@ std::optional<ViewPick> ViewComposer::pick(glm::vec2 pixel) const {
                 return p;
             }
             return std::nullopt;
-        case ViewKind::kTimeline: return std::nullopt;
+        case ViewKind::kTimeline:
+        case ViewKind::kHeapMap: return std::nullopt;
     }
     return std::nullopt;
 }

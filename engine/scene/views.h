@@ -41,13 +41,16 @@ enum class ViewKind : uint8_t {
     // STAG'20's timeline-based view (§5.4): one small tree per pinned GC, side by side, the
     // cursor's GC always among them and marked, over the memory chart
     kTimelineTrees,
+    // GCspy's heap map (scene/heap_map_scene.h): drawn from the heap's addresses, not the series,
+    // so not by a ViewComposer
+    kHeapMap,
 };
 std::string_view viewKindName(ViewKind kind);
 // The views the explorer's main view shows (the timeline has its own panel).
 constexpr bool isWindowView(ViewKind kind) {
     return kind != ViewKind::kTimeline;
 }
-// "city", "sunburst", "icicle" or "timeline"; the error lists them.
+// "city", "sunburst", "icicle", "timeline", "timeline-trees" or "heapmap"; the error lists them.
 Result<ViewKind> parseViewKind(std::string_view name);
 
 // What the views read. Contract: everything pointed to outlives the composer.

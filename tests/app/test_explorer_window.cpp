@@ -195,6 +195,74 @@ TEST(ExplorerWindow, ScrubFlySelectTheBiggestGrowerAndReadItsRoots) {
     EXPECT_GT(render::compareImages(*image, *coloured, 24).fractionOverThreshold(), 0.05);
 }
 
+// The demo's heap map in the window (docs/heapmap.md): the audit history selected is outlined
+// where it lies and coloured by its share (tests/golden/explorer_heapmap.png); a tile tells what it
+// holds, a click on it selects its groups, and the tiles halve when magnified.
+TEST(ExplorerWindow, TheDemosHeapMapShowsWhereTheAuditHistoryLives) {
+    if (!testing::haveXvfb()) GTEST_SKIP() << "no " << testing::kXvfb;
+    const std::string shot = testing::tempPath("explorer-heapmap.png");
+    const std::string script = writeScript("heapmap",
+                                           "wait\n"
+                                           "chain type\n"
+                                           "view heapmap\n"
+                                           "gc 40\n"
+                                           "select ShopServer$AuditEntry\n"
+                                           "heapmap stream selected\n"
+                                           "heapmap space Tenured Gen\n"
+                                           "wait\n"
+                                           "print state\n"
+                                           "screenshot " +
+                                               shot +
+                                               "\n"
+                                               "tile 420 240\n"
+                                               "click 420 240\n"
+                                               "wait\n"
+                                               "print selection\n"
+                                               "print state\n"
+                                               "heapmap zoom 1\n"
+                                               "wait\n"
+                                               "print state\n"
+                                               "heapmap space Old Gen\n");
+    const Outcome r =
+        windowed(std::string(MEMCITY_DEMO_TRACE) + " --size 1400x860 --settings - --script " + script);
+    // The last line names a space the demo does not have: one line, the spaces it has, status 1.
+    EXPECT_EQ(r.status, 1) << r.err << r.out;
+    EXPECT_NE(r.err.find("heapmap space: no space 'Old Gen' (its spaces: Eden Space, Survivor Space 0, "
+                         "Survivor Space 1, Tenured Gen)"),
+              std::string::npos)
+        << r.err;
+    // At GC 40 the audit history holds 2,500 entries of 32 bytes: all of them placed.
+    EXPECT_NE(r.out.find("view: heapmap\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("heapmap: GC 40, selected, tiles of 32768 bytes, 4 spaces, 80000 bytes selected\n"),
+              std::string::npos)
+        << r.out;
+    // The tile under the pointer, in the old space, and what a click on it selected: its types.
+    const size_t tile = r.out.find("tile: Tenured Gen 0x");
+    ASSERT_NE(tile, std::string::npos) << r.out;
+    const size_t first_type = r.out.find("tile type: ", tile);
+    ASSERT_NE(first_type, std::string::npos) << r.out;
+    const size_t name_end = r.out.find(' ', first_type + 11);
+    const std::string top_type = r.out.substr(first_type + 11, name_end - first_type - 11);
+    EXPECT_NE(r.out.find("selected: " + top_type + "\n"), std::string::npos) << top_type << "\n" << r.out;
+    EXPECT_NE(r.out.find("status: selected the tile's "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("tiles of 16384 bytes"), std::string::npos) << r.out;
+
+    auto image = render::readPng(shot);
+    ASSERT_TRUE(image.ok()) << image.error().message;
+    const std::string golden = std::string(MEMCITY_GOLDEN_DIR) + "/explorer_heapmap.png";
+    if (const char* update = std::getenv("MEMCITY_UPDATE_GOLDEN"); update && std::string(update) == "1") {
+        ASSERT_TRUE(render::writePng(golden, *image).ok());
+        GTEST_SKIP() << "rewrote " << golden;
+    }
+    auto want = render::readPng(golden);
+    ASSERT_TRUE(want.ok()) << want.error().message;
+    const render::ImageDiff d = render::compareImages(*image, *want, 24);
+    EXPECT_TRUE(d.same_size);
+    EXPECT_LE(d.fractionOverThreshold(), 0.01)
+        << d.pixels_over_threshold << " of " << d.pixel_count << " pixels differ; the picture is " << shot
+        << ", the reference " << golden;
+}
+
 // A trace its writer is still writing: the window shows the GCs that have arrived, says it is
 // live, and ends with the whole trace once the writer finishes.
 TEST(ExplorerWindow, ATraceStillBeingWrittenGrowsOnScreen) {

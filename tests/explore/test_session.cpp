@@ -520,3 +520,93 @@ TEST(Session, ChurnModeShowsWhatDiedYoungInTheRange) {
 
 }  // namespace
 }  // namespace memcity::explore
+
+namespace memcity::explore {
+namespace {
+
+// The heap map in the explorer (docs/heapmap.md) on synth's simulated Serial layout: the map of
+// the cursor's GC built in the background, a tile picked in the frame holding what the map says,
+// a click selecting its groups, and the selection outlined where it lies.
+TEST(Session, TheHeapMapShowsTheCursorsGcAndATileSelectsWhatItHolds) {
+    const std::string path = scenario("growing-map");
+    auto s = opened(path, "type");
+    const HeapHistory& h = *s->history();
+    uint32_t gc = 0;
+    for (uint32_t g = 0; g < h.gcCount(); ++g)
+        if (h.gcs()[g].has_addresses) gc = g;
+    ASSERT_GT(gc, 0u);
+    s->setView(scene::ViewKind::kHeapMap);
+    ASSERT_TRUE(s->goToGc(gc));
+    render::DrawList list;
+    auto settle = [&] {
+        s->compose(kRect, kFramebuffer, list);
+        s->waitSettled();
+        list.clear();
+        s->compose(kRect, kFramebuffer, list);
+    };
+    settle();
+    const HeapMap* map = s->heapMap().shown();
+    ASSERT_NE(map, nullptr) << s->heapMap().error();
+    EXPECT_EQ(map->gc, gc);
+    EXPECT_TRUE(map->addresses);
+    EXPECT_FALSE(list.rects.empty());
+    // Every live object is in a space, outside, or without an address.
+    auto heap = h.heapAt(gc);
+    ASSERT_TRUE(heap);
+    uint64_t bytes = map->outside_bytes + map->unplaced_bytes;
+    for (const SpaceMap& space : map->spaces)
+        bytes += space.bytes;
+    EXPECT_EQ(bytes, heap->liveBytes());
+
+    // A tile with objects, found by pointing at the frame: the types in it add up to the map's.
+    std::optional<scene::HeapTilePick> tile;
+    for (float y = kRect.min.y; y < kRect.max.y && !tile; y += 3.0f)
+        for (float x = kRect.min.x; x < kRect.max.x && !tile; x += 3.0f)
+            if (auto p = s->heapTileAt({x, y}); p && map->spaces[p->space].tiles[p->tile].objects > 3)
+                tile = p;
+    ASSERT_TRUE(tile.has_value());
+    EXPECT_FALSE(s->heapTileAt(kRect.min - 1.0f).has_value());
+    const auto info = s->heapMap().describe(*tile, h.trace().symbols());
+    ASSERT_TRUE(info.has_value());
+    EXPECT_EQ(info->to - info->from, map->tile_bytes);
+    EXPECT_EQ(info->contents.objects, info->tile.objects);
+    EXPECT_EQ(info->contents.bytes, info->tile.bytes);
+    ASSERT_FALSE(info->type_names.empty());
+
+    // A click selects the tile's groups: by type, the types in it that start there.
+    s->selectTile(*tile);
+    s->waitSettled();
+    EXPECT_NE(s->takeNotice().find("selected the tile's"), std::string::npos);
+    ASSERT_FALSE(s->selection().empty());
+    for (uint32_t id : s->selection()) {
+        const std::string name = s->nameOf(id);
+        EXPECT_NE(std::find(info->type_names.begin(), info->type_names.end(), name), info->type_names.end())
+            << name;
+    }
+    // The selection is outlined: its bytes in the map are those of its types at the GC.
+    settle();
+    map = s->heapMap().shown();
+    ASSERT_NE(map, nullptr);
+    uint64_t selected = 0, want = 0;
+    for (const SpaceMap& space : map->spaces)
+        for (const HeapTile& t : space.tiles)
+            selected += t.selected_bytes;
+    for (uint32_t id : s->selection())
+        want += s->series()->counts(id, gc).bytes;
+    EXPECT_EQ(selected, want);
+    EXPECT_TRUE(std::any_of(list.rects.begin(), list.rects.end(),
+                            [](const render::Rect& r) { return (r.flags & render::kFlagSelected) != 0; }));
+
+    // Between two GCs the map of each is asked for, and the frame tweens them.
+    s->cursor().seek(s->cursor().indexTimeOf(gc - 1) + 0.5);
+    settle();
+    ASSERT_NE(s->heapMap().shown(), nullptr);
+    EXPECT_EQ(s->heapMap().shown()->gc, gc - 1);
+    // Another view: no tiles.
+    s->setView(scene::ViewKind::kCity);
+    s->compose(kRect, kFramebuffer, list);
+    EXPECT_FALSE(s->heapTileAt(kRect.center()).has_value());
+}
+
+}  // namespace
+}  // namespace memcity::explore

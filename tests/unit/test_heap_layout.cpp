@@ -3,6 +3,7 @@
 // hand-made trace whose every tile is known.
 #include <gtest/gtest.h>
 
+#include "classify/heap_map_at.h"
 #include "heap/heap_history.h"
 #include "heap/heap_map.h"
 #include "trace/heap_layout.h"
@@ -184,6 +185,84 @@ TEST(HeapLayoutMap, TilesHoldWhatLiesInThem) {
     EXPECT_EQ(bare.spaces[0].state.bottom, 0x2000u);
     EXPECT_EQ(bare.spaces[0].state.top, 0x2098u);
     EXPECT_EQ(bare.spaces[0].objects, 5u);
+}
+
+// What the explorer asks of a GC's heap map: a stretch's types, its groups, the map again.
+TEST(HeapLayoutMap, AStretchOfAddressesTellsWhatItHolds) {
+    const std::string path = layoutTrace();
+    auto trace = TraceFile::open(path);
+    auto h = HeapHistory::build(*trace);
+    ASSERT_TRUE(h);
+    auto placed = placedHeapAt(*h, 0);
+    ASSERT_TRUE(placed) << placed.error().message;
+    ASSERT_EQ((*placed)->by_address.size(), 5u);
+    const PlacedHeap& p = **placed;
+
+    // [0x2000, 0x2040): 1 A (16 B) and 2 B (24) start there, and 4 (int[10], 56 B) at 0x2028
+    // reaches 0x2060: 24 B of it lie there.
+    const RangeContents first = rangeContents(p, 0x2000, 0x2040);
+    EXPECT_EQ(first.objects, 3u);
+    EXPECT_EQ(first.bytes, 64u);
+    ASSERT_EQ(first.types.size(), 3u);
+    EXPECT_EQ(trace->symbols().type(first.types[0].type).name, "B");  // 24 B, before int[]'s 24 by id
+    EXPECT_EQ(first.types[0].bytes, 24u);
+    EXPECT_EQ(trace->symbols().type(first.types[1].type).name, "int[]");
+    EXPECT_EQ(first.types[1].bytes, 24u);
+    EXPECT_EQ(trace->symbols().type(first.types[2].type).name, "A");
+    EXPECT_EQ(first.types[2].objects, 1u);
+    // [0x2040, 0x2080): the rest of 4 (32 B, starting before) and 5 A (16 B).
+    const RangeContents second = rangeContents(p, 0x2040, 0x2080);
+    EXPECT_EQ(second.objects, 1u);
+    EXPECT_EQ(second.bytes, 48u);
+    ASSERT_EQ(second.types.size(), 2u);
+    EXPECT_EQ(second.types[0].objects, 0u);  // int[]: its part only
+    EXPECT_EQ(second.types[0].bytes, 32u);
+    EXPECT_TRUE(rangeContents(p, 0x2100, 0x2200).types.empty());
+    EXPECT_TRUE(rangeContents(p, 0x2040, 0x2040).types.empty());
+
+    // The groups by type of the objects that start in [0x2000, 0x2040): A, B and int[].
+    auto chain = parseChain("type");
+    ASSERT_TRUE(chain);
+    auto groups = groupsInRange(*h, p, *chain, 0x2000, 0x2040);
+    ASSERT_TRUE(groups) << groups.error().message;
+    ASSERT_EQ(groups->size(), 3u);
+    EXPECT_EQ((*groups)[0].labels, std::vector<std::string>{"int[]"});
+    EXPECT_EQ((*groups)[0].bytes, 56u);  // whole objects
+    EXPECT_EQ((*groups)[1].labels, std::vector<std::string>{"B"});
+    EXPECT_EQ((*groups)[2].labels, std::vector<std::string>{"A"});
+    // Two levels: the leaves' paths; [0x2060, 0x2080) holds 5 A alone.
+    auto two = parseChain("type,size");
+    ASSERT_TRUE(two);
+    auto leaves = groupsInRange(*h, p, *two, 0x2060, 0x2080);
+    ASSERT_TRUE(leaves);
+    ASSERT_EQ(leaves->size(), 1u);
+    EXPECT_EQ(leaves->front().labels.size(), 2u);
+    EXPECT_EQ(leaves->front().labels[0], "A");
+    EXPECT_EQ(leaves->front().objects, 1u);
+    auto empty = groupsInRange(*h, p, *chain, 0x2100, 0x2200);
+    ASSERT_TRUE(empty);
+    EXPECT_TRUE(empty->empty());
+
+    // The map from the placed heap equals heapMapAt's, selection included (B: 2 and 6).
+    HeapMapRequest r;
+    r.gc = 0;
+    r.tile_bytes = 64;
+    r.chain = &*chain;
+    r.selected = {{"B"}};
+    auto direct = heapMapAt(*h, r);
+    auto again = heapMapOf(*h, p, r);
+    ASSERT_TRUE(direct && again);
+    ASSERT_EQ(again->spaces.size(), 2u);
+    for (size_t t = 0; t < again->spaces[1].tiles.size(); ++t) {
+        EXPECT_EQ(again->spaces[1].tiles[t].bytes, direct->spaces[1].tiles[t].bytes) << t;
+        EXPECT_EQ(again->spaces[1].tiles[t].selected_bytes, direct->spaces[1].tiles[t].selected_bytes) << t;
+    }
+    EXPECT_EQ(again->spaces[1].tiles[0].selected_bytes, 24u);
+    EXPECT_EQ(again->spaces[1].tiles[2].selected_bytes, 24u);
+    // GC 2 has no addresses: no placed heap.
+    auto none = placedHeapAt(*h, 2);
+    ASSERT_FALSE(none);
+    EXPECT_NE(none.error().message.find("GC 2 has no addresses"), std::string::npos);
 }
 
 }  // namespace

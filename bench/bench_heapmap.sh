@@ -10,8 +10,12 @@
 #     indexes the ADDRS chunks), `memcity spaces --gc LAST` (the heap at the last GC, its
 #     addresses and its map: time and peak memory), and the heap map picture of the last GC,
 #     with --stream dying (one more GC replayed). Three runs each, the median.
+#  3. The window (under Xvfb): the same trace opened, the cursor at its last GC, then `view heapmap`
+#     (the heap rebuilt, its addresses read and sorted, the map built), the dying stream (the heap
+#     kept, the next GC replayed) and the map of GC LAST - 2 (another heap, with dying): the
+#     time each map took in the background (`print timing`), medians of three runs.
 #
-# usage: bench/bench_heapmap.sh [BUILD_DIR]    (default: build; about 3 minutes)
+# usage: bench/bench_heapmap.sh [BUILD_DIR]    (default: build; about 4 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -75,3 +79,18 @@ run "gcs (the whole history)" "$build/memcity" gcs "$trace"
 run "spaces --gc $last (heap + addresses)" "$build/memcity" spaces "$trace" --gc "$last"
 run "render heapmap --gc $last" "$build/memcity" render "$trace" --view heapmap --gc "$last" -o "$dir/heapmap.png"
 run "render heapmap --stream dying" "$build/memcity" render "$trace" --view heapmap --stream dying --gc $((last - 1)) -o "$dir/heapmap-dying.png"
+
+echo "== the window: $trace at GC $last"
+script=$dir/heapmap.script
+printf 'wait\ngc %s\nwait\nview heapmap\nwait\nprint timing\nheapmap stream dying\nwait\nprint timing\ngc %s\nwait\nprint timing\n' \
+    "$last" $((last - 2)) >"$script"
+first=() dying=() before=()
+for i in 1 2 3; do
+    out=$(xvfb-run -a -s "-screen 0 1600x1000x24" "$build/memcity" "$trace" --size 1400x860 --settings - \
+        --script "$script" 2>/dev/null | grep '^timing: heap map')
+    mapfile -t lines <<<"$out"
+    ms() { sed -n 's/.*built in \([0-9.]*\) ms.*/\1/p' <<<"$1"; }
+    first+=("$(ms "${lines[0]}")") dying+=("$(ms "${lines[1]}")") before+=("$(ms "${lines[2]}")")
+    echo "  run $i: ${lines[0]#timing: }; dying: ${lines[1]#timing: heap map }; GC LAST - 2: ${lines[2]#timing: heap map }"
+done
+echo "window: the map of GC $last $(median "${first[@]}") ms after 'view heapmap' (heap rebuilt); with dying $(median "${dying[@]}") ms; GC $((last - 2)) $(median "${before[@]}") ms (medians)"

@@ -620,6 +620,10 @@ private:
         std::printf("timing: %zu frames after: median %.1f ms, 95%% %.1f ms, longest %.1f ms\n", after.size(),
                     percentile(after, 0.5), percentile(after, 0.95),
                     after.empty() ? 0.0 : *std::max_element(after.begin(), after.end()));
+        if (const auto& b = ex_.session().heapMap().lastBuild())
+            std::printf(
+                "timing: heap map of GC %u built in %.1f ms (heap rebuilt, placed: %.1f ms; map: %.1f ms)\n",
+                b->gc, b->place_ms + b->map_ms, b->place_ms, b->map_ms);
         for (const Latency& l : latencies_)
             std::printf("timing: input to picture %6.1f ms  %s\n", l.ms, l.command.c_str());
         std::fflush(stdout);

@@ -1,6 +1,7 @@
 #include "explore/heap_map_model.h"
 
 #include <algorithm>
+#include <chrono>
 
 #include "scene/palette.h"
 #include "scene/views.h"
@@ -33,6 +34,7 @@ struct HeapMapModel::Pending {
         MapKey key;
         Result<HeapMap> map;
         std::shared_ptr<const PlacedHeap> placed;
+        BuildTimes times;
     };
     std::vector<Built> maps;
     std::optional<TileGroups> groups;
@@ -67,6 +69,7 @@ void HeapMapModel::reset() {
     error_.clear();
     groups_.reset();
     chain_.reset();
+    last_build_.reset();
 }
 
 void HeapMapModel::setStream(scene::HeapStream stream) {
@@ -173,7 +176,12 @@ void HeapMapModel::request(const HeapHistory& h, std::vector<MapKey> keys) {
     map_worker_->submit([=](const CancelToken& token) {
         for (const MapKey& key : keys) {
             if (token.cancelled()) return;
-            Pending::Built built{key, HeapMap{}, nullptr};
+            Pending::Built built{key, HeapMap{}, nullptr, {key.gc, 0, 0}};
+            const auto t0 = std::chrono::steady_clock::now();
+            auto since = [](std::chrono::steady_clock::time_point t) {
+                return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t)
+                    .count();
+            };
             if (!history->gcs()[key.gc].has_addresses) {
                 const GcSpacesEvent* spaces = history->spacesAt(key.gc);
                 if (spaces && key.tile_bytes)
@@ -189,7 +197,9 @@ void HeapMapModel::request(const HeapHistory& h, std::vector<MapKey> keys) {
                 } else {
                     built.map = p.error();
                 }
+                built.times.place_ms = since(t0);
                 if (built.placed) {
+                    const auto t1 = std::chrono::steady_clock::now();
                     HeapMapRequest r;
                     r.gc = key.gc;
                     r.tile_bytes = key.tile_bytes ? key.tile_bytes : 64 << 10;
@@ -211,6 +221,7 @@ void HeapMapModel::request(const HeapHistory& h, std::vector<MapKey> keys) {
                         }
                     }
                     built.map = heapMapOf(*history, *built.placed, r);
+                    built.times.map_ms = since(t1);
                 }
             }
             if (token.cancelled()) return;
@@ -240,6 +251,7 @@ bool HeapMapModel::update() {
             continue;
         }
         error_.clear();
+        last_build_ = b.times;
         MapKey key = std::move(b.key);
         if (key.tile_bytes == 0) {
             // The first map of a trace without spaces fixed the tile size.

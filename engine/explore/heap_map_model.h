@@ -84,6 +84,13 @@ public:
     const std::string& error() const { return error_; }
     // The map drawn last (null before one is).
     const HeapMap* shown() const { return shown_.get(); }
+    // How long the last map adopted took in the background: the heap rebuilt, its addresses read
+    // and sorted (0 when an earlier one was reused), then the map (milliseconds).
+    struct BuildTimes {
+        uint32_t gc = 0;
+        double place_ms = 0, map_ms = 0;
+    };
+    const std::optional<BuildTimes>& lastBuild() const { return last_build_; }
 
     // The tile at framebuffer pixel `pixel` of the last frame, and what it holds.
     std::optional<scene::HeapTilePick> pick(glm::vec2 pixel) const;
@@ -144,6 +151,7 @@ private:
     std::shared_ptr<const HeapMap> shown_;
     std::string error_;
     std::optional<TileGroups> groups_;
+    std::optional<BuildTimes> last_build_;
 
     std::shared_ptr<Pending> pending_;
     std::unique_ptr<Worker> map_worker_, tile_worker_;  // last: stopped first

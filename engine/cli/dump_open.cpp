@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -51,7 +52,10 @@ Result<std::string> traceOfDump(const std::string& path) {
     if (ec) return Error{dir.string() + ": " + ec.message()};
     const fs::path trace = dir / (absolute.filename().string() + ".mct");
     if (fs::exists(trace, ec))
-        if (auto t = TraceFile::open(trace.string()); t.ok() && t->hadFooterIndex()) return trace.string();
+        if (auto t = TraceFile::open(trace.string()); t.ok() && t->hadFooterIndex()) {
+            fs::last_write_time(trace, fs::file_time_type::clock::now(), ec);  // used now: pruned last
+            return trace.string();
+        }
     std::cerr << "importing " << path << " (" << formatBytes(static_cast<uint64_t>(st.st_size)) << ") into "
               << trace.string() << "\n";
     const fs::path partial = trace.string() + ".part";
@@ -66,7 +70,71 @@ Result<std::string> traceOfDump(const std::string& path) {
     if (Status s = (*importer)->close(); !s.ok()) return s.error();
     fs::rename(partial, trace, ec);
     if (ec) return Error{trace.string() + ": " + ec.message()};
+    const PruneResult pruned = pruneImports((cacheDir() / "imports").string(), dir.string(),
+                                            importCacheLimit(), std::chrono::hours(24 * 30));
+    if (pruned.removed)
+        std::cerr << "removed " << pruned.removed << " older import" << (pruned.removed == 1 ? "" : "s")
+                  << " from the cache (" << formatBytes(pruned.freed) << ")\n";
     return trace.string();
+}
+
+uint64_t importCacheLimit() {
+    uint64_t bytes = 0;
+    if (const char* text = std::getenv("MEMCITY_CACHE_MAX"); text && parseBytes(text, &bytes) && bytes > 0)
+        return bytes;
+    return uint64_t{8} << 30;
+}
+
+PruneResult pruneImports(const std::string& imports, const std::string& keep, uint64_t max_bytes,
+                         std::chrono::seconds max_age) {
+    struct Entry {
+        fs::path dir;
+        uint64_t bytes = 0;
+        fs::file_time_type used{};
+    };
+    std::error_code ec;
+    const auto now = fs::file_time_type::clock::now();
+    const fs::path kept = fs::weakly_canonical(keep, ec);
+    std::vector<Entry> entries;
+    PruneResult result;
+    for (const fs::directory_entry& d : fs::directory_iterator(imports, ec)) {
+        if (!d.is_directory(ec)) continue;
+        Entry e{d.path(), 0, fs::file_time_type::min()};
+        bool part_only = true;
+        for (const fs::directory_entry& f : fs::directory_iterator(d.path(), ec)) {
+            if (!f.is_regular_file(ec)) continue;
+            const uint64_t size = f.file_size(ec);
+            const fs::file_time_type time = f.last_write_time(ec);
+            if (f.path().extension() == ".part") {
+                // An import that did not finish (a day is longer than any import takes).
+                if (now - time > std::chrono::hours(24) && fs::remove(f.path(), ec)) result.freed += size;
+                continue;
+            }
+            part_only = false;
+            e.bytes += size;
+            e.used = std::max(e.used, time);
+        }
+        if (fs::weakly_canonical(e.dir, ec) == kept) continue;
+        if (part_only) continue;  // an import under way, or its leftovers (above)
+        entries.push_back(std::move(e));
+    }
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.used > b.used; });
+    uint64_t total = 0;
+    if (std::error_code e2; fs::exists(kept, e2))
+        for (const fs::directory_entry& f : fs::directory_iterator(kept, e2))
+            if (f.is_regular_file(e2)) total += f.file_size(e2);
+    for (const Entry& e : entries) {
+        const bool old = now - e.used > max_age;
+        if (!old && total + e.bytes <= max_bytes) {
+            total += e.bytes;
+            continue;
+        }
+        if (fs::remove_all(e.dir, ec) != static_cast<std::uintmax_t>(-1) && !ec) {
+            ++result.removed;
+            result.freed += e.bytes;
+        }
+    }
+    return result;
 }
 
 Status openDumpsIn(std::vector<std::string>& words) {

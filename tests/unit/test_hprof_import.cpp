@@ -5,8 +5,10 @@
 #include <zlib.h>
 
 #include <filesystem>
+#include <fstream>
 #include <map>
 
+#include "cli/dump_open.h"
 #include "heap/heap_history.h"
 #include "heap/snapshot.h"
 #include "hprof/hotspot_layout.h"
@@ -350,6 +352,44 @@ TEST(HprofImport, AnUncompressedOopsDumpIsSizedSo) {
     ASSERT_TRUE((*importer)->close().ok());
     EXPECT_EQ(stats->model, hprof::objectModels()[1]);
     EXPECT_EQ(stats->bytes, (16u + 24) + (16 + 8) + (16 + 32) + (16 + 8) + (16 + 40) + 16 + 2 * 16);
+}
+
+// The cache of imported dumps stays bounded: imports not opened for the maximum age go, then the
+// least recently opened until the rest fit; the one just made stays, and so does an import under
+// way; a day-old ".part" goes.
+TEST(HprofImportCache, OldAndLeastRecentlyOpenedImportsGo) {
+    namespace fs = std::filesystem;
+    const fs::path imports = testing::tempDir("imports");
+    const auto now = fs::file_time_type::clock::now();
+    auto entry = [&](const std::string& key, size_t bytes, std::chrono::hours age, const char* ext = ".mct") {
+        fs::create_directories(imports / key);
+        const fs::path file = imports / key / ("app.hprof" + std::string(ext));
+        std::ofstream(file) << std::string(bytes, 'x');
+        fs::last_write_time(file, now - age);
+        return file;
+    };
+    entry("a", 1000, std::chrono::hours(1));               // newest
+    entry("b", 1000, std::chrono::hours(2));               // older: over the limit with a and c
+    entry("c", 1000, std::chrono::hours(0));               // the one just made (kept)
+    entry("d", 10, std::chrono::hours(24 * 40));           // small but not opened for 40 days
+    entry("e", 500, std::chrono::hours(1), ".mct.part");   // an import under way
+    entry("f", 500, std::chrono::hours(30), ".mct.part");  // left over from a crash
+    const cli::PruneResult r =
+        cli::pruneImports(imports.string(), (imports / "c").string(), 2500, std::chrono::hours(24 * 30));
+    EXPECT_EQ(r.removed, 2u);
+    EXPECT_EQ(r.freed, 1000u + 10 + 500);
+    EXPECT_TRUE(fs::exists(imports / "a" / "app.hprof.mct"));
+    EXPECT_FALSE(fs::exists(imports / "b"));
+    EXPECT_TRUE(fs::exists(imports / "c" / "app.hprof.mct"));
+    EXPECT_FALSE(fs::exists(imports / "d"));
+    EXPECT_TRUE(fs::exists(imports / "e" / "app.hprof.mct.part"));
+    EXPECT_FALSE(fs::exists(imports / "f" / "app.hprof.mct.part"));
+    // Within the limit nothing more goes; a missing directory is no error.
+    EXPECT_EQ(cli::pruneImports(imports.string(), (imports / "c").string(), 2500, std::chrono::hours(24 * 30))
+                  .removed,
+              0u);
+    EXPECT_EQ(cli::pruneImports((imports / "none").string(), "", 0, std::chrono::hours(1)).removed, 0u);
+    fs::remove_all(imports);
 }
 
 }  // namespace

@@ -503,6 +503,17 @@ void Recorder::processGcs(JNIEnv* jni) {
     const bool mark_complete = weak_deaths_.load(std::memory_order_relaxed) && !countsExitHeap();
     // Callbacks under way may hold ids below its watermark: their events first.
     if (mark_complete) waitForAllocations();
+    // A snapshot when refs_every GCs have passed since the last one (GC 0 first). When GCs come
+    // faster than the agent thread wakes, the heap of a skipped GC is gone: the next GC has it.
+    const uint64_t last = finished - 1;
+    const GcSlot& newest = gc_ring_[last % kGcRing];
+    const bool walk =
+        options_.refs_every != 0 && (!walked_any_ || last >= last_walked_gc_ + options_.refs_every ||
+                                     (snapshot_last_ && last != last_walked_gc_));
+    // The objects' addresses hold only until the next collection begins: read first, written
+    // once the GC is.
+    const std::optional<std::vector<ObjectAddress>> addresses =
+        walk ? takeAddresses(last, newest.next_object_id) : std::nullopt;
     // What the threads allocated so far goes first; ids place objects around the GCs anyway.
     flushAllThreads();
     // The VM's heap figures, read once for the batch.
@@ -553,20 +564,13 @@ void Recorder::processGcs(JNIEnv* jni) {
     // Without the JVM's figures, the heap before a GC is estimated as the last one after plus
     // what was allocated since (GCs of one batch share the Runtime's figures read after them).
     estimated_before_ = used + allocated;
-    const uint64_t last = finished - 1;
     gcs_written_ = finished;
-    // A snapshot when refs_every GCs have passed since the last one (GC 0 first). When GCs come
-    // faster than the agent thread wakes, the heap of a skipped GC is gone: the next GC has it.
     // Right after the newest GC: objects met untagged (by a walk, or classes no event announced)
     // were alive at it, and take ids from its block.
-    const GcSlot& newest = gc_ring_[last % kGcRing];
     const GcFacts* facts = facts_.load(std::memory_order_acquire);
     const bool exit_census = countsExitHeap();
     const bool census = exit_census || (facts && facts->countsWholeHeap(newest.start, newest.end));
     bool counted = false;
-    const bool walk =
-        options_.refs_every != 0 && (!walked_any_ || last >= last_walked_gc_ + options_.refs_every ||
-                                     (snapshot_last_ && last != last_walked_gc_));
     if (walk || census) {
         const uint64_t block = newest.next_object_id - newest.reserved;
         walk_next_.store(block, std::memory_order_relaxed);
@@ -578,7 +582,7 @@ void Recorder::processGcs(JNIEnv* jni) {
             walked_any_ = true;
             last_walked_gc_ = last;
             flushDeaths(false);
-            writeAddresses(last, newest.next_object_id);
+            if (addresses) writeAddresses(last, *addresses);
             walkHeap(*this, static_cast<uint32_t>(last), newest.next_object_id);
         }
         // After a full GC, the JVM's own count of its heap, for the trace's self-check (after the
@@ -698,8 +702,8 @@ void Recorder::writeGc(TraceWriter& w, const GcSlot& s, uint64_t used, uint64_t 
         w.extension(static_cast<uint32_t>(format::ExtensionKind::kGcJvm), encodeGcJvm(jvm));
 }
 
-void Recorder::writeAddresses(uint64_t gc, uint64_t watermark) {
-    if (!weak_deaths_.load(std::memory_order_relaxed)) return;
+std::optional<std::vector<ObjectAddress>> Recorder::takeAddresses(uint64_t gc, uint64_t watermark) {
+    if (!weak_deaths_.load(std::memory_order_relaxed)) return std::nullopt;
     std::vector<ObjectAddress> objects;
     const auto start = std::chrono::steady_clock::now();
     const bool read = readAddresses(gc + 1, watermark, &objects);
@@ -707,8 +711,12 @@ void Recorder::writeAddresses(uint64_t gc, uint64_t watermark) {
         std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
     if (!read) {
         ++addresses_missed_;
-        return;
+        return std::nullopt;
     }
+    return objects;
+}
+
+void Recorder::writeAddresses(uint64_t gc, const std::vector<ObjectAddress>& objects) {
     ++addresses_written_;
     withWriter([&](TraceWriter& w) { w.addresses(static_cast<uint32_t>(gc), objects); });
 }

@@ -301,8 +301,10 @@ private:
     // their weak references (with weak-reference deaths) while the JVM has run `gcs` reported
     // GCs: false if it has run another since, or does meanwhile.
     bool readAddresses(uint64_t gcs, uint64_t watermark, std::vector<ObjectAddress>* out);
-    // Writes the addresses of GC `gc`'s objects (ADDRS), if no GC has run since it.
-    void writeAddresses(uint64_t gc, uint64_t watermark);
+    // The addresses of GC `gc`'s objects, if no GC has run since it (timed and counted for the
+    // META line); writeAddresses writes them (ADDRS) once the GC itself is in the trace.
+    std::optional<std::vector<ObjectAddress>> takeAddresses(uint64_t gc, uint64_t watermark);
+    void writeAddresses(uint64_t gc, const std::vector<ObjectAddress>& objects);
     // The collector's spaces after a GC, as GC_SPACES (their SPACE symbols defined on first use,
     // with the writer held): none where the JVM's layout is unknown.
     std::optional<GcSpacesEvent> spacesOf(TraceWriter& w, const GcSlot& s);

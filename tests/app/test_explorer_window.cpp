@@ -45,6 +45,26 @@ const std::string& growingMap() {
     return path;
 }
 
+// The window's picture `image` (written to `shot`) against tests/golden/NAME, to within 1% of its
+// pixels; MEMCITY_UPDATE_GOLDEN=1 rewrites the reference instead (look at it before committing).
+enum class Golden { kCompared, kRewritten };
+Golden matchesGolden(const render::Image& image, const std::string& shot, const std::string& name) {
+    const std::string golden = std::string(MEMCITY_GOLDEN_DIR) + "/" + name;
+    if (const char* update = std::getenv("MEMCITY_UPDATE_GOLDEN"); update && std::string(update) == "1") {
+        EXPECT_TRUE(render::writePng(golden, image).ok());
+        return Golden::kRewritten;
+    }
+    auto want = render::readPng(golden);
+    EXPECT_TRUE(want.ok()) << want.error().message;
+    if (!want.ok()) return Golden::kCompared;
+    const render::ImageDiff d = render::compareImages(image, *want, 24);
+    EXPECT_TRUE(d.same_size);
+    EXPECT_LE(d.fractionOverThreshold(), 0.01)
+        << d.pixels_over_threshold << " of " << d.pixel_count << " pixels differ; the picture is " << shot
+        << ", the reference " << golden;
+    return Golden::kCompared;
+}
+
 const std::string kLocation =
     "com / com.dynatrace / com.dynatrace.easytravel / com.dynatrace.easytravel.jpa / "
     "com.dynatrace.easytravel.jpa.business / com.dynatrace.easytravel.jpa.business.Location";
@@ -145,18 +165,8 @@ TEST(ExplorerWindow, ScrubFlySelectTheBiggestGrowerAndReadItsRoots) {
     ASSERT_TRUE(image.ok()) << image.error().message;
     EXPECT_EQ(image->width, 1280u);
     EXPECT_EQ(image->height, 800u);
-    const std::string golden = std::string(MEMCITY_GOLDEN_DIR) + "/explorer.png";
-    if (const char* update = std::getenv("MEMCITY_UPDATE_GOLDEN"); update && std::string(update) == "1") {
-        ASSERT_TRUE(render::writePng(golden, *image).ok());
-        GTEST_SKIP() << "rewrote " << golden;
-    }
-    auto want = render::readPng(golden);
-    ASSERT_TRUE(want.ok()) << want.error().message;
-    const render::ImageDiff d = render::compareImages(*image, *want, 24);
-    EXPECT_TRUE(d.same_size);
-    EXPECT_LE(d.fractionOverThreshold(), 0.01)
-        << d.pixels_over_threshold << " of " << d.pixel_count << " pixels differ; the picture is " << shot
-        << ", the reference " << golden;
+    if (matchesGolden(*image, shot, "explorer.png") == Golden::kRewritten)
+        GTEST_SKIP() << "rewrote explorer.png";
     // The sunburst is another picture of the same window.
     auto other = render::readPng(sunburst);
     ASSERT_TRUE(other.ok());
@@ -249,18 +259,8 @@ TEST(ExplorerWindow, TheDemosHeapMapShowsWhereTheAuditHistoryLives) {
 
     auto image = render::readPng(shot);
     ASSERT_TRUE(image.ok()) << image.error().message;
-    const std::string golden = std::string(MEMCITY_GOLDEN_DIR) + "/explorer_heapmap.png";
-    if (const char* update = std::getenv("MEMCITY_UPDATE_GOLDEN"); update && std::string(update) == "1") {
-        ASSERT_TRUE(render::writePng(golden, *image).ok());
-        GTEST_SKIP() << "rewrote " << golden;
-    }
-    auto want = render::readPng(golden);
-    ASSERT_TRUE(want.ok()) << want.error().message;
-    const render::ImageDiff d = render::compareImages(*image, *want, 24);
-    EXPECT_TRUE(d.same_size);
-    EXPECT_LE(d.fractionOverThreshold(), 0.01)
-        << d.pixels_over_threshold << " of " << d.pixel_count << " pixels differ; the picture is " << shot
-        << ", the reference " << golden;
+    if (matchesGolden(*image, shot, "explorer_heapmap.png") == Golden::kRewritten)
+        GTEST_SKIP() << "rewrote explorer_heapmap.png";
 }
 
 // A trace its writer is still writing: the window shows the GCs that have arrived, says it is

@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/one_trace.h"
 
 namespace memcity::cli {
 
@@ -34,15 +35,13 @@ std::optional<int> openTwoGcCommand(const std::vector<std::string>& words, std::
                                     std::string_view default_metric, const LoadOptions& load,
                                     TwoGcCommand& out) {
     const std::string name(command);
-    auto args = Args::parse(command, words);
+    int status = 0;
+    auto args = oneTraceArgs(command, words, status);
+    if (!args) return status;
     auto fail = [](const std::string& message) {
         std::cerr << message << "\n";
         return 1;
     };
-    if (!args) return fail(args.error().message);
-    if (args->help()) return printHelp(command);
-    if (args->positionals().size() != 1)
-        return fail("memcity " + name + ": expected one trace file (see 'memcity " + name + " --help')");
     if (!args->has("--from") || !args->has("--to"))
         return fail("memcity " + name + ": --from A and --to B are required");
     auto opts = readClassifyArgs(*args, command, "type", default_metric);
@@ -51,8 +50,8 @@ std::optional<int> openTwoGcCommand(const std::vector<std::string>& words, std::
     auto to = args->unsignedValue("--to", 0);
     for (const Result<uint64_t>* r : {&from, &to})
         if (!*r) return fail(r->error().message);
-    auto loaded = loadTrace(args->positionals()[0], load);
-    if (!loaded) return fail("error: " + loaded.error().message);
+    auto loaded = loadOrSay(args->positionals()[0], load);
+    if (!loaded) return 1;
     const HeapHistory& h = *loaded->history;
     for (uint64_t gc : {*from, *to})
         if (gc >= h.gcCount()) return fail("memcity " + name + ": " + h.gcRangeError(gc));

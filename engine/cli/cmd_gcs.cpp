@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/json_writer.h"
 #include "cli/load.h"
+#include "cli/one_trace.h"
 #include "cli/text_format.h"
 
 namespace memcity::cli {
@@ -176,16 +177,9 @@ void printTable(const LoadedTrace& t, uint32_t from, uint32_t to) {
 }  // namespace
 
 int runGcs(const Words& words) {
-    auto args = Args::parse("gcs", words);
-    if (!args) {
-        std::cerr << args.error().message << "\n";
-        return 1;
-    }
-    if (args->help()) return printHelp("gcs");
-    if (args->positionals().size() != 1) {
-        std::cerr << "memcity gcs: expected one trace file (see 'memcity gcs --help')\n";
-        return 1;
-    }
+    int status = 0;
+    auto args = oneTraceArgs("gcs", words, status);
+    if (!args) return status;
     auto from = args->unsignedValue("--from", 0);
     auto to = args->unsignedValue("--to", UINT64_MAX);
     for (const Result<uint64_t>* r : {&from, &to}) {
@@ -194,11 +188,8 @@ int runGcs(const Words& words) {
             return 1;
         }
     }
-    auto loaded = loadTrace(args->positionals()[0]);
-    if (!loaded) {
-        std::cerr << "error: " << loaded.error().message << "\n";
-        return 1;
-    }
+    auto loaded = loadOrSay(args->positionals()[0]);
+    if (!loaded) return 1;
     const HeapHistory& h = *loaded->history;
     uint64_t last = h.gcCount() == 0 ? 0 : h.gcCount() - 1;
     uint64_t a = *from, b = args->has("--to") ? *to : last;

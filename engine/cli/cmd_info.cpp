@@ -6,6 +6,7 @@
 #include "cli/commands.h"
 #include "cli/json_writer.h"
 #include "cli/load.h"
+#include "cli/one_trace.h"
 #include "cli/text_format.h"
 #include "trace/event_decoder.h"
 
@@ -225,21 +226,11 @@ void printText(const LoadedTrace& t) {
 }  // namespace
 
 int runInfo(const Words& words) {
-    auto args = Args::parse("info", words);
-    if (!args) {
-        std::cerr << args.error().message << "\n";
-        return 1;
-    }
-    if (args->help()) return printHelp("info");
-    if (args->positionals().size() != 1) {
-        std::cerr << "memcity info: expected one trace file (see 'memcity info --help')\n";
-        return 1;
-    }
-    auto loaded = loadTrace(args->positionals()[0]);
-    if (!loaded) {
-        std::cerr << "error: " << loaded.error().message << "\n";
-        return 1;
-    }
+    int status = 0;
+    auto args = oneTraceArgs("info", words, status);
+    if (!args) return status;
+    auto loaded = loadOrSay(args->positionals()[0]);
+    if (!loaded) return 1;
     if (args->has("--json"))
         printJson(*loaded);
     else

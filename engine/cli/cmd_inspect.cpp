@@ -18,6 +18,7 @@
 #include "cli/commands.h"
 #include "cli/json_writer.h"
 #include "cli/load.h"
+#include "cli/one_trace.h"
 #include "cli/text_format.h"
 #include "graph/group_report.h"
 
@@ -64,16 +65,9 @@ void printSetTree(const HeapView& view, const ClassifierChain& chain, const Bits
 }  // namespace
 
 int runInspect(const Words& words) {
-    auto args = Args::parse("inspect", words);
-    if (!args) {
-        std::cerr << args.error().message << "\n";
-        return 1;
-    }
-    if (args->help()) return printHelp("inspect");
-    if (args->positionals().size() != 1) {
-        std::cerr << "memcity inspect: expected one trace file (see 'memcity inspect --help')\n";
-        return 1;
-    }
+    int status = 0;
+    auto args = oneTraceArgs("inspect", words, status);
+    if (!args) return status;
     auto opts = readClassifyArgs(*args, "inspect", "type,site", "bytes");
     if (!opts) {
         std::cerr << opts.error().message << "\n";
@@ -94,11 +88,8 @@ int runInspect(const Words& words) {
         }
         closure_chain = std::move(*parsed);
     }
-    auto loaded = loadTrace(args->positionals()[0]);
-    if (!loaded) {
-        std::cerr << "error: " << loaded.error().message << "\n";
-        return 1;
-    }
+    auto loaded = loadOrSay(args->positionals()[0]);
+    if (!loaded) return 1;
     const HeapHistory& h = *loaded->history;
     const std::string& file = loaded->trace->path();
     const std::optional<uint32_t> last = lastSnapshotGc(h);

@@ -9,6 +9,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/load.h"
+#include "cli/one_trace.h"
 #include "cli/text_format.h"
 #include "trace/event_decoder.h"
 
@@ -114,11 +115,8 @@ int runOverview(const Words& words) {
         std::cerr << gc_opt.error().message << "\n";
         return 1;
     }
-    auto loaded = loadTrace(path);
-    if (!loaded) {
-        std::cerr << "error: " << loaded.error().message << "\n";
-        return 1;
-    }
+    auto loaded = loadOrSay(path);
+    if (!loaded) return 1;
     const HeapHistory& h = *loaded->history;
     if (args->has("--gc") && *gc_opt >= h.gcCount()) {
         std::cerr << "memcity: " << h.gcRangeError(*gc_opt) << "\n";

@@ -22,6 +22,7 @@
 #include "cli/classify_args.h"
 #include "cli/commands.h"
 #include "cli/load.h"
+#include "cli/one_trace.h"
 #include "cli/series_build.h"
 #include "cli/text_format.h"
 #include "render/png.h"
@@ -48,11 +49,9 @@ bool isDirectory(const std::string& path) {
 }  // namespace
 
 int runRender(const Words& words) {
-    auto args = Args::parse("render", words);
-    if (!args) return fail(args.error().message);
-    if (args->help()) return printHelp("render");
-    if (args->positionals().size() != 1)
-        return fail("memcity render: expected one trace file (see 'memcity render --help')");
+    int status = 0;
+    auto args = oneTraceArgs("render", words, status);
+    if (!args) return status;
     const std::optional<std::string> output = args->value("--output");
     if (!output || output->empty())
         return fail("memcity render: -o OUT.png (or -o DIR with --frames) is required");
@@ -131,8 +130,8 @@ int runRender(const Words& words) {
         return fail("memcity render: cannot create the directory " + *output + ": " + std::strerror(errno));
 
     // Reachable bytes (the timeline, the leak window) come from the reference snapshots.
-    auto loaded = loadTrace(args->positionals()[0]);
-    if (!loaded) return fail("error: " + loaded.error().message);
+    auto loaded = loadOrSay(args->positionals()[0]);
+    if (!loaded) return 1;
     const HeapHistory& h = *loaded->history;
     if (h.gcCount() == 0) return fail("memcity render: " + loaded->trace->path() + ": the trace has no GCs");
     auto window = readGcWindow(*args, h, "render");

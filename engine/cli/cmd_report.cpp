@@ -13,6 +13,7 @@
 #include "cli/commands.h"
 #include "cli/json_writer.h"
 #include "cli/load.h"
+#include "cli/one_trace.h"
 #include "cli/text_format.h"
 #include "graph/closure.h"
 
@@ -106,16 +107,9 @@ void jsonNode(const ReportView& v, JsonWriter& j, uint32_t id, size_t level) {
 }  // namespace
 
 int runReport(const Words& words) {
-    auto args = Args::parse("report", words);
-    if (!args) {
-        std::cerr << args.error().message << "\n";
-        return 1;
-    }
-    if (args->help()) return printHelp("report");
-    if (args->positionals().size() != 1) {
-        std::cerr << "memcity report: expected one trace file (see 'memcity report --help')\n";
-        return 1;
-    }
+    int status = 0;
+    auto args = oneTraceArgs("report", words, status);
+    if (!args) return status;
     auto opts = readClassifyArgs(*args, "report", "type,site", "bytes");
     if (!opts) {
         std::cerr << opts.error().message << "\n";
@@ -127,11 +121,8 @@ int runReport(const Words& words) {
         std::cerr << gc_opt.error().message << "\n";
         return 1;
     }
-    auto loaded = loadTrace(args->positionals()[0]);
-    if (!loaded) {
-        std::cerr << "error: " << loaded.error().message << "\n";
-        return 1;
-    }
+    auto loaded = loadOrSay(args->positionals()[0]);
+    if (!loaded) return 1;
     const HeapHistory& h = *loaded->history;
     if (h.gcCount() == 0) {
         std::cerr << "memcity report: " << loaded->trace->path() << ": the trace has no GCs\n";

@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/json_writer.h"
 #include "cli/load.h"
+#include "cli/one_trace.h"
 #include "cli/series_build.h"
 #include "cli/text_format.h"
 
@@ -125,16 +126,9 @@ void jsonNode(const SeriesView& v, JsonWriter& j, uint32_t id, size_t level) {
 }  // namespace
 
 int runSeries(const Words& words) {
-    auto args = Args::parse("series", words);
-    if (!args) {
-        std::cerr << args.error().message << "\n";
-        return 1;
-    }
-    if (args->help()) return printHelp("series");
-    if (args->positionals().size() != 1) {
-        std::cerr << "memcity series: expected one trace file (see 'memcity series --help')\n";
-        return 1;
-    }
+    int status = 0;
+    auto args = oneTraceArgs("series", words, status);
+    if (!args) return status;
     auto opts = readClassifyArgs(*args, "series", "type,site", "bytes");
     if (!opts) {
         std::cerr << opts.error().message << "\n";
@@ -146,11 +140,8 @@ int runSeries(const Words& words) {
         std::cerr << sort.error().message << "\n";
         return 1;
     }
-    auto loaded = loadTrace(args->positionals()[0], {.reachability = false});
-    if (!loaded) {
-        std::cerr << "error: " << loaded.error().message << "\n";
-        return 1;
-    }
+    auto loaded = loadOrSay(args->positionals()[0], {.reachability = false});
+    if (!loaded) return 1;
     const HeapHistory& h = *loaded->history;
     if (h.gcCount() == 0) {
         std::cerr << "memcity series: " << loaded->trace->path() << ": the trace has no GCs\n";

@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "cli/json_writer.h"
 #include "cli/load.h"
+#include "cli/one_trace.h"
 #include "cli/text_format.h"
 #include "heap/heap_map.h"
 
@@ -91,27 +92,17 @@ void printJson(const LoadedTrace& t, const HeapMap& m, bool with_addresses) {
 }  // namespace
 
 int runSpaces(const Words& words) {
-    auto args = Args::parse("spaces", words);
-    if (!args) {
-        std::cerr << args.error().message << "\n";
-        return 1;
-    }
-    if (args->help()) return printHelp("spaces");
-    if (args->positionals().size() != 1) {
-        std::cerr << "memcity spaces: expected one trace file (see 'memcity spaces --help')\n";
-        return 1;
-    }
+    int status = 0;
+    auto args = oneTraceArgs("spaces", words, status);
+    if (!args) return status;
     uint64_t tile = 64 << 10;
     if (auto text = args->value("--tile");
         text && (!parseBytes(*text, &tile) || tile < 64 || tile > (1u << 30))) {
         std::cerr << "memcity spaces: --tile takes a size from 64 to 1g (512k, 4m), not '" << *text << "'\n";
         return 1;
     }
-    auto loaded = loadTrace(args->positionals()[0]);
-    if (!loaded) {
-        std::cerr << "error: " << loaded.error().message << "\n";
-        return 1;
-    }
+    auto loaded = loadOrSay(args->positionals()[0]);
+    if (!loaded) return 1;
     const HeapHistory& h = *loaded->history;
     if (!args->has("--gc")) {
         if (args->has("--json")) {

@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/json_writer.h"
 #include "cli/load.h"
+#include "cli/one_trace.h"
 #include "cli/text_format.h"
 #include "trace/event_decoder.h"
 #include "windows/windows.h"
@@ -275,26 +276,16 @@ void printJson(const WindowReport& r, const WindowOptions& o, const std::string&
 }  // namespace
 
 int runWindows(const Words& words) {
-    auto args = Args::parse("windows", words);
-    if (!args) {
-        std::cerr << args.error().message << "\n";
-        return 1;
-    }
-    if (args->help()) return printHelp("windows");
-    if (args->positionals().size() != 1) {
-        std::cerr << "memcity windows: expected one trace file (see 'memcity windows --help')\n";
-        return 1;
-    }
+    int status = 0;
+    auto args = oneTraceArgs("windows", words, status);
+    if (!args) return status;
     auto options = readOptions(*args);
     if (!options) {
         std::cerr << options.error().message << "\n";
         return 1;
     }
-    auto loaded = loadTrace(args->positionals()[0]);
-    if (!loaded) {
-        std::cerr << "error: " << loaded.error().message << "\n";
-        return 1;
-    }
+    auto loaded = loadOrSay(args->positionals()[0]);
+    if (!loaded) return 1;
     printDiagnostics(*loaded, std::cerr, false);
     const HeapHistory& h = *loaded->history;
     std::optional<RunSpan> run;

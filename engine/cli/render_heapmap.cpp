@@ -16,6 +16,7 @@
 #include "cli/classify_args.h"
 #include "cli/commands.h"
 #include "cli/load.h"
+#include "cli/one_trace.h"
 #include "cli/series_build.h"
 #include "cli/text_format.h"
 #include "render/png.h"
@@ -62,8 +63,8 @@ int renderHeapMap(const Args& args) {
     if (*stream == scene::HeapStream::kSelected && !args.has("--select"))
         return fail("memcity render: --stream selected needs --select PATHS (the groups to show)");
 
-    auto loaded = loadTrace(args.positionals()[0]);
-    if (!loaded) return fail("error: " + loaded.error().message);
+    auto loaded = loadOrSay(args.positionals()[0]);
+    if (!loaded) return 1;
     const HeapHistory& h = *loaded->history;
     if (h.gcCount() == 0) return fail("memcity render: " + loaded->trace->path() + ": the trace has no GCs");
     if (h.spaces().empty() && h.addresses().empty())

@@ -1,0 +1,359 @@
+// DumpImport, its first half: the classes named and chained, the objects in address order, the
+// object model and @Contended, the classes' sizes from the layout model and the gaps between
+// addresses (dump_import.h).
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "hprof/dump_import.h"
+#include "trace/java_names.h"
+
+namespace memcity::hprof::detail {
+
+Status DumpImport::prepare() {
+    // Names, superclasses, mirrors.
+    for (ClassInfo& c : d_.classes) {
+        if (c.internal.empty()) {
+            auto n = d_.class_names.find(c.class_id);
+            c.internal = n != d_.class_names.end() ? std::string(d_.stringOf(n->second)) : "";
+            if (c.internal.empty()) c.internal = "unnamed class@" + std::to_string(c.class_id);
+        }
+    }
+    for (uint32_t i = 0; i < d_.classes.size(); ++i) {
+        ClassInfo& c = d_.classes[i];
+        if (c.super_id) {
+            auto s = d_.class_index.find(c.super_id);
+            if (s != d_.class_index.end() && s->second != i) c.super = s->second;
+        }
+        if (c.internal == "java/lang/Class") class_class_ = i;
+    }
+    // A primitive array's class, where the dump also lists it by name ("[I"): one class, not two.
+    std::vector<uint32_t> same(d_.classes.size(), kNone);
+    bool merged = false;
+    for (uint8_t type = 0; type < std::size(d_.primitive_classes); ++type) {
+        const uint32_t synthetic = d_.primitive_classes[type];
+        if (synthetic == kNone) continue;
+        for (uint32_t i = 0; i < d_.classes.size(); ++i)
+            if (i != synthetic && d_.classes[i].class_id != 0 &&
+                d_.classes[i].internal == d_.classes[synthetic].internal) {
+                same[synthetic] = i;
+                d_.primitive_classes[type] = i;
+                d_.classes[synthetic].unused = true;
+                merged = true;
+            }
+    }
+    if (merged)
+        for (Obj& o : d_.objects)
+            if (same[o.cls] != kNone) o.cls = same[o.cls];
+    // Super chains must end: a cycle (a corrupt dump) is cut where it closes.
+    for (uint32_t i = 0; i < d_.classes.size(); ++i) {
+        uint32_t steps = 0;
+        for (uint32_t c = i; c != kNone && d_.classes[c].super != kNone; c = d_.classes[c].super)
+            if (++steps > d_.classes.size()) {
+                d_.classes[c].super = kNone;
+                break;
+            }
+    }
+    for (uint32_t i = 0; i < d_.classes.size(); ++i)
+        if (d_.classes[i].dumped) d_.objects.push_back({d_.classes[i].class_id, i, i, 0, ObjKind::kMirror});
+    // A mirror's class is java.lang.Class.
+    if (class_class_ == kNone) {
+        class_class_ = static_cast<uint32_t>(d_.classes.size());
+        d_.classes.emplace_back();
+        d_.classes.back().internal = "java/lang/Class";
+    }
+
+    base_ = st_.next_id;
+    sortObjects();
+    // Ids: one per alignment unit of the address span, above the last dump's.
+    if (!d_.objects.empty() && ((max_address_ - min_address_) >> shift_) >= (uint64_t{1} << 56) - base_)
+        return Error{"the objects' addresses span " + std::to_string(max_address_ - min_address_) +
+                     " bytes in units of " + std::to_string(uint64_t{1} << shift_) +
+                     ": too wide for object ids"};
+    return Status{};
+}
+
+void DumpImport::sortObjects() {
+    auto& objs = d_.objects;
+    // Address 0 is no object (a corrupt dump).
+    objs.erase(std::remove_if(objs.begin(), objs.end(), [](const Obj& o) { return o.address == 0; }),
+               objs.end());
+    present_.clear();
+    gap_.clear();
+    if (objs.empty()) {
+        min_address_ = max_address_ = 0;
+        shift_ = 3;
+        return;
+    }
+    // The span and the alignment every address shares.
+    uint64_t lo = ~uint64_t{0}, hi = 0, bits = 0;
+    for (const Obj& o : objs) {
+        lo = std::min(lo, o.address);
+        hi = std::max(hi, o.address);
+    }
+    for (const Obj& o : objs)
+        bits |= o.address - lo;
+    min_address_ = lo;
+    max_address_ = hi;
+    shift_ = bits ? static_cast<uint32_t>(std::countr_zero(bits)) : 3;
+    // Membership of an address, by a bit per alignment unit where that is at most 64 bits per
+    // object (a heap's span in its alignment units is a few times its objects); else a search.
+    const uint64_t units = ((hi - lo) >> shift_) + 1;
+    auto byAddress = [](const Obj& a, const Obj& b) { return a.address < b.address; };
+    if (units <= 64 * uint64_t{objs.size()} + (uint64_t{1} << 20)) {
+        present_.assign((units + 63) / 64, 0);
+        uint64_t repeats = 0;
+        for (const Obj& o : objs) {
+            const uint64_t bit = (o.address - lo) >> shift_;
+            uint64_t& word = present_[bit >> 6];
+            repeats += word >> (bit & 63) & 1;
+            word |= uint64_t{1} << (bit & 63);
+        }
+        if (!std::is_sorted(objs.begin(), objs.end(), byAddress)) {
+            if (repeats == 0) {
+                // A dump lists its spaces (regions, a dumping thread's share) one after another:
+                // each object goes straight to its place, its address's rank among the bits.
+                std::vector<uint64_t> rank(present_.size());
+                uint64_t total = 0;
+                for (size_t w = 0; w < present_.size(); ++w) {
+                    rank[w] = total;
+                    total += static_cast<uint64_t>(std::popcount(present_[w]));
+                }
+                std::vector<Obj> sorted(objs.size());
+                for (const Obj& o : objs) {
+                    const uint64_t bit = (o.address - lo) >> shift_;
+                    const uint64_t below = present_[bit >> 6] & ((uint64_t{1} << (bit & 63)) - 1);
+                    sorted[rank[bit >> 6] + static_cast<uint64_t>(std::popcount(below))] = o;
+                }
+                objs.swap(sorted);
+            } else {
+                std::sort(objs.begin(), objs.end(), byAddress);
+            }
+        }
+    } else if (!std::is_sorted(objs.begin(), objs.end(), byAddress)) {
+        std::sort(objs.begin(), objs.end(), byAddress);
+    }
+    // One object per address: a repeat (a corrupt dump) is dropped.
+    objs.erase(std::unique(objs.begin(), objs.end(),
+                           [](const Obj& a, const Obj& b) { return a.address == b.address; }),
+               objs.end());
+    gap_.assign(objs.size(), 0);
+    for (size_t i = 0; i + 1 < objs.size(); ++i)
+        gap_[i] = objs[i + 1].address - objs[i].address;
+}
+
+uint32_t DumpImport::elementBytes(const ClassInfo& c) const {
+    return memcity::elementBytes(c.internal, model_.oop);
+}
+
+void DumpImport::pickModel() {
+    // The arrays' sizes are exact in every model: the one the most arrays fill their gap with.
+    std::span<const ObjectModel> models = objectModels();
+    std::vector<uint64_t> votes(models.size(), 0);
+    for (size_t i = 0; i < d_.objects.size(); ++i) {
+        const Obj& o = d_.objects[i];
+        if (gap_[i] == 0 || (o.kind != ObjKind::kObjectArray && o.kind != ObjKind::kPrimitiveArray)) continue;
+        const std::string& name = d_.classes[o.cls].internal;
+        for (size_t m = 0; m < models.size(); ++m)
+            if (models[m].arraySize(o.length, memcity::elementBytes(name, models[m].oop)) == gap_[i])
+                ++votes[m];
+    }
+    size_t best = 0;
+    for (size_t m = 1; m < models.size(); ++m)
+        if (votes[m] > votes[best]) best = m;
+    model_ = models[best];
+}
+
+void DumpImport::layOut(uint32_t ci) {
+    ClassInfo& c = d_.classes[ci];
+    if (c.laid_out) return;
+    c.laid_out = true;
+    FieldLayout base(model_.header);
+    if (c.super != kNone) {
+        layOut(c.super);
+        const ClassInfo& s = d_.classes[c.super];
+        base = *s.layout;
+    }
+    std::vector<FieldSpec> fields;
+    const bool contended_class = isContendedClass(c.internal);
+    c.value_bytes = c.super != kNone ? d_.classes[c.super].value_bytes : 0;
+    for (const ClassField& f : c.fields) {
+        const bool ref = f.type == static_cast<uint8_t>(BasicType::kObject);
+        fields.push_back(
+            {static_cast<uint8_t>(ref ? model_.oop : valueSize(f.type, 4)), ref,
+             contended_ && (contended_class || isContendedField(c.internal, d_.stringOf(f.name_id)))});
+        c.value_bytes += valueSize(f.type, ids_);
+    }
+    for (const InjectedField& f : injectedFields(c.internal))
+        fields.push_back({static_cast<uint8_t>(f.reference ? model_.oop : f.size), f.reference, false});
+    c.layout = std::make_unique<FieldLayout>(base.extend(fields));
+    c.base_layout_size = c.layout->instanceSize(model_.alignment);
+    if (c.extra) c.layout->reserve(c.extra);
+    c.layout_size = c.layout->instanceSize(model_.alignment);
+}
+
+void DumpImport::layOutAll() {
+    for (ClassInfo& c : d_.classes) {
+        c.laid_out = false;
+        c.layout.reset();
+    }
+    for (uint32_t i = 0; i < d_.classes.size(); ++i)
+        layOut(i);
+}
+
+void DumpImport::decideContended() {
+    // Whether this JDK pads @Contended fields as the model's table says (JDK 17's Thread does,
+    // later ones do not): the choice more instances of the classes it changes fill their gap with.
+    std::vector<uint64_t> sizes[2];
+    for (int on = 0; on < 2; ++on) {
+        contended_ = on == 1;
+        layOutAll();
+        for (const ClassInfo& c : d_.classes)
+            sizes[on].push_back(c.layout_size);
+    }
+    int64_t score[2] = {0, 0};  // instances whose gap is the size, less those whose gap is below it
+    for (size_t i = 0; i < d_.objects.size(); ++i) {
+        const Obj& o = d_.objects[i];
+        if (o.kind != ObjKind::kInstance || gap_[i] == 0 || sizes[0][o.cls] == sizes[1][o.cls]) continue;
+        for (int on = 0; on < 2; ++on)
+            score[on] += gap_[i] == sizes[on][o.cls] ? 1 : gap_[i] < sizes[on][o.cls] ? -1 : 0;
+    }
+    contended_ = score[1] >= score[0];
+    layOutAll();
+}
+
+uint8_t DumpImport::strengthOf(uint32_t ci) const {
+    // java.lang.ref.Reference's subclasses hold their referent weakly, softly or as a phantom.
+    for (uint32_t k = ci, steps = 0; k != kNone && steps <= d_.classes.size();
+         k = d_.classes[k].super, ++steps) {
+        const std::string& n = d_.classes[k].internal;
+        if (n == "java/lang/ref/WeakReference") return static_cast<uint8_t>(format::RefStrength::kWeak);
+        if (n == "java/lang/ref/SoftReference") return static_cast<uint8_t>(format::RefStrength::kSoft);
+        if (n == "java/lang/ref/PhantomReference" || n == "java/lang/ref/FinalReference")
+            return static_cast<uint8_t>(format::RefStrength::kPhantom);
+    }
+    return 0;
+}
+
+std::vector<FieldSpec> DumpImport::staticFields(const ClassInfo& c) const {
+    std::vector<FieldSpec> fields;
+    for (const StaticField& f : c.statics) {
+        if (isPseudoStatic(f)) continue;
+        const bool ref = f.type == static_cast<uint8_t>(BasicType::kObject);
+        fields.push_back({static_cast<uint8_t>(ref ? model_.oop : valueSize(f.type, 4)), ref});
+    }
+    return fields;
+}
+
+bool DumpImport::isPseudoStatic(const StaticField& f) const {
+    // The dumper's own entries among a class's statics (<resolved_references>, ...): no field.
+    const std::string_view name = d_.stringOf(f.name_id);
+    return !name.empty() && name[0] == '<';
+}
+
+void DumpImport::gapStatistics() {
+    for (ClassInfo& c : d_.classes) {
+        c.instances = c.gaps = c.exact = 0;
+        c.min_gap = ~uint64_t{0};
+    }
+    for (size_t i = 0; i < d_.objects.size(); ++i) {
+        const Obj& o = d_.objects[i];
+        if (o.kind != ObjKind::kInstance) continue;
+        ClassInfo& c = d_.classes[o.cls];
+        ++c.instances;
+        if (gap_[i] == 0) continue;
+        ++c.gaps;
+        c.exact += gap_[i] == c.layout_size;
+        c.min_gap = std::min(c.min_gap, gap_[i]);
+    }
+}
+
+bool DumpImport::plausiblyDense(const ClassInfo& c) const {
+    // One instance's gap: its size, unless the next object is far (the end of a space or a
+    // region): what a model can miss is two @Contended paddings and a few injected fields.
+    return c.gaps == 1 && c.min_gap <= c.layout_size + 2 * kContendedPadding + 64;
+}
+
+void DumpImport::sizeClasses() {
+    // What the addresses say: per class, how many instances fill their gap exactly. A gap is at
+    // least its object's size. Where two instances or more have gaps and none is the model's
+    // size, the model lacks what the dump does not say (fields the VM injects): the smallest gap
+    // is the size, and its subclasses' fields come after what is missing (taken as a pointer's
+    // worth, at the end of the class's own fields).
+    gapStatistics();
+    bool extended = false;
+    ClassInfo& klass = d_.classes[class_class_];  // sized by its mirrors, below
+    for (ClassInfo& c : d_.classes)
+        if (&c != &klass && c.exact == 0 && c.min_gap > c.layout_size &&
+            c.min_gap <= c.layout_size + kMaxCorrection && (c.gaps >= 2 || plausiblyDense(c))) {
+            c.extra = c.min_gap - c.layout_size;
+            extended = true;
+        }
+    if (extended) {
+        layOutAll();
+        gapStatistics();
+    }
+    auto corrected = [&](const ClassInfo& c, uint64_t evidence, std::string_view of) {
+        stats_.corrections.push_back(javaNameOfInternal(c.internal) + ": " +
+                                     std::to_string(c.base_layout_size) + " B by the layout model, " +
+                                     std::to_string(c.size) + " B by the addresses of " +
+                                     std::to_string(evidence) + " " + std::string(of));
+    };
+    for (ClassInfo& c : d_.classes) {
+        c.size = c.layout_size;
+        if (&c == &klass) continue;
+        // An instance smaller than the model's size: the model is wrong, the gap is right.
+        if (c.gaps > 0 && c.exact == 0 && c.min_gap >= model_.header &&
+            c.min_gap <= c.layout_size + kMaxCorrection &&
+            (c.gaps >= 2 || c.min_gap < c.layout_size || plausiblyDense(c)))
+            c.size = c.min_gap;
+        if (c.size != c.base_layout_size) corrected(c, c.gaps, c.gaps == 1 ? "instance" : "instances");
+    }
+    // Mirrors: java.lang.Class's own size (with the fields the VM injects into it), then the
+    // class's statics. Its own size is the one the most mirrors fill their gap with.
+    std::vector<std::pair<size_t, std::vector<FieldSpec>>> mirrors;  // (object, its statics)
+    for (size_t i = 0; i < d_.objects.size(); ++i)
+        if (d_.objects[i].kind == ObjKind::kMirror)
+            mirrors.emplace_back(i, staticFields(d_.classes[d_.objects[i].cls]));
+    auto mirrorSize = [&](uint64_t base, const std::vector<FieldSpec>& statics) {
+        return alignUp(FieldLayout::staticsEnd(base, statics), model_.alignment);
+    };
+    uint64_t best_base = klass.base_layout_size, best_votes = 0;
+    for (uint64_t base = klass.base_layout_size; base <= klass.base_layout_size + 64;
+         base += model_.alignment) {
+        uint64_t votes = 0;
+        for (const auto& [i, statics] : mirrors)
+            votes += gap_[i] != 0 && mirrorSize(base, statics) == gap_[i];
+        if (votes > best_votes) {
+            best_votes = votes;
+            best_base = base;
+        }
+    }
+    klass.size = best_base;
+    if (klass.size != klass.base_layout_size) corrected(klass, best_votes, "mirrors");
+    mirror_sizes_.assign(d_.classes.size(), 0);
+    for (const auto& [i, statics] : mirrors) {
+        uint64_t size = mirrorSize(best_base, statics);
+        if (gap_[i] != 0 && gap_[i] < size) size = gap_[i];
+        mirror_sizes_[d_.objects[i].cls] = size;
+    }
+    // A mirror the dump does not list: as long as its gap, where that is a mirror's size at most
+    // (statics of 64 KiB), else java.lang.Class's own size.
+    for (size_t i = 0; i < d_.objects.size(); ++i) {
+        Obj& o = d_.objects[i];
+        if (o.kind != ObjKind::kUnlisted) continue;
+        o.length =
+            static_cast<uint32_t>(gap_[i] >= best_base && gap_[i] <= (64u << 10) ? gap_[i] : best_base);
+    }
+}
+
+uint64_t DumpImport::sizeOf(const Obj& o) const {
+    switch (o.kind) {
+        case ObjKind::kInstance: return d_.classes[o.cls].size;
+        case ObjKind::kMirror: return mirror_sizes_[o.cls];
+        case ObjKind::kUnlisted: return o.length;
+        default: return model_.arraySize(o.length, elementBytes(d_.classes[o.cls]));
+    }
+}
+
+}  // namespace memcity::hprof::detail

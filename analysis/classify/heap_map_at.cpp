@@ -6,6 +6,7 @@
 
 #include "classify/tree.h"
 #include "graph/heap_graph.h"
+#include "heap/addresses.h"
 
 namespace memcity {
 namespace {
@@ -197,6 +198,51 @@ Result<std::vector<RangeGroup>> groupsInRange(const HeapHistory& h, const Placed
         return a.bytes != b.bytes ? a.bytes > b.bytes : a.labels < b.labels;
     });
     return groups;
+}
+
+Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& h, const std::string& space,
+                                                  uint32_t from, uint32_t to, uint64_t tile_bytes,
+                                                  const std::function<bool()>& cancelled) {
+    if (from > to || to >= h.gcCount()) return Error{h.gcRangeError(std::max(from, to))};
+    const SymbolTable& symbols = h.trace().symbols();
+    std::vector<SpaceHistoryRow> rows;
+    Status failure;
+    Status s = h.forEachHeap(from, to, [&](const HeapView& view) {
+        if (cancelled && cancelled()) return false;
+        const uint32_t gc = view.gc();
+        const GcSpacesEvent* spaces = h.spacesAt(gc);
+        SpaceHistoryRow row;
+        row.gc = gc;
+        bool found = false;
+        if (spaces)
+            for (const SpaceState& st : spaces->spaces)
+                if (symbols.space(st.space).name == space) row.state = st, found = true;
+        if (h.gcs()[gc].has_addresses && (found || !spaces)) {
+            std::vector<uint64_t> addresses;
+            for (const AddressInfo& a : h.addresses())
+                if (a.gc == gc) {
+                    auto loaded = loadAddresses(h.trace(), a.chunks, view.store());
+                    if (!loaded) {
+                        failure = loaded.error();
+                        return false;
+                    }
+                    addresses = std::move(*loaded);
+                }
+            HeapMap map = buildHeapMap(view, addresses, spaces, symbols, tile_bytes);
+            for (SpaceMap& m : map.spaces)
+                if (m.name == space) {
+                    row.state = m.state;
+                    row.tiles = std::move(m.tiles);
+                    row.addresses = found = true;
+                }
+        }
+        if (found) rows.push_back(std::move(row));
+        return true;
+    });
+    if (!failure) return failure.error();
+    if (!s) return s.error();
+    if (cancelled && cancelled()) return std::vector<SpaceHistoryRow>{};
+    return rows;
 }
 
 uint64_t fittingTileBytes(const GcSpacesEvent& spaces, double area_w, double area_h, double tile_px,

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -63,6 +64,20 @@ struct RangeGroup {
 Result<std::vector<RangeGroup>> groupsInRange(const HeapHistory& history, const PlacedHeap& placed,
                                               const ClassifierChain& chain, uint64_t from, uint64_t to,
                                               unsigned threads = 1);
+
+// One space's history as GCspy's history graphs draw it (§6.2): a row of its tiles per GC of
+// [from, to] that has the space, from the objects' addresses where the GC has them, else only
+// the space's extent. One forward replay over the GCs. Error: a GC out of range, a replay
+// failure, a corrupt ADDRS chunk; `cancelled` returning true stops it (an empty result).
+struct SpaceHistoryRow {
+    uint32_t gc = 0;
+    SpaceState state;
+    bool addresses = false;       // tiles from the objects' addresses (else none)
+    std::vector<HeapTile> tiles;  // of `tile_bytes` from state.bottom to state.end
+};
+Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& history, const std::string& space,
+                                                  uint32_t from, uint32_t to, uint64_t tile_bytes,
+                                                  const std::function<bool()>& cancelled = {});
 
 // A tile size for drawing `spaces` as tiles of about `tile_px` pixels into `area` pixels (less
 // a header line of `header_px` per space): the smallest power of two from 512 B that fits.

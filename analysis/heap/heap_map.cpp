@@ -1,6 +1,8 @@
 #include "heap/heap_map.h"
 
 #include <algorithm>
+#include <bit>
+#include <utility>
 
 namespace memcity {
 namespace {
@@ -21,6 +23,47 @@ uint64_t tilesOf(const SpaceState& s, uint64_t tile) {
     return s.capacity() / tile + (s.capacity() % tile != 0 ? 1 : 0);
 }
 
+// An object placed by its address.
+struct Placed {
+    uint64_t address, size;
+    uint32_t age;
+    bool selected, dying;
+};
+
+// By address, stably: a radix sort on the address less the lowest, 16 bits a pass, as many
+// passes as the span needs (two for a heap of up to 4 GiB in 8-byte units); small sets by
+// comparison.
+void sortByAddress(std::vector<Placed>& placed) {
+    if (placed.size() < 4096) {
+        std::stable_sort(placed.begin(), placed.end(),
+                         [](const Placed& a, const Placed& b) { return a.address < b.address; });
+        return;
+    }
+    uint64_t lo = UINT64_MAX, hi = 0, bits = 0;
+    for (const Placed& p : placed) {
+        lo = std::min(lo, p.address);
+        hi = std::max(hi, p.address);
+    }
+    for (const Placed& p : placed)
+        bits |= p.address - lo;
+    const int shift = bits ? std::countr_zero(bits) : 0;
+    const uint64_t span = (hi - lo) >> shift;
+    std::vector<Placed> other(placed.size());
+    std::vector<size_t> count(size_t{1} << 16);
+    for (int pass = 0; pass < 4 && (span >> (16 * pass)) != 0; ++pass) {
+        auto digit = [&](const Placed& p) { return ((p.address - lo) >> shift >> (16 * pass)) & 0xffff; };
+        std::fill(count.begin(), count.end(), 0);
+        for (const Placed& p : placed)
+            ++count[digit(p)];
+        size_t at = 0;
+        for (size_t& c : count)
+            at += std::exchange(c, at);
+        for (const Placed& p : placed)
+            other[count[digit(p)]++] = p;
+        placed.swap(other);
+    }
+}
+
 }  // namespace
 
 HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addresses, const GcSpacesEvent* spaces,
@@ -30,11 +73,6 @@ HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addresses, 
     map.addresses = true;
     map.tile_bytes = std::max<uint64_t>(options.tile_bytes, 8);
     // The objects by address.
-    struct Placed {
-        uint64_t address, size;
-        uint32_t age;
-        bool selected, dying;
-    };
     std::vector<Placed> placed;
     placed.reserve(heap.liveObjects());
     for (size_t pos = 0; pos < heap.positions(); ++pos) {
@@ -49,8 +87,7 @@ HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addresses, 
                           options.selected && pos < options.selected->size() && options.selected->test(pos),
                           options.dying && pos < options.dying->size() && options.dying->test(pos)});
     }
-    std::sort(placed.begin(), placed.end(),
-              [](const Placed& a, const Placed& b) { return a.address < b.address; });
+    sortByAddress(placed);
     if (spaces) {
         for (const SpaceState& s : spaces->spaces)
             map.spaces.push_back({s, std::string(symbols.space(s.space).name), 0, 0, 0, 0, {}});

@@ -96,7 +96,8 @@ int renderHeapMap(const Args& args) {
     for (uint32_t g = window->from; g <= window->to; ++g)
         if (const GcSpacesEvent* e = h.spacesAt(g))
             for (const SpaceState& s : e->spaces)
-                if (symbols.space(s.space).name == space) in.history.push_back({g, s}), named = true;
+                if (symbols.space(s.space).name == space)
+                    in.history.push_back({g, s, false, {}}), named = true;
     if (!named) {
         std::string names;
         for (uint32_t id = 1; id <= symbols.counts().spaces; ++id)
@@ -154,6 +155,12 @@ int renderHeapMap(const Args& args) {
         request.tile_bytes = tile_bytes =
             fittingTileBytes(range, bands.width(), bands.height(), vo.tile_px, 18.0);
         maps.clear();
+    }
+    // The history graph's tiles: one replay over the window, each GC with addresses mapped.
+    if (!space.empty()) {
+        auto rows = spaceHistory(h, space, window->from, window->to, tile_bytes);
+        if (!rows) return fail("memcity render: " + rows.error().message);
+        scene.setHistory(std::move(*rows), tile_bytes);
     }
     render::DrawList list;
     auto draw = [&](uint32_t g, double f, const std::string& path) -> bool {

@@ -38,6 +38,7 @@ struct HeapMapModel::Pending {
     };
     std::vector<Built> maps;
     std::optional<TileGroups> groups;
+    std::optional<std::pair<HistoryKey, Result<std::vector<SpaceHistoryRow>>>> history;
 };
 
 HeapMapModel::HeapMapModel(unsigned threads, std::function<void()> wake, scene::MeasureText measure)
@@ -46,15 +47,17 @@ HeapMapModel::HeapMapModel(unsigned threads, std::function<void()> wake, scene::
       measure_(std::move(measure)),
       pending_(std::make_shared<Pending>()),
       map_worker_(std::make_unique<Worker>("memcity heapmap")),
-      tile_worker_(std::make_unique<Worker>("memcity tile")) {}
+      tile_worker_(std::make_unique<Worker>("memcity tile")),
+      history_worker_(std::make_unique<Worker>("memcity history")) {}
 
 HeapMapModel::~HeapMapModel() {
     map_worker_.reset();
     tile_worker_.reset();
+    history_worker_.reset();
 }
 
 void HeapMapModel::reset() {
-    for (Worker* w : {map_worker_.get(), tile_worker_.get()}) {
+    for (Worker* w : {map_worker_.get(), tile_worker_.get(), history_worker_.get()}) {
         w->cancel();
         w->waitIdle();
     }
@@ -70,6 +73,10 @@ void HeapMapModel::reset() {
     groups_.reset();
     chain_.reset();
     last_build_.reset();
+    history_asked_.reset();
+    history_key_.reset();
+    history_rows_.clear();
+    scene_has_history_ = false;
 }
 
 void HeapMapModel::setStream(scene::HeapStream stream) {
@@ -117,13 +124,14 @@ void HeapMapModel::prepareScene(const HeapHistory& h, const std::string& title, 
     for (uint32_t g : frame.held)
         if (const GcSpacesEvent* e = h.spacesAt(g))
             for (const SpaceState& s : e->spaces)
-                if (h.trace().symbols().space(s.space).name == space) in.history.push_back({g, s});
+                if (h.trace().symbols().space(s.space).name == space) in.history.push_back({g, s, false, {}});
     scene::HeapMapViewOptions vo;
     vo.stream = stream_;
     vo.measure = measure_;
     vo.title_bar = top_px_ < 0;
     vo.top_px = std::max(top_px_, 0.0f);
     scene_.emplace(std::move(in), vo, size);
+    scene_has_history_ = false;
     if (!resized) return;
     // The tile size that fits the held GC with the most capacity; without spaces, the first map's
     // objects' range decides (the map worker fits it).
@@ -234,16 +242,56 @@ void HeapMapModel::request(const HeapHistory& h, std::vector<MapKey> keys) {
     });
 }
 
+void HeapMapModel::requestHistory(const HeapHistory& h) {
+    if (scene_key_.space.empty() || scene_key_.held.empty() || tileBytes() == 0) return;
+    HistoryKey key{scene_key_.space, scene_key_.held.front(), scene_key_.held.back(), tileBytes()};
+    if (history_key_ == key) {
+        if (!scene_has_history_) {
+            scene_->setHistory(history_rows_, key.tile_bytes);
+            scene_has_history_ = true;
+        }
+        return;
+    }
+    if (history_asked_ == key) return;
+    history_asked_ = key;
+    std::shared_ptr<Pending> pending = pending_;
+    const HeapHistory* history = &h;
+    auto wake = wake_;
+    history_worker_->submit([=](const CancelToken& token) {
+        auto rows = spaceHistory(*history, key.space, key.from, key.to, key.tile_bytes,
+                                 [&token] { return token.cancelled(); });
+        if (token.cancelled()) return;
+        {
+            std::lock_guard lock(pending->mutex);
+            pending->history.emplace(key, std::move(rows));
+        }
+        if (wake) wake();
+    });
+}
+
 bool HeapMapModel::update() {
     std::vector<Pending::Built> maps;
     std::optional<TileGroups> groups;
+    std::optional<std::pair<HistoryKey, Result<std::vector<SpaceHistoryRow>>>> history;
     {
         std::lock_guard lock(pending_->mutex);
         maps.swap(pending_->maps);
         groups.swap(pending_->groups);
+        history.swap(pending_->history);
     }
     if (groups) groups_ = std::move(groups);
     bool changed = false;
+    if (history && history->first == history_asked_) {
+        // A failure leaves the extents (the error shows with the maps' own).
+        if (history->second) {
+            history_rows_ = std::move(*history->second);
+            history_key_ = history->first;
+            scene_has_history_ = false;  // set at the next frame
+            changed = true;
+        } else {
+            error_ = "the history graph: " + history->second.error().message;
+        }
+    }
     for (Pending::Built& b : maps) {
         changed = true;
         if (!b.map) {
@@ -281,7 +329,8 @@ bool HeapMapModel::update() {
 
 bool HeapMapModel::idle() const {
     std::lock_guard lock(pending_->mutex);
-    return map_worker_->idle() && tile_worker_->idle() && pending_->maps.empty() && !pending_->groups;
+    return map_worker_->idle() && tile_worker_->idle() && history_worker_->idle() && pending_->maps.empty() &&
+           !pending_->groups && !pending_->history;
 }
 
 void HeapMapModel::compose(const HeapHistory& h, const std::string& title, const HeapMapFrame& frame,
@@ -290,6 +339,7 @@ void HeapMapModel::compose(const HeapHistory& h, const std::string& title, const
     chain_ = frame.chain;
     if (rect.empty() || frame.gc >= h.gcCount()) return;
     prepareScene(h, title, frame, glm::vec2(rect.width(), rect.height()));
+    requestHistory(h);
     const bool tween = frame.fraction > 0 && frame.next_gc != frame.gc && frame.next_gc < h.gcCount();
     std::vector<MapKey> keys{keyFor(frame.gc, frame)};
     if (tween) keys.push_back(keyFor(frame.next_gc, frame));

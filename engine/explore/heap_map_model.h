@@ -4,8 +4,8 @@
 // the tooltip, its groups for a click. The session owns one and hands it the trace, the cursor,
 // the selection and the chain at each frame.
 //
-// Threads: used from the window's thread; two workers (the maps, a tile's groups) hand their
-// results over to update().
+// Threads: used from the window's thread; three workers (the maps, a tile's groups, the history
+// graph's tiles) hand their results over to update().
 #pragma once
 
 #include <cstdint>
@@ -118,6 +118,8 @@ private:
     };
     void prepareScene(const HeapHistory& history, const std::string& title, const HeapMapFrame& frame,
                       glm::vec2 size);
+    // The history graph's tiles for the scene's space and GCs, asked for in the background.
+    void requestHistory(const HeapHistory& history);
     MapKey keyFor(uint32_t gc, const HeapMapFrame& frame) const;
     void request(const HeapHistory& history, std::vector<MapKey> keys);
     std::shared_ptr<const HeapMap> cached(const MapKey& key) const;
@@ -148,13 +150,22 @@ private:
     std::map<uint32_t, std::pair<MapKey, std::shared_ptr<const HeapMap>>> maps_;  // by GC
     std::map<uint32_t, std::shared_ptr<const PlacedHeap>> placed_;                // by GC, at most 2
     std::vector<MapKey> asked_;
+    struct HistoryKey {
+        std::string space;
+        uint32_t from = 0, to = 0;
+        uint64_t tile_bytes = 0;
+        bool operator==(const HistoryKey&) const = default;
+    };
+    std::optional<HistoryKey> history_asked_, history_key_;  // asked for; of history_rows_
+    std::vector<SpaceHistoryRow> history_rows_;
+    bool scene_has_history_ = false;
     std::shared_ptr<const HeapMap> shown_;
     std::string error_;
     std::optional<TileGroups> groups_;
     std::optional<BuildTimes> last_build_;
 
     std::shared_ptr<Pending> pending_;
-    std::unique_ptr<Worker> map_worker_, tile_worker_;  // last: stopped first
+    std::unique_ptr<Worker> map_worker_, tile_worker_, history_worker_;  // last: stopped first
 };
 
 }  // namespace memcity::explore

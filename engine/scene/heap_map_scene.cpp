@@ -16,6 +16,8 @@ constexpr float kMargin = 12.0f;
 constexpr float kHeaderPx = 18.0f;  // a space's line above its tiles
 constexpr uint32_t kFreeTile = render::rgba(44, 48, 56);
 constexpr uint32_t kCommitted = render::rgba(40, 44, 52);
+constexpr uint32_t kBeforeExtent = render::rgba(96, 102, 114);  // the history's used extents
+constexpr uint32_t kAfterExtent = render::rgba(150, 156, 168);
 
 std::string hex(uint64_t v) {
     char b[24];
@@ -236,26 +238,39 @@ std::optional<HeapTilePick> HeapMapScene::pick(glm::vec2 pixel) const {
 
 void HeapMapScene::drawHistory(uint32_t gc, PixelRect rect, render::DrawList& out) const {
     const auto& h = inputs_.history;
-    out.labels.push_back({rect.min,
-                          "history of " + inputs_.history_space +
-                              ": the space before and after each GC, GC " + std::to_string(h.front().gc) +
-                              " to " + std::to_string(h.back().gc),
-                          palette::kText, 13.0f, render::TextAnchor::kTopLeft});
-    // Before and after, in the header; the addresses at the left of the graph.
-    const float kx = rect.max.x - 200.0f;
-    out.rects.push_back({{kx, rect.min.y + 2}, {kx + 10, rect.min.y + 12}, heatColor(0.62), 0, 0});
+    const bool tiles = std::any_of(h.begin(), h.end(), [](const SpaceHistoryRow& r) { return r.addresses; });
+    // The history's streams: used, objects or age (the others are not kept per GC: used).
+    HeapStream stream = options_.stream;
+    if (stream == HeapStream::kSelected || stream == HeapStream::kDying) stream = HeapStream::kUsed;
+    const std::string title = "history of " + inputs_.history_space + ", GC " + std::to_string(h.front().gc) +
+                              " to " + std::to_string(h.back().gc) + ": before and after each GC";
+    out.labels.push_back({rect.min, title, palette::kText, 13.0f, render::TextAnchor::kTopLeft});
+    // What the columns show, in the header: the used extents, and the tiles coloured as above
+    // after the GCs with addresses.
+    const float kx = rect.max.x - (tiles ? 330.0f : 170.0f);
+    out.rects.push_back({{kx, rect.min.y + 2}, {kx + 10, rect.min.y + 12}, kBeforeExtent, 0, 0});
     out.labels.push_back(
         {{kx + 14, rect.min.y + 7}, "before", palette::kTextDim, 12.0f, render::TextAnchor::kLeftCenter});
-    out.rects.push_back({{kx + 80, rect.min.y + 2}, {kx + 90, rect.min.y + 12}, heatColor(0.85), 0, 0});
-    out.labels.push_back({{kx + 94, rect.min.y + 7},
-                          "after the GC",
-                          palette::kTextDim,
-                          12.0f,
-                          render::TextAnchor::kLeftCenter});
+    out.rects.push_back({{kx + 66, rect.min.y + 2}, {kx + 76, rect.min.y + 12}, kAfterExtent, 0, 0});
+    out.labels.push_back(
+        {{kx + 80, rect.min.y + 7}, "after", palette::kTextDim, 12.0f, render::TextAnchor::kLeftCenter});
+    if (tiles) {
+        for (int i = 0; i < 4; ++i)
+            out.rects.push_back({{kx + 126 + static_cast<float>(i) * 5, rect.min.y + 2},
+                                 {kx + 131 + static_cast<float>(i) * 5, rect.min.y + 12},
+                                 heatColor(i / 3.0),
+                                 0,
+                                 0});
+        out.labels.push_back({{kx + 150, rect.min.y + 7},
+                              "after, by " + std::string(heapStreamName(stream)) + " per tile",
+                              palette::kTextDim,
+                              12.0f,
+                              render::TextAnchor::kLeftCenter});
+    }
     const PixelRect area{{rect.min.x + 84.0f, rect.min.y + kHeaderPx}, rect.max};
     if (area.empty()) return;
     uint64_t lo = UINT64_MAX, hi = 0;
-    for (const SpaceHistoryEntry& e : h) {
+    for (const SpaceHistoryRow& e : h) {
         lo = std::min(lo, e.state.bottom);
         hi = std::max(hi, e.state.end);
     }
@@ -265,6 +280,20 @@ void HeapMapScene::drawHistory(uint32_t gc, PixelRect rect, render::DrawList& ou
     auto yOf = [&](uint64_t address) {
         return area.max.y - static_cast<float>(static_cast<double>(address - lo) / span) * area.height();
     };
+    // The streams relative to the fullest or oldest tile of the whole history.
+    const uint64_t tile_bytes = std::max<uint64_t>(inputs_.history_tile_bytes, 1);
+    double scale = 0;
+    for (const SpaceHistoryRow& r : h)
+        for (const HeapTile& t : r.tiles) {
+            if (stream == HeapStream::kObjects) scale = std::max(scale, static_cast<double>(t.objects));
+            if (stream == HeapStream::kAge && t.bytes)
+                scale = std::max(scale, static_cast<double>(t.age_bytes) / static_cast<double>(t.bytes));
+        }
+    // Tiles into bins of at least 2 pixels: each bin's mean value.
+    const auto bins = static_cast<size_t>(std::max(1.0f, std::floor(area.height() / 2.0f)));
+    const double bin_bytes = std::max(span / static_cast<double>(bins), static_cast<double>(tile_bytes));
+    std::vector<double> sum;
+    std::vector<uint32_t> count;
     out.rects.push_back({area.min, area.max, palette::kPanel, 0, 0});
     const float col = area.width() / static_cast<float>(2 * h.size());
     for (size_t k = 0; k < h.size(); ++k) {
@@ -272,11 +301,34 @@ void HeapMapScene::drawHistory(uint32_t gc, PixelRect rect, render::DrawList& ou
         for (int half = 0; half < 2; ++half) {
             const float x0 = area.min.x + static_cast<float>(2 * k + static_cast<size_t>(half)) * col;
             const float x1 = x0 + std::max(1.0f, col - (half == 1 && col >= 3.0f ? 1.0f : 0.0f));
-            const uint64_t top = half == 0 ? s.top_before : s.top;
             out.rects.push_back({{x0, yOf(s.end)}, {x1, yOf(s.bottom)}, kCommitted, 0, 0});
+            if (half == 1 && h[k].addresses) {
+                sum.assign(bins + 1, 0.0);
+                count.assign(bins + 1, 0);
+                for (size_t t = 0; t < h[k].tiles.size(); ++t) {
+                    const uint64_t at = s.bottom + t * tile_bytes;
+                    if (at < lo || at >= hi) continue;
+                    const auto bin = static_cast<size_t>(static_cast<double>(at - lo) / bin_bytes);
+                    sum[std::min(bin, bins)] += tileValue(h[k].tiles[t], stream, tile_bytes, scale);
+                    ++count[std::min(bin, bins)];
+                }
+                for (size_t b = 0; b <= bins; ++b) {
+                    if (count[b] == 0 || sum[b] <= 0) continue;
+                    const auto from = lo + static_cast<uint64_t>(static_cast<double>(b) * bin_bytes);
+                    const auto to =
+                        std::min(hi, lo + static_cast<uint64_t>(static_cast<double>(b + 1) * bin_bytes));
+                    out.rects.push_back({{x0, yOf(to)},
+                                         {x1, yOf(from)},
+                                         heatColor(sum[b] / static_cast<double>(count[b])),
+                                         0,
+                                         0});
+                }
+                continue;
+            }
+            const uint64_t top = half == 0 ? s.top_before : s.top;
             if (top > s.bottom)
                 out.rects.push_back(
-                    {{x0, yOf(top)}, {x1, yOf(s.bottom)}, heatColor(half == 0 ? 0.62 : 0.85), 0, 0});
+                    {{x0, yOf(top)}, {x1, yOf(s.bottom)}, half == 0 ? kBeforeExtent : kAfterExtent, 0, 0});
         }
         if (h[k].gc == gc) {
             const float x0 = area.min.x + static_cast<float>(2 * k) * col;

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "classify/heap_map_at.h"
 #include "heap/heap_map.h"
 #include "heap/heap_state.h"
 #include "render/draw_list.h"
@@ -30,17 +31,14 @@ inline constexpr int kHeapStreamCount = 5;
 std::string_view heapStreamName(HeapStream stream);  // "used", "objects", "age", "selected", "dying"
 Result<HeapStream> parseHeapStream(std::string_view name);
 
-// One space at one GC, for the history graph.
-struct SpaceHistoryEntry {
-    uint32_t gc = 0;
-    SpaceState state;
-};
-
 struct HeapMapInputs {
-    std::string title;                       // the trace's name
-    std::span<const GcRecord> gcs;           // every GC of the trace
-    std::string history_space;               // the space the history graph shows ("" : none)
-    std::vector<SpaceHistoryEntry> history;  // its state at each GC shown, in order
+    std::string title;              // the trace's name
+    std::span<const GcRecord> gcs;  // every GC of the trace
+    std::string history_space;      // the space the history graph shows ("" : none)
+    // Its state at each GC shown, in order, with its tiles where the GC has addresses
+    // (spaceHistory, of `history_tile_bytes`; rows without tiles draw its extent).
+    std::vector<SpaceHistoryRow> history;
+    uint64_t history_tile_bytes = 0;
 };
 
 struct HeapMapViewOptions {
@@ -74,6 +72,11 @@ public:
     void setHovered(std::optional<HeapTilePick> tile) { hovered_ = tile; }
     glm::vec2 size() const { return size_; }
     const HeapMapViewOptions& options() const { return options_; }
+    // The history graph's rows replaced (its tiles computed since; the same GCs and space).
+    void setHistory(std::vector<SpaceHistoryRow> rows, uint64_t tile_bytes) {
+        inputs_.history = std::move(rows);
+        inputs_.history_tile_bytes = tile_bytes;
+    }
 
 private:
     void drawHistory(uint32_t gc, PixelRect rect, render::DrawList& out) const;

@@ -265,5 +265,41 @@ TEST(HeapLayoutMap, AStretchOfAddressesTellsWhatItHolds) {
     EXPECT_NE(none.error().message.find("GC 2 has no addresses"), std::string::npos);
 }
 
+// GCspy's history graph of one space: in one replay, a row of tiles per GC that has the space,
+// each the tiles that GC's own map has.
+TEST(HeapLayoutMap, ASpacesHistoryHasEachGcsTiles) {
+    const std::string path = layoutTrace();
+    auto trace = TraceFile::open(path);
+    auto h = HeapHistory::build(*trace);
+    ASSERT_TRUE(h);
+    auto rows = spaceHistory(*h, "Tenured Gen", 0, 2, 64);
+    ASSERT_TRUE(rows) << rows.error().message;
+    ASSERT_EQ(rows->size(), 2u);  // GC 2 has neither spaces nor addresses
+    for (const SpaceHistoryRow& row : *rows) {
+        auto heap = h->heapAt(row.gc);
+        auto addresses = h->addressesFor(*heap);
+        const HeapMap m = buildHeapMap(heap->view(), *addresses, h->spacesAt(row.gc), trace->symbols(), 64);
+        EXPECT_TRUE(row.addresses);
+        EXPECT_EQ(row.state.top, m.spaces[1].state.top);
+        ASSERT_EQ(row.tiles.size(), m.spaces[1].tiles.size()) << "GC " << row.gc;
+        for (size_t t = 0; t < row.tiles.size(); ++t) {
+            EXPECT_EQ(row.tiles[t].bytes, m.spaces[1].tiles[t].bytes) << "GC " << row.gc << " tile " << t;
+            EXPECT_EQ(row.tiles[t].objects, m.spaces[1].tiles[t].objects) << "GC " << row.gc << " tile " << t;
+            EXPECT_EQ(row.tiles[t].age_bytes, m.spaces[1].tiles[t].age_bytes)
+                << "GC " << row.gc << " tile " << t;
+        }
+    }
+    EXPECT_EQ((*rows)[0].tiles[0].bytes, 64u);
+    EXPECT_EQ((*rows)[1].gc, 1u);
+    // A space no GC has: no rows; a stop asked for: none either; bad range: an error.
+    auto none = spaceHistory(*h, "Old Gen", 0, 2, 64);
+    ASSERT_TRUE(none);
+    EXPECT_TRUE(none->empty());
+    auto stopped = spaceHistory(*h, "Tenured Gen", 0, 2, 64, [] { return true; });
+    ASSERT_TRUE(stopped);
+    EXPECT_TRUE(stopped->empty());
+    EXPECT_FALSE(spaceHistory(*h, "Tenured Gen", 0, 3, 64));
+}
+
 }  // namespace
 }  // namespace memcity

@@ -501,8 +501,8 @@ void Recorder::processGcs(JNIEnv* jni) {
     // is marked complete (GC_COMPLETE), so that a reader following the trace shows it without
     // waiting for the next GC. Not at exit: the last GC's heap count completes it (GC_LIVE).
     const bool mark_complete = weak_deaths_.load(std::memory_order_relaxed) && !countsExitHeap();
-    // Callbacks under way may hold ids below its watermark: their events first.
-    if (mark_complete) waitForAllocations();
+    // Callbacks under way may hold ids below its watermark: their events first (and, for a
+    // walk, their objects tracked before the addresses are read).
     // A snapshot when refs_every GCs have passed since the last one (GC 0 first). When GCs come
     // faster than the agent thread wakes, the heap of a skipped GC is gone: the next GC has it.
     const uint64_t last = finished - 1;
@@ -510,6 +510,7 @@ void Recorder::processGcs(JNIEnv* jni) {
     const bool walk =
         options_.refs_every != 0 && (!walked_any_ || last >= last_walked_gc_ + options_.refs_every ||
                                      (snapshot_last_ && last != last_walked_gc_));
+    if (mark_complete || walk) waitForAllocations();
     // The objects' addresses hold only until the next collection begins: read first, written
     // once the GC is.
     const std::optional<std::vector<ObjectAddress>> addresses =

@@ -145,7 +145,8 @@ RangeContents rangeContents(const PlacedHeap& p, uint64_t from, uint64_t to) {
     std::unordered_map<uint32_t, RangeType> by_type;
     auto count = [&](size_t pos, bool starts) {
         const uint64_t a = p.addresses[pos], size = view.size(pos);
-        const uint64_t lo = std::max(a, from), hi = std::min(a + size, to);
+        const uint64_t end = size > UINT64_MAX - a ? UINT64_MAX : a + size;  // (a corrupt trace's)
+        const uint64_t lo = std::max(a, from), hi = std::min(end, to);
         if (hi <= lo && !starts) return;
         RangeType& t = by_type[view.type(pos)];
         t.type = view.type(pos);
@@ -232,6 +233,7 @@ Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& h, const st
             for (SpaceMap& m : map.spaces)
                 if (m.name == space) {
                     row.state = m.state;
+                    row.tile_bytes = map.tile_bytes;
                     row.tiles = std::move(m.tiles);
                     row.addresses = found = true;
                 }

@@ -73,7 +73,8 @@ struct SpaceHistoryRow {
     uint32_t gc = 0;
     SpaceState state;
     bool addresses = false;       // tiles from the objects' addresses (else none)
-    std::vector<HeapTile> tiles;  // of `tile_bytes` from state.bottom to state.end
+    uint64_t tile_bytes = 0;      // as asked, or larger where the map bounded its tiles
+    std::vector<HeapTile> tiles;  // of tile_bytes from state.bottom to state.end
 };
 Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& history, const std::string& space,
                                                   uint32_t from, uint32_t to, uint64_t tile_bytes,

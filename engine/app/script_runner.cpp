@@ -541,7 +541,8 @@ private:
         explore::HeapMapModel& m = ex_.session().heapMap();
         const std::string& what = c.args[0];
         // The rest after the first word (a space's name may have spaces).
-        const std::string value = c.rest.substr(std::min(c.rest.size(), c.rest.find(what) + what.size() + 1));
+        std::string value = c.rest.substr(std::min(c.rest.size(), c.rest.find(what) + what.size()));
+        value.erase(0, value.find_first_not_of(" \t"));
         if (what == "stream") {
             auto stream = scene::parseHeapStream(value);
             if (!stream) return Error{"heapmap stream: " + stream.error().message};

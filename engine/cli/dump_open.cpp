@@ -90,46 +90,59 @@ PruneResult pruneImports(const std::string& imports, const std::string& keep, ui
     struct Entry {
         fs::path dir;
         uint64_t bytes = 0;
-        fs::file_time_type used{};
+        fs::file_time_type used = fs::file_time_type::min();
     };
     std::error_code ec;
     const auto now = fs::file_time_type::clock::now();
     const fs::path kept = fs::weakly_canonical(keep, ec);
-    std::vector<Entry> entries;
     PruneResult result;
-    for (const fs::directory_entry& d : fs::directory_iterator(imports, ec)) {
-        if (!d.is_directory(ec)) continue;
-        Entry e{d.path(), 0, fs::file_time_type::min()};
-        bool part_only = true;
-        for (const fs::directory_entry& f : fs::directory_iterator(d.path(), ec)) {
-            if (!f.is_regular_file(ec)) continue;
-            const uint64_t size = f.file_size(ec);
-            const fs::file_time_type time = f.last_write_time(ec);
+    // The regular files of a directory (none where it cannot be read).
+    auto filesIn = [](const fs::path& dir) {
+        std::vector<fs::directory_entry> files;
+        std::error_code e;
+        for (fs::directory_iterator it(dir, e), end; !e && it != end; it.increment(e))
+            if (std::error_code f; it->is_regular_file(f)) files.push_back(*it);
+        return files;
+    };
+    std::vector<Entry> entries;
+    uint64_t total = 0;  // of the import kept
+    std::vector<fs::path> dirs;
+    for (fs::directory_iterator it(imports, ec), end; !ec && it != end; it.increment(ec))
+        if (std::error_code e; it->is_directory(e)) dirs.push_back(it->path());
+    for (const fs::path& dir : dirs) {
+        const bool is_kept = fs::weakly_canonical(dir, ec) == kept;
+        Entry e{dir};
+        bool finished = false;
+        for (const fs::directory_entry& f : filesIn(dir)) {
+            std::error_code fe;
+            const uint64_t size = f.file_size(fe);
+            const fs::file_time_type time = f.last_write_time(fe);
+            if (fe) continue;
             if (f.path().extension() == ".part") {
                 // An import that did not finish (a day is longer than any import takes).
-                if (now - time > std::chrono::hours(24) && fs::remove(f.path(), ec)) result.freed += size;
+                if (now - time > std::chrono::hours(24) && fs::remove(f.path(), fe)) result.freed += size;
                 continue;
             }
-            part_only = false;
+            finished = true;
             e.bytes += size;
             e.used = std::max(e.used, time);
         }
-        if (fs::weakly_canonical(e.dir, ec) == kept) continue;
-        if (part_only) continue;  // an import under way, or its leftovers (above)
-        entries.push_back(std::move(e));
+        if (is_kept)
+            total += e.bytes;
+        else if (finished)  // (a directory with only an import under way stays)
+            entries.push_back(std::move(e));
     }
+    // The most recently opened first: they stay while they fit; the first that does not, and
+    // every older one, go.
     std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.used > b.used; });
-    uint64_t total = 0;
-    if (std::error_code e2; fs::exists(kept, e2))
-        for (const fs::directory_entry& f : fs::directory_iterator(kept, e2))
-            if (f.is_regular_file(e2)) total += f.file_size(e2);
+    bool full = false;
     for (const Entry& e : entries) {
-        const bool old = now - e.used > max_age;
-        if (!old && total + e.bytes <= max_bytes) {
+        full = full || now - e.used > max_age || total + e.bytes > max_bytes;
+        if (!full) {
             total += e.bytes;
             continue;
         }
-        if (fs::remove_all(e.dir, ec) != static_cast<std::uintmax_t>(-1) && !ec) {
+        if (std::error_code re; fs::remove_all(e.dir, re) != static_cast<std::uintmax_t>(-1) && !re) {
             ++result.removed;
             result.freed += e.bytes;
         }

@@ -97,7 +97,7 @@ int renderHeapMap(const Args& args) {
         if (const GcSpacesEvent* e = h.spacesAt(g))
             for (const SpaceState& s : e->spaces)
                 if (symbols.space(s.space).name == space)
-                    in.history.push_back({g, s, false, {}}), named = true;
+                    in.history.push_back({g, s, false, 0, {}}), named = true;
     if (!named) {
         std::string names;
         for (uint32_t id = 1; id <= symbols.counts().spaces; ++id)
@@ -160,7 +160,7 @@ int renderHeapMap(const Args& args) {
     if (!space.empty()) {
         auto rows = spaceHistory(h, space, window->from, window->to, tile_bytes);
         if (!rows) return fail("memcity render: " + rows.error().message);
-        scene.setHistory(std::move(*rows), tile_bytes);
+        scene.setHistory(std::move(*rows));
     }
     render::DrawList list;
     auto draw = [&](uint32_t g, double f, const std::string& path) -> bool {

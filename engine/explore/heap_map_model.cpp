@@ -73,6 +73,7 @@ void HeapMapModel::reset() {
     groups_.reset();
     chain_.reset();
     last_build_.reset();
+    failed_.reset();
     history_asked_.reset();
     history_key_.reset();
     history_rows_.clear();
@@ -124,7 +125,8 @@ void HeapMapModel::prepareScene(const HeapHistory& h, const std::string& title, 
     for (uint32_t g : frame.held)
         if (const GcSpacesEvent* e = h.spacesAt(g))
             for (const SpaceState& s : e->spaces)
-                if (h.trace().symbols().space(s.space).name == space) in.history.push_back({g, s, false, {}});
+                if (h.trace().symbols().space(s.space).name == space)
+                    in.history.push_back({g, s, false, 0, {}});
     scene::HeapMapViewOptions vo;
     vo.stream = stream_;
     vo.measure = measure_;
@@ -232,7 +234,8 @@ void HeapMapModel::request(const HeapHistory& h, std::vector<MapKey> keys) {
                     built.times.map_ms = since(t1);
                 }
             }
-            if (token.cancelled()) return;
+            // Handed over even when a newer request came meanwhile: while playing, the GC after
+            // the cursor is in the next request too, and a map dropped there might never land.
             {
                 std::lock_guard lock(pending->mutex);
                 pending->maps.push_back(std::move(built));
@@ -243,11 +246,13 @@ void HeapMapModel::request(const HeapHistory& h, std::vector<MapKey> keys) {
 }
 
 void HeapMapModel::requestHistory(const HeapHistory& h) {
-    if (scene_key_.space.empty() || scene_key_.held.empty() || tileBytes() == 0) return;
-    HistoryKey key{scene_key_.space, scene_key_.held.front(), scene_key_.held.back(), tileBytes()};
+    if (scene_key_.space.empty() || scene_key_.held.empty()) return;
+    // The fitted tile size whatever the zoom: the graph bins tiles into pixel rows anyway.
+    HistoryKey key{scene_key_.space, scene_key_.held.front(), scene_key_.held.back(), fitted_};
+    if (fitted_ == 0) return;
     if (history_key_ == key) {
         if (!scene_has_history_) {
-            scene_->setHistory(history_rows_, key.tile_bytes);
+            scene_->setHistory(history_rows_);
             scene_has_history_ = true;
         }
         return;
@@ -257,9 +262,14 @@ void HeapMapModel::requestHistory(const HeapHistory& h) {
     std::shared_ptr<Pending> pending = pending_;
     const HeapHistory* history = &h;
     auto wake = wake_;
+    const std::vector<uint32_t> held = scene_key_.held;
     history_worker_->submit([=](const CancelToken& token) {
         auto rows = spaceHistory(*history, key.space, key.from, key.to, key.tile_bytes,
                                  [&token] { return token.cancelled(); });
+        if (rows)  // the series' GCs only (a sparse one holds some)
+            std::erase_if(*rows, [&](const SpaceHistoryRow& r) {
+                return !std::binary_search(held.begin(), held.end(), r.gc);
+            });
         if (token.cancelled()) return;
         {
             std::lock_guard lock(pending->mutex);
@@ -296,15 +306,18 @@ bool HeapMapModel::update() {
         changed = true;
         if (!b.map) {
             error_ = b.map.error().message;
+            failed_ = std::move(b.key);
             continue;
         }
         error_.clear();
+        failed_.reset();
         last_build_ = b.times;
         MapKey key = std::move(b.key);
         if (key.tile_bytes == 0) {
-            // The first map of a trace without spaces fixed the tile size.
+            // The first map of a trace without spaces fixed the tile size; a zoom asks for
+            // another map at the next frame.
             fitted_ = b.map->tile_bytes;
-            key.tile_bytes = tileBytes();
+            key.tile_bytes = b.map->tile_bytes;
         }
         if (b.placed) placed_[key.gc] = b.placed;
         maps_[key.gc] = {std::move(key), std::make_shared<const HeapMap>(std::move(*b.map))};
@@ -346,8 +359,10 @@ void HeapMapModel::compose(const HeapHistory& h, const std::string& title, const
     request(h, keys);
 
     std::shared_ptr<const HeapMap> map = cached(keys[0]);
-    if (!map)  // the GC's map of other options, else the last one drawn, until the new one is in
-        map = maps_.count(frame.gc) ? maps_.at(frame.gc).second : shown_;
+    // The GC's map of other options, else the last one drawn, until the new one is in; none
+    // where this GC's failed, so that its error shows and not another GC's map.
+    const bool failed = !map && failed_ == keys[0];
+    if (!map && !failed) map = maps_.count(frame.gc) ? maps_.at(frame.gc).second : shown_;
     const std::shared_ptr<const HeapMap> next = tween ? cached(keys[1]) : nullptr;
     if (!map) {
         out.clear_color = scene::palette::kBackground;

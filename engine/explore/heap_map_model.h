@@ -161,6 +161,7 @@ private:
     bool scene_has_history_ = false;
     std::shared_ptr<const HeapMap> shown_;
     std::string error_;
+    std::optional<MapKey> failed_;  // the last map that could not be built
     std::optional<TileGroups> groups_;
     std::optional<BuildTimes> last_build_;
 

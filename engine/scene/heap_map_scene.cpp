@@ -281,7 +281,6 @@ void HeapMapScene::drawHistory(uint32_t gc, PixelRect rect, render::DrawList& ou
         return area.max.y - static_cast<float>(static_cast<double>(address - lo) / span) * area.height();
     };
     // The streams relative to the fullest or oldest tile of the whole history.
-    const uint64_t tile_bytes = std::max<uint64_t>(inputs_.history_tile_bytes, 1);
     double scale = 0;
     for (const SpaceHistoryRow& r : h)
         for (const HeapTile& t : r.tiles) {
@@ -291,7 +290,7 @@ void HeapMapScene::drawHistory(uint32_t gc, PixelRect rect, render::DrawList& ou
         }
     // Tiles into bins of at least 2 pixels: each bin's mean value.
     const auto bins = static_cast<size_t>(std::max(1.0f, std::floor(area.height() / 2.0f)));
-    const double bin_bytes = std::max(span / static_cast<double>(bins), static_cast<double>(tile_bytes));
+    const double bin_bytes = span / static_cast<double>(bins);
     std::vector<double> sum;
     std::vector<uint32_t> count;
     out.rects.push_back({area.min, area.max, palette::kPanel, 0, 0});
@@ -305,12 +304,20 @@ void HeapMapScene::drawHistory(uint32_t gc, PixelRect rect, render::DrawList& ou
             if (half == 1 && h[k].addresses) {
                 sum.assign(bins + 1, 0.0);
                 count.assign(bins + 1, 0);
+                // A tile counts in every bin it covers (a bin holds many tiles, or a tile spans bins).
+                const uint64_t tile_bytes = std::max<uint64_t>(h[k].tile_bytes, 1);
+                auto binOf = [&](uint64_t address) {
+                    return std::min(bins, static_cast<size_t>(static_cast<double>(address - lo) / bin_bytes));
+                };
                 for (size_t t = 0; t < h[k].tiles.size(); ++t) {
                     const uint64_t at = s.bottom + t * tile_bytes;
                     if (at < lo || at >= hi) continue;
-                    const auto bin = static_cast<size_t>(static_cast<double>(at - lo) / bin_bytes);
-                    sum[std::min(bin, bins)] += tileValue(h[k].tiles[t], stream, tile_bytes, scale);
-                    ++count[std::min(bin, bins)];
+                    const double v = tileValue(h[k].tiles[t], stream, tile_bytes, scale);
+                    const uint64_t last = std::min(hi, at + std::min(tile_bytes, hi - at)) - 1;
+                    for (size_t b = binOf(at); b <= binOf(last); ++b) {
+                        sum[b] += v;
+                        ++count[b];
+                    }
                 }
                 for (size_t b = 0; b <= bins; ++b) {
                     if (count[b] == 0 || sum[b] <= 0) continue;

@@ -36,9 +36,8 @@ struct HeapMapInputs {
     std::span<const GcRecord> gcs;  // every GC of the trace
     std::string history_space;      // the space the history graph shows ("" : none)
     // Its state at each GC shown, in order, with its tiles where the GC has addresses
-    // (spaceHistory, of `history_tile_bytes`; rows without tiles draw its extent).
+    // (spaceHistory; rows without tiles draw its extent).
     std::vector<SpaceHistoryRow> history;
-    uint64_t history_tile_bytes = 0;
 };
 
 struct HeapMapViewOptions {
@@ -72,11 +71,8 @@ public:
     void setHovered(std::optional<HeapTilePick> tile) { hovered_ = tile; }
     glm::vec2 size() const { return size_; }
     const HeapMapViewOptions& options() const { return options_; }
-    // The history graph's rows replaced (its tiles computed since; the same GCs and space).
-    void setHistory(std::vector<SpaceHistoryRow> rows, uint64_t tile_bytes) {
-        inputs_.history = std::move(rows);
-        inputs_.history_tile_bytes = tile_bytes;
-    }
+    // The history graph's rows replaced (its tiles computed since; the same space).
+    void setHistory(std::vector<SpaceHistoryRow> rows) { inputs_.history = std::move(rows); }
 
 private:
     void drawHistory(uint32_t gc, PixelRect rect, render::DrawList& out) const;

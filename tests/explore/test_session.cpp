@@ -610,3 +610,59 @@ TEST(Session, TheHeapMapShowsTheCursorsGcAndATileSelectsWhatItHolds) {
 
 }  // namespace
 }  // namespace memcity::explore
+
+namespace memcity::explore {
+namespace {
+
+// A trace without the collector's spaces (a heap dump's, G1's): the map fits the objects' range
+// itself, a zoom halves its tiles; a GC with neither spaces nor addresses shows its own error,
+// not the map of the GC before.
+TEST(Session, TheHeapMapOfATraceWithoutSpacesFitsItselfAndSaysWhatAGcLacks) {
+    testing::TraceBuilder b("no-spaces");
+    for (uint64_t id = 1; id <= 64; ++id)
+        b.alloc(id, id % 2 ? 1 : 2);  // A (16 B), B (24 B)
+    b.gc(0, 65);
+    std::vector<ObjectAddress> placed;
+    for (uint64_t id = 1; id <= 64; ++id)
+        placed.push_back({id, 0x10000 + (id - 1) * 32});
+    b.writer().addresses(0, placed);
+    b.alloc(65, 1);
+    b.gc(1, 66);
+    auto s = opened(b.finish(), "type");
+    s->setView(scene::ViewKind::kHeapMap);
+    ASSERT_TRUE(s->goToGc(0));
+    render::DrawList list;
+    auto settle = [&] {
+        s->compose(kRect, kFramebuffer, list);
+        s->waitSettled();
+        list.clear();
+        s->compose(kRect, kFramebuffer, list);
+        s->waitSettled();
+        list.clear();
+        s->compose(kRect, kFramebuffer, list);
+    };
+    // Magnified before the first map came: the tiles are half the fitted size.
+    s->heapMap().setZoom(1);
+    settle();
+    const HeapMap* map = s->heapMap().shown();
+    ASSERT_NE(map, nullptr) << s->heapMap().error();
+    ASSERT_EQ(map->spaces.size(), 1u);
+    EXPECT_EQ(map->spaces[0].name, "heap");
+    EXPECT_EQ(map->spaces[0].objects, 64u);
+    const uint64_t magnified = map->tile_bytes;
+    EXPECT_EQ(s->heapMap().tileBytes(), magnified);
+    s->heapMap().setZoom(0);
+    settle();
+    ASSERT_NE(s->heapMap().shown(), nullptr);
+    EXPECT_EQ(s->heapMap().shown()->tile_bytes, 2 * magnified);
+
+    ASSERT_TRUE(s->goToGc(1));
+    settle();
+    EXPECT_NE(s->heapMap().error().find("GC 1 has neither"), std::string::npos) << s->heapMap().error();
+    EXPECT_TRUE(list.rects.empty()) << "GC 0's tiles drawn for GC 1";
+    ASSERT_FALSE(list.labels.empty());
+    EXPECT_NE(list.labels.front().text.find("GC 1"), std::string::npos) << list.labels.front().text;
+}
+
+}  // namespace
+}  // namespace memcity::explore

@@ -247,6 +247,41 @@ Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& h, const st
     return rows;
 }
 
+std::string largestSpaceAt(const HeapHistory& h, uint32_t gc) {
+    std::string name;
+    uint64_t largest = 0;
+    if (const GcSpacesEvent* e = h.spacesAt(gc))
+        for (const SpaceState& s : e->spaces)
+            if (s.capacity() > largest) {
+                largest = s.capacity();
+                name = std::string(h.trace().symbols().space(s.space).name);
+            }
+    return name;
+}
+
+const GcSpacesEvent* widestSpaces(const HeapHistory& h, std::span<const uint32_t> gcs) {
+    const GcSpacesEvent* widest = nullptr;
+    uint64_t most = 0;
+    for (uint32_t g : gcs)
+        if (const GcSpacesEvent* e = h.spacesAt(g)) {
+            uint64_t capacity = 0;
+            for (const SpaceState& s : e->spaces)
+                capacity += s.capacity();
+            if (capacity > most) most = capacity, widest = e;
+        }
+    return widest;
+}
+
+std::vector<SpaceHistoryRow> spaceExtents(const HeapHistory& h, const std::string& space,
+                                          std::span<const uint32_t> gcs) {
+    std::vector<SpaceHistoryRow> rows;
+    for (uint32_t g : gcs)
+        if (const GcSpacesEvent* e = h.spacesAt(g))
+            for (const SpaceState& s : e->spaces)
+                if (h.trace().symbols().space(s.space).name == space) rows.push_back({g, s, false, 0, {}});
+    return rows;
+}
+
 uint64_t fittingTileBytes(const GcSpacesEvent& spaces, double area_w, double area_h, double tile_px,
                           double header_px) {
     const auto per_row = static_cast<uint64_t>(std::max(1.0, std::floor(area_w / tile_px)));

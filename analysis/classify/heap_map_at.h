@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,14 @@ struct SpaceHistoryRow {
 Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& history, const std::string& space,
                                                   uint32_t from, uint32_t to, uint64_t tile_bytes,
                                                   const std::function<bool()>& cancelled = {});
+
+// What the heap map's pictures choose from the spaces: the largest space at a GC ("" where it
+// has none); the GC of `gcs` whose spaces have the most capacity (null where none has spaces);
+// one space's extent at each of `gcs` that has it (history rows without tiles).
+std::string largestSpaceAt(const HeapHistory& history, uint32_t gc);
+const GcSpacesEvent* widestSpaces(const HeapHistory& history, std::span<const uint32_t> gcs);
+std::vector<SpaceHistoryRow> spaceExtents(const HeapHistory& history, const std::string& space,
+                                          std::span<const uint32_t> gcs);
 
 // A tile size for drawing `spaces` as tiles of about `tile_px` pixels into `area` pixels (less
 // a header line of `header_px` per space): the smallest power of two from 512 B that fits.

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <iostream>
 #include <map>
+#include <numeric>
 #include <thread>
 
 #include "classify/heap_map_at.h"
@@ -81,24 +82,15 @@ int renderHeapMap(const Args& args) {
     // The history graph's space: the one named, else the largest at the GC drawn.
     const SymbolTable& symbols = loaded->trace->symbols();
     std::string space = args.value("--space").value_or("");
-    if (space.empty()) {
-        uint64_t largest = 0;
-        if (const GcSpacesEvent* e = h.spacesAt(static_cast<uint32_t>(*gc)))
-            for (const SpaceState& s : e->spaces)
-                if (s.capacity() > largest)
-                    largest = s.capacity(), space = std::string(symbols.space(s.space).name);
-    }
+    if (space.empty()) space = largestSpaceAt(h, static_cast<uint32_t>(*gc));
+    std::vector<uint32_t> window_gcs(window->to - window->from + 1);
+    std::iota(window_gcs.begin(), window_gcs.end(), window->from);
     scene::HeapMapInputs in;
     in.title = baseName(loaded->trace->path());
     in.gcs = h.gcs();
     in.history_space = space;
-    bool named = space.empty();
-    for (uint32_t g = window->from; g <= window->to; ++g)
-        if (const GcSpacesEvent* e = h.spacesAt(g))
-            for (const SpaceState& s : e->spaces)
-                if (symbols.space(s.space).name == space)
-                    in.history.push_back({g, s, false, 0, {}}), named = true;
-    if (!named) {
+    in.history = spaceExtents(h, space, window_gcs);
+    if (!space.empty() && in.history.empty()) {
         std::string names;
         for (uint32_t id = 1; id <= symbols.counts().spaces; ++id)
             names += (names.empty() ? "" : ", ") + std::string(symbols.space(id).name);
@@ -118,15 +110,7 @@ int renderHeapMap(const Args& args) {
     // One tile size for every picture: the one that fits the GC of the window with the most
     // capacity.
     if (tile_bytes == 0) {
-        const GcSpacesEvent* widest = nullptr;
-        uint64_t most = 0;
-        for (uint32_t g = window->from; g <= window->to; ++g)
-            if (const GcSpacesEvent* e = h.spacesAt(g)) {
-                uint64_t capacity = 0;
-                for (const SpaceState& s : e->spaces)
-                    capacity += s.capacity();
-                if (capacity > most) most = capacity, widest = e;
-            }
+        const GcSpacesEvent* widest = widestSpaces(h, window_gcs);
         const scene::PixelRect bands = scene.bandsRect();
         if (widest) tile_bytes = fittingTileBytes(*widest, bands.width(), bands.height(), vo.tile_px, 18.0);
     }

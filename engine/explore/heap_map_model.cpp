@@ -13,19 +13,6 @@ constexpr uint64_t kMinTile = 64;
 constexpr uint64_t kMaxTile = uint64_t{1} << 40;
 constexpr double kHeaderPx = 18.0;  // a space's line above its tiles (as the scene draws it)
 
-// The largest space at `gc` (by capacity), or "".
-std::string largestSpace(const HeapHistory& h, uint32_t gc) {
-    std::string name;
-    uint64_t largest = 0;
-    if (const GcSpacesEvent* e = h.spacesAt(gc))
-        for (const SpaceState& s : e->spaces)
-            if (s.capacity() > largest) {
-                largest = s.capacity();
-                name = std::string(h.trace().symbols().space(s.space).name);
-            }
-    return name;
-}
-
 }  // namespace
 
 struct HeapMapModel::Pending {
@@ -112,7 +99,7 @@ std::vector<std::string> HeapMapModel::spaceNames(const HeapHistory& history) co
 
 void HeapMapModel::prepareScene(const HeapHistory& h, const std::string& title, const HeapMapFrame& frame,
                                 glm::vec2 size) {
-    const std::string space = space_.empty() ? largestSpace(h, frame.gc) : space_;
+    const std::string space = space_.empty() ? largestSpaceAt(h, frame.gc) : space_;
     SceneKey key{size, stream_, space, title, frame.held, top_px_};
     if (scene_ && key == scene_key_) return;
     const bool resized =
@@ -122,11 +109,7 @@ void HeapMapModel::prepareScene(const HeapHistory& h, const std::string& title, 
     in.title = title;
     in.gcs = h.gcs();
     in.history_space = space;
-    for (uint32_t g : frame.held)
-        if (const GcSpacesEvent* e = h.spacesAt(g))
-            for (const SpaceState& s : e->spaces)
-                if (h.trace().symbols().space(s.space).name == space)
-                    in.history.push_back({g, s, false, 0, {}});
+    in.history = spaceExtents(h, space, frame.held);
     scene::HeapMapViewOptions vo;
     vo.stream = stream_;
     vo.measure = measure_;
@@ -137,15 +120,7 @@ void HeapMapModel::prepareScene(const HeapHistory& h, const std::string& title, 
     if (!resized) return;
     // The tile size that fits the held GC with the most capacity; without spaces, the first map's
     // objects' range decides (the map worker fits it).
-    const GcSpacesEvent* widest = nullptr;
-    uint64_t most = 0;
-    for (uint32_t g : frame.held)
-        if (const GcSpacesEvent* e = h.spacesAt(g)) {
-            uint64_t capacity = 0;
-            for (const SpaceState& s : e->spaces)
-                capacity += s.capacity();
-            if (capacity > most) most = capacity, widest = e;
-        }
+    const GcSpacesEvent* widest = widestSpaces(h, frame.held);
     const scene::PixelRect bands = scene_->bandsRect();
     fitted_ = widest ? fittingTileBytes(*widest, bands.width(), bands.height(), vo.tile_px, kHeaderPx) : 0;
 }

@@ -58,6 +58,16 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
         data.snapshots.push_back(info);
     };
 
+    // Following a trace, checkpoints are written once the heap its reader waits for is handed
+    // over (the GC after them, or the end), not while that heap is rebuilt.
+    std::vector<CheckpointStore::Pending> deferred;
+    auto writeDeferred = [&]() -> Status {
+        for (const CheckpointStore::Pending& p : deferred)
+            if (Status s = h.checkpoints_->write(p); !s) return s;
+        deferred.clear();
+        return {};
+    };
+
     replayer.setOnHeap([&](const HeapView& view) {
         for (size_t i = 0; i < pending.size();) {
             if (pending[i].gc == view.gc()) {
@@ -69,6 +79,10 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
         }
         if (options.on_heap && !options.on_heap(view, data.gcs[view.gc()])) {
             h.stopped_early_ = true;
+            return false;
+        }
+        if (Status s = writeDeferred(); !s) {
+            failure = s;
             return false;
         }
         return true;
@@ -96,6 +110,8 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
                         auto shared = std::make_shared<CheckpointStore::Pending>(std::move(*prepared));
                         CheckpointStore* store = h.checkpoints_.get();
                         pipeline->post([store, shared] { return store->write(*shared); });
+                    } else if (options.more && !h.checkpoints_->inMemory()) {
+                        deferred.push_back(std::move(*prepared));
                     } else if (Status s = h.checkpoints_->write(*prepared); !s) {
                         return s.error();
                     }
@@ -192,6 +208,8 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
         if (Status s = pipeline->taskStatus(); !s) return s.error();
     }
     if (!replayer.stopped()) replayer.finish();
+    if (Status s = writeDeferred(); !s) return s.error();
+    if (!failure) return failure.error();
     for (const SnapshotInfo& s : open) {
         data.diagnostics.add(
             trace.truncated() ? Anomaly::kSnapshotCutOff : Anomaly::kIncompleteSnapshot, [&] {

@@ -21,6 +21,7 @@
 #include "trace/extensions.h"
 #include "trace/heap_layout.h"
 #include "trace/trace_reader.h"
+#include "util/pod_array.h"
 
 namespace memcity {
 
@@ -213,7 +214,9 @@ private:
     std::vector<size_t> death_positions_;
     Shape last_shape_{};
     uint32_t last_shape_id_ = ShapeTable::kNone;
-    std::vector<IdInterval> ids_;  // build mode: every id allocated so far, as disjoint intervals
+    // Build mode: every id allocated so far, as disjoint intervals (one per object where ids are
+    // sparse, as a dump's are: a PodArray grows without copying).
+    PodArray<IdInterval> ids_;
     bool stopped_ = false;
     bool finishing_ = false;  // finish() completes the last heap
     std::string fatal_;       // set by a handler that cannot go on (reported by applyChunk/applyBatch)

@@ -5,11 +5,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -51,6 +53,20 @@ inline uint64_t be(const uint8_t* p, uint32_t n) {
     return v;
 }
 
+// Runs fn(from, to, half) over [0, n) in two halves, the second on a thread of its own: the
+// import's passes over every object of a big dump, while the other core has nothing to do.
+template <typename Fn>
+void inTwoHalves(size_t n, Fn&& fn) {
+    if (n < (size_t{1} << 16)) {  // (not worth a thread)
+        fn(size_t{0}, n / 2, 0);
+        fn(n / 2, n, 1);
+        return;
+    }
+    std::thread second([&] { fn(n / 2, n, 1); });
+    fn(size_t{0}, n / 2, 0);
+    second.join();
+}
+
 // "java/lang/String" or "[I" (a dump's internal names) as Java names them.
 // A hidden class's suffix ("Foo$$Lambda+0x0000000800c0c000" in a dump) as JVMTI names it
 // (".0x..."), so a dump and a recording name it alike.
@@ -62,14 +78,22 @@ std::string_view primitiveArrayName(uint8_t type);
 // kUnlisted: a java.lang.Class the dump references but does not list (its size in `length`).
 enum class ObjKind : uint8_t { kInstance, kObjectArray, kPrimitiveArray, kMirror, kUnlisted };
 
-// One object of a dump; `where` is its sub-record's offset (a mirror: its class's index).
+// One object of a dump; where() is its sub-record's offset (a mirror: its class's index). 24
+// bytes (the offset and the kind share a word): a gigabyte's dump has twenty million of them,
+// and every pass of the import reads them all.
 struct Obj {
-    uint64_t address;
-    uint64_t where;
-    uint32_t cls;
-    uint32_t length;
-    ObjKind kind;
+    uint64_t address = 0;
+    uint64_t where_kind = 0;  // where << 8 | kind
+    uint32_t cls = 0;
+    uint32_t length = 0;
+
+    Obj() = default;
+    Obj(uint64_t a, uint64_t where, uint32_t c, uint32_t n, ObjKind k)
+        : address(a), where_kind(where << 8 | static_cast<uint8_t>(k)), cls(c), length(n) {}
+    uint64_t where() const { return where_kind >> 8; }
+    ObjKind kind() const { return static_cast<ObjKind>(where_kind & 0xff); }
 };
+static_assert(sizeof(Obj) == 24);
 
 struct ClassInfo {
     uint64_t class_id = 0, super_id = 0, loader_id = 0, signers_id = 0, protection_domain_id = 0;
@@ -122,6 +146,14 @@ struct Importer::State {
     uint64_t first_timestamp_ms = 0;
     int64_t last_end_ns = 0;             // the last dump's GC's end
     std::vector<uint64_t> previous_ids;  // the objects of the last dump: they die at the next
+    std::function<bool(ImportStep, double)> progress;
+    uint64_t split_bytes = uint64_t{64} << 20;  // a dump this big is read on two threads
+    bool cancelled = false;
+    // Whether to go on.
+    bool step(ImportStep s, double fraction) {
+        if (progress && !cancelled && !progress(s, fraction)) cancelled = true;
+        return !cancelled;
+    }
 };
 
 namespace detail {
@@ -129,6 +161,12 @@ namespace detail {
 // Everything pass one keeps of a dump.
 struct Dump final : Visitor {
     Header head;
+    // Called with the header, before any record; and every so many objects with the offset of
+    // the object's record (for progress).
+    std::function<Status(const Header&)> on_header;
+    std::function<bool(uint64_t offset)> on_objects;  // false: cancel the read
+    Status header_status;
+    bool stop = false;
     std::unordered_map<uint64_t, std::string_view> strings;
     std::unordered_map<uint64_t, uint64_t> class_names;    // class id -> name id
     std::unordered_map<uint32_t, uint64_t> class_serials;  // class serial -> name id
@@ -142,19 +180,76 @@ struct Dump final : Visitor {
                                       kNone, kNone, kNone, kNone, kNone, kNone};
 
     uint32_t classOf(uint64_t class_id) {
+        // (A dump lists many objects of one class in a row: the last one's is asked first.)
+        if (class_id == last_class_id && last_class != kNone) return last_class;
         auto [it, added] = class_index.try_emplace(class_id, static_cast<uint32_t>(classes.size()));
         if (added) {
             classes.emplace_back();
             classes.back().class_id = class_id;
         }
+        last_class_id = class_id;
+        last_class = it->second;
         return it->second;
     }
+    uint64_t last_class_id = 0;
+    uint32_t last_class = kNone;
     std::string_view stringOf(uint64_t id) const {
         auto it = strings.find(id);
         return it == strings.end() ? std::string_view{} : it->second;
     }
 
-    void header(const Header& h) override { head = h; }
+    // What a second part of the dump read (hprof::readSplit: the heap records after this one's),
+    // added as if this one had read it: its classes where they are first seen, its objects and
+    // roots after this one's.
+    void absorb(Dump& part) {
+        std::vector<uint32_t> remap(part.classes.size(), kNone);
+        for (uint8_t type = 0; type < std::size(primitive_classes); ++type)
+            if (part.primitive_classes[type] != kNone)
+                remap[part.primitive_classes[type]] = type | kPrimitive;
+        for (uint32_t i = 0; i < part.classes.size(); ++i) {
+            ClassInfo& c = part.classes[i];
+            if (remap[i] != kNone) {  // a primitive array's class, made where first seen
+                remap[i] = primitiveClass(static_cast<uint8_t>(remap[i] & ~kPrimitive));
+                continue;
+            }
+            remap[i] = classOf(c.class_id);
+            if (!c.dumped) continue;
+            ClassInfo& to = classes[remap[i]];
+            to.dumped = true;
+            to.super_id = c.super_id;
+            to.loader_id = c.loader_id;
+            to.signers_id = c.signers_id;
+            to.protection_domain_id = c.protection_domain_id;
+            to.fields = std::move(c.fields);
+            to.statics = std::move(c.statics);
+        }
+        objects.reserve(objects.size() + part.objects.size());
+        for (Obj o : part.objects) {
+            o.cls = remap[o.cls];
+            objects.push_back(o);
+        }
+        roots.insert(roots.end(), part.roots.begin(), part.roots.end());
+    }
+    static constexpr uint32_t kPrimitive = 1u << 31;
+
+    uint32_t primitiveClass(uint8_t type) {
+        uint32_t& cls = primitive_classes[type];
+        if (cls == kNone) {
+            cls = static_cast<uint32_t>(classes.size());
+            classes.emplace_back();
+            classes.back().internal = std::string(primitiveArrayName(type));
+        }
+        return cls;
+    }
+
+    void header(const Header& h) override {
+        head = h;
+        if (on_header) header_status = on_header(h);
+    }
+    void counted(uint64_t offset) {
+        if (on_objects && (objects.size() & 0xffff) == 0 && !on_objects(offset)) stop = true;
+    }
+    bool cancelled() override { return stop; }
     void string(uint64_t id, std::string_view s) override { strings[id] = s; }
     void loadClass(const LoadClass& l) override {
         class_names[l.class_id] = l.name_id;
@@ -175,18 +270,15 @@ struct Dump final : Visitor {
     }
     void instance(const InstanceDump& d) override {
         objects.push_back({d.id, d.offset, classOf(d.class_id), 0, ObjKind::kInstance});
+        counted(d.offset);
     }
     void objectArray(const ObjectArrayDump& d) override {
         objects.push_back({d.id, d.offset, classOf(d.class_id), d.length, ObjKind::kObjectArray});
+        counted(d.offset);
     }
     void primitiveArray(const PrimitiveArrayDump& d) override {
-        uint32_t& cls = primitive_classes[d.type];
-        if (cls == kNone) {
-            cls = static_cast<uint32_t>(classes.size());
-            classes.emplace_back();
-            classes.back().internal = std::string(primitiveArrayName(d.type));
-        }
-        objects.push_back({d.id, d.offset, cls, d.length, ObjKind::kPrimitiveArray});
+        objects.push_back({d.id, d.offset, primitiveClass(d.type), d.length, ObjKind::kPrimitiveArray});
+        counted(d.offset);
     }
 };
 
@@ -226,6 +318,10 @@ private:
     void forEachReference(const Obj& o, Fn&& fn) const;
     void addUnlistedMirrors();
     uint64_t idOf(uint64_t address) const { return base_ + ((address - min_address_) >> shift_); }
+    // Object i's gap (in address order): the next object's address minus its own, 0 for the last.
+    uint64_t gapAt(size_t i) const {
+        return i + 1 < d_.objects.size() ? d_.objects[i + 1].address - d_.objects[i].address : 0;
+    }
     void writeAddresses();
     bool holds(uint64_t address) const;
     uint32_t find(uint64_t address) const;  // index in objects, or kNone
@@ -249,7 +345,6 @@ private:
     bool contended_ = true;         // whether the JDK pads @Contended fields (the model's table)
     uint64_t max_address_ = 0;
     int64_t time_ns_ = 0;
-    std::vector<uint64_t> gap_;      // per object: the next object's address minus its own, 0 for the last
     std::vector<uint64_t> present_;  // a bit per alignment unit from min_address_: an object starts there
     std::vector<uint64_t> mirror_sizes_;  // per class: its mirror's size
     std::vector<uint32_t> occurrence_;    // per class: how many classes of its name came before it

@@ -79,20 +79,24 @@ void DumpImport::sortObjects() {
     objs.erase(std::remove_if(objs.begin(), objs.end(), [](const Obj& o) { return o.address == 0; }),
                objs.end());
     present_.clear();
-    gap_.clear();
     if (objs.empty()) {
         min_address_ = max_address_ = 0;
         shift_ = 3;
         return;
     }
-    // The span and the alignment every address shares.
+    // The span, the alignment every address shares (the lowest bit where two addresses differ
+    // is the lowest set bit of their difference) and whether they are in order, in one pass.
     uint64_t lo = ~uint64_t{0}, hi = 0, bits = 0;
+    bool in_order = true;
+    const uint64_t first = objs.front().address;
+    uint64_t previous = 0;
     for (const Obj& o : objs) {
         lo = std::min(lo, o.address);
         hi = std::max(hi, o.address);
+        bits |= o.address ^ first;
+        in_order = in_order && o.address >= previous;
+        previous = o.address;
     }
-    for (const Obj& o : objs)
-        bits |= o.address - lo;
     min_address_ = lo;
     max_address_ = hi;
     shift_ = bits ? static_cast<uint32_t>(std::countr_zero(bits)) : 3;
@@ -100,16 +104,17 @@ void DumpImport::sortObjects() {
     // object (a heap's span in its alignment units is a few times its objects); else a search.
     const uint64_t units = ((hi - lo) >> shift_) + 1;
     auto byAddress = [](const Obj& a, const Obj& b) { return a.address < b.address; };
+    uint64_t repeats = 1;  // (unknown without the bits)
     if (units <= 64 * uint64_t{objs.size()} + (uint64_t{1} << 20)) {
         present_.assign((units + 63) / 64, 0);
-        uint64_t repeats = 0;
+        repeats = 0;
         for (const Obj& o : objs) {
             const uint64_t bit = (o.address - lo) >> shift_;
             uint64_t& word = present_[bit >> 6];
             repeats += word >> (bit & 63) & 1;
             word |= uint64_t{1} << (bit & 63);
         }
-        if (!std::is_sorted(objs.begin(), objs.end(), byAddress)) {
+        if (!in_order) {
             if (repeats == 0) {
                 // A dump lists its spaces (regions, a dumping thread's share) one after another:
                 // each object goes straight to its place, its address's rank among the bits.
@@ -120,26 +125,28 @@ void DumpImport::sortObjects() {
                     total += static_cast<uint64_t>(std::popcount(present_[w]));
                 }
                 std::vector<Obj> sorted(objs.size());
-                for (const Obj& o : objs) {
-                    const uint64_t bit = (o.address - lo) >> shift_;
-                    const uint64_t below = present_[bit >> 6] & ((uint64_t{1} << (bit & 63)) - 1);
-                    sorted[rank[bit >> 6] + static_cast<uint64_t>(std::popcount(below))] = o;
-                }
+                // Each place is some object's alone: the halves scatter apart.
+                inTwoHalves(objs.size(), [&](size_t from, size_t to, int) {
+                    for (size_t i = from; i < to; ++i) {
+                        const Obj& o = objs[i];
+                        const uint64_t bit = (o.address - lo) >> shift_;
+                        const uint64_t below = present_[bit >> 6] & ((uint64_t{1} << (bit & 63)) - 1);
+                        sorted[rank[bit >> 6] + static_cast<uint64_t>(std::popcount(below))] = o;
+                    }
+                });
                 objs.swap(sorted);
             } else {
                 std::sort(objs.begin(), objs.end(), byAddress);
             }
         }
-    } else if (!std::is_sorted(objs.begin(), objs.end(), byAddress)) {
+    } else if (!in_order) {
         std::sort(objs.begin(), objs.end(), byAddress);
     }
     // One object per address: a repeat (a corrupt dump) is dropped.
-    objs.erase(std::unique(objs.begin(), objs.end(),
-                           [](const Obj& a, const Obj& b) { return a.address == b.address; }),
-               objs.end());
-    gap_.assign(objs.size(), 0);
-    for (size_t i = 0; i + 1 < objs.size(); ++i)
-        gap_[i] = objs[i + 1].address - objs[i].address;
+    if (repeats > 0)
+        objs.erase(std::unique(objs.begin(), objs.end(),
+                               [](const Obj& a, const Obj& b) { return a.address == b.address; }),
+                   objs.end());
 }
 
 uint32_t DumpImport::elementBytes(const ClassInfo& c) const {
@@ -150,14 +157,26 @@ void DumpImport::pickModel() {
     // The arrays' sizes are exact in every model: the one the most arrays fill their gap with.
     std::span<const ObjectModel> models = objectModels();
     std::vector<uint64_t> votes(models.size(), 0);
-    for (size_t i = 0; i < d_.objects.size(); ++i) {
-        const Obj& o = d_.objects[i];
-        if (gap_[i] == 0 || (o.kind != ObjKind::kObjectArray && o.kind != ObjKind::kPrimitiveArray)) continue;
-        const std::string& name = d_.classes[o.cls].internal;
+    // Each class's element size in each model (by its name: looked up once, not per array).
+    std::vector<uint32_t> element(d_.classes.size() * models.size());
+    for (size_t c = 0; c < d_.classes.size(); ++c)
         for (size_t m = 0; m < models.size(); ++m)
-            if (models[m].arraySize(o.length, memcity::elementBytes(name, models[m].oop)) == gap_[i])
-                ++votes[m];
-    }
+            element[c * models.size() + m] = memcity::elementBytes(d_.classes[c].internal, models[m].oop);
+    std::vector<uint64_t> second_votes(models.size(), 0);
+    inTwoHalves(d_.objects.size(), [&](size_t from, size_t to, int half) {
+        std::vector<uint64_t>& v = half == 0 ? votes : second_votes;
+        for (size_t i = from; i < to; ++i) {
+            const Obj& o = d_.objects[i];
+            const uint64_t gap = gapAt(i);
+            if (gap == 0 || (o.kind() != ObjKind::kObjectArray && o.kind() != ObjKind::kPrimitiveArray))
+                continue;
+            const uint32_t* bytes = &element[o.cls * models.size()];
+            for (size_t m = 0; m < models.size(); ++m)
+                if (models[m].arraySize(o.length, bytes[m]) == gap) ++v[m];
+        }
+    });
+    for (size_t m = 0; m < models.size(); ++m)
+        votes[m] += second_votes[m];
     size_t best = 0;
     for (size_t m = 1; m < models.size(); ++m)
         if (votes[m] > votes[best]) best = m;
@@ -214,9 +233,10 @@ void DumpImport::decideContended() {
     int64_t score[2] = {0, 0};  // instances whose gap is the size, less those whose gap is below it
     for (size_t i = 0; i < d_.objects.size(); ++i) {
         const Obj& o = d_.objects[i];
-        if (o.kind != ObjKind::kInstance || gap_[i] == 0 || sizes[0][o.cls] == sizes[1][o.cls]) continue;
+        const uint64_t gap = gapAt(i);
+        if (o.kind() != ObjKind::kInstance || gap == 0 || sizes[0][o.cls] == sizes[1][o.cls]) continue;
         for (int on = 0; on < 2; ++on)
-            score[on] += gap_[i] == sizes[on][o.cls] ? 1 : gap_[i] < sizes[on][o.cls] ? -1 : 0;
+            score[on] += gap == sizes[on][o.cls] ? 1 : gap < sizes[on][o.cls] ? -1 : 0;
     }
     contended_ = score[1] >= score[0];
     layOutAll();
@@ -252,19 +272,32 @@ bool DumpImport::isPseudoStatic(const StaticField& f) const {
 }
 
 void DumpImport::gapStatistics() {
-    for (ClassInfo& c : d_.classes) {
-        c.instances = c.gaps = c.exact = 0;
-        c.min_gap = ~uint64_t{0};
-    }
-    for (size_t i = 0; i < d_.objects.size(); ++i) {
-        const Obj& o = d_.objects[i];
-        if (o.kind != ObjKind::kInstance) continue;
-        ClassInfo& c = d_.classes[o.cls];
-        ++c.instances;
-        if (gap_[i] == 0) continue;
-        ++c.gaps;
-        c.exact += gap_[i] == c.layout_size;
-        c.min_gap = std::min(c.min_gap, gap_[i]);
+    struct Counts {
+        uint64_t instances = 0, gaps = 0, exact = 0, min_gap = ~uint64_t{0};
+    };
+    std::vector<Counts> halves[2] = {std::vector<Counts>(d_.classes.size()),
+                                     std::vector<Counts>(d_.classes.size())};
+    inTwoHalves(d_.objects.size(), [&](size_t from, size_t to, int half) {
+        std::vector<Counts>& counts = halves[half];
+        for (size_t i = from; i < to; ++i) {
+            const Obj& o = d_.objects[i];
+            if (o.kind() != ObjKind::kInstance) continue;
+            Counts& c = counts[o.cls];
+            ++c.instances;
+            const uint64_t gap = gapAt(i);
+            if (gap == 0) continue;
+            ++c.gaps;
+            c.exact += gap == d_.classes[o.cls].layout_size;
+            c.min_gap = std::min(c.min_gap, gap);
+        }
+    });
+    for (size_t k = 0; k < d_.classes.size(); ++k) {
+        ClassInfo& c = d_.classes[k];
+        const Counts &a = halves[0][k], &b = halves[1][k];
+        c.instances = a.instances + b.instances;
+        c.gaps = a.gaps + b.gaps;
+        c.exact = a.exact + b.exact;
+        c.min_gap = std::min(a.min_gap, b.min_gap);
     }
 }
 
@@ -313,7 +346,7 @@ void DumpImport::sizeClasses() {
     // class's statics. Its own size is the one the most mirrors fill their gap with.
     std::vector<std::pair<size_t, std::vector<FieldSpec>>> mirrors;  // (object, its statics)
     for (size_t i = 0; i < d_.objects.size(); ++i)
-        if (d_.objects[i].kind == ObjKind::kMirror)
+        if (d_.objects[i].kind() == ObjKind::kMirror)
             mirrors.emplace_back(i, staticFields(d_.classes[d_.objects[i].cls]));
     auto mirrorSize = [&](uint64_t base, const std::vector<FieldSpec>& statics) {
         return alignUp(FieldLayout::staticsEnd(base, statics), model_.alignment);
@@ -323,7 +356,7 @@ void DumpImport::sizeClasses() {
          base += model_.alignment) {
         uint64_t votes = 0;
         for (const auto& [i, statics] : mirrors)
-            votes += gap_[i] != 0 && mirrorSize(base, statics) == gap_[i];
+            votes += gapAt(i) != 0 && mirrorSize(base, statics) == gapAt(i);
         if (votes > best_votes) {
             best_votes = votes;
             best_base = base;
@@ -334,21 +367,21 @@ void DumpImport::sizeClasses() {
     mirror_sizes_.assign(d_.classes.size(), 0);
     for (const auto& [i, statics] : mirrors) {
         uint64_t size = mirrorSize(best_base, statics);
-        if (gap_[i] != 0 && gap_[i] < size) size = gap_[i];
+        if (const uint64_t gap = gapAt(i); gap != 0 && gap < size) size = gap;
         mirror_sizes_[d_.objects[i].cls] = size;
     }
     // A mirror the dump does not list: as long as its gap, where that is a mirror's size at most
     // (statics of 64 KiB), else java.lang.Class's own size.
     for (size_t i = 0; i < d_.objects.size(); ++i) {
         Obj& o = d_.objects[i];
-        if (o.kind != ObjKind::kUnlisted) continue;
-        o.length =
-            static_cast<uint32_t>(gap_[i] >= best_base && gap_[i] <= (64u << 10) ? gap_[i] : best_base);
+        if (o.kind() != ObjKind::kUnlisted) continue;
+        const uint64_t gap = gapAt(i);
+        o.length = static_cast<uint32_t>(gap >= best_base && gap <= (64u << 10) ? gap : best_base);
     }
 }
 
 uint64_t DumpImport::sizeOf(const Obj& o) const {
-    switch (o.kind) {
+    switch (o.kind()) {
         case ObjKind::kInstance: return d_.classes[o.cls].size;
         case ObjKind::kMirror: return mirror_sizes_[o.cls];
         case ObjKind::kUnlisted: return o.length;

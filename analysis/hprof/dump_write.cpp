@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "hprof/dump_import.h"
+#include "trace/extensions.h"
 #include "trace/java_names.h"
 
 namespace memcity::hprof::detail {
@@ -98,17 +99,17 @@ void DumpImport::findReferenceSlots() {
 template <typename Fn>
 void DumpImport::forEachReference(const Obj& o, Fn&& fn) const {
     const uint8_t* data = bytes_.data();
-    switch (o.kind) {
+    switch (o.kind()) {
         case ObjKind::kInstance: {
             const ClassInfo& c = d_.classes[o.cls];
-            const uint64_t values = instanceValuesAt(o.where, ids_);
+            const uint64_t values = instanceValuesAt(o.where(), ids_);
             if (values + c.value_bytes > bytes_.size()) return;
             for (const ClassInfo::RefSlot& s : c.refs)
                 fn(be(data + values + s.at, ids_), &s);
             return;
         }
         case ObjKind::kObjectArray: {
-            const uint64_t elements = objectElementsAt(o.where, ids_);
+            const uint64_t elements = objectElementsAt(o.where(), ids_);
             if (elements + uint64_t{o.length} * ids_ > bytes_.size()) return;
             for (uint32_t i = 0; i < o.length; ++i)
                 fn(be(data + elements + uint64_t{i} * ids_, ids_), nullptr);
@@ -123,12 +124,18 @@ void DumpImport::addUnlistedMirrors() {
     // (loaded ones): what else references a mirror (CDS's archived mirrors of classes not loaded
     // yet, held by an Object[] in the archived heap) points at an object the dump lacks. Those
     // are java.lang.Class objects the JVM counts: they are added as such.
-    std::vector<uint64_t> absent;
+    std::vector<uint64_t> absent, second;
+    inTwoHalves(d_.objects.size(), [&](size_t from, size_t to, int half) {
+        std::vector<uint64_t>& out = half == 0 ? absent : second;
+        for (size_t i = from; i < to; ++i)
+            forEachReference(d_.objects[i], [&](uint64_t target, const ClassInfo::RefSlot*) {
+                if (target != 0 && !holds(target)) out.push_back(target);
+            });
+    });
+    absent.insert(absent.end(), second.begin(), second.end());
     auto note = [&](uint64_t target) {
         if (target != 0 && !holds(target)) absent.push_back(target);
     };
-    for (const Obj& o : d_.objects)
-        forEachReference(o, [&](uint64_t target, const ClassInfo::RefSlot*) { note(target); });
     for (const ClassInfo& c : d_.classes)
         for (const StaticField& f : c.statics)
             if (f.type == static_cast<uint8_t>(BasicType::kObject)) note(f.value);
@@ -166,8 +173,8 @@ bool DumpImport::holds(uint64_t address) const {
 }
 
 bool DumpImport::fieldOf(const Obj& o, std::string_view name, uint64_t* value, uint8_t* type) const {
-    if (o.kind != ObjKind::kInstance) return false;
-    const uint64_t values = instanceValuesAt(o.where, ids_);
+    if (o.kind() != ObjKind::kInstance) return false;
+    const uint64_t values = instanceValuesAt(o.where(), ids_);
     uint64_t at = values;
     for (uint32_t k = o.cls; k != kNone; k = d_.classes[k].super) {
         for (const ClassField& f : d_.classes[k].fields) {
@@ -192,9 +199,9 @@ std::string DumpImport::stringValue(uint64_t address) const {
     if (!fieldOf(d_.objects[s], "value", &value, &type)) return {};
     if (!fieldOf(d_.objects[s], "coder", &coder, &type)) coder = 2;  // JDK 8: a char[]
     const uint32_t a = find(value);
-    if (a == kNone || d_.objects[a].kind != ObjKind::kPrimitiveArray) return {};
+    if (a == kNone || d_.objects[a].kind() != ObjKind::kPrimitiveArray) return {};
     const Obj& arr = d_.objects[a];
-    const uint64_t data = primitiveElementsAt(arr.where, ids_);
+    const uint64_t data = primitiveElementsAt(arr.where(), ids_);
     const uint32_t width = d_.classes[arr.cls].internal == "[C" ? 2 : 1;
     if (data + uint64_t{arr.length} * width > bytes_.size()) return {};
     const uint8_t* p = bytes_.data() + data;
@@ -295,12 +302,16 @@ void DumpImport::writeObjects() {
     TraceWriter& w = *st_.writer;
     const int64_t time = time_ns_;
     const uint32_t class_type = d_.classes[class_class_].type;
+    const double objects = static_cast<double>(d_.objects.size());
     for (const Obj& o : d_.objects) {
+        if ((stats_.objects++ & 0xfffff) == 0 &&
+            !st_.step(ImportStep::kObjects, static_cast<double>(stats_.objects) / objects))
+            return;
         AllocEvent e;
         e.id = idOf(o.address);
         e.time_ns = time;
         const uint64_t size = sizeOf(o);
-        switch (o.kind) {
+        switch (o.kind()) {
             case ObjKind::kInstance: {
                 const ClassInfo& c = d_.classes[o.cls];
                 e.type = c.type;
@@ -344,9 +355,14 @@ void DumpImport::writeSnapshot() {
             w.snapshotRoot(
                 TraceRoot::make(static_cast<uint32_t>(format::RootKind::kSystemClass), idOf(target), {type}));
     };
+    const double objects = static_cast<double>(d_.objects.size());
+    uint64_t done = 0;
     for (const Obj& o : d_.objects) {
+        if ((done++ & 0xfffff) == 0 &&
+            !st_.step(ImportStep::kReferences, static_cast<double>(done) / objects))
+            return;
         edges.clear();
-        switch (o.kind) {
+        switch (o.kind()) {
             case ObjKind::kInstance:
             case ObjKind::kObjectArray:
                 forEachReference(o, [&](uint64_t target, const ClassInfo::RefSlot* slot) {
@@ -426,11 +442,15 @@ void DumpImport::writeSnapshot() {
 }
 
 Status DumpImport::run() {
+    // (The fractions: roughly the time each part takes of laying out a big dump.)
     if (Status s = prepare(); !s.ok()) return s;
+    if (!st_.step(ImportStep::kLayingOut, 0.55)) return {};
     layOutAll();  // (the values' layout in the dump, for the reference slots)
     findReferenceSlots();
     addUnlistedMirrors();
+    if (!st_.step(ImportStep::kLayingOut, 0.7)) return {};
     pickModel();
+    if (!st_.step(ImportStep::kLayingOut, 0.85)) return {};
     decideContended();
     sizeClasses();
     stats_.model = model_;
@@ -452,7 +472,9 @@ Status DumpImport::run() {
     defineTypes();
     defineThreads();
     TraceWriter& w = *st_.writer;
+    if (!st_.step(ImportStep::kObjects, 0)) return {};
     writeObjects();
+    if (st_.cancelled) return {};
     GcStartEvent start;
     start.gc = st_.gc;
     start.kind = static_cast<uint8_t>(format::GcKind::kMajor);
@@ -466,6 +488,11 @@ Status DumpImport::run() {
     end.next_object_id = d_.objects.empty() ? base_ : idOf(max_address_) + 1;
     w.gcEnd(end);
     if (!st_.previous_ids.empty()) w.deaths(st_.gc, st_.previous_ids);
+    // The heap is complete: a reader following the trace shows it now, before the addresses and
+    // the references (a third of the import) are written.
+    w.extension(static_cast<uint32_t>(format::ExtensionKind::kGcComplete), encodeGcComplete({st_.gc}));
+    w.flush();
+    if (!st_.step(ImportStep::kReferences, 0)) return {};
     writeAddresses();
     st_.previous_ids.clear();
     st_.previous_ids.reserve(d_.objects.size());

@@ -7,10 +7,12 @@
 #include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <map>
+#include <thread>
 #include <unordered_map>
 
 #include "hprof/hprof_reader.h"
@@ -173,11 +175,12 @@ Result<DumpStats> Importer::add(const std::string& name, std::span<const uint8_t
     Dump dump;
     // An object takes 30 to 60 bytes of a dump: reserve for them all (untouched pages cost nothing).
     dump.objects.reserve(bytes.size() / 24 + 1024);
-    if (Status s = read(bytes, dump); !s.ok()) return Error{name + ": " + s.error().message};
-    if (dump.head.id_size == 0) return Error{name + ": not a heap dump"};
-    if (!st.writer) {
+    // The trace is begun with the first dump's header (its time is the trace's start): a
+    // window following the trace has it from then on.
+    dump.on_header = [&](const Header& h) -> Status {
+        if (st.writer) return {};
         WriterOptions options;
-        options.start_wall_ns = dump.head.timestamp_ms * 1'000'000;
+        options.start_wall_ns = h.timestamp_ms * 1'000'000;
         auto w = TraceWriter::create(st.path, options);
         if (!w) return w.error();
         st.writer = std::move(*w);
@@ -185,14 +188,60 @@ Result<DumpStats> Importer::add(const std::string& name, std::span<const uint8_t
         st.writer->meta("source", "heap dumps (HPROF): no allocation sites, no object identity across dumps");
         st.symbols.cause = ++st.symbols.next_string;
         st.writer->defineString(st.symbols.cause, "Heap Dump");
+        st.writer->flush();
+        st.step(ImportStep::kReading, 0);
+        return {};
+    };
+    // A big dump's heap records are read in two parts, on two threads (the second part's
+    // objects, classes and roots then join the first's as if one pass had read them).
+    const bool split = bytes.size() >= st.split_bytes && std::thread::hardware_concurrency() >= 2;
+    std::atomic<bool> stop{false};
+    if (st.progress)
+        dump.on_objects = [&](uint64_t offset) {
+            // (The first part is about the first half.)
+            const double read = static_cast<double>(offset) / static_cast<double>(bytes.size());
+            const bool go = st.step(ImportStep::kReading, split ? std::min(1.0, 2 * read) : read);
+            if (!go) stop = true;
+            return go;
+        };
+    Status read_status;
+    if (split) {
+        Dump part;
+        part.objects.reserve(bytes.size() / 48 + 1024);
+        part.on_objects = [&](uint64_t) { return !stop.load(); };
+        Visitor* parts[] = {&dump, &part};
+        read_status = readSplit(bytes, parts);
+        if (read_status.ok()) dump.absorb(part);
+    } else {
+        read_status = read(bytes, dump);
     }
+    if (st.cancelled) return Error{name + ": the import was cancelled"};
+    if (!read_status.ok()) return Error{name + ": " + read_status.error().message};
+    if (!dump.header_status.ok()) return dump.header_status.error();
+    if (dump.head.id_size == 0 || !st.writer) return Error{name + ": not a heap dump"};
+    if (!st.step(ImportStep::kLayingOut, 0)) return Error{name + ": the import was cancelled"};
     stats.gc = st.gc;
     DumpImport import(st, dump, bytes, stats, pause_ns);
     if (Status s = import.run(); !s.ok()) return s.error();
+    if (st.cancelled) return Error{name + ": the import was cancelled"};
     st.writer->meta("dump " + std::to_string(st.gc), name);
     ++st.gc;
     stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return stats;
+}
+
+const char* importStepName(ImportStep step) {
+    switch (step) {
+        case ImportStep::kReading: return "reading the dump";
+        case ImportStep::kLayingOut: return "laying out the objects";
+        case ImportStep::kObjects: return "writing the objects";
+        case ImportStep::kReferences: return "writing the references";
+    }
+    return "importing";
+}
+
+void Importer::onProgress(std::function<bool(ImportStep, double)> progress) {
+    state_->progress = std::move(progress);
 }
 
 void Importer::flush() {
@@ -200,8 +249,10 @@ void Importer::flush() {
 }
 
 Status Importer::close() {
-    if (!state_->writer) return Error{state_->path + ": no heap dump was imported"};
-    return state_->writer->close();
+    // (A writer without a dump: the first one failed after its header.)
+    Status closed = state_->writer ? state_->writer->close() : Status{};
+    if (state_->gc == 0) return Error{state_->path + ": no heap dump was imported"};
+    return closed;
 }
 
 }  // namespace memcity::hprof

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -53,6 +54,15 @@ Result<std::vector<uint8_t>> readDumpFile(const std::string& path, bool* gzip = 
 // Whether the bytes begin like a heap dump (or a gzip file, which may hold one).
 bool looksLikeDump(std::span<const uint8_t> head);
 
+// Where an import is (Importer::onProgress), for a window that shows it.
+enum class ImportStep : uint8_t {
+    kReading,     // the dump's records, in file order
+    kLayingOut,   // the objects in address order, the classes' sizes
+    kObjects,     // every object written (the heap is complete in the trace once this ends)
+    kReferences,  // the addresses, the references and the roots
+};
+const char* importStepName(ImportStep step);  // "reading the dump", ...
+
 class Importer {
 public:
     // Creates the trace. `producer`: the META producer line ("memcity import").
@@ -69,6 +79,11 @@ public:
     Result<DumpStats> add(const std::string& name, std::span<const uint8_t> dump, uint64_t pause_ns = 0);
     // Flushes what was added so far as complete chunks (a live view sees it).
     void flush();
+    // Called on the importing thread as add() goes: its step, and how far through the step
+    // (0..1, where it can tell; reading: by the dump's bytes). The trace's file is being written
+    // (locked by its writer, TraceFile::beingWritten) from the first call on. Returning false
+    // cancels the import: add() soon returns an error.
+    void onProgress(std::function<bool(ImportStep step, double fraction)> progress);
     Status close();
 
     struct State;  // (hprof_import.cpp)

@@ -1,6 +1,9 @@
 #include "hprof/hprof_reader.h"
 
+#include <algorithm>
 #include <cstring>
+#include <thread>
+#include <vector>
 
 namespace memcity::hprof {
 namespace {
@@ -75,8 +78,9 @@ Result<uint32_t> readType(Cursor& c, uint32_t id_size, std::string_view what, ui
 
 // One HEAP DUMP (SEGMENT)'s sub-records, [c.offset(), its end).
 Status readHeapDump(Cursor& c, uint32_t id_size, Visitor& v) {
-    while (!c.atEnd()) {
+    for (uint32_t records = 1; !c.atEnd(); ++records) {
         const size_t at = c.offset();
+        if ((records & 0xffff) == 0 && v.cancelled()) return errorAt(at, "the read was cancelled");
         const uint8_t tag = c.u1();
         auto cut = [&](std::string_view what) {
             return errorAt(at, std::string(what) + " sub-record runs past the end of its heap dump record");
@@ -237,7 +241,19 @@ uint64_t readId(const uint8_t* p, uint32_t id_size) {
     return v;
 }
 
-Status read(std::span<const uint8_t> dump, Visitor& v) {
+namespace {
+
+// A HEAP DUMP (SEGMENT) record: its tag's offset, its body.
+struct HeapRecord {
+    size_t at, body, end;
+    bool segment;
+};
+
+// Reads the header and every top-level record, in file order: `v` gets the header and every
+// record but the heap dump ones, which `heap` gets (`v` gets their end). Stops at the first
+// error.
+template <typename HeapFn>
+Status readRecords(std::span<const uint8_t> dump, Visitor& v, HeapFn&& heap) {
     // "JAVA PROFILE 1.0.x\0", the identifier size, the time.
     const void* nul = std::memchr(dump.data(), 0, std::min<size_t>(dump.size(), 64));
     if (!nul) return errorAt(0, "not an HPROF heap dump (no \"JAVA PROFILE\" header)");
@@ -311,17 +327,71 @@ Status read(std::span<const uint8_t> dump, Visitor& v) {
                 break;
             }
             case kHeapDump:
-            case kHeapDumpSegment: {
-                v.heapDumpBegin(tag == kHeapDumpSegment, at);
-                if (Status s = readHeapDump(r, ids, v); !s) return s;
+            case kHeapDumpSegment:
+                if (Status s = heap(HeapRecord{at, body, end, tag == kHeapDumpSegment}, ids); !s) return s;
                 break;
-            }
             case kHeapDumpEnd: v.heapDumpEnd(); break;
             default: break;  // records the importer does not read
         }
         c.bytes(length);
     }
     return {};
+}
+
+Status readHeapRecord(std::span<const uint8_t> dump, const HeapRecord& h, uint32_t ids, Visitor& v) {
+    v.heapDumpBegin(h.segment, h.at);
+    Cursor r(dump.data(), h.body, h.end);
+    return readHeapDump(r, ids, v);
+}
+
+}  // namespace
+
+Status read(std::span<const uint8_t> dump, Visitor& v) {
+    return readRecords(dump, v,
+                       [&](const HeapRecord& h, uint32_t ids) { return readHeapRecord(dump, h, ids, v); });
+}
+
+Status readSplit(std::span<const uint8_t> dump, std::span<Visitor* const> parts) {
+    if (parts.empty()) return errorAt(0, "no visitor");
+    std::vector<HeapRecord> heap;
+    uint32_t ids = 0;
+    const Status scanned = readRecords(dump, *parts[0], [&](const HeapRecord& h, uint32_t id_size) {
+        heap.push_back(h);
+        ids = id_size;
+        return Status{};
+    });
+    // The heap records in contiguous parts of about equal bytes, one thread each.
+    uint64_t total = 0;
+    for (const HeapRecord& h : heap)
+        total += h.end - h.body;
+    std::vector<size_t> first{0};  // part p's records: [first[p], first[p + 1])
+    uint64_t done = 0;
+    for (size_t i = 0; i < heap.size(); ++i) {
+        while (first.size() < parts.size() && done >= total * first.size() / parts.size())
+            first.push_back(i);
+        done += heap[i].end - heap[i].body;
+    }
+    while (first.size() <= parts.size())
+        first.push_back(heap.size());
+    std::vector<Status> status(parts.size());
+    auto readPart = [&](size_t p) {
+        for (size_t i = first[p]; i < first[p + 1]; ++i)
+            if (Status s = readHeapRecord(dump, heap[i], ids, *parts[p]); !s) {
+                status[p] = s;
+                return;
+            }
+    };
+    std::vector<std::thread> threads;
+    for (size_t p = 1; p < parts.size(); ++p)
+        if (first[p] < first[p + 1]) threads.emplace_back(readPart, p);
+    readPart(0);
+    for (std::thread& t : threads)
+        t.join();
+    // The first error in file order: the parts' (each before the next), then the scan's (after
+    // every heap record it found).
+    for (const Status& s : status)
+        if (!s) return s;
+    return scanned;
 }
 
 }  // namespace memcity::hprof

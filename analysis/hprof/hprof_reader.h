@@ -142,10 +142,17 @@ public:
     virtual void instance(const InstanceDump&) {}
     virtual void objectArray(const ObjectArrayDump&) {}
     virtual void primitiveArray(const PrimitiveArrayDump&) {}
+    // Asked every so many sub-records: true stops the read ("the read was cancelled").
+    virtual bool cancelled() { return false; }
 };
 
 // Reads a whole dump from memory. Errors: "offset N: what" (see the top of this file).
 Status read(std::span<const uint8_t> dump, Visitor& visitor);
+// The same, with the heap dump records (a big dump's many segments) parsed on one thread per
+// part: shared out in file order into contiguous runs of about equal bytes, the first run to
+// parts[0] on this thread, the next to parts[1], and so on. parts[0] also gets the header and
+// every other record, before any heap record. The first error in file order is returned.
+Status readSplit(std::span<const uint8_t> dump, std::span<Visitor* const> parts);
 
 // Reads the identifier at `p` (4 or 8 bytes, big-endian).
 uint64_t readId(const uint8_t* p, uint32_t id_size);

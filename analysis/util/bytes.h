@@ -53,6 +53,10 @@ public:
     void u32(uint32_t v) { append(&v, sizeof v); }
     void u64(uint64_t v) { append(&v, sizeof v); }
     void varint(uint64_t v) {
+        if (v < 0x80) {  // (most of a trace's varints)
+            buf_.push_back(static_cast<uint8_t>(v));
+            return;
+        }
         uint8_t tmp[10];
         size_t n = 0;
         while (v >= 0x80) {
@@ -68,8 +72,11 @@ public:
         append(s.data(), s.size());
     }
     void append(const void* data, size_t n) {
-        const auto* p = static_cast<const uint8_t*>(data);
-        buf_.insert(buf_.end(), p, p + n);
+        // (resize and copy: a range insert's general path costs more than the bytes, at a few
+        // bytes an event)
+        const size_t at = buf_.size();
+        buf_.resize(at + n);
+        if (n) std::memcpy(buf_.data() + at, data, n);
     }
 
     size_t size() const { return buf_.size(); }

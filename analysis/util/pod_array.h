@@ -62,6 +62,22 @@ public:
         if (size_ == capacity()) grow(size_ + 1);
         data_[size_++] = v;
     }
+    // Inserts `v` before `pos`, and removes the element at `pos` (moving the ones after it: for
+    // the rare change in the middle of a big array). Return where the element is, or was.
+    T* insert(T* pos, const T& v) {
+        const auto at = static_cast<size_t>(pos - data_);
+        if (size_ == capacity()) grow(size_ + 1);
+        std::memmove(static_cast<void*>(data_ + at + 1), data_ + at, (size_ - at) * sizeof(T));
+        data_[at] = v;
+        ++size_;
+        return data_ + at;
+    }
+    T* erase(T* pos) {
+        const auto at = static_cast<size_t>(pos - data_);
+        std::memmove(static_cast<void*>(data_ + at), data_ + at + 1, (size_ - at - 1) * sizeof(T));
+        --size_;
+        return data_ + at;
+    }
     // New elements are zero.
     void resize(size_t n) {
         if (n > capacity()) grow(n);

@@ -10,6 +10,7 @@
 #include "app/explorer.h"
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/dump_open.h"
 #include "cli/load.h"
 
 namespace memcity::app {
@@ -38,6 +39,10 @@ int runExplore(const cli::Words& words) {
         else
             rest.push_back(w);
     }
+    // The terminal overview of a heap dump: its trace, imported first (the window imports it
+    // while it shows it).
+    if (text || !hasDisplay())
+        if (Status s = cli::openDumpsIn(rest); !s.ok()) return fail("error: " + s.error().message);
     if (text) return cli::runOverview(rest);
     auto args = cli::Args::parse("open", rest);
     if (!args) return fail(args.error().message);

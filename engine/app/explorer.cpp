@@ -9,10 +9,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 #include <thread>
 
 #include "app/explorer_app.h"
@@ -45,6 +48,30 @@ Explorer::~Explorer() {
     renderer_.reset();
     platform_.reset();
 }
+
+namespace {
+
+// Seconds since this process started (the kernel's start time, in clock ticks since boot).
+double secondsSinceLaunch() {
+    char buffer[1024] = {};
+    FILE* f = std::fopen("/proc/self/stat", "r");
+    if (!f) return -1;
+    const size_t n = std::fread(buffer, 1, sizeof buffer - 1, f);
+    std::fclose(f);
+    const std::string text(buffer, n);
+    const size_t paren = text.rfind(')');  // (the command's name may hold spaces)
+    if (paren == std::string::npos) return -1;
+    std::istringstream fields(text.substr(paren + 2));
+    std::string field;
+    for (int i = 3; i <= 22 && fields >> field; ++i) {
+    }
+    timespec now{};
+    ::clock_gettime(CLOCK_BOOTTIME, &now);
+    const double ticks = std::strtod(field.c_str(), nullptr) / static_cast<double>(::sysconf(_SC_CLK_TCK));
+    return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) * 1e-9 - ticks;
+}
+
+}  // namespace
 
 double Explorer::clock() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -292,7 +319,10 @@ bool Explorer::frame(double dt) {
         std::cerr << "memcity: " << st.error().message << "\n";
         return false;
     }
-    if (first_gc_shown_ < 0 && session_->series()) first_gc_shown_ = clock() - opened_at_;
+    if (first_gc_shown_ < 0 && session_->series()) {
+        first_gc_shown_ = clock() - opened_at_;
+        first_gc_since_launch_ = secondsSinceLaunch();
+    }
 
     const double ms =
         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

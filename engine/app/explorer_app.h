@@ -61,6 +61,9 @@ public:
     const std::vector<bool>& frameLoading() const { return frame_loading_; }
     // When the first frame showing a GC of the trace was drawn (seconds since open), or -1.
     double firstGcShownAt() const { return first_gc_shown_; }
+    // The same, counted from when the process started (-1: not yet): `memcity app.hprof`'s
+    // import and the window's start included.
+    double firstGcShownSinceLaunch() const { return first_gc_shown_ < 0 ? -1 : first_gc_since_launch_; }
     double openedAt() const { return opened_at_; }
     void open(const std::string& path);
 
@@ -86,6 +89,7 @@ private:
     std::chrono::steady_clock::time_point last_turn_ = std::chrono::steady_clock::now();
     float imgui_font_scale_ = 0;
     std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+    double first_gc_since_launch_ = -1;
     std::vector<double> frame_ms_;
     std::vector<bool> frame_loading_;
     double first_gc_shown_ = -1, opened_at_ = 0;

@@ -129,6 +129,10 @@ void drawStatusBar(Ui& ui) {
     const explore::LoadProgress& load = s.load();
     if (load.phase == explore::LoadPhase::kFailed) {
         ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "%s", load.error.c_str());
+    } else if (const auto importing = s.importing()) {
+        // A dump: its heap is shown once its objects are written, before its references.
+        ImGui::TextColored(ImVec4(0.45f, 0.85f, 0.45f, 1.0f), "%s", importing->c_str());
+        ImGui::SameLine();
     } else if (load.live) {
         // The recorder still writes the trace: each GC arrives as its chunks land.
         ImGui::TextColored(ImVec4(0.45f, 0.85f, 0.45f, 1.0f), "live: %s written, %u GCs",

@@ -365,6 +365,8 @@ void drawViewPanel(Ui& ui, double dt) {
             ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "%s", load.error.c_str());
         else if (!s.seriesError().empty())
             ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "%s", s.seriesError().c_str());
+        else if (const auto importing = s.importing())
+            ImGui::Text("%s", importing->c_str());
         else
             ImGui::Text("loading %s ... %u GCs", s.path().c_str(), load.gcs);
         ImGui::End();

@@ -613,8 +613,9 @@ private:
         const explore::LoadProgress& load = ex_.session().load();
         std::printf("timing: trace loaded in %.2f s (%u GCs, %.1f MiB)\n", load.seconds, load.gcs,
                     static_cast<double>(load.bytes_total) / (1024.0 * 1024.0));
-        std::printf("timing: first GC rebuilt after %.3f s, on screen after %.3f s\n", load.first_gc_seconds,
-                    ex_.firstGcShownAt());
+        std::printf(
+            "timing: first GC rebuilt after %.3f s, on screen after %.3f s (%.3f s after memcity started)\n",
+            load.first_gc_seconds, ex_.firstGcShownAt(), ex_.firstGcShownSinceLaunch());
         std::printf("timing: %zu frames while loading: median %.1f ms, 95%% %.1f ms, longest %.1f ms\n",
                     loading.size(), percentile(loading, 0.5), percentile(loading, 0.95),
                     loading.empty() ? 0.0 : *std::max_element(loading.begin(), loading.end()));

@@ -31,9 +31,11 @@ int main(int argc, char** argv) {
     using namespace memcity::cli;
     std::vector<std::string> words(argv + 1, argv + argc);
     if (words.empty()) return memcity::app::runExplore({});
-    // A heap dump where a trace is expected opens as its imported trace (not for the commands
-    // that take dumps or a program's arguments).
-    if (words[0] != "import" && words[0] != "dump" && words[0] != "record" && words[0] != "attach")
+    // A heap dump where a command expects a trace is its imported trace (not for the commands
+    // that take dumps or a program's arguments; the window imports a dump itself, showing it as
+    // the import writes it).
+    if (findCommand(words[0]) && words[0] != "import" && words[0] != "dump" && words[0] != "record" &&
+        words[0] != "attach")
         if (memcity::Status s = openDumpsIn(words); !s.ok()) {
             std::cerr << "error: " << s.error().message << "\n";
             return 1;

@@ -70,8 +70,10 @@ bool TraceLoader::waitForMore() {
         if (stop_) return false;
         auto grown = trace_->grow();
         const bool live = grown && trace_->beingWritten();
+        bool changed = !grown || !live;
         {
             std::lock_guard lock(mutex_);
+            changed = changed || progress_.bytes_total != trace_->fileSize() || progress_.live != live;
             progress_.bytes_total = trace_->fileSize();
             progress_.live = live;
             if (!grown)
@@ -81,7 +83,8 @@ bool TraceLoader::waitForMore() {
         }
         if (!grown) return false;
         if (*grown > 0) return true;
-        publish();
+        // (Nothing new: the window is not woken for it, so the writer has the cores.)
+        if (changed) publish();
         if (!live) return false;
         // In short sleeps: a window closed meanwhile does not wait for the poll.
         for (auto slept = std::chrono::duration<double>(0); slept < poll && !stop_;

@@ -7,6 +7,7 @@
 
 #include "classify/churn.h"
 #include "graph/heap_graph.h"
+#include "hprof/import_cache.h"
 #include "scene/city_state.h"
 
 namespace memcity::explore {
@@ -99,12 +100,60 @@ void Session::open(const std::string& path) {
     path_ = path;
     auto chain = buildChain(chain_);
     if (chain) stream_chain_ = std::make_shared<const ClassifierChain>(std::move(*chain));
+    if (!hprof::isHeapDump(path)) {
+        import_.reset();
+        openTrace(path);
+        return;
+    }
+    // A dump: its import in the cache, or one started now (the same dump's import under way is
+    // kept: a chain changed while it loads opens it again).
+    if (import_ && import_->place().dump == path && import_->state().error.empty()) {
+        updateImport();
+        return;
+    }
+    import_.reset();
+    auto place = hprof::cachedImportOf(path);
+    if (!place) {
+        load_.phase = LoadPhase::kFailed;
+        load_.error = place.error().message;
+        return;
+    }
+    if (place->ready) {
+        openTrace(place->trace);
+        return;
+    }
+    import_ = std::make_unique<DumpJob>(std::move(*place), options_.wake);
+    updateImport();
+}
+
+std::optional<std::string> Session::importing() const {
+    if (!import_ || import_->state().done) return std::nullopt;
+    return import_->describe();
+}
+
+bool Session::updateImport() {
+    if (!import_) return false;
+    const DumpJobState st = import_->state();
+    if (!st.error.empty()) {
+        if (load_.phase == LoadPhase::kFailed && load_.error == st.error) return false;
+        // What the loader read of the partial trace goes with it.
+        closeTrace();
+        load_.phase = LoadPhase::kFailed;
+        load_.error = st.error;
+        return true;
+    }
+    if (loader_ || !st.started) return false;
+    openTrace(st.done ? import_->place().trace : import_->place().partial);
+    return true;
+}
+
+void Session::openTrace(const std::string& trace) {
     LoaderOptions lo;
     lo.chain = stream_chain_.get();
     lo.threads = options_.threads;
     lo.wake = options_.wake;
-    loader_ = std::make_unique<TraceLoader>(path, std::move(lo));
-    live_ = std::make_unique<LiveLink>(path, options_.wake);
+    loader_ = std::make_unique<TraceLoader>(trace, std::move(lo));
+    live_ = std::make_unique<LiveLink>(trace, options_.wake);
 }
 
 const HeapHistory* Session::history() const {
@@ -118,6 +167,7 @@ const std::vector<Window>& Session::windows() const {
 
 bool Session::update() {
     bool changed = updateLive();
+    changed = updateImport() || changed;
     if (loader_ && loader_->version() != load_version_) {
         load_version_ = loader_->version();
         const LoadPhase before = load_.phase;
@@ -129,6 +179,7 @@ bool Session::update() {
         }
         if (before != LoadPhase::kReady && load_.phase == LoadPhase::kReady && !series_final_) recompute();
         changed = true;
+        changed = updateImport() || changed;  // (an import's error stands over what its trace said)
     }
     std::unique_lock lock(pending_->mutex);
     if (pending_->series && pending_->series_request == series_request_) {
@@ -192,6 +243,7 @@ bool Session::update() {
 }
 
 bool Session::settled(bool live_ok) const {
+    if (import_ && !loader_ && load_.phase != LoadPhase::kFailed) return false;  // no trace yet
     if (loader_ && loader_->version() != load_version_) return false;
     if (loader_ && !loader_->done() && !(live_ok && load_.live)) return false;
     if (!series_worker_->idle() || !inspect_worker_->idle() || !sizes_worker_->idle() ||

@@ -24,6 +24,7 @@
 #include "classify/diff.h"
 #include "classify/series.h"
 #include "explore/chain_config.h"
+#include "explore/dump_job.h"
 #include "explore/heap_map_model.h"
 #include "explore/inspection.h"
 #include "explore/live_link.h"
@@ -80,8 +81,12 @@ public:
 
     // --- the trace --------------------------------------------------------------------------
     // Starts loading `path` (closing what was open). Progress shows in load().
+    // Opens a trace, or a heap dump: its import from the cache, or (the first time) the trace
+    // its import writes, followed as it is written (DumpJob).
     void open(const std::string& path);
     const std::string& path() const { return path_; }
+    // While a dump opened is imported: "importing app.hprof (953.0 MiB): reading the dump 45%".
+    std::optional<std::string> importing() const;
     const LoadProgress& load() const { return load_; }
     bool loaded() const { return load_.phase == LoadPhase::kReady; }
     // The history once loaded() (null before).
@@ -275,6 +280,9 @@ public:
 private:
     struct Pending;
     void closeTrace();
+    void openTrace(const std::string& trace);
+    // A dump's import: its trace opened once the import writes it; its error shown if it fails.
+    bool updateImport();
     void adoptSeries(std::shared_ptr<const TreeSeries> series, std::shared_ptr<const ClassifierChain> chain,
                      bool final);
     void recompute();
@@ -373,6 +381,7 @@ private:
     std::shared_ptr<Pending> pending_;  // results the workers hand over
     // Declared last: destroyed first, so no thread outlives what it reads.
     std::unique_ptr<TraceLoader> loader_;
+    std::unique_ptr<DumpJob> import_;  // the dump being imported (kept when the chain reopens it)
     std::unique_ptr<Worker> series_worker_, inspect_worker_, sizes_worker_, diff_worker_;
     std::unique_ptr<HeapMapModel> heap_map_;
 };

@@ -5,14 +5,18 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 
 #include "classify/churn.h"
 #include "explore/session.h"
+#include "hprof/import_cache.h"
 #include "scene/camera.h"
 #include "scene/city_state.h"
 #include "synth/synth.h"
+#include "unit/hprof_builder.h"
 #include "unit/trace_builder.h"
 
 namespace memcity::explore {
@@ -660,6 +664,64 @@ TEST(Session, TheHeapMapOfATraceWithoutSpacesFitsItselfAndSaysWhatAGcLacks) {
     EXPECT_TRUE(list.rects.empty()) << "GC 0's tiles drawn for GC 1";
     ASSERT_FALSE(list.labels.empty());
     EXPECT_NE(list.labels.front().text.find("GC 1"), std::string::npos) << list.labels.front().text;
+}
+
+// A heap dump opened in the session: imported into the cache while the session follows the
+// trace the import writes, then opened from the cache; a bad dump's error names it, and nothing
+// of its import stays behind.
+TEST(Session, AHeapDumpIsImportedOnceIntoTheCacheAndShown) {
+    namespace fs = std::filesystem;
+    const std::string dir = testing::tempDir("session-dump");
+    testing::ScopedEnv cache("XDG_CACHE_HOME", (dir + "/cache").c_str());
+    auto writeDump = [&](const std::string& name, std::vector<uint8_t> bytes) {
+        const std::string path = dir + "/" + name;
+        std::ofstream(path, std::ios::binary)
+            .write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+        return path;
+    };
+    const std::string dump = writeDump("little.hprof", hprof::testing::littleHeap());
+    auto s = opened(dump, "type");
+    EXPECT_EQ(s->path(), dump);
+    EXPECT_FALSE(s->importing());
+    ASSERT_EQ(s->gcs().size(), 1u);
+    EXPECT_EQ(s->gcs()[0].live_objects, 17u);  // (test_hprof_import.cpp's little heap)
+    EXPECT_TRUE(s->gcs()[0].has_snapshot);
+    auto place = hprof::cachedImportOf(dump);
+    ASSERT_TRUE(place.ok()) << place.error().message;
+    EXPECT_TRUE(place->ready);
+    EXPECT_FALSE(fs::exists(place->partial));
+
+    // Again: from the cache at once.
+    s->open(dump);
+    EXPECT_FALSE(s->importing());
+    s->waitSettled();
+    EXPECT_TRUE(s->loaded()) << s->load().error;
+    EXPECT_EQ(s->gcs().size(), 1u);
+
+    // Cut short: the reader's error, naming the dump; no partial trace left.
+    std::vector<uint8_t> cut = hprof::testing::littleHeap();
+    cut.resize(cut.size() - 40);
+    const std::string bad = writeDump("cut.hprof", cut);
+    s->open(bad);
+    s->waitSettled();
+    EXPECT_EQ(s->load().phase, LoadPhase::kFailed);
+    EXPECT_EQ(s->load().error.rfind(bad + ": offset ", 0), 0u) << s->load().error;
+    EXPECT_FALSE(s->importing());
+    EXPECT_EQ(s->series(), nullptr);
+    auto bad_place = hprof::cachedImportOf(bad);
+    ASSERT_TRUE(bad_place.ok());
+    EXPECT_FALSE(bad_place->ready);
+    EXPECT_FALSE(fs::exists(bad_place->partial));
+
+    // A session closed while it imports: the import stops, and leaves nothing half-written.
+    const std::string other = writeDump("other.hprof", hprof::testing::littleHeap(1'700'000'001'000ull));
+    auto closing = std::make_unique<Session>(SessionOptions{});
+    closing->open(other);
+    closing.reset();
+    auto other_place = hprof::cachedImportOf(other);
+    ASSERT_TRUE(other_place.ok());
+    EXPECT_FALSE(fs::exists(other_place->partial));
+    fs::remove_all(dir);
 }
 
 }  // namespace

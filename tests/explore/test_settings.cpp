@@ -48,19 +48,7 @@ std::string readText(const std::string& path) {
     return ss.str();
 }
 
-// Sets an environment variable for the scope (nullptr: unset), restoring it afterwards.
-class ScopedEnv {
-public:
-    ScopedEnv(const char* name, const char* value) : name_(name) {
-        if (const char* old = std::getenv(name)) old_ = old;
-        value ? ::setenv(name, value, 1) : ::unsetenv(name);
-    }
-    ~ScopedEnv() { old_ ? ::setenv(name_, old_->c_str(), 1) : ::unsetenv(name_); }
-
-private:
-    const char* name_;
-    std::optional<std::string> old_;
-};
+using testing::ScopedEnv;
 
 Settings awkwardSettings() {
     Settings s;

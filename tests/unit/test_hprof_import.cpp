@@ -8,11 +8,11 @@
 #include <fstream>
 #include <map>
 
-#include "cli/dump_open.h"
 #include "heap/heap_history.h"
 #include "heap/snapshot.h"
 #include "hprof/hotspot_layout.h"
 #include "hprof/hprof_import.h"
+#include "hprof/import_cache.h"
 #include "unit/hprof_builder.h"
 #include "unit/trace_builder.h"
 
@@ -294,6 +294,64 @@ TEST(HprofImport, BadDumpsAreOneLineNamingTheFileAndOffset) {
     EXPECT_FALSE(hprof::Importer::create("/nonexistent/dir/out.mct", "test").ok());
 }
 
+// A window follows the trace an import writes: the trace is being written from the first
+// progress call on, and a reader has the dump's whole heap (GC_COMPLETE) before its references
+// are written. A progress call that says no cancels the import.
+TEST(HprofImport, ItsHeapIsCompleteInTheTraceBeforeItsReferencesAndItCanBeCancelled) {
+    const std::string path = testing::tempPath("import-steps") + ".mct";
+    auto importer = hprof::Importer::create(path, "test");
+    ASSERT_TRUE(importer.ok()) << importer.error().message;
+    std::vector<hprof::ImportStep> steps;
+    bool written_from_the_first_call = false;
+    std::vector<uint64_t> live_before_references;  // GC 0's live objects, read then
+    bool heap_before_the_end = false;              // ... before the end of what was written
+    (*importer)->onProgress([&](hprof::ImportStep step, double fraction) {
+        EXPECT_GE(fraction, 0.0);
+        EXPECT_LE(fraction, 1.0);
+        if (!steps.empty() && steps.back() == step) return true;
+        steps.push_back(step);
+        auto f = TraceFile::open(path);
+        if (steps.size() == 1) written_from_the_first_call = f.ok() && f->beingWritten();
+        if (step == hprof::ImportStep::kReferences && f.ok()) {
+            HistoryOptions o;
+            o.on_heap = [&](const HeapView& heap, const GcRecord& r) {
+                EXPECT_EQ(heap.gc(), 0u);
+                live_before_references.push_back(r.live_objects);
+                return true;
+            };
+            // (Without the mark, the heap would be complete only at the end, after this.)
+            o.more = [&] {
+                heap_before_the_end = !live_before_references.empty();
+                return false;
+            };
+            auto h = HeapHistory::build(*f, o);
+            EXPECT_TRUE(h.ok()) << (h.ok() ? "" : h.error().message);
+            if (h.ok()) {
+                EXPECT_FALSE(h->gcs()[0].has_snapshot);
+            }
+        }
+        return true;
+    });
+    auto stats = (*importer)->add("little.hprof", littleHeap());
+    ASSERT_TRUE(stats.ok()) << stats.error().message;
+    ASSERT_TRUE((*importer)->close().ok());
+    using S = hprof::ImportStep;
+    EXPECT_EQ(steps, (std::vector<S>{S::kReading, S::kLayingOut, S::kObjects, S::kReferences}));
+    EXPECT_TRUE(written_from_the_first_call);
+    EXPECT_TRUE(heap_before_the_end);
+    EXPECT_EQ(live_before_references, std::vector<uint64_t>{stats->objects});
+    EXPECT_EQ(stats->objects, 17u);
+
+    // Cancelled while it writes the objects: an error, and no dump in the trace.
+    auto second = hprof::Importer::create(path, "test");
+    ASSERT_TRUE(second.ok());
+    (*second)->onProgress([](hprof::ImportStep step, double) { return step != hprof::ImportStep::kObjects; });
+    auto cancelled = (*second)->add("little.hprof", littleHeap());
+    ASSERT_FALSE(cancelled.ok());
+    EXPECT_EQ(cancelled.error().message, "little.hprof: the import was cancelled");
+    EXPECT_FALSE((*second)->close().ok());
+}
+
 TEST(HprofImport, APrimitiveArrayClassTheDumpListsIsOneType) {
     // "[I" listed (LOAD CLASS and CLASS DUMP, as some dumpers write it) and int[]s dumped: one type.
     Builder b(8);
@@ -374,8 +432,8 @@ TEST(HprofImportCache, OldAndLeastRecentlyOpenedImportsGo) {
     entry("d", 10, std::chrono::hours(24 * 40));           // small but not opened for 40 days
     entry("e", 500, std::chrono::hours(1), ".mct.part");   // an import under way
     entry("f", 500, std::chrono::hours(30), ".mct.part");  // left over from a crash
-    const cli::PruneResult r =
-        cli::pruneImports(imports.string(), (imports / "c").string(), 2500, std::chrono::hours(24 * 30));
+    const hprof::PruneResult r =
+        hprof::pruneImports(imports.string(), (imports / "c").string(), 2500, std::chrono::hours(24 * 30));
     EXPECT_EQ(r.removed, 2u);
     EXPECT_EQ(r.freed, 1000u + 10 + 500);
     EXPECT_TRUE(fs::exists(imports / "a" / "app.hprof.mct"));
@@ -385,10 +443,11 @@ TEST(HprofImportCache, OldAndLeastRecentlyOpenedImportsGo) {
     EXPECT_TRUE(fs::exists(imports / "e" / "app.hprof.mct.part"));
     EXPECT_FALSE(fs::exists(imports / "f" / "app.hprof.mct.part"));
     // Within the limit nothing more goes; a missing directory is no error.
-    EXPECT_EQ(cli::pruneImports(imports.string(), (imports / "c").string(), 2500, std::chrono::hours(24 * 30))
-                  .removed,
-              0u);
-    EXPECT_EQ(cli::pruneImports((imports / "none").string(), "", 0, std::chrono::hours(1)).removed, 0u);
+    EXPECT_EQ(
+        hprof::pruneImports(imports.string(), (imports / "c").string(), 2500, std::chrono::hours(24 * 30))
+            .removed,
+        0u);
+    EXPECT_EQ(hprof::pruneImports((imports / "none").string(), "", 0, std::chrono::hours(1)).removed, 0u);
     fs::remove_all(imports);
 }
 

@@ -6,6 +6,7 @@
 #include "heap/id_index.h"
 #include "heap/object_store.h"
 #include "trace/events.h"
+#include "util/pod_array.h"
 
 namespace memcity {
 namespace {
@@ -121,6 +122,30 @@ TEST(IdIndex, FindsEveryIdAndRejectsOthers) {
         EXPECT_EQ(index.find(ids.back() + 1), c.size());
         EXPECT_EQ(index.find(0), ids[0] == 0 ? 0u : c.size());
     }
+}
+
+// PodArray's changes in the middle (the replayer's id intervals): values in order, across growth.
+TEST(PodArray, InsertsAndErasesInTheMiddleAcrossGrowth) {
+    PodArray<uint64_t> a;
+    std::vector<uint64_t> model;
+    for (uint64_t i = 0; i < 5000; ++i) {
+        a.push_back(2 * i);
+        model.push_back(2 * i);
+    }
+    for (uint64_t k = 0; k < 3000; ++k) {  // past the capacity: inserts that grow it
+        const size_t at = static_cast<size_t>((k * 7919) % (model.size() + 1));
+        EXPECT_EQ(*a.insert(a.begin() + at, 1'000'000 + k), 1'000'000 + k);
+        model.insert(model.begin() + static_cast<std::ptrdiff_t>(at), 1'000'000 + k);
+    }
+    for (uint64_t k = 0; k < 2000; ++k) {
+        const size_t at = static_cast<size_t>((k * 104729) % model.size());
+        a.erase(a.begin() + at);
+        model.erase(model.begin() + static_cast<std::ptrdiff_t>(at));
+    }
+    a.insert(a.end(), 7);
+    model.push_back(7);
+    ASSERT_EQ(a.size(), model.size());
+    EXPECT_TRUE(std::equal(a.begin(), a.end(), model.begin()));
 }
 
 }  // namespace

@@ -285,42 +285,46 @@ TEST(Reconstruction, CheckpointsRebuildEveryGcExactly) {
         expected_bytes.push_back(bytes);
     }
     std::string path = t.finish();
-    for (uint64_t every : {uint64_t{1'000'000}, uint64_t{40}, uint64_t{1}}) {
-        HistoryOptions ho;
-        ho.checkpoint_events = every;
-        Built b = build(path, ho);
-        const HeapHistory& h = *b.history;
-        if (every == 1) {
-            EXPECT_GT(h.checkpoints().count(), 20u);
-        }
-        ASSERT_EQ(h.gcCount(), static_cast<size_t>(gcs));
-        for (uint32_t g = 0; g < gcs; ++g) {
-            EXPECT_EQ(h.gcs()[g].live_objects, expected[g].size()) << "GC " << g;
-            EXPECT_EQ(h.gcs()[g].live_bytes, expected_bytes[g]) << "GC " << g;
-            if (g > 0) {
-                EXPECT_EQ(h.gcs()[g].live_bytes,
-                          h.gcs()[g - 1].live_bytes + h.gcs()[g].allocated_bytes - h.gcs()[g].freed_bytes);
+    // Read whole, and as a trace followed while it is written (its checkpoints are written once
+    // the heap after them is handed over).
+    for (const bool followed : {false, true})
+        for (uint64_t every : {uint64_t{1'000'000}, uint64_t{40}, uint64_t{1}}) {
+            HistoryOptions ho;
+            ho.checkpoint_events = every;
+            if (followed) ho.more = [] { return false; };
+            Built b = build(path, ho);
+            const HeapHistory& h = *b.history;
+            if (every == 1) {
+                EXPECT_GT(h.checkpoints().count(), 20u);
             }
+            ASSERT_EQ(h.gcCount(), static_cast<size_t>(gcs));
+            for (uint32_t g = 0; g < gcs; ++g) {
+                EXPECT_EQ(h.gcs()[g].live_objects, expected[g].size()) << "GC " << g;
+                EXPECT_EQ(h.gcs()[g].live_bytes, expected_bytes[g]) << "GC " << g;
+                if (g > 0) {
+                    EXPECT_EQ(h.gcs()[g].live_bytes, h.gcs()[g - 1].live_bytes + h.gcs()[g].allocated_bytes -
+                                                         h.gcs()[g].freed_bytes);
+                }
+            }
+            for (uint32_t g : {0u, 7u, 21u, 39u, 13u, 1u}) {
+                auto s = h.heapAt(g);
+                ASSERT_TRUE(s.ok()) << s.error().message;
+                EXPECT_EQ(idsOf(s->view()), expected[g]) << "GC " << g << ", checkpoints every " << every;
+                EXPECT_EQ(s->view().liveBytes(), expected_bytes[g]);
+            }
+            std::vector<uint32_t> seen;
+            Status st = h.forEachHeap(10, 19, [&](const HeapView& v) {
+                seen.push_back(v.gc());
+                EXPECT_EQ(idsOf(v), expected[v.gc()]);
+                uint64_t bytes = 0;
+                v.forEachLive([&](size_t p) { bytes += v.size(p); });
+                EXPECT_EQ(bytes, expected_bytes[v.gc()]);
+                return true;
+            });
+            ASSERT_TRUE(st.ok());
+            EXPECT_EQ(seen, (std::vector<uint32_t>{10, 11, 12, 13, 14, 15, 16, 17, 18, 19}));
+            EXPECT_EQ(h.diagnostics().errorCount(), 0u);
         }
-        for (uint32_t g : {0u, 7u, 21u, 39u, 13u, 1u}) {
-            auto s = h.heapAt(g);
-            ASSERT_TRUE(s.ok()) << s.error().message;
-            EXPECT_EQ(idsOf(s->view()), expected[g]) << "GC " << g << ", checkpoints every " << every;
-            EXPECT_EQ(s->view().liveBytes(), expected_bytes[g]);
-        }
-        std::vector<uint32_t> seen;
-        Status st = h.forEachHeap(10, 19, [&](const HeapView& v) {
-            seen.push_back(v.gc());
-            EXPECT_EQ(idsOf(v), expected[v.gc()]);
-            uint64_t bytes = 0;
-            v.forEachLive([&](size_t p) { bytes += v.size(p); });
-            EXPECT_EQ(bytes, expected_bytes[v.gc()]);
-            return true;
-        });
-        ASSERT_TRUE(st.ok());
-        EXPECT_EQ(seen, (std::vector<uint32_t>{10, 11, 12, 13, 14, 15, 16, 17, 18, 19}));
-        EXPECT_EQ(h.diagnostics().errorCount(), 0u);
-    }
 }
 
 TEST(Reconstruction, TwoThreadsGiveTheSameHistory) {

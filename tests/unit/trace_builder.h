@@ -9,7 +9,9 @@
 #pragma once
 
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,22 @@ std::string tempPath(const std::string& stem);
 // A new, empty directory in the test temp directory (mkdtemp: unique even when an earlier test
 // process had this one's pid, which wraps at 32768 in a long run).
 std::string tempDir(const std::string& stem);
+
+// Sets an environment variable for the scope (nullptr: unset), restoring it afterwards.
+class ScopedEnv {
+public:
+    ScopedEnv(const char* name, const char* value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old;
+        value ? ::setenv(name, value, 1) : ::unsetenv(name);
+    }
+    ~ScopedEnv() { old_ ? ::setenv(name_, old_->c_str(), 1) : ::unsetenv(name_); }
+    ScopedEnv(const ScopedEnv&) = delete;
+    ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+private:
+    const char* name_;
+    std::optional<std::string> old_;
+};
 
 class TraceBuilder {
 public:

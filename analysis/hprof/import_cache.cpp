@@ -1,0 +1,159 @@
+#include "hprof/import_cache.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "trace/trace_reader.h"
+#include "util/units.h"
+
+namespace memcity::hprof {
+
+namespace fs = std::filesystem;
+
+bool isHeapDump(const std::string& path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return false;
+    struct stat st {};
+    uint8_t head[16] = {};
+    const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    const ssize_t n = regular ? ::read(fd, head, sizeof head) : 0;
+    ::close(fd);
+    return n > 0 && looksLikeDump({head, static_cast<size_t>(n)});
+}
+
+namespace {
+
+fs::path cacheDir() {
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "memcity";
+    if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "memcity";
+    return fs::temp_directory_path() / "memcity-cache";
+}
+
+}  // namespace
+
+Result<CachedImport> cachedImportOf(const std::string& path) {
+    std::error_code ec;
+    const fs::path absolute = fs::absolute(path, ec);
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return Error{path + ": cannot be read"};
+    // The same dump: its path, size and modification time.
+    const std::string key = std::to_string(std::hash<std::string>{}(absolute.string())) + "-" +
+                            std::to_string(st.st_size) + "-" + std::to_string(st.st_mtim.tv_sec);
+    // A directory per dump, the trace named after it: titles and messages show "app.hprof.mct".
+    const fs::path dir = cacheDir() / "imports" / key;
+    fs::create_directories(dir, ec);
+    if (ec) return Error{dir.string() + ": " + ec.message()};
+    CachedImport place;
+    place.dump = path;
+    place.dir = dir.string();
+    place.trace = (dir / (absolute.filename().string() + ".mct")).string();
+    place.partial = place.trace + ".part";
+    place.dump_bytes = static_cast<uint64_t>(st.st_size);
+    if (fs::exists(place.trace, ec))
+        if (auto t = TraceFile::open(place.trace); t.ok() && t->hadFooterIndex()) {
+            fs::last_write_time(place.trace, fs::file_time_type::clock::now(), ec);  // used now: pruned last
+            place.ready = true;
+        }
+    return place;
+}
+
+Result<PruneResult> importIntoCache(const CachedImport& place,
+                                    std::function<bool(ImportStep, double)> progress) {
+    std::error_code ec;
+    auto importer = Importer::create(place.partial, "memcity import");
+    if (!importer) return importer.error();
+    (*importer)->onProgress(std::move(progress));
+    auto stats = (*importer)->add(place.dump);
+    if (!stats) {
+        (void)(*importer)->close();
+        fs::remove(place.partial, ec);
+        return stats.error();
+    }
+    if (Status s = (*importer)->close(); !s.ok()) {
+        fs::remove(place.partial, ec);
+        return s.error();
+    }
+    fs::rename(place.partial, place.trace, ec);
+    if (ec) return Error{place.trace + ": " + ec.message()};
+    return pruneImports((cacheDir() / "imports").string(), place.dir, importCacheLimit(),
+                        std::chrono::hours(24 * 30));
+}
+
+uint64_t importCacheLimit() {
+    uint64_t bytes = 0;
+    if (const char* text = std::getenv("MEMCITY_CACHE_MAX"); text && parseBytes(text, &bytes) && bytes > 0)
+        return bytes;
+    return uint64_t{8} << 30;
+}
+
+PruneResult pruneImports(const std::string& imports, const std::string& keep, uint64_t max_bytes,
+                         std::chrono::seconds max_age) {
+    struct Entry {
+        fs::path dir;
+        uint64_t bytes = 0;
+        fs::file_time_type used = fs::file_time_type::min();
+    };
+    std::error_code ec;
+    const auto now = fs::file_time_type::clock::now();
+    const fs::path kept = fs::weakly_canonical(keep, ec);
+    PruneResult result;
+    // The regular files of a directory (none where it cannot be read).
+    auto filesIn = [](const fs::path& dir) {
+        std::vector<fs::directory_entry> files;
+        std::error_code e;
+        for (fs::directory_iterator it(dir, e), end; !e && it != end; it.increment(e))
+            if (std::error_code f; it->is_regular_file(f)) files.push_back(*it);
+        return files;
+    };
+    std::vector<Entry> entries;
+    uint64_t total = 0;  // of the import kept
+    std::vector<fs::path> dirs;
+    for (fs::directory_iterator it(imports, ec), end; !ec && it != end; it.increment(ec))
+        if (std::error_code e; it->is_directory(e)) dirs.push_back(it->path());
+    for (const fs::path& dir : dirs) {
+        const bool is_kept = fs::weakly_canonical(dir, ec) == kept;
+        Entry e{dir};
+        bool finished = false;
+        for (const fs::directory_entry& f : filesIn(dir)) {
+            std::error_code fe;
+            const uint64_t size = f.file_size(fe);
+            const fs::file_time_type time = f.last_write_time(fe);
+            if (fe) continue;
+            if (f.path().extension() == ".part") {
+                // An import that did not finish (a day is longer than any import takes).
+                if (now - time > std::chrono::hours(24) && fs::remove(f.path(), fe)) result.freed += size;
+                continue;
+            }
+            finished = true;
+            e.bytes += size;
+            e.used = std::max(e.used, time);
+        }
+        if (is_kept)
+            total += e.bytes;
+        else if (finished)  // (a directory with only an import under way stays)
+            entries.push_back(std::move(e));
+    }
+    // The most recently opened first: they stay while they fit; the first that does not, and
+    // every older one, go.
+    std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.used > b.used; });
+    bool full = false;
+    for (const Entry& e : entries) {
+        full = full || now - e.used > max_age || total + e.bytes > max_bytes;
+        if (!full) {
+            total += e.bytes;
+            continue;
+        }
+        if (std::error_code re; fs::remove_all(e.dir, re) != static_cast<std::uintmax_t>(-1) && !re) {
+            ++result.removed;
+            result.freed += e.bytes;
+        }
+    }
+    return result;
+}
+
+}  // namespace memcity::hprof

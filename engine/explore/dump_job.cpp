@@ -1,0 +1,75 @@
+#include "explore/dump_job.h"
+
+#include <pthread.h>
+
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+
+#include "util/units.h"
+
+namespace memcity::explore {
+
+DumpJob::DumpJob(hprof::CachedImport place, std::function<void()> wake)
+    : place_(std::move(place)), wake_(std::move(wake)) {
+    thread_ = std::thread([this] { run(); });
+    ::pthread_setname_np(thread_.native_handle(), "memcity import");
+}
+
+DumpJob::~DumpJob() {
+    stop_ = true;
+    thread_.join();
+}
+
+DumpJobState DumpJob::state() const {
+    std::lock_guard lock(mutex_);
+    return state_;
+}
+
+std::string DumpJob::describe() const {
+    const DumpJobState s = state();
+    std::string out = "importing " + std::filesystem::path(place_.dump).filename().string() + " (" +
+                      formatBytes(place_.dump_bytes) + "): ";
+    if (!s.error.empty()) return out + s.error;
+    if (s.done) return out + "done";
+    out += hprof::importStepName(s.step);
+    if (s.fraction > 0) out += " " + std::to_string(static_cast<int>(std::floor(s.fraction * 100))) + "%";
+    return out;
+}
+
+void DumpJob::run() {
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point start = Clock::now();
+    auto seconds = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+    // The window is woken for a new step, and at most twice a second within one: each wake
+    // draws frames, which take the cores from the import.
+    double notified = -1;
+    auto notify = [&] {
+        notified = seconds();
+        if (wake_) wake_();
+    };
+    auto imported = hprof::importIntoCache(place_, [&](hprof::ImportStep step, double fraction) {
+        bool changed = false;
+        {
+            std::lock_guard lock(mutex_);
+            changed = !state_.started || step != state_.step ||
+                      (seconds() - notified >= 0.5 &&
+                       std::floor(fraction * 100) != std::floor(state_.fraction * 100));
+            state_.started = true;
+            state_.step = step;
+            state_.fraction = fraction;
+            state_.seconds = seconds();
+        }
+        if (changed) notify();
+        return !stop_.load();
+    });
+    {
+        std::lock_guard lock(mutex_);
+        state_.done = true;
+        state_.seconds = seconds();
+        if (!imported) state_.error = imported.error().message;
+    }
+    notify();
+}
+
+}  // namespace memcity::explore

@@ -641,7 +641,7 @@ private:
 const std::vector<Runner::Verb>& Runner::verbs() {
     using K = Kind;
     static const std::vector<Verb> all = {
-        {{"open", 1, explore::kRestOfLine, "open FILE: load another trace"},
+        {{"open", 1, explore::kRestOfLine, "open FILE: load another trace (or heap dump)"},
          [](Runner& r, const Cmd& c) -> Status {
              r.ex_.open(c.rest);
              return {};

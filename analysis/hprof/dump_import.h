@@ -245,6 +245,7 @@ struct Dump final : Visitor {
     void header(const Header& h) override {
         head = h;
         if (on_header) header_status = on_header(h);
+        stop = stop || !header_status.ok();
     }
     void counted(uint64_t offset) {
         if (on_objects && (objects.size() & 0xffff) == 0 && !on_objects(offset)) stop = true;

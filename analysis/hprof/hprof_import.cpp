@@ -248,6 +248,10 @@ void Importer::flush() {
     if (state_->writer) state_->writer->flush();
 }
 
+void Importer::abandon() {
+    if (state_->writer) state_->writer->abandon();
+}
+
 Status Importer::close() {
     // (A writer without a dump: the first one failed after its header.)
     Status closed = state_->writer ? state_->writer->close() : Status{};

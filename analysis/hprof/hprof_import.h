@@ -85,6 +85,9 @@ public:
     // cancels the import: add() soon returns an error.
     void onProgress(std::function<bool(ImportStep step, double fraction)> progress);
     Status close();
+    // Leaves the trace as it is, without its end (a reader following it finds it cut off): for
+    // an import that failed, whose trace goes.
+    void abandon();
 
     struct State;  // (hprof_import.cpp)
 

@@ -52,7 +52,8 @@ Result<CachedImport> cachedImportOf(const std::string& path) {
     place.dump = path;
     place.dir = dir.string();
     place.trace = (dir / (absolute.filename().string() + ".mct")).string();
-    place.partial = place.trace + ".part";
+    // (Per process: two imports of one dump at once write apart, and the last one's trace stays.)
+    place.partial = place.trace + "." + std::to_string(::getpid()) + ".part";
     place.dump_bytes = static_cast<uint64_t>(st.st_size);
     if (fs::exists(place.trace, ec))
         if (auto t = TraceFile::open(place.trace); t.ok() && t->hadFooterIndex()) {
@@ -70,7 +71,7 @@ Result<PruneResult> importIntoCache(const CachedImport& place,
     (*importer)->onProgress(std::move(progress));
     auto stats = (*importer)->add(place.dump);
     if (!stats) {
-        (void)(*importer)->close();
+        (*importer)->abandon();
         fs::remove(place.partial, ec);
         return stats.error();
     }

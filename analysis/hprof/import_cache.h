@@ -17,7 +17,7 @@ namespace memcity::hprof {
 bool isHeapDump(const std::string& path);
 
 // Where the dump at `path` is imported to in the cache: `trace` once whole, `partial` (its
-// ".part") while the import writes it. `ready`: the trace is there, whole (it is then marked as
+// ".PID.part") while the import writes it. `ready`: the trace is there, whole (it is then marked as
 // used now). Errors name the dump (or the cache directory that cannot be made).
 struct CachedImport {
     std::string dump, dir, trace, partial;

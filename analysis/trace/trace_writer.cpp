@@ -450,4 +450,10 @@ Status TraceWriter::close() {
     return status();
 }
 
+void TraceWriter::abandon() {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    closed_ = true;
+}
+
 }  // namespace memcity

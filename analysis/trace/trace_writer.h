@@ -101,6 +101,9 @@ public:
     void flush();
     // Flushes, writes the footer index and the trailer, closes the file. Returns the final status.
     Status close();
+    // Closes the file as it is, without the footer and the trailer: a reader following it finds
+    // it cut off, its writer gone (for a write that failed, whose file goes).
+    void abandon();
 
     Status status() const;
     bool ok() const { return error_.empty(); }

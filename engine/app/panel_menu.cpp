@@ -44,7 +44,8 @@ void openDialog(Ui& ui) {
         path = ui.session.path();
     }
     if (ImGui::BeginPopupModal("Open a trace", nullptr, ImGuiWindowFlags_AlwaysAutoResize)) {
-        ImGui::TextUnformatted("A trace (.mct) or a heap dump (.hprof); you can also drop one on the window.");
+        ImGui::TextUnformatted(
+            "A trace (.mct) or a heap dump (.hprof); you can also drop one on the window.");
         ImGui::SetNextItemWidth(480.0f * ui.layout.ui_scale);
         const bool enter = ImGui::InputText("##path", &path, ImGuiInputTextFlags_EnterReturnsTrue);
         if (ImGui::Button("Open") || enter) {

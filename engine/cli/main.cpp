@@ -7,6 +7,7 @@
 #include "app/live_record.h"
 #include "cli/commands.h"
 #include "cli/dump_open.h"
+#include "hprof/import_cache.h"
 
 namespace {
 
@@ -62,7 +63,8 @@ int main(int argc, char** argv) {
     }
     // Anything else that is not an option is a trace to open.
     if (first.empty() || first[0] != '-') {
-        if (first.find('.') == std::string::npos && first.find('/') == std::string::npos) {
+        if (first.find('.') == std::string::npos && first.find('/') == std::string::npos &&
+            !memcity::hprof::isHeapDump(first)) {
             std::cerr << "memcity: unknown command '" << first << "' (see 'memcity --help')\n";
             return 1;
         }

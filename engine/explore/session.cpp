@@ -105,14 +105,11 @@ void Session::open(const std::string& path) {
         openTrace(path);
         return;
     }
-    // A dump: its import in the cache, or one started now (the same dump's import under way is
-    // kept: a chain changed while it loads opens it again).
-    if (import_ && import_->place().dump == path && import_->state().error.empty()) {
-        updateImport();
-        return;
-    }
-    import_.reset();
+    // A dump: its import in the cache; else the same dump's import under way (a chain changed
+    // while it loads opens it again) or failed (it fails again, unless the dump changed: its
+    // place in the cache then changes too); else one started now.
     auto place = hprof::cachedImportOf(path);
+    if (!place || place->ready) import_.reset();
     if (!place) {
         load_.phase = LoadPhase::kFailed;
         load_.error = place.error().message;
@@ -122,7 +119,8 @@ void Session::open(const std::string& path) {
         openTrace(place->trace);
         return;
     }
-    import_ = std::make_unique<DumpJob>(std::move(*place), options_.wake);
+    if (!import_ || import_->place().trace != place->trace)
+        import_ = std::make_unique<DumpJob>(std::move(*place), options_.wake);
     updateImport();
 }
 
@@ -140,6 +138,13 @@ bool Session::updateImport() {
         closeTrace();
         load_.phase = LoadPhase::kFailed;
         load_.error = st.error;
+        return true;
+    }
+    if (loader_ && st.done && load_.phase == LoadPhase::kFailed &&
+        loader_->path() == import_->place().partial) {
+        // The import ended, its trace renamed, before the loader opened the partial one.
+        closeTrace();
+        openTrace(import_->place().trace);
         return true;
     }
     if (loader_ || !st.started) return false;
@@ -243,7 +248,11 @@ bool Session::update() {
 }
 
 bool Session::settled(bool live_ok) const {
-    if (import_ && !loader_ && load_.phase != LoadPhase::kFailed) return false;  // no trace yet
+    // A dump's import decides: before it writes a trace there is none, and its trace may look
+    // whole (or cut off) a moment before the import says it failed.
+    if (import_ && load_.phase != LoadPhase::kFailed && !import_->state().done &&
+        (!loader_ || loader_->done()))
+        return false;
     if (loader_ && loader_->version() != load_version_) return false;
     if (loader_ && !loader_->done() && !(live_ok && load_.live)) return false;
     if (!series_worker_->idle() || !inspect_worker_->idle() || !sizes_worker_->idle() ||

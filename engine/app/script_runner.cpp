@@ -511,6 +511,7 @@ private:
             if (s.load().live)
                 std::cout << "live: " << s.gcs().size() << " GCs, " << s.load().bytes_total
                           << " bytes written\n";
+            if (const auto importing = s.importing()) std::cout << "import: " << *importing << "\n";
             if (const explore::LiveState live = s.liveState(); live.connected) {
                 std::cout << "program: " << live::stateName(live.status.state);
                 if (live.status.state == live::ProgramState::kPaused)

@@ -4,8 +4,9 @@
 // its camera, the one selection every view and panel shares, the drill-down root, and the
 // inspector's and the tree table's data (computed in the background for the selection).
 //
-// Threads: a Session is used from one thread (the window's); it owns a loader thread and three
-// workers (series, inspection, table sizes) whose results it adopts in update(). Node ids are
+// Threads: a Session is used from one thread (the window's); it owns a loader thread, a dump's
+// import thread while one runs (DumpJob), and its workers (series, inspection, table sizes,
+// diff, heap map) whose results it adopts in update(). Node ids are
 // those of the current series; when a new series replaces it, the selection and the drill root
 // are carried over by their label paths, and what no longer exists is dropped.
 #pragma once

@@ -4,6 +4,7 @@
 // dump_write.cpp (the types, threads, objects, GC, addresses and snapshot written).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -203,13 +204,12 @@ struct Dump final : Visitor {
     // roots after this one's.
     void absorb(Dump& part) {
         std::vector<uint32_t> remap(part.classes.size(), kNone);
-        for (uint8_t type = 0; type < std::size(primitive_classes); ++type)
-            if (part.primitive_classes[type] != kNone)
-                remap[part.primitive_classes[type]] = type | kPrimitive;
+        const auto* const primitives = std::begin(part.primitive_classes);
+        const auto* const primitives_end = std::end(part.primitive_classes);
         for (uint32_t i = 0; i < part.classes.size(); ++i) {
             ClassInfo& c = part.classes[i];
-            if (remap[i] != kNone) {  // a primitive array's class, made where first seen
-                remap[i] = primitiveClass(static_cast<uint8_t>(remap[i] & ~kPrimitive));
+            if (const auto* p = std::find(primitives, primitives_end, i); p != primitives_end) {
+                remap[i] = primitiveClass(static_cast<uint8_t>(p - primitives));  // made where first seen
                 continue;
             }
             remap[i] = classOf(c.class_id);
@@ -230,7 +230,6 @@ struct Dump final : Visitor {
         }
         roots.insert(roots.end(), part.roots.begin(), part.roots.end());
     }
-    static constexpr uint32_t kPrimitive = 1u << 31;
 
     uint32_t primitiveClass(uint8_t type) {
         uint32_t& cls = primitive_classes[type];
@@ -326,6 +325,11 @@ private:
     void writeAddresses();
     bool holds(uint64_t address) const;
     uint32_t find(uint64_t address) const;  // index in objects, or kNone
+    // Progress every 2^20 objects through `step`, `done` of them so far; false: cancelled.
+    bool stepEvery(ImportStep step, uint64_t done) {
+        return (done & 0xfffff) != 0 ||
+               st_.step(step, static_cast<double>(done) / static_cast<double>(d_.objects.size()));
+    }
     void writeObjects();
     void writeSnapshot();
     uint32_t methodOf(uint64_t frame_id);

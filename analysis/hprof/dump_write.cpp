@@ -302,11 +302,9 @@ void DumpImport::writeObjects() {
     TraceWriter& w = *st_.writer;
     const int64_t time = time_ns_;
     const uint32_t class_type = d_.classes[class_class_].type;
-    const double objects = static_cast<double>(d_.objects.size());
+    uint64_t done = 0;
     for (const Obj& o : d_.objects) {
-        if ((stats_.objects++ & 0xfffff) == 0 &&
-            !st_.step(ImportStep::kObjects, static_cast<double>(stats_.objects) / objects))
-            return;
+        if (!stepEvery(ImportStep::kObjects, done++)) return;
         AllocEvent e;
         e.id = idOf(o.address);
         e.time_ns = time;
@@ -355,12 +353,9 @@ void DumpImport::writeSnapshot() {
             w.snapshotRoot(
                 TraceRoot::make(static_cast<uint32_t>(format::RootKind::kSystemClass), idOf(target), {type}));
     };
-    const double objects = static_cast<double>(d_.objects.size());
     uint64_t done = 0;
     for (const Obj& o : d_.objects) {
-        if ((done++ & 0xfffff) == 0 &&
-            !st_.step(ImportStep::kReferences, static_cast<double>(done) / objects))
-            return;
+        if (!stepEvery(ImportStep::kReferences, done++)) return;
         edges.clear();
         switch (o.kind()) {
             case ObjKind::kInstance:

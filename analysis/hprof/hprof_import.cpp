@@ -215,15 +215,16 @@ Result<DumpStats> Importer::add(const std::string& name, std::span<const uint8_t
     } else {
         read_status = read(bytes, dump);
     }
-    if (st.cancelled) return Error{name + ": the import was cancelled"};
+    const Error cancelled{name + ": the import was cancelled"};
+    if (st.cancelled) return cancelled;
     if (!read_status.ok()) return Error{name + ": " + read_status.error().message};
     if (!dump.header_status.ok()) return dump.header_status.error();
     if (dump.head.id_size == 0 || !st.writer) return Error{name + ": not a heap dump"};
-    if (!st.step(ImportStep::kLayingOut, 0)) return Error{name + ": the import was cancelled"};
+    if (!st.step(ImportStep::kLayingOut, 0)) return cancelled;
     stats.gc = st.gc;
     DumpImport import(st, dump, bytes, stats, pause_ns);
     if (Status s = import.run(); !s.ok()) return s.error();
-    if (st.cancelled) return Error{name + ": the import was cancelled"};
+    if (st.cancelled) return cancelled;
     st.writer->meta("dump " + std::to_string(st.gc), name);
     ++st.gc;
     stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

@@ -30,8 +30,6 @@ std::string DumpJob::describe() const {
     const DumpJobState s = state();
     std::string out = "importing " + std::filesystem::path(place_.dump).filename().string() + " (" +
                       formatBytes(place_.dump_bytes) + "): ";
-    if (!s.error.empty()) return out + s.error;
-    if (s.done) return out + "done";
     out += hprof::importStepName(s.step);
     if (s.fraction > 0) out += " " + std::to_string(static_cast<int>(std::floor(s.fraction * 100))) + "%";
     return out;
@@ -58,7 +56,6 @@ void DumpJob::run() {
             state_.started = true;
             state_.step = step;
             state_.fraction = fraction;
-            state_.seconds = seconds();
         }
         if (changed) notify();
         return !stop_.load();
@@ -66,7 +63,6 @@ void DumpJob::run() {
     {
         std::lock_guard lock(mutex_);
         state_.done = true;
-        state_.seconds = seconds();
         if (!imported) state_.error = imported.error().message;
     }
     notify();

@@ -20,7 +20,6 @@ struct DumpJobState {
     std::string error;     // one line naming the dump
     hprof::ImportStep step = hprof::ImportStep::kReading;
     double fraction = 0;  // through the step
-    double seconds = 0;   // since the import began
 };
 
 class DumpJob {
@@ -35,7 +34,7 @@ public:
 
     const hprof::CachedImport& place() const { return place_; }
     DumpJobState state() const;
-    // "importing app.hprof (953.0 MiB): reading the dump 45%"
+    // While it runs: "importing app.hprof (953.0 MiB): reading the dump 45%"
     std::string describe() const;
 
 private:

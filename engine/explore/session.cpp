@@ -109,14 +109,14 @@ void Session::open(const std::string& path) {
     // while it loads opens it again) or failed (it fails again, unless the dump changed: its
     // place in the cache then changes too); else one started now.
     auto place = hprof::cachedImportOf(path);
-    if (!place || place->ready) import_.reset();
-    if (!place) {
-        load_.phase = LoadPhase::kFailed;
-        load_.error = place.error().message;
-        return;
-    }
-    if (place->ready) {
-        openTrace(place->trace);
+    if (!place || place->ready) {
+        import_.reset();
+        if (place) {
+            openTrace(place->trace);
+        } else {
+            load_.phase = LoadPhase::kFailed;
+            load_.error = place.error().message;
+        }
         return;
     }
     if (!import_ || import_->place().trace != place->trace)
@@ -172,7 +172,6 @@ const std::vector<Window>& Session::windows() const {
 
 bool Session::update() {
     bool changed = updateLive();
-    changed = updateImport() || changed;
     if (loader_ && loader_->version() != load_version_) {
         load_version_ = loader_->version();
         const LoadPhase before = load_.phase;
@@ -184,8 +183,9 @@ bool Session::update() {
         }
         if (before != LoadPhase::kReady && load_.phase == LoadPhase::kReady && !series_final_) recompute();
         changed = true;
-        changed = updateImport() || changed;  // (an import's error stands over what its trace said)
     }
+    // After the loader's word: an import's error stands over what its trace said.
+    changed = updateImport() || changed;
     std::unique_lock lock(pending_->mutex);
     if (pending_->series && pending_->series_request == series_request_) {
         auto series = std::move(pending_->series);

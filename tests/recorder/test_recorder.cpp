@@ -594,8 +594,9 @@ TEST_F(Recorder, RecordsTheH2Database) {
     EXPECT_EQ(l.history->diagnostics().errorCount(), 0u) << describeAnomalies(l.history->diagnostics());
     EXPECT_GT(l.history->counts().objects_allocated, 1'000'000u);
     EXPECT_GE(l.history->gcCount(), 20u);  // the small young generation collects often
-    // A snapshot every other GC, or the GC after when two came before the agent thread woke.
-    EXPECT_LE(l.history->snapshots().size(), (l.history->gcCount() + 1) / 2);
+    // A snapshot every other GC, or the GC after when two came before the agent thread woke; and
+    // the last GC's (forced at exit), whatever its parity: 154 GCs have 77 + 1.
+    EXPECT_LE(l.history->snapshots().size(), l.history->gcCount() / 2 + 1);
     EXPECT_GE(l.history->snapshots().size(), l.history->gcCount() / 3);
     // Frees arrive late and in bursts; each GC's are still written before the next GC starts (a
     // free preempted right as a GC begins may slip past: a handful at most).

@@ -9,7 +9,8 @@
 #     addresses of its objects; 1.3 M live objects at the end): `memcity gcs` (the whole history, which only
 #     indexes the ADDRS chunks), `memcity spaces --gc LAST` (the heap at the last GC, its
 #     addresses and its map: time and peak memory), and the heap map picture of the last GC,
-#     with --stream dying (one more GC replayed). Three runs each, the median.
+#     with --stream dying (one more GC replayed, the history graph's deaths too) and with --stream
+#     selected (the history graph classifies every GC with addresses). Three runs each, the median.
 #  3. The window (under Xvfb): the same trace opened, the cursor at its last GC, then `view heapmap`
 #     (the heap rebuilt, its addresses read and sorted, the map built), the dying stream (the heap
 #     kept, the next GC replayed) and the map of GC LAST - 2 (another heap, with dying): the
@@ -79,6 +80,8 @@ run "gcs (the whole history)" "$build/memcity" gcs "$trace"
 run "spaces --gc $last (heap + addresses)" "$build/memcity" spaces "$trace" --gc "$last"
 run "render heapmap --gc $last" "$build/memcity" render "$trace" --view heapmap --gc "$last" -o "$dir/heapmap.png"
 run "render heapmap --stream dying" "$build/memcity" render "$trace" --view heapmap --stream dying --gc $((last - 1)) -o "$dir/heapmap-dying.png"
+run "render heapmap --stream selected" "$build/memcity" render "$trace" --view heapmap --stream selected --classify type \
+    --select com.dynatrace.easytravel.jpa.business.Location --gc "$last" -o "$dir/heapmap-selected.png"
 
 echo "== the window: $trace at GC $last"
 script=$dir/heapmap.script

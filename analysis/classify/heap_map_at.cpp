@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <unordered_map>
 
 #include "classify/tree.h"
@@ -63,6 +64,23 @@ Result<HeapView> viewFor(const HeapHistory& h, const HeapState& heap, const Clas
     return view.withGraph(graph.get());
 }
 
+// The objects of the groups at label paths `paths` of `chain`'s tree of `view` (with its graph
+// where the chain reads references), by position.
+Bitset selectedIn(const HeapView& view, const ClassifierChain& chain,
+                  const std::vector<std::vector<std::string>>& paths, unsigned threads) {
+    TreeOptions options;
+    options.threads = threads;
+    const ClassificationTree tree = ClassificationTree::build(view, chain, options);
+    std::vector<uint32_t> nodes;
+    for (const auto& path : paths)
+        if (const uint32_t id = tree.find(path); id != kNoNode) nodes.push_back(id);
+    Bitset selected(view.positions());
+    if (!nodes.empty())
+        for (const Bitset& m : tree.members(view, nodes, options))
+            selected |= m;
+    return selected;
+}
+
 // Accepts the objects whose positions are set.
 class PositionFilter final : public Filter {
 public:
@@ -117,16 +135,7 @@ Result<HeapMap> heapMapOf(const HeapHistory& h, const PlacedHeap& placed, const 
         std::unique_ptr<HeapGraph> graph;
         auto view = viewFor(h, heap, *r.chain, graph);
         if (!view) return view.error();
-        TreeOptions to;
-        to.threads = r.threads;
-        const ClassificationTree tree = ClassificationTree::build(*view, *r.chain, to);
-        std::vector<uint32_t> nodes;
-        for (const auto& path : r.selected)
-            if (const uint32_t id = tree.find(path); id != kNoNode) nodes.push_back(id);
-        selected.emplace(view->positions());
-        if (!nodes.empty())
-            for (const Bitset& m : tree.members(*view, nodes, to))
-                *selected |= m;
+        selected = selectedIn(*view, *r.chain, r.selected, r.threads);
         o.selected = &*selected;
     }
     if (r.dying) {
@@ -201,24 +210,46 @@ Result<std::vector<RangeGroup>> groupsInRange(const HeapHistory& h, const Placed
     return groups;
 }
 
-Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& h, const std::string& space,
-                                                  uint32_t from, uint32_t to, uint64_t tile_bytes,
+Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& h, const SpaceHistoryRequest& r,
                                                   const std::function<bool()>& cancelled) {
-    if (from > to || to >= h.gcCount()) return Error{h.gcRangeError(std::max(from, to))};
+    if (r.from > r.to || r.to >= h.gcCount()) return Error{h.gcRangeError(std::max(r.from, r.to))};
     const SymbolTable& symbols = h.trace().symbols();
+    const bool select = r.chain && !r.selected.empty();
     std::vector<SpaceHistoryRow> rows;
+    // The space's objects in the last row with tiles, by id, while the deaths of the GC after
+    // it arrive (`dying`).
+    struct Candidate {
+        uint64_t id, address, size;
+    };
+    std::vector<Candidate> candidates;
     Status failure;
-    Status s = h.forEachHeap(from, to, [&](const HeapView& view) {
+    auto on_heap = [&](const HeapView& replayed) {
         if (cancelled && cancelled()) return false;
-        const uint32_t gc = view.gc();
+        candidates.clear();  // the deaths of its GC have come
+        const uint32_t gc = replayed.gc();
+        if (gc > r.to) return false;  // replayed for its deaths alone
         const GcSpacesEvent* spaces = h.spacesAt(gc);
         SpaceHistoryRow row;
         row.gc = gc;
         bool found = false;
         if (spaces)
             for (const SpaceState& st : spaces->spaces)
-                if (symbols.space(st.space).name == space) row.state = st, found = true;
+                if (symbols.space(st.space).name == r.space) row.state = st, found = true;
         if (h.gcs()[gc].has_addresses && (found || !spaces)) {
+            // A chain that reads references classifies the heap compacted, with its graph.
+            HeapView view = replayed;
+            std::optional<HeapState> compacted;
+            std::unique_ptr<HeapGraph> graph;
+            if (select && r.chain->needsReferences()) {
+                compacted.emplace(replayed);
+                auto g = loadGraph(h, *compacted);
+                if (!g) {
+                    failure = g.error();
+                    return false;
+                }
+                graph = std::move(*g);
+                view = compacted->view().withGraph(graph.get());
+            }
             std::vector<uint64_t> addresses;
             for (const AddressInfo& a : h.addresses())
                 if (a.gc == gc) {
@@ -229,18 +260,46 @@ Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& h, const st
                     }
                     addresses = std::move(*loaded);
                 }
-            HeapMap map = buildHeapMap(view, addresses, spaces, symbols, tile_bytes);
+            std::optional<Bitset> selected;
+            if (select) selected = selectedIn(view, *r.chain, r.selected, r.threads);
+            HeapMapOptions o;
+            o.tile_bytes = r.tile_bytes;
+            o.selected = selected ? &*selected : nullptr;
+            HeapMap map = buildHeapMap(view, addresses, spaces, symbols, o);
             for (SpaceMap& m : map.spaces)
-                if (m.name == space) {
+                if (m.name == r.space) {
                     row.state = m.state;
                     row.tile_bytes = map.tile_bytes;
                     row.tiles = std::move(m.tiles);
                     row.addresses = found = true;
                 }
+            if (row.addresses && r.dying) {
+                for (size_t pos = 0; pos < view.positions() && pos < addresses.size(); ++pos)
+                    if (view.alive(pos) && addresses[pos] >= row.state.bottom &&
+                        addresses[pos] < row.state.top)
+                        candidates.push_back({view.id(pos), addresses[pos], view.size(pos)});
+                std::sort(candidates.begin(), candidates.end(),
+                          [](const Candidate& a, const Candidate& b) { return a.id < b.id; });
+            }
         }
         if (found) rows.push_back(std::move(row));
         return true;
-    });
+    };
+    // A death at the GC after the last row's: its bytes in that row's tiles.
+    auto on_death = [&](const ObjectStore& store, size_t pos, uint32_t at) {
+        if (candidates.empty() || at != rows.back().gc + 1) return;
+        const uint64_t id = store.id(pos);
+        auto c = std::lower_bound(candidates.begin(), candidates.end(), id,
+                                  [](const Candidate& a, uint64_t b) { return a.id < b; });
+        if (c == candidates.end() || c->id != id) return;
+        SpaceHistoryRow& row = rows.back();
+        forEachTilePart(row.state, row.tile_bytes, c->address, c->size,
+                        [&](size_t tile, uint64_t part) { row.tiles[tile].dying_bytes += part; });
+    };
+    const uint32_t last =
+        r.dying ? std::min<uint32_t>(r.to + 1, static_cast<uint32_t>(h.gcCount() - 1)) : r.to;
+    Status s =
+        r.dying ? h.forEachHeap(r.from, last, on_heap, on_death) : h.forEachHeap(r.from, last, on_heap);
     if (!failure) return failure.error();
     if (!s) return s.error();
     if (cancelled && cancelled()) return std::vector<SpaceHistoryRow>{};

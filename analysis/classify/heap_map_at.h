@@ -68,8 +68,10 @@ Result<std::vector<RangeGroup>> groupsInRange(const HeapHistory& history, const 
 
 // One space's history as GCspy's history graphs draw it (§6.2): a row of its tiles per GC of
 // [from, to] that has the space, from the objects' addresses where the GC has them, else only
-// the space's extent. One forward replay over the GCs. Error: a GC out of range, a replay
-// failure, a corrupt ADDRS chunk; `cancelled` returning true stops it (an empty result).
+// the space's extent. One forward replay over the GCs (one GC further for `dying`), and a tree
+// of `chain` at each GC with addresses for `selected`. Error: a GC out of range, a replay
+// failure, a corrupt ADDRS chunk, a chain that reads references at a GC without a snapshot;
+// `cancelled` returning true stops it (an empty result).
 struct SpaceHistoryRow {
     uint32_t gc = 0;
     SpaceState state;
@@ -77,8 +79,18 @@ struct SpaceHistoryRow {
     uint64_t tile_bytes = 0;      // as asked, or larger where the map bounded its tiles
     std::vector<HeapTile> tiles;  // of tile_bytes from state.bottom to state.end
 };
-Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& history, const std::string& space,
-                                                  uint32_t from, uint32_t to, uint64_t tile_bytes,
+struct SpaceHistoryRequest {
+    std::string space;
+    uint32_t from = 0, to = 0;
+    uint64_t tile_bytes = 64 << 10;
+    // The tiles' selected_bytes and dying_bytes, as HeapMapRequest's (without: zero).
+    const ClassifierChain* chain = nullptr;
+    std::vector<std::vector<std::string>> selected;
+    bool dying = false;
+    unsigned threads = 1;
+};
+Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& history,
+                                                  const SpaceHistoryRequest& request,
                                                   const std::function<bool()>& cancelled = {});
 
 // What the heap map's pictures choose from the spaces: the largest space at a GC ("" where it

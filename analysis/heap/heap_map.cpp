@@ -119,21 +119,14 @@ HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addresses, 
                 sm.gap_bytes += o.address - covered;
             }
             covered = std::max(covered, o.address + o.size);
-            uint64_t at = o.address;
-            const uint64_t end = std::min(o.address + o.size, s.end);
-            ++sm.tiles[(at - s.bottom) / map.tile_bytes].objects;
-            while (at < end) {
-                const uint64_t tile = (at - s.bottom) / map.tile_bytes;
-                const uint64_t start = tile * map.tile_bytes;  // from the bottom, at most at's
-                const uint64_t tile_end = s.bottom + start + std::min(map.tile_bytes, s.capacity() - start);
-                const uint64_t part = std::min(end, tile_end) - at;
+            ++sm.tiles[(o.address - s.bottom) / map.tile_bytes].objects;
+            forEachTilePart(s, map.tile_bytes, o.address, o.size, [&](size_t tile, uint64_t part) {
                 HeapTile& t = sm.tiles[tile];
                 t.bytes += part;
                 t.age_bytes += part * o.age;
                 if (o.selected) t.selected_bytes += part;
                 if (o.dying) t.dying_bytes += part;
-                at += part;
-            }
+            });
         }
         if (covered < s.top) sm.gap_bytes += s.top - covered;
     }

@@ -3,6 +3,7 @@
 // and the objects' addresses at a GC (trace/heap_layout.h).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -62,6 +63,22 @@ inline HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addr
                             const GcSpacesEvent* spaces, const SymbolTable& symbols, uint64_t tile_bytes) {
     return buildHeapMap(heap, addresses, spaces, symbols, HeapMapOptions{.tile_bytes = tile_bytes});
 }
+// Calls fn(tile, part) for each tile of space `s` (tiles of `tile_bytes` from its bottom) that
+// the object at [address, address + size) covers, with the bytes it covers there; none past the
+// space's end.
+template <typename Fn>
+void forEachTilePart(const SpaceState& s, uint64_t tile_bytes, uint64_t address, uint64_t size, Fn&& fn) {
+    const uint64_t end = std::min(address + size, s.end);
+    for (uint64_t at = address; at < end;) {
+        const uint64_t tile = (at - s.bottom) / tile_bytes;
+        const uint64_t start = tile * tile_bytes;  // from the bottom, at most at's
+        const uint64_t tile_end = s.bottom + start + std::min(tile_bytes, s.capacity() - start);
+        const uint64_t part = std::min(end, tile_end) - at;
+        fn(static_cast<size_t>(tile), part);
+        at += part;
+    }
+}
+
 // The map of the spaces alone, where a GC has no addresses: every tile below a space's top
 // full, the one it ends in as far as it reaches.
 HeapMap spacesOnlyMap(uint32_t gc, const GcSpacesEvent& spaces, const SymbolTable& symbols,

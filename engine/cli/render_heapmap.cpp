@@ -140,9 +140,13 @@ int renderHeapMap(const Args& args) {
             fittingTileBytes(range, bands.width(), bands.height(), vo.tile_px, 18.0);
         maps.clear();
     }
-    // The history graph's tiles: one replay over the window, each GC with addresses mapped.
+    // The history graph's tiles: one replay over the window, each GC with addresses mapped (and
+    // classified, for the selection's stream).
     if (!space.empty()) {
-        auto rows = spaceHistory(h, space, window->from, window->to, tile_bytes);
+        SpaceHistoryRequest hr{space,   window->from, window->to,    tile_bytes,
+                               nullptr, {},           request.dying, request.threads};
+        if (*stream == scene::HeapStream::kSelected) hr.chain = request.chain, hr.selected = request.selected;
+        auto rows = spaceHistory(h, hr);
         if (!rows) return fail("memcity render: " + rows.error().message);
         scene.setHistory(std::move(*rows));
     }

@@ -220,10 +220,15 @@ void HeapMapModel::request(const HeapHistory& h, std::vector<MapKey> keys) {
     });
 }
 
-void HeapMapModel::requestHistory(const HeapHistory& h) {
+void HeapMapModel::requestHistory(const HeapHistory& h, const HeapMapFrame& frame) {
     if (scene_key_.space.empty() || scene_key_.held.empty()) return;
     // The fitted tile size whatever the zoom: the graph bins tiles into pixel rows anyway.
-    HistoryKey key{scene_key_.space, scene_key_.held.front(), scene_key_.held.back(), fitted_};
+    HistoryKey key{scene_key_.space, scene_key_.held.front(), scene_key_.held.back(), fitted_, false, {}, {}};
+    key.dying = stream_ == scene::HeapStream::kDying;
+    if (stream_ == scene::HeapStream::kSelected && frame.chain && !frame.selected.empty()) {
+        key.selected = frame.selected;
+        key.chain = frame.chain;
+    }
     if (fitted_ == 0) return;
     if (history_key_ == key) {
         if (!scene_has_history_) {
@@ -239,8 +244,9 @@ void HeapMapModel::requestHistory(const HeapHistory& h) {
     auto wake = wake_;
     const std::vector<uint32_t> held = scene_key_.held;
     history_worker_->submit([=](const CancelToken& token) {
-        auto rows = spaceHistory(*history, key.space, key.from, key.to, key.tile_bytes,
-                                 [&token] { return token.cancelled(); });
+        const SpaceHistoryRequest request{key.space,       key.from,     key.to,    key.tile_bytes,
+                                          key.chain.get(), key.selected, key.dying, 1};
+        auto rows = spaceHistory(*history, request, [&token] { return token.cancelled(); });
         if (rows)  // the series' GCs only (a sparse one holds some)
             std::erase_if(*rows, [&](const SpaceHistoryRow& r) {
                 return !std::binary_search(held.begin(), held.end(), r.gc);
@@ -327,7 +333,7 @@ void HeapMapModel::compose(const HeapHistory& h, const std::string& title, const
     chain_ = frame.chain;
     if (rect.empty() || frame.gc >= h.gcCount()) return;
     prepareScene(h, title, frame, glm::vec2(rect.width(), rect.height()));
-    requestHistory(h);
+    requestHistory(h, frame);
     const bool tween = frame.fraction > 0 && frame.next_gc != frame.gc && frame.next_gc < h.gcCount();
     std::vector<MapKey> keys{keyFor(frame.gc, frame)};
     if (tween) keys.push_back(keyFor(frame.next_gc, frame));

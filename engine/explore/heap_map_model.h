@@ -118,8 +118,9 @@ private:
     };
     void prepareScene(const HeapHistory& history, const std::string& title, const HeapMapFrame& frame,
                       glm::vec2 size);
-    // The history graph's tiles for the scene's space and GCs, asked for in the background.
-    void requestHistory(const HeapHistory& history);
+    // The history graph's tiles for the scene's space and GCs (and the stream's selection or
+    // deaths), asked for in the background.
+    void requestHistory(const HeapHistory& history, const HeapMapFrame& frame);
     MapKey keyFor(uint32_t gc, const HeapMapFrame& frame) const;
     void request(const HeapHistory& history, std::vector<MapKey> keys);
     std::shared_ptr<const HeapMap> cached(const MapKey& key) const;
@@ -154,6 +155,9 @@ private:
         std::string space;
         uint32_t from = 0, to = 0;
         uint64_t tile_bytes = 0;
+        bool dying = false;                              // the dying stream's
+        std::vector<std::vector<std::string>> selected;  // the selected stream's
+        std::shared_ptr<const ClassifierChain> chain;
         bool operator==(const HistoryKey&) const = default;
     };
     std::optional<HistoryKey> history_asked_, history_key_;  // asked for; of history_rows_

@@ -239,9 +239,7 @@ std::optional<HeapTilePick> HeapMapScene::pick(glm::vec2 pixel) const {
 void HeapMapScene::drawHistory(uint32_t gc, PixelRect rect, render::DrawList& out) const {
     const auto& h = inputs_.history;
     const bool tiles = std::any_of(h.begin(), h.end(), [](const SpaceHistoryRow& r) { return r.addresses; });
-    // The history's streams: used, objects or age (the others are not kept per GC: used).
-    HeapStream stream = options_.stream;
-    if (stream == HeapStream::kSelected || stream == HeapStream::kDying) stream = HeapStream::kUsed;
+    const HeapStream stream = options_.stream;
     const std::string title = "history of " + inputs_.history_space + ", GC " + std::to_string(h.front().gc) +
                               " to " + std::to_string(h.back().gc) + ": before and after each GC";
     out.labels.push_back({rect.min, title, palette::kText, 13.0f, render::TextAnchor::kTopLeft});
@@ -293,6 +291,7 @@ void HeapMapScene::drawHistory(uint32_t gc, PixelRect rect, render::DrawList& ou
     const double bin_bytes = span / static_cast<double>(bins);
     std::vector<double> sum;
     std::vector<uint32_t> count;
+    std::vector<uint8_t> held;  // some tile of the bin holds bytes (drawn, at value 0 too)
     out.rects.push_back({area.min, area.max, palette::kPanel, 0, 0});
     const float col = area.width() / static_cast<float>(2 * h.size());
     for (size_t k = 0; k < h.size(); ++k) {
@@ -304,6 +303,7 @@ void HeapMapScene::drawHistory(uint32_t gc, PixelRect rect, render::DrawList& ou
             if (half == 1 && h[k].addresses) {
                 sum.assign(bins + 1, 0.0);
                 count.assign(bins + 1, 0);
+                held.assign(bins + 1, 0);
                 // A tile counts in every bin it covers (a bin holds many tiles, or a tile spans bins).
                 const uint64_t tile_bytes = std::max<uint64_t>(h[k].tile_bytes, 1);
                 auto binOf = [&](uint64_t address) {
@@ -317,10 +317,11 @@ void HeapMapScene::drawHistory(uint32_t gc, PixelRect rect, render::DrawList& ou
                     for (size_t b = binOf(at); b <= binOf(last); ++b) {
                         sum[b] += v;
                         ++count[b];
+                        held[b] |= h[k].tiles[t].bytes != 0;
                     }
                 }
                 for (size_t b = 0; b <= bins; ++b) {
-                    if (count[b] == 0 || sum[b] <= 0) continue;
+                    if (!held[b]) continue;
                     const auto from = lo + static_cast<uint64_t>(static_cast<double>(b) * bin_bytes);
                     const auto to =
                         std::min(hi, lo + static_cast<uint64_t>(static_cast<double>(b + 1) * bin_bytes));

@@ -265,6 +265,16 @@ TEST(HeapLayoutMap, AStretchOfAddressesTellsWhatItHolds) {
     EXPECT_NE(none.error().message.find("GC 2 has no addresses"), std::string::npos);
 }
 
+// A history of `space` over GCs [from, to] in tiles of 64 bytes, nothing more.
+SpaceHistoryRequest tiles64(std::string space, uint32_t from, uint32_t to) {
+    SpaceHistoryRequest r;
+    r.space = std::move(space);
+    r.from = from;
+    r.to = to;
+    r.tile_bytes = 64;
+    return r;
+}
+
 // GCspy's history graph of one space: in one replay, a row of tiles per GC that has the space,
 // each the tiles that GC's own map has.
 TEST(HeapLayoutMap, ASpacesHistoryHasEachGcsTiles) {
@@ -272,7 +282,7 @@ TEST(HeapLayoutMap, ASpacesHistoryHasEachGcsTiles) {
     auto trace = TraceFile::open(path);
     auto h = HeapHistory::build(*trace);
     ASSERT_TRUE(h);
-    auto rows = spaceHistory(*h, "Tenured Gen", 0, 2, 64);
+    auto rows = spaceHistory(*h, tiles64("Tenured Gen", 0, 2));
     ASSERT_TRUE(rows) << rows.error().message;
     ASSERT_EQ(rows->size(), 2u);  // GC 2 has neither spaces nor addresses
     for (const SpaceHistoryRow& row : *rows) {
@@ -292,13 +302,65 @@ TEST(HeapLayoutMap, ASpacesHistoryHasEachGcsTiles) {
     EXPECT_EQ((*rows)[0].tiles[0].bytes, 64u);
     EXPECT_EQ((*rows)[1].gc, 1u);
     // A space no GC has: no rows; a stop asked for: none either; bad range: an error.
-    auto none = spaceHistory(*h, "Old Gen", 0, 2, 64);
+    auto none = spaceHistory(*h, tiles64("Old Gen", 0, 2));
     ASSERT_TRUE(none);
     EXPECT_TRUE(none->empty());
-    auto stopped = spaceHistory(*h, "Tenured Gen", 0, 2, 64, [] { return true; });
+    auto stopped = spaceHistory(*h, tiles64("Tenured Gen", 0, 2), [] { return true; });
     ASSERT_TRUE(stopped);
     EXPECT_TRUE(stopped->empty());
-    EXPECT_FALSE(spaceHistory(*h, "Tenured Gen", 0, 3, 64));
+    EXPECT_FALSE(spaceHistory(*h, tiles64("Tenured Gen", 0, 3)));
+}
+
+// The history's selected and dying streams: each row's tiles are those of its GC's own map
+// (heapMapAt finds the deaths by replaying one GC further, the history as its replay goes on).
+TEST(HeapLayoutMap, ASpacesHistoryHasEachGcsSelectionAndDeaths) {
+    const std::string path = layoutTrace();
+    auto trace = TraceFile::open(path);
+    auto h = HeapHistory::build(*trace);
+    ASSERT_TRUE(h);
+    auto chain = parseChain("type");
+    ASSERT_TRUE(chain);
+    for (uint32_t from : {0u, 1u}) {
+        SpaceHistoryRequest hr{"Tenured Gen", from, 2, 64, &*chain, {{"B"}}, true, 1};
+        auto rows = spaceHistory(*h, hr);
+        ASSERT_TRUE(rows) << rows.error().message;
+        ASSERT_EQ(rows->size(), 2u - from);
+        for (const SpaceHistoryRow& row : *rows) {
+            HeapMapRequest r;
+            r.gc = row.gc;
+            r.tile_bytes = 64;
+            r.chain = &*chain;
+            r.selected = {{"B"}};
+            auto m = heapMapAt(*h, r);
+            ASSERT_TRUE(m) << m.error().message;
+            ASSERT_EQ(row.tiles.size(), m->spaces[1].tiles.size()) << "GC " << row.gc;
+            for (size_t t = 0; t < row.tiles.size(); ++t) {
+                EXPECT_EQ(row.tiles[t].selected_bytes, m->spaces[1].tiles[t].selected_bytes)
+                    << "GC " << row.gc << " tile " << t;
+                EXPECT_EQ(row.tiles[t].dying_bytes, m->spaces[1].tiles[t].dying_bytes)
+                    << "GC " << row.gc << " tile " << t;
+            }
+        }
+    }
+    auto rows = spaceHistory(*h, {"Tenured Gen", 0, 1, 64, &*chain, {{"B"}}, true, 1});
+    ASSERT_TRUE(rows);
+    ASSERT_EQ(rows->size(), 2u);
+    // GC 0: B is 2 (tile 0) and 6 (tile 2); 1 (16 bytes at 0x2000) dies at GC 1. GC 1: B is 2
+    // (6 has no address); nothing dies at GC 2, the GC after the range.
+    const std::vector<HeapTile>& t0 = (*rows)[0].tiles;
+    EXPECT_EQ(t0[0].selected_bytes, 24u);
+    EXPECT_EQ(t0[2].selected_bytes, 24u);
+    EXPECT_EQ(t0[0].dying_bytes, 16u);
+    for (size_t t = 1; t < t0.size(); ++t)
+        EXPECT_EQ(t0[t].dying_bytes, 0u) << t;
+    EXPECT_EQ((*rows)[1].tiles[0].selected_bytes, 24u);
+    for (const HeapTile& t : (*rows)[1].tiles)
+        EXPECT_EQ(t.dying_bytes, 0u);
+    // Without them asked for: none.
+    auto plain = spaceHistory(*h, tiles64("Tenured Gen", 0, 1));
+    ASSERT_TRUE(plain);
+    for (const HeapTile& t : (*plain)[0].tiles)
+        EXPECT_EQ(t.selected_bytes + t.dying_bytes, 0u);
 }
 
 }  // namespace

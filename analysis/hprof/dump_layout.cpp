@@ -65,6 +65,7 @@ Status DumpImport::prepare() {
 
     base_ = st_.next_id;
     sortObjects();
+    if (st_.cancelled) return {};  // (run() returns at its next step)
     // Ids: one per alignment unit of the address span, above the last dump's.
     if (!d_.objects.empty() && ((max_address_ - min_address_) >> shift_) >= (uint64_t{1} << 56) - base_)
         return Error{"the objects' addresses span " + std::to_string(max_address_ - min_address_) +
@@ -100,6 +101,9 @@ void DumpImport::sortObjects() {
     min_address_ = lo;
     max_address_ = hi;
     shift_ = bits ? static_cast<uint32_t>(std::countr_zero(bits)) : 3;
+    // (Each pass over a big dump's objects takes a tenth of a second or more: a cancel is heard
+    // between them.)
+    if (!st_.step(ImportStep::kLayingOut, 0.15)) return;
     // Membership of an address, by a bit per alignment unit where that is at most 64 bits per
     // object (a heap's span in its alignment units is a few times its objects); else a search.
     const uint64_t units = ((hi - lo) >> shift_) + 1;
@@ -114,6 +118,7 @@ void DumpImport::sortObjects() {
             repeats += word >> (bit & 63) & 1;
             word |= uint64_t{1} << (bit & 63);
         }
+        if (!st_.step(ImportStep::kLayingOut, 0.3)) return;
         if (!in_order) {
             if (repeats == 0) {
                 // A dump lists its spaces (regions, a dumping thread's share) one after another:

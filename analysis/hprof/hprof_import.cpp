@@ -196,21 +196,33 @@ Result<DumpStats> Importer::add(const std::string& name, std::span<const uint8_t
     // objects, classes and roots then join the first's as if one pass had read them).
     const bool split = bytes.size() >= st.split_bytes && std::thread::hardware_concurrency() >= 2;
     std::atomic<bool> stop{false};
+    // How far the parts are: the first from the start, the second from where it began. This
+    // thread alone reports it, and hears a cancel, while its part is read and after.
+    std::atomic<uint64_t> first_at{0}, second_from{0}, second_at{0};
+    auto reading = [&] {
+        const uint64_t at = second_at.load(), from = second_from.load();
+        const uint64_t read = first_at.load() + at - std::min(at, from);
+        if (!st.step(ImportStep::kReading,
+                     std::min(1.0, static_cast<double>(read) / static_cast<double>(bytes.size()))))
+            stop = true;
+    };
     if (st.progress)
         dump.on_objects = [&](uint64_t offset) {
-            // (The first part is about the first half.)
-            const double read = static_cast<double>(offset) / static_cast<double>(bytes.size());
-            const bool go = st.step(ImportStep::kReading, split ? std::min(1.0, 2 * read) : read);
-            if (!go) stop = true;
-            return go;
+            first_at = offset;
+            reading();
+            return !stop.load();
         };
     Status read_status;
     if (split) {
         Dump part;
         part.objects.reserve(bytes.size() / 48 + 1024);
-        part.on_objects = [&](uint64_t) { return !stop.load(); };
+        part.on_objects = [&](uint64_t offset) {
+            if (second_from.load() == 0) second_from = offset;
+            second_at = offset;
+            return !stop.load();
+        };
         Visitor* parts[] = {&dump, &part};
-        read_status = readSplit(bytes, parts);
+        read_status = readSplit(bytes, parts, st.progress ? std::function<void()>(reading) : nullptr);
         if (read_status.ok()) dump.absorb(part);
     } else {
         read_status = read(bytes, dump);
@@ -243,6 +255,10 @@ const char* importStepName(ImportStep step) {
 
 void Importer::onProgress(std::function<bool(ImportStep, double)> progress) {
     state_->progress = std::move(progress);
+}
+
+void Importer::splitFrom(uint64_t bytes) {
+    state_->split_bytes = bytes;
 }
 
 void Importer::flush() {

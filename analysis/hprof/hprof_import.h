@@ -84,6 +84,9 @@ public:
     // (locked by its writer, TraceFile::beingWritten) from the first call on. Returning false
     // cancels the import: add() soon returns an error.
     void onProgress(std::function<bool(ImportStep step, double fraction)> progress);
+    // Dumps of at least this many bytes have their heap records read on two threads, where the
+    // machine has two cores (64 MiB by default; the trace is the same either way).
+    void splitFrom(uint64_t bytes);
     Status close();
     // Leaves the trace as it is, without its end (a reader following it finds it cut off): for
     // an import that failed, whose trace goes.

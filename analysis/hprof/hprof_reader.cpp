@@ -1,6 +1,8 @@
 #include "hprof/hprof_reader.h"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -351,7 +353,8 @@ Status read(std::span<const uint8_t> dump, Visitor& v) {
                        [&](const HeapRecord& h, uint32_t ids) { return readHeapRecord(dump, h, ids, v); });
 }
 
-Status readSplit(std::span<const uint8_t> dump, std::span<Visitor* const> parts) {
+Status readSplit(std::span<const uint8_t> dump, std::span<Visitor* const> parts,
+                 const std::function<void()>& waiting) {
     if (parts.empty()) return errorAt(0, "no visitor");
     std::vector<HeapRecord> heap;
     uint32_t ids = 0;
@@ -382,9 +385,21 @@ Status readSplit(std::span<const uint8_t> dump, std::span<Visitor* const> parts)
             }
     };
     std::vector<std::thread> threads;
+    std::atomic<size_t> running{0};
     for (size_t p = 1; p < parts.size(); ++p)
-        if (first[p] < first[p + 1]) threads.emplace_back(readPart, p);
+        if (first[p] < first[p + 1]) {
+            running.fetch_add(1);
+            threads.emplace_back([&, p] {
+                readPart(p);
+                running.fetch_sub(1);
+            });
+        }
     readPart(0);
+    if (waiting)
+        while (running.load() > 0) {
+            waiting();
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        }
     for (std::thread& t : threads)
         t.join();
     // The first error in file order: the parts' (each before the next), then the scan's (after

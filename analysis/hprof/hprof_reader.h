@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -151,8 +152,11 @@ Status read(std::span<const uint8_t> dump, Visitor& visitor);
 // The same, with the heap dump records (a big dump's many segments) parsed on one thread per
 // part: shared out in file order into contiguous runs of about equal bytes, the first run to
 // parts[0] on this thread, the next to parts[1], and so on. parts[0] also gets the header and
-// every other record, before any heap record. The first error in file order is returned.
-Status readSplit(std::span<const uint8_t> dump, std::span<Visitor* const> parts);
+// every other record, before any heap record. The first error in file order is returned. Once
+// its own run is read, this thread calls `waiting` (may be empty) every 20 ms until the other
+// parts are read too (a caller's progress, and its cancel, go on).
+Status readSplit(std::span<const uint8_t> dump, std::span<Visitor* const> parts,
+                 const std::function<void()>& waiting = {});
 
 // Reads the identifier at `p` (4 or 8 bytes, big-endian).
 uint64_t readId(const uint8_t* p, uint32_t id_size);

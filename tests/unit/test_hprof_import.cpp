@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <sstream>
 
 #include "heap/heap_history.h"
 #include "heap/snapshot.h"
@@ -350,6 +351,50 @@ TEST(HprofImport, ItsHeapIsCompleteInTheTraceBeforeItsReferencesAndItCanBeCancel
     ASSERT_FALSE(cancelled.ok());
     EXPECT_EQ(cancelled.error().message, "little.hprof: the import was cancelled");
     EXPECT_FALSE((*second)->close().ok());
+}
+
+// A dump's heap records read on two threads (a big dump's way) make the same trace, byte for
+// byte, as one pass; the progress goes on, and a cancel is heard, while the second part is read.
+TEST(HprofImport, ADumpReadInTwoPartsIsTheSameTrace) {
+    auto importTo = [](const std::string& path, uint64_t split_from,
+                       std::function<bool(hprof::ImportStep, double)> progress) {
+        auto importer = hprof::Importer::create(path, "test");
+        EXPECT_TRUE(importer.ok());
+        if (!importer.ok()) return Status{importer.error()};
+        (*importer)->splitFrom(split_from);
+        (*importer)->onProgress(std::move(progress));
+        auto stats = (*importer)->add("little.hprof", littleHeap());
+        if (!stats) return Status{stats.error()};
+        return (*importer)->close();
+    };
+    const std::string whole = testing::tempPath("import-whole") + ".mct";
+    const std::string split = testing::tempPath("import-split") + ".mct";
+    ASSERT_TRUE(importTo(whole, uint64_t{1} << 40, {}).ok());
+    std::vector<double> reading;
+    auto status = importTo(split, 0, [&](hprof::ImportStep step, double fraction) {
+        if (step == hprof::ImportStep::kReading) reading.push_back(fraction);
+        return true;
+    });
+    ASSERT_TRUE(status.ok()) << status.error().message;
+    auto bytesOf = [](const std::string& p) {
+        std::ifstream in(p, std::ios::binary);
+        std::ostringstream all;
+        all << in.rdbuf();
+        return all.str();
+    };
+    const std::string a = bytesOf(whole), b = bytesOf(split);
+    EXPECT_GT(a.size(), 500u);
+    EXPECT_TRUE(a == b) << a.size() << " vs " << b.size() << " bytes";
+    ASSERT_FALSE(reading.empty());
+    for (double f : reading) {
+        EXPECT_GE(f, 0.0);
+        EXPECT_LE(f, 1.0);
+    }
+    // Cancelled while it reads: one line, as a cancel at any other step.
+    auto cancelled = importTo(
+        split, 0, [](hprof::ImportStep step, double) { return step != hprof::ImportStep::kReading; });
+    ASSERT_FALSE(cancelled.ok());
+    EXPECT_EQ(cancelled.error().message, "little.hprof: the import was cancelled");
 }
 
 TEST(HprofImport, APrimitiveArrayClassTheDumpListsIsOneType) {

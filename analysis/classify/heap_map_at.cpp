@@ -236,11 +236,14 @@ Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& h, const Sp
             for (const SpaceState& st : spaces->spaces)
                 if (symbols.space(st.space).name == r.space) row.state = st, found = true;
         if (h.gcs()[gc].has_addresses && (found || !spaces)) {
-            // A chain that reads references classifies the heap compacted, with its graph.
+            // A chain that reads references classifies the heap compacted, with its graph (at a
+            // GC with a snapshot: addresses come without one where it was cut off or is still
+            // being written).
+            const bool select_here = select && (!r.chain->needsReferences() || h.gcs()[gc].has_snapshot);
             HeapView view = replayed;
             std::optional<HeapState> compacted;
             std::unique_ptr<HeapGraph> graph;
-            if (select && r.chain->needsReferences()) {
+            if (select_here && r.chain->needsReferences()) {
                 compacted.emplace(replayed);
                 auto g = loadGraph(h, *compacted);
                 if (!g) {
@@ -261,7 +264,7 @@ Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& h, const Sp
                     addresses = std::move(*loaded);
                 }
             std::optional<Bitset> selected;
-            if (select) selected = selectedIn(view, *r.chain, r.selected, r.threads);
+            if (select_here) selected = selectedIn(view, *r.chain, r.selected, r.threads);
             HeapMapOptions o;
             o.tile_bytes = r.tile_bytes;
             o.selected = selected ? &*selected : nullptr;
@@ -278,8 +281,10 @@ Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& h, const Sp
                     if (view.alive(pos) && addresses[pos] >= row.state.bottom &&
                         addresses[pos] < row.state.top)
                         candidates.push_back({view.id(pos), addresses[pos], view.size(pos)});
-                std::sort(candidates.begin(), candidates.end(),
-                          [](const Candidate& a, const Candidate& b) { return a.id < b.id; });
+                // (A store's positions are in id order already.)
+                auto byId = [](const Candidate& a, const Candidate& b) { return a.id < b.id; };
+                if (!std::is_sorted(candidates.begin(), candidates.end(), byId))
+                    std::sort(candidates.begin(), candidates.end(), byId);
             }
         }
         if (found) rows.push_back(std::move(row));

@@ -66,12 +66,8 @@ Result<std::vector<RangeGroup>> groupsInRange(const HeapHistory& history, const 
                                               const ClassifierChain& chain, uint64_t from, uint64_t to,
                                               unsigned threads = 1);
 
-// One space's history as GCspy's history graphs draw it (§6.2): a row of its tiles per GC of
-// [from, to] that has the space, from the objects' addresses where the GC has them, else only
-// the space's extent. One forward replay over the GCs (one GC further for `dying`), and a tree
-// of `chain` at each GC with addresses for `selected`. Error: a GC out of range, a replay
-// failure, a corrupt ADDRS chunk, a chain that reads references at a GC without a snapshot;
-// `cancelled` returning true stops it (an empty result).
+// One space's history as GCspy's history graphs draw it (§6.2): a row per GC of the request
+// that has the space, with its tiles where the GC has addresses, else only its extent.
 struct SpaceHistoryRow {
     uint32_t gc = 0;
     SpaceState state;
@@ -81,14 +77,19 @@ struct SpaceHistoryRow {
 };
 struct SpaceHistoryRequest {
     std::string space;
-    uint32_t from = 0, to = 0;
+    uint32_t from = 0, to = 0;  // GCs, both included
     uint64_t tile_bytes = 64 << 10;
-    // The tiles' selected_bytes and dying_bytes, as HeapMapRequest's (without: zero).
+    // The tiles' selected_bytes (the groups at label paths `selected` of `chain`'s tree at each
+    // GC) and dying_bytes (what dies at the GC after), as HeapMapRequest's; without: zero.
     const ClassifierChain* chain = nullptr;
     std::vector<std::vector<std::string>> selected;
     bool dying = false;
     unsigned threads = 1;
 };
+// One forward replay over the GCs (one GC further for `dying`), and a tree of the chain at each
+// GC with addresses for `selected` (where the chain reads references, at those with a snapshot:
+// the others have no selection). Error: a GC out of range, a replay failure, a corrupt ADDRS
+// chunk or snapshot; `cancelled` returning true stops it (an empty result).
 Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& history,
                                                   const SpaceHistoryRequest& request,
                                                   const std::function<bool()>& cancelled = {});

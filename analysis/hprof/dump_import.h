@@ -312,7 +312,9 @@ private:
     void defineTypes();
     uint32_t defineType(uint32_t ci);
     void defineThreads();
-    void sortObjects();
+    // By address, with progress within laying out from `progress_from` to `progress_to` between
+    // its passes (where a cancel is heard).
+    void sortObjects(double progress_from, double progress_to);
     void findReferenceSlots();
     template <typename Fn>
     void forEachReference(const Obj& o, Fn&& fn) const;

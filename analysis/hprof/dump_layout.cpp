@@ -64,7 +64,7 @@ Status DumpImport::prepare() {
     }
 
     base_ = st_.next_id;
-    sortObjects();
+    sortObjects(0, 0.55);
     if (st_.cancelled) return {};  // (run() returns at its next step)
     // Ids: one per alignment unit of the address span, above the last dump's.
     if (!d_.objects.empty() && ((max_address_ - min_address_) >> shift_) >= (uint64_t{1} << 56) - base_)
@@ -74,7 +74,7 @@ Status DumpImport::prepare() {
     return Status{};
 }
 
-void DumpImport::sortObjects() {
+void DumpImport::sortObjects(double progress_from, double progress_to) {
     auto& objs = d_.objects;
     // Address 0 is no object (a corrupt dump).
     objs.erase(std::remove_if(objs.begin(), objs.end(), [](const Obj& o) { return o.address == 0; }),
@@ -103,7 +103,7 @@ void DumpImport::sortObjects() {
     shift_ = bits ? static_cast<uint32_t>(std::countr_zero(bits)) : 3;
     // (Each pass over a big dump's objects takes a tenth of a second or more: a cancel is heard
     // between them.)
-    if (!st_.step(ImportStep::kLayingOut, 0.15)) return;
+    if (!st_.step(ImportStep::kLayingOut, progress_from + (progress_to - progress_from) * 0.3)) return;
     // Membership of an address, by a bit per alignment unit where that is at most 64 bits per
     // object (a heap's span in its alignment units is a few times its objects); else a search.
     const uint64_t units = ((hi - lo) >> shift_) + 1;
@@ -118,7 +118,7 @@ void DumpImport::sortObjects() {
             repeats += word >> (bit & 63) & 1;
             word |= uint64_t{1} << (bit & 63);
         }
-        if (!st_.step(ImportStep::kLayingOut, 0.3)) return;
+        if (!st_.step(ImportStep::kLayingOut, progress_from + (progress_to - progress_from) * 0.6)) return;
         if (!in_order) {
             if (repeats == 0) {
                 // A dump lists its spaces (regions, a dumping thread's share) one after another:

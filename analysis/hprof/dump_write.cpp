@@ -153,7 +153,7 @@ void DumpImport::addUnlistedMirrors() {
         ++added;
     }
     stats_.unlisted_mirrors = added;
-    if (added) sortObjects();
+    if (added) sortObjects(0.55, 0.7);
 }
 
 uint32_t DumpImport::find(uint64_t address) const {

@@ -1,9 +1,10 @@
 #include "hprof/hprof_reader.h"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstring>
+#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -385,21 +386,29 @@ Status readSplit(std::span<const uint8_t> dump, std::span<Visitor* const> parts,
             }
     };
     std::vector<std::thread> threads;
-    std::atomic<size_t> running{0};
+    std::mutex mutex;
+    std::condition_variable finished;
+    size_t running = 0;  // (under mutex)
     for (size_t p = 1; p < parts.size(); ++p)
         if (first[p] < first[p + 1]) {
-            running.fetch_add(1);
+            ++running;
             threads.emplace_back([&, p] {
                 readPart(p);
-                running.fetch_sub(1);
+                std::lock_guard lock(mutex);
+                --running;
+                finished.notify_one();
             });
         }
     readPart(0);
-    if (waiting)
-        while (running.load() > 0) {
+    if (waiting) {
+        std::unique_lock lock(mutex);
+        while (running > 0) {
+            lock.unlock();
             waiting();
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            lock.lock();
+            finished.wait_for(lock, std::chrono::milliseconds(20), [&] { return running == 0; });
         }
+    }
     for (std::thread& t : threads)
         t.join();
     // The first error in file order: the parts' (each before the next), then the scan's (after

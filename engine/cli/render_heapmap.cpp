@@ -143,8 +143,13 @@ int renderHeapMap(const Args& args) {
     // The history graph's tiles: one replay over the window, each GC with addresses mapped (and
     // classified, for the selection's stream).
     if (!space.empty()) {
-        SpaceHistoryRequest hr{space,   window->from, window->to,    tile_bytes,
-                               nullptr, {},           request.dying, request.threads};
+        SpaceHistoryRequest hr;
+        hr.space = space;
+        hr.from = window->from;
+        hr.to = window->to;
+        hr.tile_bytes = tile_bytes;
+        hr.dying = request.dying;
+        hr.threads = request.threads;
         if (*stream == scene::HeapStream::kSelected) hr.chain = request.chain, hr.selected = request.selected;
         auto rows = spaceHistory(h, hr);
         if (!rows) return fail("memcity render: " + rows.error().message);

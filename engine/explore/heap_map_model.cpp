@@ -230,22 +230,28 @@ void HeapMapModel::requestHistory(const HeapHistory& h, const HeapMapFrame& fram
         key.chain = frame.chain;
     }
     if (fitted_ == 0) return;
-    if (history_key_ == key) {
+    if (history_key_ && history_key_->covers(key)) {
         if (!scene_has_history_) {
             scene_->setHistory(history_rows_);
             scene_has_history_ = true;
         }
         return;
     }
-    if (history_asked_ == key) return;
+    if (history_asked_ && history_asked_->covers(key)) return;
     history_asked_ = key;
     std::shared_ptr<Pending> pending = pending_;
     const HeapHistory* history = &h;
     auto wake = wake_;
     const std::vector<uint32_t> held = scene_key_.held;
     history_worker_->submit([=](const CancelToken& token) {
-        const SpaceHistoryRequest request{key.space,       key.from,     key.to,    key.tile_bytes,
-                                          key.chain.get(), key.selected, key.dying, 1};
+        SpaceHistoryRequest request;
+        request.space = key.space;
+        request.from = key.from;
+        request.to = key.to;
+        request.tile_bytes = key.tile_bytes;
+        request.chain = key.chain.get();
+        request.selected = key.selected;
+        request.dying = key.dying;
         auto rows = spaceHistory(*history, request, [&token] { return token.cancelled(); });
         if (rows)  // the series' GCs only (a sparse one holds some)
             std::erase_if(*rows, [&](const SpaceHistoryRow& r) {

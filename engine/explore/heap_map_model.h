@@ -159,6 +159,13 @@ private:
         std::vector<std::vector<std::string>> selected;  // the selected stream's
         std::shared_ptr<const ClassifierChain> chain;
         bool operator==(const HistoryKey&) const = default;
+        // Whether rows of this key draw `want`'s stream too (used, objects and age need no
+        // deaths or selection: leaving dying for used replays nothing).
+        bool covers(const HistoryKey& want) const {
+            return space == want.space && from == want.from && to == want.to &&
+                   tile_bytes == want.tile_bytes && (dying || !want.dying) &&
+                   (want.selected.empty() || (selected == want.selected && chain == want.chain));
+        }
     };
     std::optional<HistoryKey> history_asked_, history_key_;  // asked for; of history_rows_
     std::vector<SpaceHistoryRow> history_rows_;

@@ -356,6 +356,25 @@ TEST(HeapLayoutMap, ASpacesHistoryHasEachGcsSelectionAndDeaths) {
     EXPECT_EQ((*rows)[1].tiles[0].selected_bytes, 24u);
     for (const HeapTile& t : (*rows)[1].tiles)
         EXPECT_EQ(t.dying_bytes, 0u);
+    // A window of GC 0 alone still replays GC 1 for its deaths.
+    SpaceHistoryRequest first = tiles64("Tenured Gen", 0, 0);
+    first.dying = true;
+    auto alone = spaceHistory(*h, first);
+    ASSERT_TRUE(alone);
+    ASSERT_EQ(alone->size(), 1u);
+    EXPECT_EQ((*alone)[0].tiles[0].dying_bytes, 16u);
+    // A chain that reads references selects at the GCs with a snapshot; this trace has none: no
+    // selection, and no error.
+    auto rooted = parseChain("rooted");
+    ASSERT_TRUE(rooted);
+    SpaceHistoryRequest by_roots = tiles64("Tenured Gen", 0, 1);
+    by_roots.chain = &*rooted;
+    by_roots.selected = {{"static field"}};
+    auto unselected = spaceHistory(*h, by_roots);
+    ASSERT_TRUE(unselected) << unselected.error().message;
+    ASSERT_EQ(unselected->size(), 2u);
+    for (const HeapTile& t : (*unselected)[0].tiles)
+        EXPECT_EQ(t.selected_bytes, 0u);
     // Without them asked for: none.
     auto plain = spaceHistory(*h, tiles64("Tenured Gen", 0, 1));
     ASSERT_TRUE(plain);

@@ -245,13 +245,12 @@ Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& h, const Sp
             std::unique_ptr<HeapGraph> graph;
             if (select_here && r.chain->needsReferences()) {
                 compacted.emplace(replayed);
-                auto g = loadGraph(h, *compacted);
-                if (!g) {
-                    failure = g.error();
+                auto with_graph = viewFor(h, *compacted, *r.chain, graph);
+                if (!with_graph) {
+                    failure = with_graph.error();
                     return false;
                 }
-                graph = std::move(*g);
-                view = compacted->view().withGraph(graph.get());
+                view = *with_graph;
             }
             std::vector<uint64_t> addresses;
             for (const AddressInfo& a : h.addresses())

@@ -7,9 +7,9 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
-#include <sstream>
 #include <thread>
 
+#include "cli/run_memcity.h"
 #include "heap/heap_history.h"
 #include "heap/snapshot.h"
 #include "hprof/hotspot_layout.h"
@@ -398,13 +398,7 @@ TEST(HprofImport, ADumpReadInTwoPartsIsTheSameTrace) {
         return true;
     });
     ASSERT_TRUE(status.ok()) << status.error().message;
-    auto bytesOf = [](const std::string& p) {
-        std::ifstream in(p, std::ios::binary);
-        std::ostringstream all;
-        all << in.rdbuf();
-        return all.str();
-    };
-    const std::string a = bytesOf(whole), b = bytesOf(split);
+    const std::string a = testing::slurp(whole), b = testing::slurp(split);
     EXPECT_GT(a.size(), 500u);  // (alike objects compress well)
     EXPECT_TRUE(a == b) << a.size() << " vs " << b.size() << " bytes";
     // The header's 0, then the parts' reports: each part's first at its 65,536th object.

@@ -132,11 +132,12 @@ private:
     std::string where() const { return script_ + ":" + std::to_string(line_ ? line_->line : 0) + ": "; }
 
     // Runs the window's loop (as for a user: frames while something changes, else sleeps that
-    // leave the cores to the background work) until the session settled.
+    // leave the cores to the background work) until the session settled. What the session takes
+    // up here is drawn before the script goes on, as the loop's own update would have it drawn.
     bool settle() {
         explore::Session& s = ex_.session();
         for (;;) {
-            s.update();
+            if (s.update() && !ex_.frame(0)) return false;
             if (s.settled(live_) && ex_.input().empty() && !ex_.ui().sizes_due) return true;
             if (!ex_.turn(10, true)) return false;
         }
@@ -149,7 +150,7 @@ private:
         if (!n) return n.error();
         explore::Session& s = ex_.session();
         for (;;) {
-            s.update();
+            if (s.update() && !ex_.frame(0)) return {};
             if (s.load().phase == explore::LoadPhase::kFailed) return Error{s.load().error};
             if (s.gcs().size() > *n && s.series() && s.series()->gcCount() > *n && s.settled(true)) return {};
             if (s.load().phase == explore::LoadPhase::kReady && s.settled())
@@ -237,7 +238,7 @@ private:
         explore::Session& s = ex_.session();
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
         for (;;) {
-            s.update();
+            if (s.update() && !ex_.frame(0)) return false;
             if (done()) return true;
             if (std::chrono::steady_clock::now() > deadline) return false;
             if (!ex_.turn(10, true)) return false;

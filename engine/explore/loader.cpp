@@ -101,6 +101,7 @@ void TraceLoader::run() {
             progress_.phase = LoadPhase::kFailed;
             progress_.error = std::move(message);
             progress_.seconds = secondsSince(start);
+            version_.fetch_add(1, std::memory_order_acq_rel);  // with the phase (done())
         }
         publish();
     };
@@ -199,6 +200,7 @@ void TraceLoader::run() {
         progress_.phase = LoadPhase::kReady;
         progress_.bytes_done = progress_.bytes_total;
         progress_.seconds = secondsSince(start);
+        version_.fetch_add(1, std::memory_order_acq_rel);  // with the phase (done())
     }
     publish();
 }

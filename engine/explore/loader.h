@@ -65,7 +65,9 @@ public:
 
     const std::string& path() const { return path_; }
     LoadProgress progress() const;
-    bool done() const;  // ready or failed
+    // Ready or failed. The version that ends the load is bumped with the phase, so a caller that
+    // asks done() before version() never takes a done load's older version for its last.
+    bool done() const;
 
     // Bumped whenever records or a series are published: poll it each frame.
     uint64_t version() const { return version_.load(std::memory_order_acquire); }

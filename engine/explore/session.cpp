@@ -248,13 +248,15 @@ bool Session::update() {
 }
 
 bool Session::settled(bool live_ok) const {
+    // The loader's done() before its version(): a load that ends between the two is not taken
+    // for settled with its last records not yet taken up (TraceLoader::done).
+    const bool loader_done = loader_ && loader_->done();
     // A dump's import decides: before it writes a trace there is none, and its trace may look
     // whole (or cut off) a moment before the import says it failed.
-    if (import_ && load_.phase != LoadPhase::kFailed && !import_->state().done &&
-        (!loader_ || loader_->done()))
+    if (import_ && load_.phase != LoadPhase::kFailed && !import_->state().done && (!loader_ || loader_done))
         return false;
     if (loader_ && loader_->version() != load_version_) return false;
-    if (loader_ && !loader_->done() && !(live_ok && load_.live)) return false;
+    if (loader_ && !loader_done && !(live_ok && load_.live)) return false;
     if (!series_worker_->idle() || !inspect_worker_->idle() || !sizes_worker_->idle() ||
         !diff_worker_->idle() || !heap_map_->idle())
         return false;

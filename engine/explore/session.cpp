@@ -251,10 +251,10 @@ bool Session::settled(bool live_ok) const {
     // The loader's done() before its version(): a load that ends between the two is not taken
     // for settled with its last records not yet taken up (TraceLoader::done).
     const bool loader_done = loader_ && loader_->done();
-    // A dump's import decides: before it writes a trace there is none, and its trace may look
-    // whole (or cut off) a moment before the import says it failed.
-    if (import_ && load_.phase != LoadPhase::kFailed && !import_->state().done && (!loader_ || loader_done))
-        return false;
+    // A dump's import decides: before it writes a trace there is none, its trace may look whole
+    // (or cut off) a moment before the import says it failed, and the loader may fail to open
+    // the partial trace that the import has just renamed (update() then opens the final one).
+    if (import_ && !import_->state().done && (!loader_ || loader_done)) return false;
     if (loader_ && loader_->version() != load_version_) return false;
     if (loader_ && !loader_done && !(live_ok && load_.live)) return false;
     if (!series_worker_->idle() || !inspect_worker_->idle() || !sizes_worker_->idle() ||

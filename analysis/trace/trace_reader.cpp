@@ -46,6 +46,9 @@ bool writerHolds(int fd) {
 Result<TraceFile> TraceFile::open(const std::string& path) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return Error{path + ": cannot open: " + std::strerror(errno)};
+    // Whether a writer holds it is asked before the size, as grow() asks it: a writer that lets
+    // go after the size was taken is still followed, and what it wrote last is read.
+    const bool writing = writerHolds(fd);
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
         int e = errno;
@@ -74,7 +77,7 @@ Result<TraceFile> TraceFile::open(const std::string& path) {
         ::close(fd);
         return s.error();
     }
-    if (!f.trailer_present_ && writerHolds(fd)) {
+    if (!f.trailer_present_ && writing) {
         f.fd_ = fd;
         f.being_written_ = true;
         f.noteBeingWritten();

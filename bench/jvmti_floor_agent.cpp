@@ -14,6 +14,9 @@
 //   asgct=N   ... and an N-frame AsyncGetCallTrace per allocation (with ClassLoad and ClassPrepare
 //             enabled and every class's jmethodIDs made, which AsyncGetCallTrace needs)
 //   classtag  ... and a GetTag on the allocated object's class (a recorder's per-allocation class lookup)
+//   interval=BYTES  allocations sampled at a mean interval of BYTES instead of every one (the
+//             JVM's heap sampler, as a sampled recording runs it); the other options then apply to
+//             each sample
 // At VM death each prints its counts on stderr.
 #include <dlfcn.h>
 #include <jvmti.h>
@@ -38,6 +41,7 @@ int g_stack = 0;
 bool g_weak = false;
 int g_asgct = 0;
 bool g_classtag = false;
+jint g_interval = 0;  // SetHeapSamplingInterval's argument: 0 reports every allocation
 std::atomic<jlong> g_next_tag{1};
 std::atomic<long> g_allocations{0};
 
@@ -299,7 +303,7 @@ void JNICALL onVmInit(jvmtiEnv* jvmti, JNIEnv* jni, jthread) {
 
 void JNICALL onDeath(jvmtiEnv*, JNIEnv*) {
     long allocations = g_allocations.load();
-    std::fprintf(stderr, "jvmti_floor_agent: %ld allocations\n", allocations);
+    std::fprintf(stderr, "jvmti_floor_agent: %ld %s\n", allocations, g_interval ? "samples" : "allocations");
     if (g_weak)
         std::fprintf(stderr,
                      "jvmti_floor_agent: %ld weak references made, %ld deaths seen at %ld GC ends, %ld "
@@ -346,10 +350,17 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
             if ((g_asgct = depth(opt, "asgct")) == 0) return JNI_ERR;
         } else if (opt == "classtag") {
             g_classtag = true;
+        } else if (opt.starts_with("interval=")) {
+            const long bytes = std::atol(std::string(opt.substr(9)).c_str());
+            if (bytes < 1 || bytes > INT32_MAX) {
+                std::fprintf(stderr, "jvmti_floor_agent: interval=BYTES needs BYTES from 1 to 2^31-1\n");
+                return JNI_ERR;
+            }
+            g_interval = static_cast<jint>(bytes);
         } else if (opt != "events") {
             std::fprintf(stderr,
                          "jvmti_floor_agent: unknown option '%.*s' (events, tag, stack=N, weak, asgct=N, "
-                         "classtag)\n",
+                         "classtag, interval=BYTES)\n",
                          static_cast<int>(opt.size()), opt.data());
             return JNI_ERR;
         }
@@ -383,7 +394,7 @@ JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*) {
     };
     if (jvmti->AddCapabilities(&caps) != JVMTI_ERROR_NONE ||
         jvmti->SetEventCallbacks(&callbacks, sizeof callbacks) != JVMTI_ERROR_NONE ||
-        jvmti->SetHeapSamplingInterval(0) != JVMTI_ERROR_NONE ||
+        jvmti->SetHeapSamplingInterval(g_interval) != JVMTI_ERROR_NONE ||
         (g_weak && jvmti->CreateRawMonitor("jvmti_floor_agent weak references", &g_weak_state.monitor) !=
                        JVMTI_ERROR_NONE) ||
         !enable(true, JVMTI_EVENT_SAMPLED_OBJECT_ALLOC) || !enable(true, JVMTI_EVENT_VM_DEATH) ||

@@ -98,6 +98,10 @@ std::vector<uint8_t> encodeGcCensus(const GcCensusEvent& e) {
     }
     for (uint64_t v : {e.newer_objects, e.newer_bytes})
         w.varint(v);
+    if (e.newer_by_address || e.duration_ns != 0) {
+        w.varint(e.newer_by_address ? 1 : 0);  // flags
+        w.varint(e.duration_ns);
+    }
     return std::move(w.bytes());
 }
 
@@ -135,6 +139,10 @@ bool decodeGcCensus(std::span<const uint8_t> data, const SymbolTable& symbols, G
     }
     for (uint64_t* v : {&out->newer_objects, &out->newer_bytes})
         *v = r.varint();
+    if (!r.failed() && !r.atEnd()) {  // since a sampled trace's census (format 2.0)
+        out->newer_by_address = (r.varint() & 1) != 0;
+        out->duration_ns = r.varint();
+    }
     if (r.failed()) return decodeFailed(r, "", error, error_offset);
     return true;
 }

@@ -47,6 +47,12 @@ struct GcCensusEvent {
     uint32_t gc = 0;
     std::vector<CensusType> types;                // types ascending, each once
     uint64_t newer_objects = 0, newer_bytes = 0;  // allocated after the GC ended
+    // Optional (a census without them reads as false and 0): the objects allocated after the GC
+    // were told apart by address, not only by tag, so the untracked counts are of the heap at the
+    // GC even where the trace does not hold every object (a sampled trace); and how long the
+    // count held the program up.
+    bool newer_by_address = false;
+    uint64_t duration_ns = 0;
 };
 
 // GC_LIVE: of the objects born before a GC ended, those the JVM's heap still held right after

@@ -14,13 +14,21 @@ inline constexpr uint16_t kVersionMajor = 1;
 inline constexpr uint16_t kVersionMinor = 3;  // 1.1: GC_JVM, GC_CENSUS, GC_LIVE; 1.2: GC_COMPLETE;
                                               // 1.3: GC_SPACES, ADDRS chunks
 inline constexpr uint32_t kHeaderSize = 32;
+// A sampled trace (docs/recorder.md, "Sampled recording"): its allocations are the JVM heap
+// sampler's picks, each standing for others, so a 1.x reader must not take it for every
+// allocation. It is version 2.0 (1.3 otherwise), sets kHeaderFlagSampled, and its header is 40
+// bytes: the mean sampling interval in bytes (u64) follows at offset 32.
+inline constexpr uint16_t kVersionMajorSampled = 2;
+inline constexpr uint16_t kVersionMinorSampled = 0;
+inline constexpr uint32_t kSampledHeaderSize = 40;
 // META key and value of a producer whose reference snapshots list only objects its walk reached
 // from the snapshot's roots (as sources, targets or roots): the memcity agent and synth.
 inline constexpr std::string_view kMetaSnapshots = "snapshots";
 inline constexpr std::string_view kSnapshotsFromRoots = "from roots";
-// Header layout: magic[8] | u16 major | u16 minor | u32 flags | u32 header_size | u32 reserved |
-//                u64 start_wall_ns
+// Header layout: magic[8] | u16 major | u16 minor | u32 flags | u32 header_size | u32 alignment |
+//                u64 start_wall_ns [| u64 sampling_interval: version 2]
 inline constexpr uint32_t kHeaderFlagSequentialIds = 1u << 0;  // object ids come from one counter
+inline constexpr uint32_t kHeaderFlagSampled = 1u << 1;        // allocations are samples (version 2)
 
 // ---- Chunks ----
 // Chunk header (24 bytes): u32 sync | u16 kind | u16 flags | u32 stored_size | u32 raw_size |

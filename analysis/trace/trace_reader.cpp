@@ -217,16 +217,35 @@ Status TraceFile::parse() {
     header_.header_size = loadU32(data_ + 16);
     header_.object_alignment = loadU32(data_ + 20);
     header_.start_wall_ns = loadU64(data_ + 24);
-    if (header_.version_major != format::kVersionMajor) {
+    if (header_.version_major != format::kVersionMajor &&
+        header_.version_major != format::kVersionMajorSampled) {
         std::string v = std::to_string(header_.version_major) + "." + std::to_string(header_.version_minor);
         return Error{describeAt(path_, 8,
                                 "trace format version " + v +
-                                    " is not supported (this memcity reads version " +
-                                    std::to_string(format::kVersionMajor) + ".x)")};
+                                    " is not supported (this memcity reads versions " +
+                                    std::to_string(format::kVersionMajor) + ".x and " +
+                                    std::to_string(format::kVersionMajorSampled) + ".x)")};
     }
     if (header_.header_size < format::kHeaderSize || header_.header_size > size_)
         return Error{
             describeAt(path_, 16, "header size " + std::to_string(header_.header_size) + " is invalid")};
+    // A sampled trace is version 2 and says so twice: by its flag and by its interval.
+    const bool sampled_flag = (header_.flags & format::kHeaderFlagSampled) != 0;
+    if (sampled_flag != (header_.version_major == format::kVersionMajorSampled))
+        return Error{describeAt(path_, 12,
+                                sampled_flag ? "the header says sampled, which needs format version 2"
+                                             : "format version 2 needs the header's sampled flag")};
+    if (sampled_flag) {
+        if (header_.header_size < format::kSampledHeaderSize)
+            return Error{describeAt(path_, 16,
+                                    "header size " + std::to_string(header_.header_size) +
+                                        " leaves no room for the sampling interval (needs 40)")};
+        header_.sampling_interval = loadU64(data_ + 32);
+        if (header_.sampling_interval == 0 || header_.sampling_interval > (uint64_t{1} << 40))
+            return Error{describeAt(path_, 32,
+                                    "sampling interval " + std::to_string(header_.sampling_interval) +
+                                        " bytes is not from 1 byte to 1 TiB")};
+    }
     if (header_.object_alignment == 0) header_.object_alignment = 8;
     if (header_.object_alignment > 4096 || (header_.object_alignment & (header_.object_alignment - 1)) != 0)
         return Error{describeAt(path_, 20,

@@ -25,6 +25,10 @@ struct TraceHeader {
     uint32_t header_size = 0;
     uint32_t object_alignment = 8;  // bytes
     uint64_t start_wall_ns = 0;
+    // The heap sampler's mean interval in bytes when the allocations are its samples (a version
+    // 2 trace: docs/recorder.md, "Sampled recording"); 0 when they are every allocation.
+    uint64_t sampling_interval = 0;
+    bool sampled() const { return sampling_interval != 0; }
 };
 
 struct ChunkRef {

@@ -31,15 +31,18 @@ Result<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::string& path
 TraceWriter::TraceWriter(std::string path, int fd, const WriterOptions& options)
     : path_(std::move(path)), fd_(fd), options_(options) {
     if (options_.compress) zstd_ = ZSTD_createCCtx();
-    uint8_t header[format::kHeaderSize] = {};
+    const bool sampled = options_.sampling_interval != 0;
+    uint8_t header[format::kSampledHeaderSize] = {};
+    const uint32_t header_size = sampled ? format::kSampledHeaderSize : format::kHeaderSize;
     std::memcpy(header, format::kMagic.data(), format::kMagic.size());
-    storeU16(header + 8, format::kVersionMajor);
-    storeU16(header + 10, format::kVersionMinor);
-    storeU32(header + 12, format::kHeaderFlagSequentialIds);
-    storeU32(header + 16, format::kHeaderSize);
+    storeU16(header + 8, sampled ? format::kVersionMajorSampled : format::kVersionMajor);
+    storeU16(header + 10, sampled ? format::kVersionMinorSampled : format::kVersionMinor);
+    storeU32(header + 12, format::kHeaderFlagSequentialIds | (sampled ? format::kHeaderFlagSampled : 0));
+    storeU32(header + 16, header_size);
     storeU32(header + 20, options_.object_alignment);
     storeU64(header + 24, options_.start_wall_ns);
-    writeRaw(header, sizeof header);
+    if (sampled) storeU64(header + 32, options_.sampling_interval);
+    writeRaw(header, header_size);
 }
 
 TraceWriter::~TraceWriter() {

@@ -29,6 +29,9 @@ struct WriterOptions {
     uint32_t chunk_bytes = 256 << 10;  // target raw payload size of events and refs chunks
     uint64_t start_wall_ns = 0;        // wall-clock time of trace time 0 (ns since the Unix epoch)
     uint32_t object_alignment = 8;     // bytes; array sizes are rounded up to it
+    // The JVM heap sampler's mean interval in bytes when the allocations written are its samples
+    // (a version 2 trace); 0 when they are every allocation.
+    uint64_t sampling_interval = 0;
 };
 
 struct TypeDef {

@@ -1,6 +1,7 @@
 #include "heap_walk.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "jvmti_util.h"
@@ -44,6 +45,30 @@ jint JNICALL onExistingObject(jlong class_tag, jlong, jlong* tag_ptr, jint, void
     auto* r = static_cast<Recorder*>(user_data);
     const uint32_t ci = ClassRegistry::indexFromTag(class_tag);
     if (ci != kNoClass && !r->classes()[ci].filler) *tag_ptr = kExistingOther;
+    return JVMTI_VISIT_OBJECTS;
+}
+
+// A sampled recording picks the objects already there as the heap sampler picks allocations: one
+// of s bytes with probability 1 - exp(-s / interval), so that each stands for as many as a
+// sample of its size does (analysis/heap/sampling.h).
+struct ExistingSampler {
+    Recorder* recorder;
+    double interval;
+    uint64_t state;  // xorshift64*
+    double uniform() {
+        state ^= state >> 12;
+        state ^= state << 25;
+        state ^= state >> 27;
+        return static_cast<double>((state * 0x2545F4914F6CDD1Dull) >> 11) * 0x1.0p-53;
+    }
+};
+
+jint JNICALL onExistingSample(jlong class_tag, jlong size, jlong* tag_ptr, jint, void* user_data) {
+    auto* s = static_cast<ExistingSampler*>(user_data);
+    const uint32_t ci = ClassRegistry::indexFromTag(class_tag);
+    if (ci == kNoClass || s->recorder->classes()[ci].filler || ci == s->recorder->classOfClass())
+        return JVMTI_VISIT_OBJECTS;
+    if (s->uniform() < -std::expm1(-static_cast<double>(size) / s->interval)) *tag_ptr = kExistingOther;
     return JVMTI_VISIT_OBJECTS;
 }
 
@@ -211,14 +236,25 @@ jint JNICALL onReference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceIn
 ExistingObjects recordExistingObjects(Recorder& r, JNIEnv* jni) {
     ExistingObjects out;
     jvmtiEnv* jvmti = r.jvmti();
-    jvmtiHeapCallbacks reach{};
-    reach.heap_reference_callback = onExistingReference;
-    const jvmtiError reached =
-        r.iterateHeap([&] { return jvmti->FollowReferences(0, nullptr, nullptr, &reach, nullptr); });
-    jvmtiHeapCallbacks rest{};
-    rest.heap_iteration_callback = onExistingObject;
-    const jvmtiError iterated = r.iterateHeap(
-        [&] { return jvmti->IterateThroughHeap(JVMTI_HEAP_FILTER_TAGGED, nullptr, &rest, &r); });
+    jvmtiError reached = JVMTI_ERROR_NONE, iterated = JVMTI_ERROR_NONE;
+    if (r.options().sampled()) {
+        // One pass, no reference walk: whether a root reaches a sample matters to no estimate.
+        ExistingSampler sampler{&r, static_cast<double>(r.options().interval),
+                                0x9E3779B97F4A7C15ull ^ static_cast<uint64_t>(r.now())};
+        jvmtiHeapCallbacks pick{};
+        pick.heap_iteration_callback = onExistingSample;
+        iterated = r.iterateHeap(
+            [&] { return jvmti->IterateThroughHeap(JVMTI_HEAP_FILTER_TAGGED, nullptr, &pick, &sampler); });
+    } else {
+        jvmtiHeapCallbacks reach{};
+        reach.heap_reference_callback = onExistingReference;
+        reached =
+            r.iterateHeap([&] { return jvmti->FollowReferences(0, nullptr, nullptr, &reach, nullptr); });
+        jvmtiHeapCallbacks rest{};
+        rest.heap_iteration_callback = onExistingObject;
+        iterated = r.iterateHeap(
+            [&] { return jvmti->IterateThroughHeap(JVMTI_HEAP_FILTER_TAGGED, nullptr, &rest, &r); });
+    }
     if (reached != JVMTI_ERROR_NONE || iterated != JVMTI_ERROR_NONE) {
         out.error = reached != JVMTI_ERROR_NONE ? reached : iterated;
         return out;
@@ -271,9 +307,9 @@ struct Census {
         uint64_t objects = 0, bytes = 0, untracked_objects = 0, untracked_bytes = 0, agent_objects = 0,
                  agent_bytes = 0, filler_objects = 0, filler_bytes = 0;
     };
-    Recorder* recorder;
-    uint64_t watermark;
-    uint64_t gcs_finished;  // the count must see the heap of this many GCs, no more
+    Recorder* recorder = nullptr;
+    uint64_t watermark = 0;
+    uint64_t gcs_finished = 0;  // the count must see the heap of this many GCs, no more
     bool stale = false;
     bool checked = false;
     std::vector<Counts> by_class;  // by registry index
@@ -282,6 +318,19 @@ struct Census {
     std::vector<Unseen> unseen;             // objects no event announced, alive at the GC: recorded after
     std::vector<uint64_t>* live = nullptr;  // the trace's objects alive at the GC, when asked
     bool adopt = true;                      // untagged objects become the trace's
+    // A sampled recording's census: what the trace does not hold is untracked, and an object
+    // allocated since the GC is told by its address (see objectAddress), past its space's top.
+    bool sampled = false;
+    std::span<const SpaceBounds> at_gc;
+    bool by_address = false;  // every object so far was placed by its address
+    uint64_t ns = 0;
+
+    // Whether an untagged object at `address` was there at the GC.
+    bool thereAtGc(uint64_t address) const {
+        for (const SpaceBounds& s : at_gc)
+            if (address >= s.bottom && address < s.top) return true;
+        return false;
+    }
 
     Counts& of(uint32_t ci) {
         if (ci == kNoClass) return unknown_class;
@@ -289,6 +338,16 @@ struct Census {
         return by_class[ci];
     }
 };
+
+// The address of the object a heap iteration callback is called for, or 0 where it cannot be
+// read. HotSpot calls it with `tag_ptr` pointing into the CallbackWrapper that holds the object
+// (jvmtiTagMap.cpp: `oop _o; jlong _obj_size; jlong _obj_tag;`, in that order, on JDK 17 to 25):
+// the word before the tag is the size it passed, the one before that the object. A size that
+// does not match says the layout is another, and nothing is read.
+uint64_t objectAddress(const jlong* tag_ptr, jlong size) {
+    const auto* words = reinterpret_cast<const uint64_t*>(tag_ptr);
+    return words[-1] == static_cast<uint64_t>(size) ? words[-2] : 0;
+}
 
 // Runs on the VM thread inside a safepoint: only the registry and the census's own memory.
 jint JNICALL onCensusObject(jlong class_tag, jlong size, jlong* tag_ptr, jint length, void* user_data) {
@@ -303,6 +362,34 @@ jint JNICALL onCensusObject(jlong class_tag, jlong size, jlong* tag_ptr, jint le
     const auto bytes = static_cast<uint64_t>(size);
     const uint32_t ci = ClassRegistry::indexFromTag(class_tag);
     jlong tag = *tag_ptr;
+    if (c->sampled && (tag == 0 || (tag & kClassTagBit))) {
+        // Not the trace's (a mirror is never a sample): allocated since the GC, or untracked.
+        if (c->by_address) {
+            const uint64_t address = objectAddress(tag_ptr, size);
+            if (address == 0) {
+                c->by_address = false;
+            } else if (!c->thereAtGc(address)) {
+                c->totals.newer_objects++;
+                c->totals.newer_bytes += bytes;
+                return JVMTI_VISIT_OBJECTS;
+            }
+        }
+        if (tag == kAgentObjectTag) {
+            Census::Counts& n = c->of(ci);
+            n.agent_objects++;
+            n.agent_bytes += bytes;
+            return JVMTI_VISIT_OBJECTS;
+        }
+        Census::Counts& n = c->of(ci);
+        if (tag == 0 && ci != kNoClass && c->recorder->classes()[ci].filler) {
+            n.filler_objects++;
+            n.filler_bytes += bytes;
+        } else {
+            n.untracked_objects++;
+            n.untracked_bytes += bytes;
+        }
+        return JVMTI_VISIT_OBJECTS;
+    }
     if (tag == 0) {
         if (ci != kNoClass && c->recorder->classes()[ci].filler) {
             Census::Counts& n = c->of(ci);
@@ -355,15 +442,27 @@ jint JNICALL onRootOnly(jvmtiHeapReferenceKind, const jvmtiHeapReferenceInfo*, j
 }
 }  // namespace
 
-bool countHeap(Recorder& r, uint32_t gc, uint64_t watermark, std::vector<uint64_t>* live, bool census_event) {
-    Census census{&r, watermark, uint64_t{gc} + 1, false, false, {}, {}, {}, {}, live, census_event};
+bool countHeap(Recorder& r, uint32_t gc, uint64_t watermark, std::vector<uint64_t>* live, bool census_event,
+               std::span<const SpaceBounds> at_gc) {
+    Census census;
+    census.recorder = &r;
+    census.watermark = watermark;
+    census.gcs_finished = uint64_t{gc} + 1;
+    census.live = live;
+    census.sampled = r.options().sampled();
+    census.adopt = census_event && !census.sampled;
+    census.at_gc = at_gc;
+    census.by_address = census.sampled && !at_gc.empty();
     if (live) live->clear();
     jvmtiHeapCallbacks callbacks{};
     callbacks.heap_iteration_callback = onCensusObject;
+    const int64_t began = r.now();
     if (r.iterateHeap([&] { return r.jvmti()->IterateThroughHeap(0, nullptr, &callbacks, &census); }) !=
             JVMTI_ERROR_NONE ||
         census.stale)
         return false;
+    census.ns = static_cast<uint64_t>(r.now() - began);
+    r.noteCensus(census.ns);
     if (live) {  // met in address order
         std::sort(live->begin(), live->end());
         live->erase(std::unique(live->begin(), live->end()), live->end());
@@ -374,6 +473,8 @@ bool countHeap(Recorder& r, uint32_t gc, uint64_t watermark, std::vector<uint64_
     if (!census.unseen.empty()) r.noteTagDeaths();
     GcCensusEvent e = census.totals;
     e.gc = gc;
+    e.newer_by_address = census.sampled && census.by_address;
+    e.duration_ns = census.ns;
     const auto& write = r.writerAccess();
     auto add = [&](uint32_t type, const Census::Counts& n) {
         if (n.objects == 0 && n.untracked_objects == 0 && n.agent_objects == 0 && n.filler_objects == 0)

@@ -5,7 +5,10 @@
 #include <jvmti.h>
 
 #include <cstdint>
+#include <span>
 #include <vector>
+
+#include "gc_facts.h"
 
 namespace memcity::agent {
 
@@ -28,8 +31,13 @@ ExistingObjects recordExistingObjects(Recorder& recorder, JNIEnv* jni);
 // when another GC ended before the count began. `live`: also the ids of the trace's objects the
 // heap held (ascending), for a GC_LIVE event. Without `census_event` it only collects those ids
 // (a GC counted before), and gives no untagged object an id.
+//
+// A sampled recording holds only the heap sampler's picks: the census counts the rest as
+// untracked, and tells the objects allocated since the GC by their addresses, which must lie past
+// the tops its spaces had at the GC (`at_gc`, from the GC's end; none known: they cannot be told
+// apart, and the census says so).
 bool countHeap(Recorder& recorder, uint32_t gc, uint64_t watermark, std::vector<uint64_t>* live = nullptr,
-               bool census_event = true);
+               bool census_event = true, std::span<const SpaceBounds> at_gc = {});
 
 // Has the VM post the ObjectFree events of every object the GCs so far have collected, before
 // it returns: a heap walk starts by doing so (HotSpot posts them otherwise late, from its

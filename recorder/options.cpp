@@ -14,6 +14,28 @@ bool number(std::string_view v, uint32_t lo, uint32_t hi, uint32_t* out) {
     return true;
 }
 
+// A size in bytes with an optional k/m/g suffix (powers of 1024).
+bool bytes(std::string_view v, uint64_t lo, uint64_t hi, uint64_t* out) {
+    uint64_t scale = 1;
+    if (!v.empty()) {
+        switch (v.back()) {
+            case 'k':
+            case 'K': scale = uint64_t{1} << 10; break;
+            case 'm':
+            case 'M': scale = uint64_t{1} << 20; break;
+            case 'g':
+            case 'G': scale = uint64_t{1} << 30; break;
+            default: break;
+        }
+        if (scale != 1) v.remove_suffix(1);
+    }
+    uint64_t n = 0;
+    auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+    if (ec != std::errc() || p != v.data() + v.size() || n > hi / scale || n * scale < lo) return false;
+    *out = n * scale;
+    return true;
+}
+
 bool yesNo(std::string_view v, bool* out) {
     if (v == "yes" || v == "true" || v == "on" || v == "1") return *out = true, true;
     if (v == "no" || v == "false" || v == "off" || v == "0") return *out = false, true;
@@ -24,6 +46,7 @@ bool yesNo(std::string_view v, bool* out) {
 
 Result<AgentOptions> parseAgentOptions(const char* text) {
     AgentOptions o;
+    bool refs_given = false, final_gc_given = false;
     std::string_view rest = text ? text : "";
     while (!rest.empty()) {
         size_t comma = rest.find(',');
@@ -42,11 +65,13 @@ Result<AgentOptions> parseAgentOptions(const char* text) {
         } else if (key == "depth") {
             if (!number(value, 1, 256, &o.depth)) return bad("a number of frames from 1 to 256");
         } else if (key == "refs") {
+            refs_given = true;
             if (value == "off")
                 o.refs_every = 0;
             else if (!number(value, 1, 1'000'000, &o.refs_every))
                 return bad("a number of GCs, or off");
         } else if (key == "finalgc") {
+            final_gc_given = true;
             if (!yesNo(value, &o.final_gc)) return bad("yes or no");
         } else if (key == "quiet") {
             if (!yesNo(value.empty() ? "yes" : value, &o.quiet)) return bad("yes or no");
@@ -70,11 +95,29 @@ Result<AgentOptions> parseAgentOptions(const char* text) {
             if (!yesNo(value.empty() ? "yes" : value, &o.shared)) return bad("yes or no");
         } else if (key == "control") {
             if (!yesNo(value, &o.control)) return bad("yes or no");
+        } else if (key == "interval") {
+            // SetHeapSamplingInterval takes a jint.
+            if (!bytes(value, 1, INT32_MAX, &o.interval))
+                return bad("a sampling interval from 1 byte to 2047m");
+        } else if (key == "census") {
+            uint32_t percent = 0;
+            if (!number(value, 0, 100, &percent)) return bad("a share of the run from 0 to 100 (percent)");
+            o.census_percent = percent;
         } else {
-            return Error{
-                "unknown option '" + std::string(key) +
-                "' (options: file=, depth=, refs=, finalgc=, sites=, deaths=, quiet, shared, control=)"};
+            return Error{"unknown option '" + std::string(key) +
+                         "' (options: file=, depth=, refs=, finalgc=, sites=, deaths=, interval=, census=, "
+                         "quiet, shared, control=)"};
         }
+    }
+    if (o.sampled()) {
+        // Its heap holds the sampler's picks only: a reference snapshot would need the rest of
+        // the heap, which the trace has no place for yet.
+        if (refs_given && o.refs_every != 0)
+            return Error{"option refs=" + std::to_string(o.refs_every) +
+                         ": a sampled recording (interval=) takes no reference snapshots yet; use refs=off"};
+        o.refs_every = 0;
+        // A service's exit is not held up by a full GC: the trace ends at its last GC.
+        if (!final_gc_given) o.final_gc = false;
     }
     return o;
 }

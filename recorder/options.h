@@ -34,6 +34,14 @@ struct AgentOptions {
     bool shared = false;
     // A live control channel (live_control.h): a local socket only this user can open.
     bool control = true;
+    // Sampled recording (docs/recorder.md, "Sampled recording"): the JVM's heap sampler reports
+    // one allocation per `interval` bytes on average, and each stands for the others; 0 records
+    // every allocation. Reference snapshots are then off unless refs= asks for them.
+    uint64_t interval = 0;
+    // Sampled recording: the share of the run (percent) that class censuses at young GCs may
+    // take; a census follows every full GC whatever it says. 0: full GCs only.
+    double census_percent = 1.0;
+    bool sampled() const { return interval != 0; }
 };
 
 // Where a JVM with process id `pid` writes when `file` is taken: app.mct -> app.1234.mct.

@@ -299,8 +299,10 @@ void Recorder::recordMirror(uint32_t index, jclass klass, uint64_t known_mirror)
         trackMirror(klass, known_mirror);
         return;
     }
-    // Before VM init (which records them all), or a class of the agent's own.
-    if (class_class == kNoClass || t_agent_classes) return;
+    // Before VM init (which records them all), or a class of the agent's own. A sampled
+    // recording holds the heap sampler's picks only, and it never picks a mirror: the census
+    // counts them with the objects not sampled.
+    if (class_class == kNoClass || t_agent_classes || options_.sampled()) return;
     jlong size = 0;
     if (jvmti_->GetObjectSize(klass, &size) != JVMTI_ERROR_NONE || size <= 0) return;
     const uint64_t id = t_ids_at_gc ? walkObjectId() : newObjectId();
@@ -570,7 +572,7 @@ void Recorder::processGcs(JNIEnv* jni) {
     // were alive at it, and take ids from its block.
     const GcFacts* facts = facts_.load(std::memory_order_acquire);
     const bool exit_census = countsExitHeap();
-    const bool census = exit_census || (facts && facts->countsWholeHeap(newest.start, newest.end));
+    const bool census = exit_census || censusDue(newest);
     bool counted = false;
     if (walk || census) {
         const uint64_t block = newest.next_object_id - newest.reserved;
@@ -589,8 +591,14 @@ void Recorder::processGcs(JNIEnv* jni) {
         // After a full GC, the JVM's own count of its heap, for the trace's self-check (after the
         // walk, so that the objects it met are counted as the trace's; objects it meets untagged
         // take ids from the GC's block too).
+        // A sampled census tells what was allocated since the GC by address: past the tops the
+        // spaces had at its end.
+        std::span<const SpaceBounds> at_gc;
+        if (facts && newest.end.valid)
+            at_gc = std::span<const SpaceBounds>(newest.end.spaces.data(),
+                                                 std::min(facts->spaces().size(), kMaxSpaces));
         counted = census && countHeap(*this, static_cast<uint32_t>(last), newest.next_object_id,
-                                      exit_census ? &exit_live_ : nullptr);
+                                      exit_census ? &exit_live_ : nullptr, true, at_gc);
         if (counted && exit_census) exit_live_gc_ = last;
         endWalk();
         t_ids_at_gc = false;
@@ -625,6 +633,16 @@ void Recorder::processGcs(JNIEnv* jni) {
             w.flush();  // on disk now, for a reader following the trace
         });
     }
+}
+
+bool Recorder::censusDue(const GcSlot& slot) const {
+    const GcFacts* facts = facts_.load(std::memory_order_acquire);
+    if (!facts) return false;
+    if (facts->countsWholeHeap(slot.start, slot.end)) return true;
+    // Young GCs only where the census can tell the objects allocated since by address.
+    if (!options_.sampled() || options_.census_percent <= 0 || facts->spaces().empty()) return false;
+    const double budget_ns = options_.census_percent / 100.0 * static_cast<double>(now());
+    return static_cast<double>(census_ns_ + last_census_ns_) <= budget_ns;
 }
 
 void Recorder::accountLastGc(JNIEnv* jni) {

@@ -156,6 +156,7 @@ public:
     const ClassRegistry::WithWriter& writerAccess() const { return with_writer_; }
 
     jvmtiEnv* jvmti() const { return jvmti_; }
+    const AgentOptions& options() const { return options_; }
     // An object of the agent's (a global reference; null before VM init).
     jobject flushAnchor() const { return flush_anchor_; }
     ClassRegistry& classes() { return classes_; }
@@ -192,6 +193,11 @@ public:
         const jvmtiError err = iterate();
         heap_iterations_.fetch_add(1, std::memory_order_seq_cst);
         return err;
+    }
+    // A class census took `ns` (see censusDue).
+    void noteCensus(uint64_t ns) {
+        census_ns_ += ns;
+        last_census_ns_ = ns;
     }
     // Thread symbol id of a java.lang.Thread object's tag (0 if unknown).
     uint32_t threadOfTag(jlong tag);
@@ -334,6 +340,10 @@ private:
     // on them): compared by address with the last kRepeatScan, read from their references.
     bool trackedRecently(ThreadState& ts, jobject object);
     static constexpr size_t kRepeatScan = size_t{1} << 18;
+    // Whether GC `slot` gets a class census: every full GC of a stop-the-world collector; in a
+    // sampled recording also a young one, while censuses so far and one more (as long as the
+    // last) stay within the run's share options_.census_percent. Agent thread only.
+    bool censusDue(const GcSlot& slot) const;
     // Writes the deaths of the GCs written so far; `last`: drops the others (at the end).
     void flushDeaths(bool last);
     void stopWithError(const std::string& message);
@@ -397,7 +407,8 @@ private:
     double addresses_ns_ = 0;                                // reading them, all GCs together
     uint32_t next_string_ = 1;                               // 1 is "unknown"
     std::atomic<uint64_t> bytes_allocated_{0};
-    uint64_t estimated_before_ = 0;  // agent thread only
+    uint64_t estimated_before_ = 0;                // agent thread only
+    uint64_t census_ns_ = 0, last_census_ns_ = 0;  // censuses' time so far and the last one's (agent thread)
 
     // Deaths, by the number of GCs finished when their ObjectFree arrived.
     std::mutex deaths_mutex_;
@@ -413,7 +424,12 @@ private:
     // that the deaths HotSpot posts after the trace is closed are accounted for (not with
     // ZGC/Shenandoah, whose heap iteration visits the reachable objects only).
     bool exiting_ = false;
-    bool countsExitHeap() const { return exiting_ && !unsafe_final_gc_; }
+    // Not in a sampled recording with weak references: its last GC's deaths are all known at
+    // its end, and a count of a service's heap at exit would cost it a pause.
+    bool countsExitHeap() const {
+        return exiting_ && !unsafe_final_gc_ &&
+               !(options_.sampled() && weak_deaths_.load(std::memory_order_relaxed));
+    }
     std::vector<uint64_t> exit_live_;
     uint64_t exit_live_gc_ = UINT64_MAX;  // the GC exit_live_ was counted at
     uint64_t written_watermark_ = 0;      // the next object id of the last GC written
@@ -448,7 +464,10 @@ private:
     std::mutex mirrors_mutex_;
     std::vector<std::pair<jweak, uint64_t>> mirror_refs_;
     std::unordered_set<uint64_t> mirror_ids_;
-    std::atomic<bool> tag_deaths_{false};       // see noteTagDeaths
+    std::atomic<bool> tag_deaths_{false};  // see noteTagDeaths
+    // ObjectFree events are on: always, but in a sampled recording with deaths by weak
+    // references, which has no death to learn from them (and so nothing to flush at exit).
+    std::atomic<bool> object_free_on_{false};
     std::atomic<uint64_t> heap_iterations_{0};  // twice per iteration (see enterAllocation)
     std::mutex released_mutex_;                 // scanWeak (GC callback) adds, the agent thread releases
     std::vector<jweak> released_;

@@ -15,7 +15,7 @@ constexpr size_t kMaxPendingDeaths = 1u << 20;  // deaths held before the agent 
 }  // namespace
 
 void Recorder::onUnreportedGc() {
-    flushObjectFrees(*this);
+    if (object_free_on_.load(std::memory_order_acquire)) flushObjectFrees(*this);
     if (weak_deaths_.load(std::memory_order_relaxed))
         scanWeak(static_cast<uint32_t>(gcs_finished_.load(std::memory_order_acquire) - 1));
 }

@@ -81,6 +81,7 @@ Status Recorder::start(bool attaching) {
     }
     WriterOptions wo;
     wo.start_wall_ns = static_cast<uint64_t>(wallNs());
+    wo.sampling_interval = options_.interval;
     start_ns_ = monotonicNs();
     auto w = TraceWriter::create(options_.file, wo);
     if (!w) return w.error();
@@ -88,6 +89,10 @@ Status Recorder::start(bool attaching) {
     writer_->meta("producer", "memcity agent");
     writer_->meta("depth", std::to_string(options_.depth));
     writer_->meta("refs", options_.refs_every ? std::to_string(options_.refs_every) : "off");
+    if (options_.sampled()) {
+        writer_->meta("sampling interval", std::to_string(options_.interval));
+        writer_->meta("census budget", std::to_string(options_.census_percent) + "%");
+    }
     // Snapshots come from FollowReferences from the heap roots (heap_walk.cpp).
     writer_->meta(format::kMetaSnapshots, format::kSnapshotsFromRoots);
     writer_->meta("pid", std::to_string(getpid()));
@@ -104,12 +109,17 @@ Status Recorder::start(bool attaching) {
         if (attaching &&
             (e == JVMTI_EVENT_GARBAGE_COLLECTION_START || e == JVMTI_EVENT_GARBAGE_COLLECTION_FINISH))
             continue;
+        // Sampled: the heap sampler sees the VM's own allocations too, sampled like the rest;
+        // ObjectFree only once deaths are known to need it (learnTheJvm).
+        if (options_.sampled() && (e == JVMTI_EVENT_VM_OBJECT_ALLOC || e == JVMTI_EVENT_OBJECT_FREE))
+            continue;
         if (jvmti_->SetEventNotificationMode(JVMTI_ENABLE, e, nullptr) != JVMTI_ERROR_NONE)
             return Error{"cannot enable JVMTI event " + std::to_string(e)};
     }
-    // Every allocation, not a sample.
-    if (jvmti_->SetHeapSamplingInterval(0) != JVMTI_ERROR_NONE)
-        return Error{"cannot set the heap sampling interval"};
+    // Every allocation, or one per interval on average.
+    if (jvmti_->SetHeapSamplingInterval(static_cast<jint>(options_.interval)) != JVMTI_ERROR_NONE)
+        return Error{"cannot set the heap sampling interval to " + std::to_string(options_.interval)};
+    object_free_on_.store(!options_.sampled(), std::memory_order_release);
     return {};
 }
 
@@ -159,9 +169,11 @@ bool Recorder::weakDeathsWork(JNIEnv* jni) {
 void Recorder::onVmInit(JNIEnv* jni, jthread vm_thread) {
     if (!recording()) return;
     const int64_t init_began = now();
-    // What the agent allocates here is its own: tagged as such, never recorded.
+    // What the agent allocates here is its own: tagged as such, never recorded. A sampled
+    // recording lets every thread keep the distance it drew: it loses no allocation, only shifts
+    // where its first sample falls.
     t_agent_allocating = true;
-    resetSamplingDistance(jni);
+    if (!options_.sampled()) resetSamplingDistance(jni);
     t_agent_allocating = false;
     learnTheJvm(jni);
     noteCollectionsSoFar();
@@ -179,22 +191,26 @@ Status Recorder::attach(JNIEnv* jni, jthread current) {
     // Every thread reports its allocations from here on. This one once it had one sampled (see
     // resetSamplingDistance); the others, on JDK 17, once their sampling distance is 0 (JDK 17
     // keeps the distance each drew before: up to a few hundred KiB unreported); then each
-    // once it leaves the allocation buffer it is in, which a GC retires.
-    t_agent_allocating = true;
-    resetSamplingDistance(jni);
-    t_agent_allocating = false;
-    std::string why;
-    if (auto samplers =
-            facts_owner_->vm() ? HeapSamplers::find(*facts_owner_->vm(), jni, current, &why) : nullptr) {
-        const size_t reset = samplers->resetOthers(jvmti_, jni, current);
-        withWriter([&](TraceWriter& w) { w.meta("sampling reset", std::to_string(reset) + " threads"); });
-    } else if (!why.empty()) {
-        withWriter([&](TraceWriter& w) {
-            w.meta("warning", "other threads' heap sampling distance could not be reset (" + why +
-                                  "): on JDK 17 their first allocations after attach may be missing");
-        });
+    // once it leaves the allocation buffer it is in, which a GC retires. A sampled recording
+    // needs none of it (each thread's next sample comes where the distance it drew ends) and
+    // forces no GC: a service's pause for a full GC of a large heap is what it came to avoid.
+    if (!options_.sampled()) {
+        t_agent_allocating = true;
+        resetSamplingDistance(jni);
+        t_agent_allocating = false;
+        std::string why;
+        if (auto samplers =
+                facts_owner_->vm() ? HeapSamplers::find(*facts_owner_->vm(), jni, current, &why) : nullptr) {
+            const size_t reset = samplers->resetOthers(jvmti_, jni, current);
+            withWriter([&](TraceWriter& w) { w.meta("sampling reset", std::to_string(reset) + " threads"); });
+        } else if (!why.empty()) {
+            withWriter([&](TraceWriter& w) {
+                w.meta("warning", "other threads' heap sampling distance could not be reset (" + why +
+                                      "): on JDK 17 their first allocations after attach may be missing");
+            });
+        }
+        jvmti_->ForceGarbageCollection();
     }
-    jvmti_->ForceGarbageCollection();
     // GCs from here on (the GC above is not the trace's: the heap after it is where it begins).
     noteCollectionsSoFar();
     for (jvmtiEvent e : {JVMTI_EVENT_GARBAGE_COLLECTION_START, JVMTI_EVENT_GARBAGE_COLLECTION_FINISH})
@@ -227,6 +243,9 @@ void Recorder::learnTheJvm(JNIEnv* jni) {
     // that were there has marked them, new objects are tagged at once (prepareWalk), or the
     // walk would take them for older ones.
     weak_deaths_.store(options_.deaths == DeathMode::kWeak && weakDeathsWork(jni), std::memory_order_release);
+    if (!object_free_on_.load(std::memory_order_acquire) && !weak_deaths_.load(std::memory_order_relaxed) &&
+        jvmti_->SetEventNotificationMode(JVMTI_ENABLE, JVMTI_EVENT_OBJECT_FREE, nullptr) == JVMTI_ERROR_NONE)
+        object_free_on_.store(true, std::memory_order_release);
     prepareWalk();
 }
 
@@ -495,9 +514,10 @@ void Recorder::onVmDeath(JNIEnv* jni) {
     exiting_ = true;
     if (recording() && options_.final_gc && !unsafe_final_gc_) {
         // A last GC, so the objects that are garbage by now are recorded as dead. It has a
-        // reference snapshot whatever refs=N says: the heap the program ends with.
+        // reference snapshot whatever refs=N says: the heap the program ends with (not in a
+        // sampled recording, which takes none).
         jvmti_->ForceGarbageCollection();
-        snapshot_last_ = true;
+        snapshot_last_ = !options_.sampled();
     }
     // The deaths of the GCs so far that the tag map still holds are posted to this thread
     // before the walk returns. Those the service thread has taken (JDK 17 and later) may still
@@ -505,7 +525,7 @@ void Recorder::onVmDeath(JNIEnv* jni) {
     // them. Turning ObjectFree off would wait for them, but HotSpot waits there without letting
     // a safepoint begin, while the service thread waits for the safepoint to end: a deadlock
     // whenever another thread asks for a GC meanwhile (System.exit from one of several threads).
-    if (recording()) flushObjectFrees(*this);
+    if (recording() && object_free_on_.load(std::memory_order_acquire)) flushObjectFrees(*this);
     finish(jni);
 }
 
@@ -536,7 +556,8 @@ void Recorder::finish(JNIEnv* jni) {
         }
     }
     recording_ = false;
-    if (exiting_) untagAll(*this);
+    // With ObjectFree off HotSpot has no deaths to post, and the heap need not be walked.
+    if (exiting_ && object_free_on_.load(std::memory_order_acquire)) untagAll(*this);
     if (addresses_written_ + addresses_missed_ > 0)
         withWriter([&](TraceWriter& w) {
             char text[160];

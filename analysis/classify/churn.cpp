@@ -60,7 +60,8 @@ Status windowDeaths(const HeapHistory& history, uint32_t from, uint32_t to, Obje
 // A heap of the objects [0, end) of `store` (no references) at GC `gc`.
 HeapView storeView(const HeapHistory& history, const ObjectStore& store, size_t end, uint32_t gc) {
     return HeapView(store, end, gc, history.shapes(), history.trace().symbols(),
-                    history.trace().header().object_alignment, history.watermarks(), end, 0);
+                    history.trace().header().object_alignment, history.watermarks(), end, 0,
+                    history.sampling());
 }
 
 }  // namespace

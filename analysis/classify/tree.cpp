@@ -19,10 +19,12 @@ std::optional<Metric> parseMetric(std::string_view name) {
 }
 namespace {
 
-// Objects and bytes per signature, and one object of it to classify.
+// Objects and bytes per signature, and one object of it to classify; a sampled heap's sums of
+// what its samples stand for.
 struct SignatureCount {
     uint64_t objects = 0, bytes = 0;
     size_t representative = 0;
+    SampleSums sampled;
 };
 
 struct KeyVectorHash {
@@ -70,13 +72,16 @@ std::vector<SignatureCount> countByShape(const HeapView& heap, unsigned threads)
         const ObjectStore& store = heap.store();
         const uint32_t* shape = store.shape.data();
         const ShapeTable& table = heap.shapes();
+        const SampleModel* sampling = heap.sampling();
         for (size_t pos = begin; pos < end; ++pos) {
             const uint32_t s = shape[pos];
             if (s == ObjectStore::kDead) continue;
             SignatureCount& c = counts[s];
             if (c.objects++ == 0) c.representative = pos;
             const uint32_t instance_size = table[s].size;
-            c.bytes += instance_size != 0 ? instance_size : heap.size(pos);
+            const uint64_t size = instance_size != 0 ? instance_size : heap.size(pos);
+            c.bytes += size;
+            if (sampling) c.sampled.add(sampling->weigh(size), size);
         }
     };
     runSliced(threads, work);
@@ -88,6 +93,7 @@ std::vector<SignatureCount> countByShape(const HeapView& heap, unsigned threads)
             if (c.objects == 0) c.representative = p.representative;
             c.objects += p.objects;
             c.bytes += p.bytes;
+            c.sampled += p.sampled;
         }
     return std::move(partial[0]);
 }
@@ -98,12 +104,14 @@ std::vector<SignatureCount> countByShape(const HeapView& heap, unsigned threads)
 // and the verdicts of shape-only filters are worked out once per shape and cached.
 std::vector<SignatureCount> countBySignature(const HeapView& heap, const ClassifierChain& chain,
                                              const std::vector<const Filter*>& filters, unsigned threads,
-                                             uint64_t* filtered_objects, uint64_t* filtered_bytes) {
+                                             uint64_t* filtered_objects, uint64_t* filtered_bytes,
+                                             SampleSums* filtered_sampled) {
     using SignatureMap = std::unordered_map<std::vector<Key>, uint32_t, KeyVectorHash>;
     struct Slice {
         SignatureMap ids;
         std::vector<SignatureCount> counts;
         uint64_t filtered_objects = 0, filtered_bytes = 0;
+        SampleSums filtered_sampled;
     };
     const size_t n = heap.positions();
     threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(n / 65536 + 1)));
@@ -139,6 +147,7 @@ std::vector<SignatureCount> countBySignature(const HeapView& heap, const Classif
             if (!accepted) {
                 ++slice.filtered_objects;
                 slice.filtered_bytes += bytes;
+                if (heap.sampled()) slice.filtered_sampled.add(heap.weight(pos), bytes);
                 continue;
             }
             sig.clear();
@@ -158,10 +167,11 @@ std::vector<SignatureCount> countBySignature(const HeapView& heap, const Classif
                 }
             }
             auto [it, added] = slice.ids.try_emplace(sig, static_cast<uint32_t>(slice.counts.size()));
-            if (added) slice.counts.push_back({0, 0, pos});
+            if (added) slice.counts.push_back({0, 0, pos, {}});
             SignatureCount& c = slice.counts[it->second];
             ++c.objects;
             c.bytes += bytes;
+            if (heap.sampled()) c.sampled.add(heap.weight(pos), bytes);
         }
     };
     runSliced(threads, work);
@@ -171,15 +181,18 @@ std::vector<SignatureCount> countBySignature(const HeapView& heap, const Classif
         for (const auto& [sig, id] : slices[t].ids) {
             const SignatureCount& c = slices[t].counts[id];
             auto [it, added] = all.ids.try_emplace(sig, static_cast<uint32_t>(all.counts.size()));
-            if (added) all.counts.push_back({0, 0, c.representative});
+            if (added) all.counts.push_back({0, 0, c.representative, {}});
             all.counts[it->second].objects += c.objects;
             all.counts[it->second].bytes += c.bytes;
+            all.counts[it->second].sampled += c.sampled;
         }
         all.filtered_objects += slices[t].filtered_objects;
         all.filtered_bytes += slices[t].filtered_bytes;
+        all.filtered_sampled += slices[t].filtered_sampled;
     }
     *filtered_objects += all.filtered_objects;
     *filtered_bytes += all.filtered_bytes;
+    *filtered_sampled += all.filtered_sampled;
     return std::move(all.counts);
 }
 
@@ -256,8 +269,9 @@ ClassificationTree ClassificationTree::build(const HeapView& heap, const Classif
         signatures = countByShape(heap, options.threads);
     } else {
         signatures = countBySignature(heap, chain, filters, options.threads, &tree.filtered_objects_,
-                                      &tree.filtered_bytes_);
+                                      &tree.filtered_bytes_, &tree.filtered_sampled_);
     }
+    tree.sampled_ = heap.sampled();
 
     // 2. Classify one object per signature and add the signature's counts to every node it
     //    reaches, once each.
@@ -286,13 +300,24 @@ ClassificationTree ClassificationTree::build(const HeapView& heap, const Classif
         if (!accepted) {
             tree.filtered_objects_ += s.objects;
             tree.filtered_bytes_ += s.bytes;
+            tree.filtered_sampled_ += s.sampled;
             continue;
         }
         descent.run(heap, chain, s.representative, child, reached);
         for (uint32_t id : reached) {
             tree.nodes_[id].objects += s.objects;
             tree.nodes_[id].bytes += s.bytes;
+            tree.nodes_[id].sampled += s.sampled;
         }
+    }
+    // 3. A sampled heap's nodes hold what their samples stand for.
+    if (tree.sampled_) {
+        for (TreeNode& n : tree.nodes_) {
+            n.objects = n.sampled.roundedObjects();
+            n.bytes = n.sampled.roundedBytes();
+        }
+        tree.filtered_objects_ = tree.filtered_sampled_.roundedObjects();
+        tree.filtered_bytes_ = tree.filtered_sampled_.roundedBytes();
     }
     return tree;
 }
@@ -403,6 +428,7 @@ PrunedChildren ClassificationTree::prunedChildren(uint32_t id, Metric metric,
             ++out.other_groups;
             out.other_objects += nodes_[c].objects;
             out.other_bytes += nodes_[c].bytes;
+            out.other_sampled += nodes_[c].sampled;
         }
     }
     return out;

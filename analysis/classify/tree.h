@@ -17,6 +17,7 @@
 
 #include "classify/classifier.h"
 #include "graph/bitset.h"
+#include "heap/sampling.h"
 
 namespace memcity {
 
@@ -37,6 +38,9 @@ struct TreeNode {
     Key key = 0;
     uint64_t objects = 0, bytes = 0;  // each object once, however many children it went to
     std::vector<uint32_t> children;   // in creation order (sortedChildren orders them)
+    // A sampled heap's node (ClassificationTree::sampled): objects and bytes above are the
+    // estimates, rounded; these are their sums, samples and variance (heap/sampling.h).
+    SampleSums sampled;
 };
 
 // Pruning for display (STAG'20 §4): a node's children, largest first, are shown until they hold
@@ -53,6 +57,7 @@ struct PrunedChildren {
     size_t other_groups = 0;
     // Sums over the folded children (under a one-to-many classifier an object may be in several).
     uint64_t other_objects = 0, other_bytes = 0;
+    SampleSums other_sampled;  // a sampled tree's: the folded children's sums
 };
 
 struct TreeOptions {
@@ -78,6 +83,9 @@ public:
     // Objects the filters left out, and the signatures the objects fell into.
     uint64_t filteredObjects() const { return filtered_objects_; }
     uint64_t filteredBytes() const { return filtered_bytes_; }
+    // Built from a sampled heap: every node's objects and bytes are estimates (TreeNode::sampled).
+    bool sampled() const { return sampled_; }
+    const SampleSums& filteredSampled() const { return filtered_sampled_; }
     size_t signatures() const { return signatures_; }
 
     // "Overall" for the root, else the classifier's name for the node's key.
@@ -106,6 +114,8 @@ private:
     const SymbolTable* symbols_ = nullptr;
     uint32_t gc_ = 0;
     uint64_t filtered_objects_ = 0, filtered_bytes_ = 0;
+    SampleSums filtered_sampled_;
+    bool sampled_ = false;
     size_t signatures_ = 0;
 };
 

@@ -20,6 +20,7 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
     h.data_ = std::make_unique<HistoryData>();
     h.checkpoints_ = std::make_unique<CheckpointStore>(options.temp_dir);
     HistoryData& data = *h.data_;
+    data.sampling = SampleModel(trace.header().sampling_interval);
 
     Replayer replayer(trace, data, Replayer::Mode::kBuild);
     // Snapshots whose ROOTS chunk was read, waiting for their heap to complete.
@@ -225,6 +226,11 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
               [](const AddressInfo& a, const AddressInfo& b) { return a.gc < b.gc; });
     for (const AddressInfo& a : data.addresses)
         if (a.gc < data.gcs.size()) data.gcs[a.gc].has_addresses = true;
+    // A sampled trace's figures from their sums again: an anomaly after a heap was complete (a
+    // duplicate, a late allocation) moved the counted figures it set.
+    if (data.sampling.sampled())
+        for (GcRecord& r : data.gcs)
+            applySampledEstimates(r);
     settleJvmChecks(data.jvm_checks);
     for (const JvmCheck& check : data.jvm_checks)
         if (!check.agrees())

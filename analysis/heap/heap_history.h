@@ -78,6 +78,10 @@ public:
         return i < 0 ? nullptr : &data_->spaces[static_cast<size_t>(i)];
     }
     const CheckpointStore& checkpoints() const { return *checkpoints_; }
+    // A sampled trace's law (its heaps' objects are samples: heap/sampling.h); nullptr when the
+    // trace records every allocation.
+    const SampleModel* sampling() const { return data_->sampling.sampled() ? &data_->sampling : nullptr; }
+    bool sampled() const { return data_->sampling.sampled(); }
     bool stoppedEarly() const { return stopped_early_; }
 
     // The heap at the end of GC `gc`. Error when `gc` is out of range.

@@ -9,7 +9,8 @@ HeapState::HeapState(const HeapView& view)
       symbols_(&view.symbols()),
       alignment_(view.alignment()),
       live_objects_(view.liveObjects()),
-      live_bytes_(view.liveBytes()) {
+      live_bytes_(view.liveBytes()),
+      sampling_(view.sampling()) {
     const ObjectStore& src = view.store();
     store_.ids.lo.reserve(view.liveObjects());
     store_.shape.reserve(view.liveObjects());

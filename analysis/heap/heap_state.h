@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "heap/object_store.h"
+#include "heap/sampling.h"
 #include "heap/shape_table.h"
 #include "trace/events.h"
 #include "trace/symbols.h"
@@ -42,14 +43,20 @@ struct GcRecord {
     uint64_t snapshot_edges = 0, snapshot_roots = 0;
 
     uint32_t final_chunk = 0;  // chunk in which this heap was complete (internal: replay target)
+
+    // A sampled trace's GCs (TraceHeader::sampled): live_*, allocated_* and freed_* above are
+    // estimates, rounded (heap/sampling.h); these are the sums behind them: how many samples
+    // each rests on and its variance.
+    SampleSums live_sampled, allocated_sampled, freed_sampled;
 };
 
 class HeapView {
 public:
     HeapView(const ObjectStore& store, size_t end, uint32_t gc, const ShapeTable& shapes,
              const SymbolTable& symbols, uint32_t alignment, std::span<const uint64_t> watermarks,
-             uint64_t live_objects, uint64_t live_bytes)
-        : store_(&store),
+             uint64_t live_objects, uint64_t live_bytes, const SampleModel* sampling = nullptr)
+        : sampling_(sampling),
+          store_(&store),
           end_(end),
           gc_(gc),
           shapes_(&shapes),
@@ -104,6 +111,17 @@ public:
     std::span<const uint64_t> watermarks() const { return watermarks_; }
     uint32_t alignment() const { return alignment_; }
 
+    // A sampled trace's heap: its objects are samples, each standing for others (heap/sampling.h).
+    // liveObjects() and liveBytes() count the samples themselves; estimates weigh them.
+    bool sampled() const { return sampling_ && sampling_->sampled(); }
+    // The law it was sampled by (nullptr for an exact heap).
+    const SampleModel* sampling() const { return sampled() ? sampling_ : nullptr; }
+    // What the object at `pos` stands for: itself alone in an exact heap.
+    SampleWeight weight(size_t pos) const {
+        return sampled() ? sampling_->weigh(size(pos))
+                         : SampleWeight{1, static_cast<double>(size(pos)), 0, 0};
+    }
+
     // The heap's references (graph/heap_graph.h), for classifiers that read them; null when the
     // view has none attached.
     const HeapGraph* graph() const { return graph_; }
@@ -115,6 +133,7 @@ public:
 
 private:
     const HeapGraph* graph_ = nullptr;
+    const SampleModel* sampling_ = nullptr;
     const ObjectStore* store_;
     size_t end_;
     uint32_t gc_;
@@ -136,7 +155,7 @@ public:
 
     HeapView view() const {
         return HeapView(store_, store_.size(), gc_, *shapes_, *symbols_, alignment_, watermarks_,
-                        live_objects_, live_bytes_);
+                        live_objects_, live_bytes_, sampling_);
     }
     uint32_t gc() const { return gc_; }
     size_t objectCount() const { return store_.size(); }
@@ -152,6 +171,7 @@ private:
     const SymbolTable* symbols_ = nullptr;
     uint32_t alignment_ = 8;
     uint64_t live_objects_ = 0, live_bytes_ = 0;
+    const SampleModel* sampling_ = nullptr;
 };
 
 }  // namespace memcity

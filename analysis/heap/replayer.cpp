@@ -344,8 +344,15 @@ void Replayer::applyDeath(uint32_t gc, uint64_t id, size_t pos, size_t offset) {
             Anomaly::kLateDeath, offset, "object ", id, " dies at GC ", gc, ", written after ",
             gc + 1 < s_.gcs_ended ? "GC " + std::to_string(gc + 1) + " started" : "its heap was complete");
     if (build()) {
-        data_.gcs[gc].freed_objects++;
-        data_.gcs[gc].freed_bytes += size;
+        GcRecord& r = data_.gcs[gc];
+        r.freed_objects++;
+        r.freed_bytes += size;
+        if (sampled()) {
+            const SampleWeight w = data_.sampling.weigh(size);
+            r.freed_sampled.add(w, size);
+            // Born since the GC before: allocated in this GC's epoch (estimateHeap adds the live).
+            if (gc == 0 || id >= data_.watermarks[gc - 1]) r.allocated_sampled.add(w, size);
+        }
     }
 }
 
@@ -554,6 +561,29 @@ void Replayer::retail() {
     }
 }
 
+void applySampledEstimates(GcRecord& r) {
+    r.live_objects = r.live_sampled.roundedObjects();
+    r.live_bytes = r.live_sampled.roundedBytes();
+    r.allocated_objects = r.allocated_sampled.roundedObjects();
+    r.allocated_bytes = r.allocated_sampled.roundedBytes();
+    r.freed_objects = r.freed_sampled.roundedObjects();
+    r.freed_bytes = r.freed_sampled.roundedBytes();
+}
+
+void Replayer::estimateHeap(uint32_t g, GcRecord& r) {
+    const HeapView view = viewAt(g);
+    const uint64_t born_from = g == 0 ? 0 : data_.watermarks[g - 1];
+    SampleSums live;
+    view.forEachLive([&](size_t pos) {
+        const uint64_t size = view.size(pos);
+        const SampleWeight w = data_.sampling.weigh(size);
+        live.add(w, size);
+        if (view.id(pos) >= born_from) r.allocated_sampled.add(w, size);  // the dead ones: applyDeath
+    });
+    r.live_sampled = live;
+    applySampledEstimates(r);
+}
+
 void Replayer::completeHeap() {
     const uint32_t g = s_.gcs_ended - 1;
     s_.heap_done = 1;
@@ -561,6 +591,11 @@ void Replayer::completeHeap() {
         GcRecord& r = data_.gcs[g];
         r.live_objects = s_.all_objects - s_.tail_objects;
         r.live_bytes = s_.all_bytes - s_.tail_bytes;
+        if (sampled()) {
+            r.live_sampled.samples = r.live_objects;  // viewAt reads them
+            r.live_sampled.sample_bytes = r.live_bytes;
+            estimateHeap(g, r);
+        }
         r.final_chunk = static_cast<uint32_t>(chunk_);
         EventCounts& c = data_.counts;
         if (r.live_objects > c.peak_live_objects) {
@@ -573,8 +608,10 @@ void Replayer::completeHeap() {
         }
         // At a full GC the JVM's own accounting is the judge (heap/jvm_check.h); not the last GC
         // of a cut trace, whose deaths and count may be in the lost part.
+        // A sampled trace's heap is an estimate: held against the JVM's figures by the views that
+        // show both, never as an integrity check.
         const bool cut_last = trace_.truncated() && s_.gcs_ended == data_.gcs.size() && finishing_;
-        if (!cut_last && r.jvm >= 0 && data_.jvm_facts[static_cast<size_t>(r.jvm)].whole_heap)
+        if (!cut_last && !sampled() && r.jvm >= 0 && data_.jvm_facts[static_cast<size_t>(r.jvm)].whole_heap)
             data_.jvm_checks.push_back(checkAgainstJvm(
                 r, viewAt(g), r.census >= 0 ? &data_.censuses[static_cast<size_t>(r.census)] : nullptr));
     }
@@ -586,9 +623,12 @@ HeapView Replayer::viewAt(uint32_t gc) {
     normalize();
     const GcRecord& r = data_.gcs[gc];
     size_t cut = store_.lowerBound(data_.watermarks[gc]);
+    // A sampled heap's view counts its samples (the record has their estimates).
+    const bool s = sampled();
     return HeapView(store_, cut, gc, data_.shapes, symbols_, alignment_,
-                    std::span<const uint64_t>(data_.watermarks.data(), size_t{gc} + 1), r.live_objects,
-                    r.live_bytes);
+                    std::span<const uint64_t>(data_.watermarks.data(), size_t{gc} + 1),
+                    s ? r.live_sampled.samples : r.live_objects,
+                    s ? r.live_sampled.sample_bytes : r.live_bytes, &data_.sampling);
 }
 
 void Replayer::finish() {

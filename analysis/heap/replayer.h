@@ -105,7 +105,12 @@ struct HistoryData {
     std::vector<GcSpacesEvent> spaces;    // the collector's spaces after GCs (GcRecord::spaces)
     std::vector<AddressInfo> addresses;   // GCs with their objects' addresses, by GC
     std::vector<JvmCheck> jvm_checks;     // full GCs with the JVM's figures, in order
+    SampleModel sampling;                 // a sampled trace's law (TraceHeader::sampling_interval)
 };
+
+// A sampled trace's GC: its live, allocated and freed figures set from the sums behind them
+// (GcRecord::live_sampled...), as estimates.
+void applySampledEstimates(GcRecord& r);
 
 class Replayer : public EventVisitorBase {
 public:
@@ -184,6 +189,10 @@ private:
     void applyDeath(uint32_t gc, uint64_t id, size_t pos, size_t offset);
     void applyGcLive(std::span<const uint8_t> data, size_t offset);
     void applyGcComplete(std::span<const uint8_t> data, size_t offset);
+    // A sampled trace's heap of GC `g`, complete: the estimates of its live objects and of those
+    // born since the GC before (build mode).
+    void estimateHeap(uint32_t g, GcRecord& r);
+    bool sampled() const { return data_.sampling.sampled(); }
     void retail();
     template <class... Parts>
     void anomaly(Anomaly a, size_t offset, const Parts&... parts);

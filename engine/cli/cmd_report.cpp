@@ -14,6 +14,7 @@
 #include "cli/json_writer.h"
 #include "cli/load.h"
 #include "cli/one_trace.h"
+#include "cli/sampled_output.h"
 #include "cli/text_format.h"
 #include "graph/closure.h"
 
@@ -44,10 +45,17 @@ std::string percent(uint64_t part, uint64_t whole) {
 }
 
 void printRow(const ReportView& v, uint64_t objects, uint64_t bytes, size_t indent, const std::string& name,
-              const GroupClosure* c = nullptr) {
+              const GroupClosure* c = nullptr, const SampleSums* sampled = nullptr) {
     const TreeNode& root = v.tree.root();
-    std::printf("%12s %s %14s %s", formatBytes(bytes).c_str(), percent(bytes, root.bytes).c_str(),
-                formatCount(objects).c_str(), percent(objects, root.objects).c_str());
+    if (sampled) {
+        // Estimates: each with its interval and the samples it rests on.
+        std::printf("%s %s %s %s %8s", padLeft(estimateText(*sampled, true), 30).c_str(),
+                    percent(bytes, root.bytes).c_str(), padLeft(estimateText(*sampled, false), 32).c_str(),
+                    percent(objects, root.objects).c_str(), formatCount(sampled->samples).c_str());
+    } else {
+        std::printf("%12s %s %14s %s", formatBytes(bytes).c_str(), percent(bytes, root.bytes).c_str(),
+                    formatCount(objects).c_str(), percent(objects, root.objects).c_str());
+    }
     if (!v.closures.empty()) {
         const uint64_t whole = v.closures.at(ClassificationTree::kRoot).deep.bytes;
         if (c)
@@ -63,14 +71,16 @@ void printNode(const ReportView& v, uint32_t id, size_t indent) {
     const TreeNode& n = v.tree.node(id);
     auto closure = v.closures.find(id);
     printRow(v, n.objects, n.bytes, indent, v.tree.label(id),
-             closure == v.closures.end() ? nullptr : &closure->second);
+             closure == v.closures.end() ? nullptr : &closure->second,
+             v.tree.sampled() ? &n.sampled : nullptr);
     if (indent >= v.depth) return;
     PrunedChildren kids = v.tree.prunedChildren(id, v.metric, v.prune);
     for (uint32_t c : kids.shown)
         printNode(v, c, indent + 1);
     if (kids.other_groups)
         printRow(v, kids.other_objects, kids.other_bytes, indent + 1,
-                 "Other (" + formatCountOf(kids.other_groups, "group", "groups") + ")");
+                 "Other (" + formatCountOf(kids.other_groups, "group", "groups") + ")", nullptr,
+                 v.tree.sampled() ? &kids.other_sampled : nullptr);
 }
 
 void jsonNode(const ReportView& v, JsonWriter& j, uint32_t id, size_t level) {
@@ -79,6 +89,10 @@ void jsonNode(const ReportView& v, JsonWriter& j, uint32_t id, size_t level) {
     j.field("name", v.tree.label(id));
     if (id != ClassificationTree::kRoot) j.field("classifier", v.tree.classifierSpec(id));
     j.field("objects", n.objects).field("bytes", n.bytes);
+    if (v.tree.sampled()) {
+        jsonEstimate(j, "objects_estimate", n.sampled, false);
+        jsonEstimate(j, "bytes_estimate", n.sampled, true);
+    }
     if (auto c = v.closures.find(id); c != v.closures.end()) {
         auto sizes = [&](const char* name, const Sizes& s) {
             j.key(name).beginObject().field("objects", s.objects).field("bytes", s.bytes).endObject();
@@ -98,6 +112,10 @@ void jsonNode(const ReportView& v, JsonWriter& j, uint32_t id, size_t level) {
             j.field("groups", static_cast<uint64_t>(kids.other_groups))
                 .field("objects", kids.other_objects)
                 .field("bytes", kids.other_bytes);
+            if (v.tree.sampled()) {
+                jsonEstimate(j, "objects_estimate", kids.other_sampled, false);
+                jsonEstimate(j, "bytes_estimate", kids.other_sampled, true);
+            }
             j.endObject();
         }
     }
@@ -185,6 +203,7 @@ int runReport(const Words& words) {
         else
             j.null();
         j.field("metric", opts->metric_name);
+        jsonSampling(j, h);
         if (graph) j.field("snapshot_gc", static_cast<uint64_t>(graph->snapshotGc()));
         j.field("filtered_objects", tree.filteredObjects()).field("filtered_bytes", tree.filteredBytes());
         j.key("tree");
@@ -193,14 +212,23 @@ int runReport(const Words& words) {
         std::cout << j.str();
         return 0;
     }
-    std::cout << loaded->trace->path() << ", GC " << gc << ": "
-              << formatCountOf(tree.root().objects, "object", "objects") << ", "
-              << formatBytes(tree.root().bytes) << ", by " << chain.spec();
+    std::cout << loaded->trace->path() << ", GC " << gc << ": ";
+    if (tree.sampled())
+        std::cout << estimateText(tree.root().sampled, false) << " objects, "
+                  << estimateText(tree.root().sampled, true);
+    else
+        std::cout << formatCountOf(tree.root().objects, "object", "objects") << ", "
+                  << formatBytes(tree.root().bytes);
+    std::cout << ", by " << chain.spec();
     if (opts->filter)
         std::cout << " (filter " << printable(*opts->filter, 80) << ": "
                   << formatCountOf(tree.filteredObjects(), "object", "objects") << " left out)";
     std::cout << "\n";
-    if (v.closures.empty())
+    sayEstimates(h, std::cout);
+    if (tree.sampled())
+        std::printf("%30s %6s %32s %6s %8s  %s\n", "bytes (95% interval)", "%", "objects (95% interval)", "%",
+                    "samples", "group");
+    else if (v.closures.empty())
         std::printf("%12s %6s %14s %6s  %s\n", "bytes", "%", "objects", "%", "group");
     else
         std::printf("%12s %6s %14s %6s %12s %12s %6s  %s\n", "bytes", "%", "objects", "%", "deep", "retained",

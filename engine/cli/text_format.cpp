@@ -34,4 +34,11 @@ std::string baseName(const std::string& path) {
     return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+std::string padLeft(const std::string& text, size_t width) {
+    size_t columns = 0;
+    for (char c : text)
+        columns += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    return columns >= width ? text : std::string(width - columns, ' ') + text;
+}
+
 }  // namespace memcity::cli

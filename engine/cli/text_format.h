@@ -19,6 +19,8 @@ inline int64_t clampNs(uint64_t ns) {
     return ns > INT64_MAX ? INT64_MAX : static_cast<int64_t>(ns);
 }
 std::string formatPercent(double fraction);  // 12.5%
+// `text` padded with spaces on the left to `width` columns (a UTF-8 character is one column).
+std::string padLeft(const std::string& text, size_t width);
 // The last part of a path (after its last '/'): the name a title bar shows.
 std::string baseName(const std::string& path);
 

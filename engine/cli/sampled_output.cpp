@@ -1,0 +1,39 @@
+#include "cli/sampled_output.h"
+
+#include <ostream>
+
+#include "cli/text_format.h"
+
+namespace memcity::cli {
+
+std::string estimateText(const SampleSums& s, bool bytes) {
+    return formatEstimate(bytes ? s.bytesEstimate() : s.objectsEstimate(), bytes);
+}
+
+void sayEstimates(const HeapHistory& history, std::ostream& out) {
+    const SampleModel* model = history.sampling();
+    if (!model) return;
+    out << "sampled: one allocation per " << formatBytes(model->interval())
+        << " on average; objects and bytes are estimates (\u2248) with "
+        << static_cast<int>(kConfidence * 100) << "% intervals\n";
+}
+
+void jsonEstimate(JsonWriter& j, std::string_view key, const SampleSums& s, bool bytes) {
+    const Estimate e = bytes ? s.bytesEstimate() : s.objectsEstimate();
+    j.key(key).beginObject();
+    j.field("estimate", e.value).field("low", e.low).field("high", e.high).field("samples", s.samples);
+    j.endObject();
+}
+
+void jsonSampling(JsonWriter& j, const HeapHistory& history) {
+    j.key("sampled");
+    if (const SampleModel* model = history.sampling()) {
+        j.beginObject();
+        j.field("interval", model->interval()).field("confidence", kConfidence);
+        j.endObject();
+    } else {
+        j.value(false);
+    }
+}
+
+}  // namespace memcity::cli

@@ -100,6 +100,12 @@ public:
             prepared.emplace(*v);
         }
         const HeapView& heap = prepared ? *prepared : replayed;
+        // A sampled heap's groups are estimates: each heap is classified with its samples'
+        // weights (ClassificationTree), not counted per shape (a sampled heap is small).
+        if (s_.gcs_.empty() && heap.sampled()) {
+            s_.sampled_ = true;
+            s_.per_shape_ = false;
+        }
         gc_ = heap.gc();
         s_.gcs_.push_back(gc_);
         std::vector<uint64_t> ids;
@@ -140,6 +146,7 @@ private:
         s_.nodes_.push_back(std::move(n));
         s_.nodes_[parent].children.push_back(id);
         work_.emplace_back();
+        if (s_.sampled_) work_sampled_.emplace_back();
         // Lossless mode: is the new node on the selected path?
         const uint32_t d = s_.nodes_[parent].depth;
         const bool on = on_path_[parent] && d < path_.size() && s_.label(id) == path_[d];
@@ -278,11 +285,14 @@ private:
         const ClassificationTree tree = ClassificationTree::build(heap, chain_, to);
         meta_.resize(tree.size());
         meta_[0] = TreeSeries::kRoot;
+        if (s_.sampled_) work_sampled_.resize(work_.size());
         add(TreeSeries::kRoot, tree.root().objects, tree.root().bytes);
+        if (s_.sampled_) work_sampled_[TreeSeries::kRoot] += tree.root().sampled;
         for (uint32_t i = 1; i < tree.size(); ++i) {
             const TreeNode& n = tree.node(i);
             meta_[i] = child(meta_[n.parent], n.level, n.key);
             add(meta_[i], n.objects, n.bytes);
+            if (s_.sampled_) work_sampled_[meta_[i]] += n.sampled;
         }
         s_.filtered_.push_back({tree.filteredObjects(), tree.filteredBytes()});
         if (!s_.lossless_ || s_.selected_ == kNoNode) return;
@@ -307,13 +317,24 @@ private:
             col.values.reserve(touched_.size());
             for (uint32_t id : touched_)
                 col.values.push_back(work_[id]);
+            if (s_.sampled_)
+                for (uint32_t id : touched_)
+                    col.sampled.push_back(work_sampled_[id]);
         } else {
             col.values.assign(col.nodes, SeriesCounts{});
             for (uint32_t id : touched_)
                 col.values[id] = work_[id];
+            if (s_.sampled_) {
+                col.sampled.assign(col.nodes, SampleSums{});
+                for (uint32_t id : touched_)
+                    col.sampled[id] = work_sampled_[id];
+            }
         }
         for (uint32_t id : touched_)
             work_[id] = {};
+        if (s_.sampled_)
+            for (uint32_t id : touched_)
+                work_sampled_[id] = {};
         touched_.clear();
         s_.columns_.push_back(std::move(col));
     }
@@ -324,8 +345,9 @@ private:
     uint32_t gc_ = 0;
     std::optional<Error> error_;
     std::unordered_map<ChildKey, uint32_t, ChildKeyHash> index_;
-    std::vector<SeriesCounts> work_;  // this GC's counts per node
-    std::vector<uint32_t> touched_;   // nodes with counts in work_
+    std::vector<SeriesCounts> work_;        // this GC's counts per node
+    std::vector<SampleSums> work_sampled_;  // a sampled series': their sums
+    std::vector<uint32_t> touched_;         // nodes with counts in work_
     // Lossless mode.
     std::vector<std::string> path_;
     std::vector<uint8_t> on_path_;         // per node: its labels match the path's
@@ -427,6 +449,22 @@ SeriesCounts TreeSeries::counts(uint32_t id, uint32_t gc) const {
     auto it = std::lower_bound(c->ids.begin(), c->ids.end(), id);
     if (it == c->ids.end() || *it != id) return {};
     return c->values[static_cast<size_t>(it - c->ids.begin())];
+}
+
+SampleSums TreeSeries::sampledCounts(uint32_t id, uint32_t gc) const {
+    const Column* c = column(gc);
+    if (!c || id >= c->nodes || c->sampled.empty()) return {};
+    if (c->dense) return c->sampled[id];
+    auto it = std::lower_bound(c->ids.begin(), c->ids.end(), id);
+    if (it == c->ids.end() || *it != id) return {};
+    return c->sampled[static_cast<size_t>(it - c->ids.begin())];
+}
+
+SampleSums TreeSeries::sampledSum(std::span<const uint32_t> ids, uint32_t gc) const {
+    SampleSums total;
+    for (uint32_t id : ids)
+        total += sampledCounts(id, gc);
+    return total;
 }
 
 uint64_t TreeSeries::value(uint32_t id, uint32_t gc, Metric metric) const {
@@ -593,7 +631,8 @@ size_t TreeSeries::memoryBytes() const {
     for (const SeriesNode& node : nodes_)
         n += node.children.capacity() * sizeof(uint32_t);
     for (const Column& c : columns_)
-        n += c.ids.capacity() * sizeof(uint32_t) + c.values.capacity() * sizeof(SeriesCounts);
+        n += c.ids.capacity() * sizeof(uint32_t) + c.values.capacity() * sizeof(SeriesCounts) +
+             c.sampled.capacity() * sizeof(SampleSums);
     for (const auto& v : ids_)
         n += v.capacity();
     return n;

@@ -144,6 +144,13 @@ public:
     // Objects left out by the chain's filters at GC `gc`.
     SeriesCounts filtered(uint32_t gc) const;
 
+    // Built from a sampled trace's heaps: every count above is an estimate (heap/sampling.h), and
+    // these are the sums behind a node's at a GC (its samples, its variance); empty otherwise.
+    bool sampled() const { return sampled_; }
+    SampleSums sampledCounts(uint32_t id, uint32_t gc) const;
+    // The same over several nodes (an "Other" group).
+    SampleSums sampledSum(std::span<const uint32_t> ids, uint32_t gc) const;
+
     // Children in the strategy's order, the same for the whole series. Ties: by the value at the
     // last GC, then at the first, then by label.
     std::vector<uint32_t> sortedChildren(uint32_t id, SortStrategy strategy, Metric metric) const;
@@ -180,6 +187,7 @@ private:
         bool dense = true;
         std::vector<uint32_t> ids;
         std::vector<SeriesCounts> values;
+        std::vector<SampleSums> sampled;  // a sampled series': per value, its sums
     };
     const Column* column(uint32_t gc) const;
     // The index of `gc` in gcs_, or gcs_.size() when the series does not hold it.
@@ -193,6 +201,7 @@ private:
     const SymbolTable* symbols_ = nullptr;
     uint32_t from_ = 0;
     bool per_shape_ = false;
+    bool sampled_ = false;
     bool lossless_ = false;
     uint32_t selected_ = kNoNode;
     std::vector<std::vector<uint8_t>> ids_;  // per GC: ascending ids as varint deltas

@@ -98,13 +98,16 @@ int runRecord(const Words& words, const LiveView& live) {
     }
     std::string agent_arg = "-agentpath:" + *agent + "=" + agentOptionsFor(*recording) +
                             (args->has("--no-final-gc") ? ",finalgc=no" : "") + ",quiet,shared";
-    // Repeatable traces: stop-the-world GCs and no escape analysis, unless the user chose.
     std::vector<std::string> jvm_flags = {agent_arg};
-    if (!mentions(command, "-XX:+Use", "GC")) jvm_flags.push_back("-XX:+UseSerialGC");
-    if (!mentions(command, "DoEscapeAnalysis")) jvm_flags.push_back("-XX:-DoEscapeAnalysis");
-    // Full GCs compact the whole heap: none leaves dead objects in place as filler arrays (up to
-    // 5% of the old generation), so the JVM's heap in use after one is its live objects.
-    if (!mentions(command, "MarkSweepDeadRatio")) jvm_flags.push_back("-XX:MarkSweepDeadRatio=0");
+    // Repeatable traces: stop-the-world GCs and no escape analysis, unless the user chose. A
+    // sampled recording is production's: the JVM runs as it would without memcity.
+    if (!recording->interval) {
+        if (!mentions(command, "-XX:+Use", "GC")) jvm_flags.push_back("-XX:+UseSerialGC");
+        if (!mentions(command, "DoEscapeAnalysis")) jvm_flags.push_back("-XX:-DoEscapeAnalysis");
+        // Full GCs compact the whole heap: none leaves dead objects in place as filler arrays (up
+        // to 5% of the old generation), so the JVM's heap in use after one is its live objects.
+        if (!mentions(command, "MarkSweepDeadRatio")) jvm_flags.push_back("-XX:MarkSweepDeadRatio=0");
+    }
     if (gc_every) {
         // Eden is 8/10 of the young generation (SurvivorRatio=8: each survivor space 1/10); the
         // parallel collector would otherwise resize it to its own pause goals.

@@ -12,6 +12,7 @@
 #include "cli/json_writer.h"
 #include "cli/load.h"
 #include "cli/one_trace.h"
+#include "cli/sampled_output.h"
 #include "cli/series_build.h"
 #include "cli/text_format.h"
 
@@ -62,10 +63,21 @@ std::string sparkline(const std::vector<uint64_t>& values) {
     return s + std::string(kSparkColumns - cols, ' ');
 }
 
+// `sampled`: a sampled series' sums of the row's nodes at its last GC (its estimates then show
+// their interval and samples there).
 void printRow(const SeriesView& v, const std::vector<uint64_t>& values, size_t indent,
-              const std::string& name) {
+              const std::string& name, const SampleSums* sampled = nullptr) {
     const uint64_t first = values.front(), last = values.back();
     const int64_t growth = static_cast<int64_t>(last) - static_cast<int64_t>(first);
+    if (sampled) {
+        const bool bytes = v.metric == Metric::kBytes;
+        std::printf("%s %s %s %8s  %s  %s%s\n", padLeft("\u2248 " + metricText(first, v.metric), 14).c_str(),
+                    padLeft(estimateText(*sampled, bytes), 32).c_str(),
+                    padLeft("\u2248 " + growthText(growth, v.metric), 14).c_str(),
+                    formatCount(sampled->samples).c_str(), sparkline(values).c_str(),
+                    std::string(indent * 2, ' ').c_str(), printable(name, 160).c_str());
+        return;
+    }
     std::printf("%12s %12s %12s  %s  %s%s\n", metricText(first, v.metric).c_str(),
                 metricText(last, v.metric).c_str(), growthText(growth, v.metric).c_str(),
                 sparkline(values).c_str(), std::string(indent * 2, ' ').c_str(),
@@ -81,14 +93,19 @@ std::vector<uint64_t> sums(const SeriesView& v, const std::vector<uint32_t>& ids
 }
 
 void printNode(const SeriesView& v, uint32_t id, size_t indent) {
-    printRow(v, v.series.values(id, v.metric), indent, v.series.label(id));
+    const TreeSeries& s = v.series;
+    const SampleSums at_last = s.sampledCounts(id, s.lastGc());
+    printRow(v, s.values(id, v.metric), indent, s.label(id), s.sampled() ? &at_last : nullptr);
     if (indent >= v.depth) return;
-    const SeriesPrunedChildren kids = v.series.prunedChildren(id, v.sort, v.metric, v.prune);
+    const SeriesPrunedChildren kids = s.prunedChildren(id, v.sort, v.metric, v.prune);
     for (uint32_t c : kids.shown)
         printNode(v, c, indent + 1);
-    if (!kids.folded.empty())
+    if (!kids.folded.empty()) {
+        const SampleSums folded = s.sampledSum(kids.folded, s.lastGc());
         printRow(v, sums(v, kids.folded, v.metric), indent + 1,
-                 "Other (" + formatCountOf(kids.folded.size(), "group", "groups") + ")");
+                 "Other (" + formatCountOf(kids.folded.size(), "group", "groups") + ")",
+                 s.sampled() ? &folded : nullptr);
+    }
 }
 
 void jsonValues(JsonWriter& j, const char* key, const std::vector<uint64_t>& values) {
@@ -96,6 +113,31 @@ void jsonValues(JsonWriter& j, const char* key, const std::vector<uint64_t>& val
     for (uint64_t x : values)
         j.value(x);
     j.endArray();
+}
+
+// A sampled series' intervals and samples, one per GC, for `ids` together.
+void jsonSampled(const SeriesView& v, JsonWriter& j, const std::vector<uint32_t>& ids) {
+    const TreeSeries& s = v.series;
+    if (!s.sampled()) return;
+    std::vector<Estimate> objects, bytes;
+    std::vector<uint64_t> samples;
+    for (uint32_t g : s.gcs()) {
+        const SampleSums sums = s.sampledSum(ids, g);
+        objects.push_back(sums.objectsEstimate());
+        bytes.push_back(sums.bytesEstimate());
+        samples.push_back(sums.samples);
+    }
+    auto bounds = [&](const char* key, const std::vector<Estimate>& e, bool high) {
+        j.key(key).beginArray();
+        for (const Estimate& x : e)
+            j.value(high ? x.high : x.low);
+        j.endArray();
+    };
+    bounds("objects_low", objects, false);
+    bounds("objects_high", objects, true);
+    bounds("bytes_low", bytes, false);
+    bounds("bytes_high", bytes, true);
+    jsonValues(j, "samples", samples);
 }
 
 void jsonNode(const SeriesView& v, JsonWriter& j, uint32_t id, size_t level) {
@@ -106,6 +148,7 @@ void jsonNode(const SeriesView& v, JsonWriter& j, uint32_t id, size_t level) {
     j.field("first_gc", s.node(id).first_gc);
     jsonValues(j, "objects", s.values(id, Metric::kObjects));
     jsonValues(j, "bytes", s.values(id, Metric::kBytes));
+    jsonSampled(v, j, {id});
     if (level < v.depth && !s.node(id).children.empty()) {
         const SeriesPrunedChildren kids = s.prunedChildren(id, v.sort, v.metric, v.prune);
         j.key("children").beginArray();
@@ -117,6 +160,7 @@ void jsonNode(const SeriesView& v, JsonWriter& j, uint32_t id, size_t level) {
             j.field("groups", static_cast<uint64_t>(kids.folded.size()));
             jsonValues(j, "objects", sums(v, kids.folded, Metric::kObjects));
             jsonValues(j, "bytes", sums(v, kids.folded, Metric::kBytes));
+            jsonSampled(v, j, kids.folded);
             j.endObject();
         }
     }
@@ -174,6 +218,7 @@ int runSeries(const Words& words) {
         else
             j.null();
         j.field("metric", opts->metric_name).field("sort", sort_name);
+        jsonSampling(j, h);
         j.field("meta_nodes", static_cast<uint64_t>(series->size()));
         j.key("gcs").beginArray();
         for (uint32_t g : series->gcs())
@@ -199,10 +244,16 @@ int runSeries(const Words& words) {
               << ", sorted by " << sort_name << " of " << opts->metric_name;
     if (opts->filter) std::cout << " (filter " << printable(*opts->filter, 80) << ")";
     std::cout << "\n";
+    sayEstimates(h, std::cout);
     const std::string first_head = "GC " + std::to_string(series->firstGc()),
                       last_head = "GC " + std::to_string(series->lastGc());
-    std::printf("%12s %12s %12s  %-*s  %s\n", first_head.c_str(), last_head.c_str(), "growth",
-                static_cast<int>(kSparkColumns), "over time", "group");
+    if (series->sampled())
+        std::printf("%14s %32s %14s %8s  %-*s  %s\n", first_head.c_str(),
+                    (last_head + " (95% interval)").c_str(), "growth", "samples",
+                    static_cast<int>(kSparkColumns), "over time", "group");
+    else
+        std::printf("%12s %12s %12s  %-*s  %s\n", first_head.c_str(), last_head.c_str(), "growth",
+                    static_cast<int>(kSparkColumns), "over time", "group");
     printNode(v, TreeSeries::kRoot, 0);
     return 0;
 }

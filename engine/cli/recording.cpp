@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "cli/load.h"
+#include "cli/sampled_output.h"
 #include "cli/text_format.h"
 
 namespace memcity::cli {
@@ -37,6 +38,22 @@ Result<RecordingOptions> readRecordingOptions(const Args& args, std::string_view
     uint64_t refs_n = 0;
     if (o.refs != "off" && (!parseUnsigned(o.refs, &refs_n) || refs_n == 0))
         return Error{me + "--refs expects a positive integer or 'off', got '" + o.refs + "'"};
+    if (auto interval = args.value("--interval")) {
+        if (!args.has("--sampled"))
+            return Error{me + "--interval is the sampling interval of --sampled: add --sampled"};
+        // SetHeapSamplingInterval takes a jint.
+        if (!parseBytes(*interval, &o.interval) || o.interval == 0 || o.interval > INT32_MAX)
+            return Error{me + "--interval expects a size from 1 byte to 2047m (e.g. 512k), got '" +
+                         *interval + "'"};
+    } else if (args.has("--sampled")) {
+        o.interval = kDefaultSamplingInterval;
+    }
+    if (o.interval != 0) {
+        if (args.has("--refs") && o.refs != "off")
+            return Error{me + "--sampled takes no reference snapshots yet (--refs " + o.refs +
+                         "): the trace holds the sampled objects only"};
+        o.refs = "off";
+    }
     // The JVM opens the trace: where it will see it, said here in one line rather than by a JVM
     // that fails to start; the agent's options are comma-separated.
     o.file = std::filesystem::absolute(o.out).string();
@@ -49,7 +66,8 @@ Result<RecordingOptions> readRecordingOptions(const Args& args, std::string_view
 
 std::string agentOptionsFor(const RecordingOptions& o) {
     return "file=" + o.file + ",depth=" + std::to_string(o.depth) + ",refs=" + o.refs +
-           (o.sites == "walk" ? "" : ",sites=" + o.sites);
+           (o.sites == "walk" ? "" : ",sites=" + o.sites) +
+           (o.interval ? ",interval=" + std::to_string(o.interval) : "");
 }
 
 Result<std::string> findAgent(std::string_view command) {
@@ -66,10 +84,41 @@ Result<std::string> findAgent(std::string_view command) {
         "JDK is installed (or set MEMCITY_AGENT)"};
 }
 
+namespace {
+
+// A sampled trace's summary: what its samples stand for, and what the trace costs per minute.
+void printSampledSummary(const HeapHistory& h, const std::string& name, uint64_t trace_bytes,
+                         const std::string& program) {
+    const EventCounts& c = h.counts();
+    SampleSums allocated;
+    for (const GcRecord& r : h.gcs())
+        allocated += r.allocated_sampled;
+    const double minutes = c.any_time ? static_cast<double>(c.last_time_ns - c.first_time_ns) / 60e9 : 0.0;
+    std::cout << "recorded " << name << ": " << formatCountOf(c.objects_allocated, "sample", "samples")
+              << " (" << formatBytes(c.bytes_allocated) << "), one per "
+              << formatBytes(h.sampling()->interval()) << " allocated on average, "
+              << formatCountOf(h.gcCount(), "GC", "GCs") << "\n"
+              << "  up to its last GC the program allocated " << estimateText(allocated, false)
+              << " objects, " << estimateText(allocated, true) << "\n"
+              << "  trace " << formatBytes(trace_bytes);
+    if (minutes > 0)
+        std::cout << ", " << formatBytes(static_cast<uint64_t>(static_cast<double>(trace_bytes) / minutes))
+                  << " per minute";
+    std::cout << "; peak live " << formatBytes(c.peak_live_bytes) << " (estimated) at GC " << c.peak_bytes_gc
+              << "\n  the program " << program << "\n";
+}
+
+}  // namespace
+
 void printRecordingSummary(const LoadedTrace& loaded, const std::string& name, const std::string& program) {
     const HeapHistory& h = *loaded.history;
     const EventCounts& c = h.counts();
     const uint64_t trace_bytes = loaded.trace->fileSize();
+    if (h.sampled()) {
+        printSampledSummary(h, name, trace_bytes, program);
+        printDiagnostics(loaded, std::cerr, false);
+        return;
+    }
     std::cout << "recorded " << name << ": " << formatCountOf(c.objects_allocated, "object", "objects")
               << " (" << formatBytes(c.bytes_allocated) << "), " << formatCountOf(h.gcCount(), "GC", "GCs")
               << ", " << formatCountOf(h.snapshots().size(), "reference snapshot", "reference snapshots")

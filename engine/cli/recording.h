@@ -21,6 +21,9 @@ struct RecordingOptions {
     uint32_t depth = 8;
     std::string refs = "1";  // N or "off"
     std::string sites = "walk";
+    // --sampled: the heap sampler's mean interval in bytes (docs/recorder.md, "Sampled
+    // recording"); 0 records every allocation.
+    uint64_t interval = 0;
     bool live = false;
     Words window;  // the window's options (--script FILE)
 };
@@ -29,7 +32,10 @@ struct RecordingOptions {
 // with "memcity COMMAND: ".
 Result<RecordingOptions> readRecordingOptions(const Args& args, std::string_view command,
                                               bool have_live_view);
-// The agent's options for them: "file=F,depth=N,refs=R[,sites=S]" (callers add their own).
+// The mean interval a sampled recording takes when --interval does not say (HotSpot's and JFR's
+// own default; docs/recorder.md says how it was chosen).
+inline constexpr uint64_t kDefaultSamplingInterval = 512 * 1024;
+// The agent's options for them: "file=F,depth=N,refs=R[,sites=S][,interval=I]" (callers add their own).
 std::string agentOptionsFor(const RecordingOptions& o);
 
 // The agent library next to this memcity (or $MEMCITY_AGENT). Error: one line, "memcity COMMAND:

@@ -572,7 +572,7 @@ void Recorder::processGcs(JNIEnv* jni) {
     // were alive at it, and take ids from its block.
     const GcFacts* facts = facts_.load(std::memory_order_acquire);
     const bool exit_census = countsExitHeap();
-    const bool census = exit_census || censusDue(newest);
+    const bool census = exit_census || censusDue(newest, used);
     bool counted = false;
     if (walk || census) {
         const uint64_t block = newest.next_object_id - newest.reserved;
@@ -599,6 +599,7 @@ void Recorder::processGcs(JNIEnv* jni) {
                                                  std::min(facts->spaces().size(), kMaxSpaces));
         counted = census && countHeap(*this, static_cast<uint32_t>(last), newest.next_object_id,
                                       exit_census ? &exit_live_ : nullptr, true, at_gc);
+        if (counted) last_census_bytes_ = std::max<uint64_t>(used, 1);
         if (counted && exit_census) exit_live_gc_ = last;
         endWalk();
         t_ids_at_gc = false;
@@ -635,14 +636,21 @@ void Recorder::processGcs(JNIEnv* jni) {
     }
 }
 
-bool Recorder::censusDue(const GcSlot& slot) const {
+bool Recorder::censusDue(const GcSlot& slot, uint64_t used) const {
     const GcFacts* facts = facts_.load(std::memory_order_acquire);
     if (!facts) return false;
     if (facts->countsWholeHeap(slot.start, slot.end)) return true;
     // Young GCs only where the census can tell the objects allocated since by address.
     if (!options_.sampled() || options_.census_percent <= 0 || facts->spaces().empty()) return false;
+    // A census costs about as much per byte of heap in use as the last one did (before any, a
+    // few ns a byte: HotSpot looks each object up in its tag map).
+    constexpr double kFirstNsPerByte = 3.0;
+    const double ns_per_byte =
+        last_census_bytes_ ? static_cast<double>(last_census_ns_) / static_cast<double>(last_census_bytes_)
+                           : kFirstNsPerByte;
+    const double next_ns = ns_per_byte * static_cast<double>(used);
     const double budget_ns = options_.census_percent / 100.0 * static_cast<double>(now());
-    return static_cast<double>(census_ns_ + last_census_ns_) <= budget_ns;
+    return static_cast<double>(census_ns_) + next_ns <= budget_ns;
 }
 
 void Recorder::accountLastGc(JNIEnv* jni) {

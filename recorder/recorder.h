@@ -343,7 +343,8 @@ private:
     // Whether GC `slot` gets a class census: every full GC of a stop-the-world collector; in a
     // sampled recording also a young one, while censuses so far and one more (as long as the
     // last) stay within the run's share options_.census_percent. Agent thread only.
-    bool censusDue(const GcSlot& slot) const;
+    // `used`: the heap's bytes in use after it (what the next census will walk).
+    bool censusDue(const GcSlot& slot, uint64_t used) const;
     // Writes the deaths of the GCs written so far; `last`: drops the others (at the end).
     void flushDeaths(bool last);
     void stopWithError(const std::string& message);
@@ -409,6 +410,7 @@ private:
     std::atomic<uint64_t> bytes_allocated_{0};
     uint64_t estimated_before_ = 0;                // agent thread only
     uint64_t census_ns_ = 0, last_census_ns_ = 0;  // censuses' time so far and the last one's (agent thread)
+    uint64_t last_census_bytes_ = 0;               // the heap in use the last census walked
 
     // Deaths, by the number of GCs finished when their ObjectFree arrived.
     std::mutex deaths_mutex_;

@@ -42,6 +42,7 @@ public:
     std::string spec() const override { return "type"; }
     Cardinality cardinality() const override { return Cardinality::kOne; }
     bool shapeOnly() const override { return true; }
+    bool typeOnly() const override { return true; }
     void classify(const HeapView& heap, size_t pos, std::vector<Key>& out) const override {
         out.push_back(heap.type(pos));
     }
@@ -60,6 +61,7 @@ public:
     }
     Cardinality cardinality() const override { return Cardinality::kHierarchy; }
     bool shapeOnly() const override { return true; }
+    bool typeOnly() const override { return true; }
     void classify(const HeapView& heap, size_t pos, std::vector<Key>& out) const override {
         // Arrays belong to their element type's package; primitives and their arrays to none.
         const std::string_view package = expr::packageOf(heap.symbols().type(heap.type(pos)).name);

@@ -60,6 +60,9 @@ public:
     }
     // True when the classifier reads the heap's references (HeapView::graph() must be set).
     virtual bool needsReferences() const { return false; }
+    // True when the values depend only on the object's type (type, package): a group of such
+    // values is a set of whole types, which a census counts exactly (heap/sampling.h).
+    virtual bool typeOnly() const { return false; }
 };
 
 class Filter {

@@ -81,7 +81,7 @@ std::vector<SignatureCount> countByShape(const HeapView& heap, unsigned threads)
             const uint32_t instance_size = table[s].size;
             const uint64_t size = instance_size != 0 ? instance_size : heap.size(pos);
             c.bytes += size;
-            if (sampling) c.sampled.add(sampling->weigh(size), size);
+            if (sampling) c.sampled.add(heap.weight(pos), size);
         }
     };
     runSliced(threads, work);
@@ -310,8 +310,23 @@ ClassificationTree ClassificationTree::build(const HeapView& heap, const Classif
             tree.nodes_[id].sampled += s.sampled;
         }
     }
-    // 3. A sampled heap's nodes hold what their samples stand for.
+    // 3. A sampled heap's nodes hold what their samples stand for. At a census GC, with nothing
+    //    filtered out, a node of whole types (every level above it reads the type alone) is
+    //    counted, and the root holds the types no sample stands for too: the whole heap.
     if (tree.sampled_) {
+        const SampleCalibration* census = heap.calibration();
+        if (census && filters.empty()) {
+            std::vector<uint8_t> whole_types(tree.nodes_.size(), 1);  // the root: every type
+            for (uint32_t id = 1; id < tree.nodes_.size(); ++id) {
+                TreeNode& n = tree.nodes_[id];
+                whole_types[id] = whole_types[n.parent] && chain.classifiers[n.level - 1]->typeOnly();
+                if (whole_types[id]) n.sampled.var_objects = n.sampled.var_bytes = 0;
+            }
+            SampleSums& root = tree.nodes_[kRoot].sampled;
+            root.objects += static_cast<double>(census->unsampled_objects);
+            root.bytes += static_cast<double>(census->unsampled_bytes);
+            root.var_objects = root.var_bytes = 0;
+        }
         for (TreeNode& n : tree.nodes_) {
             n.objects = n.sampled.roundedObjects();
             n.bytes = n.sampled.roundedBytes();

@@ -82,6 +82,8 @@ public:
     // trace records every allocation.
     const SampleModel* sampling() const { return data_->sampling.sampled() ? &data_->sampling : nullptr; }
     bool sampled() const { return data_->sampling.sampled(); }
+    // A sampled trace's census GCs whose weights are scaled to the JVM's count (GcRecord::calibration).
+    const std::deque<SampleCalibration>& calibrations() const { return data_->calibrations; }
     bool stoppedEarly() const { return stopped_early_; }
 
     // The heap at the end of GC `gc`. Error when `gc` is out of range.

@@ -10,7 +10,8 @@ HeapState::HeapState(const HeapView& view)
       alignment_(view.alignment()),
       live_objects_(view.liveObjects()),
       live_bytes_(view.liveBytes()),
-      sampling_(view.sampling()) {
+      sampling_(view.sampling()),
+      calibration_(view.calibration()) {
     const ObjectStore& src = view.store();
     store_.ids.lo.reserve(view.liveObjects());
     store_.shape.reserve(view.liveObjects());

@@ -48,6 +48,9 @@ struct GcRecord {
     // estimates, rounded (heap/sampling.h); these are the sums behind them: how many samples
     // each rests on and its variance.
     SampleSums live_sampled, allocated_sampled, freed_sampled;
+    // A sampled trace's census GC: index in HeapHistory::calibrations() of the census its live
+    // figures (exact then) and its heap's weights are scaled to; -1: none.
+    int32_t calibration = -1;
 };
 
 class HeapView {
@@ -116,10 +119,19 @@ public:
     bool sampled() const { return sampling_ && sampling_->sampled(); }
     // The law it was sampled by (nullptr for an exact heap).
     const SampleModel* sampling() const { return sampled() ? sampling_ : nullptr; }
-    // What the object at `pos` stands for: itself alone in an exact heap.
+    // What the object at `pos` stands for: itself alone in an exact heap; at a census GC of a
+    // sampled one, scaled to the census (calibration()).
     SampleWeight weight(size_t pos) const {
-        return sampled() ? sampling_->weigh(size(pos))
-                         : SampleWeight{1, static_cast<double>(size(pos)), 0, 0};
+        if (!sampled()) return SampleWeight{1, static_cast<double>(size(pos)), 0, 0};
+        const SampleWeight w = sampling_->weigh(size(pos));
+        return calibration_ ? calibration_->apply(w, type(pos)) : w;
+    }
+    // A sampled heap at a census GC: the JVM's count its weights are scaled to (nullptr elsewhere).
+    const SampleCalibration* calibration() const { return sampled() ? calibration_ : nullptr; }
+    HeapView withCalibration(const SampleCalibration* calibration) const {
+        HeapView v = *this;
+        v.calibration_ = calibration;
+        return v;
     }
 
     // The heap's references (graph/heap_graph.h), for classifiers that read them; null when the
@@ -134,6 +146,7 @@ public:
 private:
     const HeapGraph* graph_ = nullptr;
     const SampleModel* sampling_ = nullptr;
+    const SampleCalibration* calibration_ = nullptr;
     const ObjectStore* store_;
     size_t end_;
     uint32_t gc_;
@@ -155,7 +168,8 @@ public:
 
     HeapView view() const {
         return HeapView(store_, store_.size(), gc_, *shapes_, *symbols_, alignment_, watermarks_,
-                        live_objects_, live_bytes_, sampling_);
+                        live_objects_, live_bytes_, sampling_)
+            .withCalibration(calibration_);
     }
     uint32_t gc() const { return gc_; }
     size_t objectCount() const { return store_.size(); }
@@ -172,6 +186,7 @@ private:
     uint32_t alignment_ = 8;
     uint64_t live_objects_ = 0, live_bytes_ = 0;
     const SampleModel* sampling_ = nullptr;
+    const SampleCalibration* calibration_ = nullptr;
 };
 
 }  // namespace memcity

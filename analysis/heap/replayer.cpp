@@ -1,6 +1,7 @@
 #include "heap/replayer.h"
 
 #include <algorithm>
+#include <optional>
 #include <sstream>
 
 namespace memcity {
@@ -570,17 +571,65 @@ void applySampledEstimates(GcRecord& r) {
     r.freed_bytes = r.freed_sampled.roundedBytes();
 }
 
+namespace {
+
+// The census of a sampled heap, where it tells the objects alive at its GC (those allocated
+// since, by address), against the samples' sums per type: each type's factors.
+std::optional<SampleCalibration> calibrate(uint32_t gc, const GcCensusEvent& census,
+                                           const std::vector<SampleSums>& by_type) {
+    if (!census.newer_by_address) return std::nullopt;
+    SampleCalibration c;
+    c.gc = gc;
+    c.objects.assign(by_type.size(), 1.0);
+    c.bytes.assign(by_type.size(), 1.0);
+    for (const CensusType& t : census.types) {
+        const uint64_t objects = t.objects + t.untracked_objects, bytes = t.bytes + t.untracked_bytes;
+        c.census_objects += objects;
+        c.census_bytes += bytes;
+        const SampleSums* s = t.type < by_type.size() && by_type[t.type].samples ? &by_type[t.type] : nullptr;
+        if (!s) {
+            if (objects == 0) continue;
+            ++c.unsampled_types;
+            c.unsampled_objects += objects;
+            c.unsampled_bytes += bytes;
+            continue;
+        }
+        c.objects[t.type] = static_cast<double>(objects) / s->objects;
+        c.bytes[t.type] = static_cast<double>(bytes) / s->bytes;
+    }
+    return c;
+}
+
+}  // namespace
+
 void Replayer::estimateHeap(uint32_t g, GcRecord& r) {
     const HeapView view = viewAt(g);
     const uint64_t born_from = g == 0 ? 0 : data_.watermarks[g - 1];
     SampleSums live;
+    const bool census = r.census >= 0;
+    std::vector<SampleSums> by_type(census ? symbols_.types().size() : 0);
     view.forEachLive([&](size_t pos) {
         const uint64_t size = view.size(pos);
         const SampleWeight w = data_.sampling.weigh(size);
         live.add(w, size);
         if (view.id(pos) >= born_from) r.allocated_sampled.add(w, size);  // the dead ones: applyDeath
+        if (census) {
+            const uint32_t type = view.type(pos);
+            if (type >= by_type.size()) by_type.resize(size_t{type} + 1);
+            by_type[type].add(w, size);
+        }
     });
     r.live_sampled = live;
+    if (census) {
+        if (auto c = calibrate(g, data_.censuses[static_cast<size_t>(r.census)], by_type)) {
+            // The heap at a census GC is counted, not estimated.
+            r.live_sampled.objects = static_cast<double>(c->census_objects);
+            r.live_sampled.bytes = static_cast<double>(c->census_bytes);
+            r.live_sampled.var_objects = r.live_sampled.var_bytes = 0;
+            r.calibration = static_cast<int32_t>(data_.calibrations.size());
+            data_.calibrations.push_back(std::move(*c));
+        }
+    }
     applySampledEstimates(r);
 }
 
@@ -625,10 +674,13 @@ HeapView Replayer::viewAt(uint32_t gc) {
     size_t cut = store_.lowerBound(data_.watermarks[gc]);
     // A sampled heap's view counts its samples (the record has their estimates).
     const bool s = sampled();
+    const SampleCalibration* calibration =
+        s && r.calibration >= 0 ? &data_.calibrations[static_cast<size_t>(r.calibration)] : nullptr;
     return HeapView(store_, cut, gc, data_.shapes, symbols_, alignment_,
                     std::span<const uint64_t>(data_.watermarks.data(), size_t{gc} + 1),
                     s ? r.live_sampled.samples : r.live_objects,
-                    s ? r.live_sampled.sample_bytes : r.live_bytes, &data_.sampling);
+                    s ? r.live_sampled.sample_bytes : r.live_bytes, &data_.sampling)
+        .withCalibration(calibration);
 }
 
 void Replayer::finish() {

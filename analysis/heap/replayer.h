@@ -9,6 +9,7 @@
 
 #include <array>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <vector>
 
@@ -106,6 +107,10 @@ struct HistoryData {
     std::vector<AddressInfo> addresses;   // GCs with their objects' addresses, by GC
     std::vector<JvmCheck> jvm_checks;     // full GCs with the JVM's figures, in order
     SampleModel sampling;                 // a sampled trace's law (TraceHeader::sampling_interval)
+    // A sampled trace's census GCs whose census tells the objects alive at the GC (in GC order):
+    // its heap's weights are scaled to it (GcRecord::calibration indexes it).
+    // (A deque: views hand out pointers into it while the build adds more.)
+    std::deque<SampleCalibration> calibrations;
 };
 
 // A sampled trace's GC: its live, allocated and freed figures set from the sums behind them

@@ -121,6 +121,11 @@ Estimate estimate(double value, double variance) {
     return {value, count[0] * worth, count[1] * worth, false};
 }
 
+std::string formatEstimateValue(const Estimate& e, bool bytes) {
+    const std::string whole = formatEstimate(e, bytes);
+    return whole.substr(0, whole.find(" ("));
+}
+
 std::string formatEstimate(const Estimate& e, bool bytes) {
     // Counts to three significant digits where they are estimates: 12,437 reads 12,400.
     auto fmt = [&](double v) {
@@ -133,7 +138,8 @@ std::string formatEstimate(const Estimate& e, bool bytes) {
         }
         return bytes ? formatBytes(n) : formatCount(n);
     };
-    if (e.exact) return fmt(e.value);
+    // Exact in a sampled trace: counted by a census (or an object no sample can miss).
+    if (e.exact) return "= " + fmt(e.value);
     // "157.2–175.2 MiB" where both ends have one unit, "79.2 KiB–1.1 MiB" where they do not.
     std::string low = fmt(e.low), high = fmt(e.high);
     const size_t space = high.rfind(' ');

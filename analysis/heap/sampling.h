@@ -27,6 +27,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace memcity {
 
@@ -92,6 +93,36 @@ struct SampleSums {
     Estimate bytesEstimate() const;
 };
 
+// A sampled trace's census GC: the JVM counted every type's objects and bytes right after it
+// (GC_CENSUS, with the objects allocated since told apart), so the samples' weights are scaled
+// type by type to those counts. A group of whole types (a type, a package, the whole heap) is
+// then exact there; a part of a type (a site of it) keeps its estimate's spread, scaled alike
+// (a ratio estimator's spread is at most that).
+struct SampleCalibration {
+    uint32_t gc = 0;
+    // By type id: the factor on a sample's weight in objects and in bytes (1 for a type the
+    // census did not count).
+    std::vector<double> objects, bytes;
+    // What the census counted of types no live sample stands for: exact figures that no group
+    // below the whole heap can show.
+    uint64_t unsampled_types = 0;
+    uint64_t unsampled_objects = 0, unsampled_bytes = 0;
+    // Every type's count together: the heap at the GC, exactly.
+    uint64_t census_objects = 0, census_bytes = 0;
+
+    // Scales a weight of a sample of type `type`.
+    SampleWeight apply(SampleWeight w, uint32_t type) const {
+        if (type < objects.size()) {
+            const double o = objects[type], b = bytes[type];
+            w.objects *= o;
+            w.bytes *= b;
+            w.var_objects *= o * o;
+            w.var_bytes *= b * b;
+        }
+        return w;
+    }
+};
+
 // The law the recording sampled by: a trace's interval (TraceHeader::sampling_interval).
 class SampleModel {
 public:
@@ -120,8 +151,10 @@ Estimate estimate(double value, double variance);
 // at kConfidence: {low, high}.
 std::array<double, 2> poissonInterval(double count);
 
-// "≈ 1.2 MiB (0.9–1.6 MiB)" / "≈ 12,400 (10,100–15,000)": an estimate as every text view shows it;
-// `bytes` picks the unit.
+// "≈ 1.2 MiB (0.9–1.6 MiB)" / "≈ 12,400 (10,100–15,000)": an estimate as every text view shows it,
+// "= 1.2 MiB" where it is exact (a census counted it); `bytes` picks the unit.
 std::string formatEstimate(const Estimate& e, bool bytes);
+// The same without the interval: "≈ 1.2 MiB", "= 1.2 MiB".
+std::string formatEstimateValue(const Estimate& e, bool bytes);
 
 }  // namespace memcity

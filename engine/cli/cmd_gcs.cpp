@@ -7,6 +7,7 @@
 #include "cli/json_writer.h"
 #include "cli/load.h"
 #include "cli/one_trace.h"
+#include "cli/sampled_output.h"
 #include "cli/text_format.h"
 
 namespace memcity::cli {
@@ -116,6 +117,7 @@ void printJson(const LoadedTrace& t, uint32_t from, uint32_t to) {
     JsonWriter j;
     j.beginObject();
     j.field("file", t.trace->path());
+    jsonSampling(j, *t.history);
     j.key("gcs").beginArray();
     const auto& gcs = t.history->gcs();
     for (uint32_t i = from; i <= to && i < gcs.size(); ++i) {
@@ -128,6 +130,19 @@ void printJson(const LoadedTrace& t, uint32_t from, uint32_t to) {
         j.field("live_objects", g.live_objects).field("live_bytes", g.live_bytes);
         j.field("allocated_objects", g.allocated_objects).field("allocated_bytes", g.allocated_bytes);
         j.field("freed_objects", g.freed_objects).field("freed_bytes", g.freed_bytes);
+        if (t.history->sampled()) {
+            j.key("estimates").beginObject();
+            for (auto [name, sums] : {std::pair{"live", &g.live_sampled},
+                                      {"allocated", &g.allocated_sampled},
+                                      {"freed", &g.freed_sampled}}) {
+                j.key(name).beginObject();
+                jsonEstimate(j, "objects", *sums, false);
+                jsonEstimate(j, "bytes", *sums, true);
+                j.endObject();
+            }
+            j.field("census_exact", g.calibration >= 0);
+            j.endObject();
+        }
         j.field("snapshot", g.has_snapshot);
         bool reach = g.has_snapshot && (g.reachable_objects || g.unreached_objects);
         for (auto [k, v] : {std::pair{"reachable_objects", g.reachable_objects},
@@ -151,7 +166,32 @@ void printJson(const LoadedTrace& t, uint32_t from, uint32_t to) {
     std::cout << j.str();
 }
 
+// A sampled trace's GCs: every heap figure estimated, with its interval and samples, but at the
+// GCs the JVM counted (a census: "="), and the JVM's own used bytes beside them.
+void printSampledTable(const LoadedTrace& t, uint32_t from, uint32_t to) {
+    sayEstimates(*t.history, std::cout);
+    std::printf("%5s %-6s %-20s %10s %9s %14s %30s %10s %14s %14s %8s\n", "GC", "kind", "cause", "time",
+                "pause", "live objs", "live (95% interval)", "JVM after", "allocated", "freed", "samples");
+    const auto& gcs = t.history->gcs();
+    for (uint32_t i = from; i <= to && i < gcs.size(); ++i) {
+        const GcRecord& g = gcs[i];
+        const std::string cause = printable(causeOf(*t.trace, g), 20);
+        auto objects = [](const SampleSums& s) { return estimateValueText(s, false); };
+        auto bytes = [](const SampleSums& s) { return estimateValueText(s, true); };
+        std::printf("%5u %-6s %-20s %10s %9s %s %s %10s %s %s %8s\n", g.index,
+                    std::string(format::gcKindName(g.kind)).c_str(), cause.c_str(),
+                    formatDuration(g.end_ns).c_str(),
+                    formatDuration(static_cast<int64_t>(g.pause_ns)).c_str(),
+                    padLeft(objects(g.live_sampled), 14).c_str(),
+                    padLeft(estimateText(g.live_sampled, true), 30).c_str(),
+                    g.jvm >= 0 ? formatBytes(g.vm_heap_after).c_str() : "-",
+                    padLeft(bytes(g.allocated_sampled), 14).c_str(),
+                    padLeft(bytes(g.freed_sampled), 14).c_str(), formatCount(g.live_sampled.samples).c_str());
+    }
+}
+
 void printTable(const LoadedTrace& t, uint32_t from, uint32_t to) {
+    if (t.history->sampled()) return printSampledTable(t, from, to);
     // The JVM's figures where the trace has them: its heap in use after the GC, and at full GCs
     // how far memcity's live heap is from the JVM's count (heap/jvm_check.h).
     std::printf("%5s %-6s %-20s %10s %9s %11s %10s %10s %7s %10s %10s %10s\n", "GC", "kind", "cause", "time",

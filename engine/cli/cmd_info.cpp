@@ -7,6 +7,7 @@
 #include "cli/json_writer.h"
 #include "cli/load.h"
 #include "cli/one_trace.h"
+#include "cli/sampled_output.h"
 #include "cli/text_format.h"
 #include "trace/event_decoder.h"
 
@@ -56,6 +57,37 @@ uint32_t eventKindIndex(std::string_view name) {
     return 0;
 }
 
+// What a sampled trace's samples stand for, its censuses, and how its estimates of the live
+// heap compare with the JVM's used bytes after each GC.
+struct SampledSummary {
+    SampleSums allocated;             // up to the last GC
+    size_t censuses = 0;              // GCs whose weights are scaled to the JVM's count
+    uint64_t census_ns = 0;           // what the censuses cost the program
+    size_t compared = 0, within = 0;  // GCs with the JVM's figures, and those inside the interval
+    std::vector<double> gaps;         // estimate / JVM's used bytes - 1, per compared GC
+    double medianGap() {
+        if (gaps.empty()) return 0;
+        std::nth_element(gaps.begin(), gaps.begin() + static_cast<ptrdiff_t>(gaps.size() / 2), gaps.end());
+        return gaps[gaps.size() / 2];
+    }
+};
+
+SampledSummary summarizeSampled(const HeapHistory& h) {
+    SampledSummary s;
+    for (const GcRecord& g : h.gcs()) {
+        s.allocated += g.allocated_sampled;
+        if (g.calibration >= 0) ++s.censuses;
+        if (g.census >= 0) s.census_ns += h.censuses()[static_cast<size_t>(g.census)].duration_ns;
+        if (g.jvm < 0 || g.vm_heap_after == 0 || g.calibration >= 0) continue;
+        const Estimate e = g.live_sampled.bytesEstimate();
+        ++s.compared;
+        const auto used = static_cast<double>(g.vm_heap_after);
+        s.within += used >= e.low && used <= e.high;
+        s.gaps.push_back(e.value / used - 1);
+    }
+    return s;
+}
+
 void printJson(const LoadedTrace& t) {
     const TraceFile& f = *t.trace;
     const HeapHistory& h = *t.history;
@@ -102,6 +134,19 @@ void printJson(const LoadedTrace& t) {
         j.endObject();
     }
     j.field("snapshots", static_cast<uint64_t>(h.snapshots().size()));
+    jsonSampling(j, h);
+    if (h.sampled()) {
+        SampledSummary s = summarizeSampled(h);
+        j.key("sampling").beginObject();
+        j.field("samples", c.objects_allocated).field("sample_bytes", c.bytes_allocated);
+        jsonEstimate(j, "allocated_objects", s.allocated, false);
+        jsonEstimate(j, "allocated_bytes", s.allocated, true);
+        j.field("census_gcs", static_cast<uint64_t>(s.censuses)).field("census_ns", s.census_ns);
+        j.field("compared_gcs", static_cast<uint64_t>(s.compared))
+            .field("within_interval", static_cast<uint64_t>(s.within));
+        j.field("median_gap", s.medianGap());
+        j.endObject();
+    }
     j.field("objects_allocated", c.objects_allocated);
     j.field("bytes_allocated", c.bytes_allocated);
     j.field("deaths_from_heap", c.deaths_from_heap);
@@ -150,6 +195,35 @@ void printJson(const LoadedTrace& t) {
     std::cout << j.str();
 }
 
+void printSampled(const HeapHistory& h, const EventCounts& c) {
+    SampledSummary s = summarizeSampled(h);
+    const double run = static_cast<double>(durationNs(c.first_time_ns, c.last_time_ns));
+    char share[32] = "-";
+    if (run > 0) std::snprintf(share, sizeof share, "%.2f%%", 100.0 * static_cast<double>(s.census_ns) / run);
+    std::cout << "sampled     one allocation per " << formatBytes(h.sampling()->interval())
+              << " on average: " << formatCount(c.objects_allocated) << " samples ("
+              << formatBytes(c.bytes_allocated) << ") standing for " << estimateText(s.allocated, false)
+              << " objects, " << estimateText(s.allocated, true) << " allocated up to the last GC\n"
+              << "census      " << formatCountOf(s.censuses, "GC", "GCs")
+              << " with the JVM's count of every type (exact there), "
+              << formatDuration(static_cast<int64_t>(s.census_ns)) << " of the program's time (" << share
+              << ")\n";
+    std::cout << "JVM         ";
+    if (s.compared == 0) {
+        std::cout << "no GC to compare the estimates with the JVM's used bytes at\n";
+    } else {
+        char gap[32];
+        std::snprintf(gap, sizeof gap, "%+.1f%%", 100 * s.medianGap());
+        std::cout << "estimated live bytes against the JVM's used bytes after "
+                  << formatCountOf(s.compared, "GC", "GCs") << " without a census: median " << gap << ", "
+                  << s.within << " within the 95% interval\n";
+    }
+    const GcRecord* peak = c.peak_bytes_gc < h.gcCount() ? &h.gcs()[c.peak_bytes_gc] : nullptr;
+    std::cout << "objects     peak live "
+              << (peak ? estimateText(peak->live_sampled, true) : std::string("-")) << " at GC "
+              << c.peak_bytes_gc << "\n";
+}
+
 void printText(const LoadedTrace& t) {
     const TraceFile& f = *t.trace;
     const HeapHistory& h = *t.history;
@@ -170,12 +244,16 @@ void printText(const LoadedTrace& t) {
     std::cout << "GCs         " << formatCount(h.gcCount()) << " (" << gcKindCounts(h) << "), "
               << formatDuration(static_cast<int64_t>(pauses)) << " of pauses, " << h.snapshots().size()
               << " reference snapshots\n";
-    std::cout << "JVM         "
-              << describeJvmAgreement(summarizeJvmChecks(h.jvmChecks()), !h.jvmFacts().empty()) << "\n";
-    std::cout << "objects     " << formatCount(c.objects_allocated) << " allocated ("
-              << formatBytes(c.bytes_allocated) << "); peak live " << formatCount(c.peak_live_objects)
-              << " objects at GC " << c.peak_objects_gc << ", " << formatBytes(c.peak_live_bytes) << " at GC "
-              << c.peak_bytes_gc << "\n";
+    if (h.sampled()) {
+        printSampled(h, c);
+    } else {
+        std::cout << "JVM         "
+                  << describeJvmAgreement(summarizeJvmChecks(h.jvmChecks()), !h.jvmFacts().empty()) << "\n";
+        std::cout << "objects     " << formatCount(c.objects_allocated) << " allocated ("
+                  << formatBytes(c.bytes_allocated) << "); peak live " << formatCount(c.peak_live_objects)
+                  << " objects at GC " << c.peak_objects_gc << ", " << formatBytes(c.peak_live_bytes)
+                  << " at GC " << c.peak_bytes_gc << "\n";
+    }
     if (c.deaths_from_heap)
         std::cout << "            " << formatCount(c.deaths_from_heap)
                   << " died in the last GC as the JVM's heap after it says (their death events came after "

@@ -10,6 +10,10 @@ std::string estimateText(const SampleSums& s, bool bytes) {
     return formatEstimate(bytes ? s.bytesEstimate() : s.objectsEstimate(), bytes);
 }
 
+std::string estimateValueText(const SampleSums& s, bool bytes) {
+    return formatEstimateValue(bytes ? s.bytesEstimate() : s.objectsEstimate(), bytes);
+}
+
 void sayEstimates(const HeapHistory& history, std::ostream& out) {
     const SampleModel* model = history.sampling();
     if (!model) return;

@@ -14,6 +14,8 @@ namespace memcity::cli {
 
 // "≈ 12.3 MiB (10.1–14.9 MiB)": a bytes or objects estimate with its interval.
 std::string estimateText(const SampleSums& s, bool bytes);
+// "≈ 12.3 MiB" / "= 12.3 MiB": without the interval, where a table has no room for it.
+std::string estimateValueText(const SampleSums& s, bool bytes);
 // The line a command prints above a sampled trace's figures: what they are estimated from.
 // Nothing for an exact trace.
 void sayEstimates(const HeapHistory& history, std::ostream& out);

@@ -1,5 +1,7 @@
 #include "classify/churn.h"
 
+#include <tuple>
+
 #include "classify/merged_tree.h"
 
 namespace memcity {
@@ -98,15 +100,20 @@ Result<HeapChurn> HeapChurn::build(const HeapHistory& history, uint32_t from, ui
     churn.from_ = from;
     churn.to_ = to;
     churn.duration_ns_ = history.gcs()[to].end_ns - history.gcs()[from].end_ns;
-    churn.nodes_.push_back({"Overall", "", {}, {}, {}});
+    churn.sampled_ = history.sampled();
+    churn.nodes_.push_back({"Overall", "", {}, {}, {}, {}, {}});
     TreeMerger<ChurnNode> merger(churn.nodes_);
-    for (auto [store, cohort] :
-         {std::pair{&died, &ChurnNode::died}, std::pair{&survived, &ChurnNode::survived}}) {
+    for (auto [store, cohort, sums] :
+         {std::tuple{&died, &ChurnNode::died, &ChurnNode::died_sampled},
+          std::tuple{&survived, &ChurnNode::survived, &ChurnNode::survived_sampled}}) {
         const HeapView view = storeView(history, *store, store->size(), to);
-        ChurnCounts ChurnNode::*slot = cohort;  // (a lambda cannot capture a structured binding in clang 14)
+        // (A lambda cannot capture a structured binding in clang 14.)
+        ChurnCounts ChurnNode::*slot = cohort;
+        SampleSums ChurnNode::*sampled = sums;
         merger.merge(ClassificationTree::build(view, chain, options), [&](ChurnNode& n, const TreeNode& t) {
             (n.*slot).objects += t.objects;
             (n.*slot).bytes += t.bytes;
+            n.*sampled += t.sampled;
         });
     }
     return churn;

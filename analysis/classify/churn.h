@@ -27,6 +27,8 @@ struct ChurnNode {
     ChurnCounts died;        // born and dead within the window
     ChurnCounts survived;    // born within the window, alive at its end
     std::vector<uint32_t> children;
+    // A sampled trace's churn: died and survived are estimates, and these their sums.
+    SampleSums died_sampled, survived_sampled;
 };
 
 class HeapChurn {
@@ -40,6 +42,8 @@ public:
     const ChurnNode& node(uint32_t id) const { return nodes_[id]; }
     size_t size() const { return nodes_.size(); }
     uint32_t fromGc() const { return from_; }
+    // Of a sampled trace: every count is an estimate (ChurnNode::died_sampled...).
+    bool sampled() const { return sampled_; }
     uint32_t toGc() const { return to_; }
     // From the end of GC `from` to the end of GC `to`.
     double seconds() const { return static_cast<double>(duration_ns_) / 1e9; }
@@ -56,6 +60,7 @@ private:
     std::vector<ChurnNode> nodes_;
     uint32_t from_ = 0, to_ = 0;
     int64_t duration_ns_ = 0;
+    bool sampled_ = false;
 };
 
 // The window's short-lived objects GC by GC, as a tree series (the explorer's churn mode, shown

@@ -40,23 +40,25 @@ HeapDiff HeapDiff::build(const HeapView& a, const HeapView& b, const ClassifierC
     HeapDiff diff;
     diff.from_ = a.gc();
     diff.to_ = b.gc();
-    diff.nodes_.push_back({"Overall", "", {}, {}, {}, {}});
+    diff.sampled_ = a.sampled();
+    diff.nodes_.push_back({"Overall", "", {}, {}, {}, {}, {}, {}, {}});
     const std::vector<uint8_t> a_in_b = alsoIn(a, b), b_in_a = alsoIn(b, a);
 
     TreeMerger<DiffNode> merger(diff.nodes_);
     auto merge = [&](const HeapView& heap, const std::vector<uint8_t>& marks, uint8_t want,
-                     DiffCounts DiffNode::*slot) {
+                     DiffCounts DiffNode::*slot, SampleSums DiffNode::*sampled) {
         MarkFilter filter(marks, want);
         TreeOptions o = options;
         o.extra_filter = &filter;
         merger.merge(ClassificationTree::build(heap, chain, o), [&](DiffNode& d, const TreeNode& n) {
             (d.*slot).objects += n.objects;
             (d.*slot).bytes += n.bytes;
+            d.*sampled += n.sampled;
         });
     };
-    merge(b, b_in_a, 0, &DiffNode::born);
-    merge(a, a_in_b, 0, &DiffNode::died);
-    merge(b, b_in_a, 1, &DiffNode::permanent);
+    merge(b, b_in_a, 0, &DiffNode::born, &DiffNode::born_sampled);
+    merge(a, a_in_b, 0, &DiffNode::died, &DiffNode::died_sampled);
+    merge(b, b_in_a, 1, &DiffNode::permanent, &DiffNode::permanent_sampled);
     return diff;
 }
 

@@ -21,6 +21,8 @@ struct DiffNode {
     std::string classifier;  // the spec of the classifier that made it ("" for the root)
     DiffCounts born, died, permanent;
     std::vector<uint32_t> children;
+    // A sampled trace's diff: born, died and permanent are estimates, and these their sums.
+    SampleSums born_sampled, died_sampled, permanent_sampled;
 };
 
 class HeapDiff {
@@ -39,6 +41,8 @@ public:
     const DiffNode& node(uint32_t id) const { return nodes_[id]; }
     size_t size() const { return nodes_.size(); }
     uint32_t fromGc() const { return from_; }
+    // Of a sampled trace: every count is an estimate (DiffNode::born_sampled...).
+    bool sampled() const { return sampled_; }
     uint32_t toGc() const { return to_; }
     // The node at the end of a path of labels below the root, or kNoNode.
     uint32_t find(const std::vector<std::string>& labels) const;
@@ -48,6 +52,7 @@ public:
 private:
     std::vector<DiffNode> nodes_;
     uint32_t from_ = 0, to_ = 0;
+    bool sampled_ = false;
 };
 
 }  // namespace memcity

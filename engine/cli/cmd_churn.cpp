@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/json_writer.h"
 #include "cli/load.h"
+#include "cli/sampled_output.h"
 #include "cli/text_format.h"
 
 namespace memcity::cli {
@@ -35,14 +36,22 @@ std::string text(uint64_t v, Metric m) {
 
 std::string rateText(const ChurnView& v, uint64_t n) {
     const double r = v.churn.rate(n);
+    if (v.churn.sampled())  // an estimate's rate: "≈ 23,300,000/s"
+        return formatEstimateValue({r, 0, 0, false}, v.metric == Metric::kBytes) + "/s";
     if (v.metric == Metric::kBytes) return formatBytes(static_cast<uint64_t>(r)) + "/s";
     return formatCount(static_cast<uint64_t>(r)) + "/s";
 }
 
 void printRow(const ChurnView& v, const ChurnCounts& died, const ChurnCounts& survived, size_t indent,
               const std::string& name) {
-    std::printf("%14s %14s %14s  %s%s\n", text(value(died, v.metric), v.metric).c_str(),
-                rateText(v, value(died, v.metric)).c_str(), text(value(survived, v.metric), v.metric).c_str(),
+    // A sampled trace's figures are estimates: marked, as the line above the table explains.
+    auto cell = [&](uint64_t n) {  // an estimate's count to three digits, as estimates are shown
+        return v.churn.sampled() ? formatEstimateValue({static_cast<double>(n), 0, 0, false}, v.metric == Metric::kBytes)
+                                 : text(n, v.metric);
+    };
+    std::printf("%s %s %s  %s%s\n", padLeft(cell(value(died, v.metric)), 14).c_str(),
+                padLeft(rateText(v, value(died, v.metric)), 16).c_str(),
+                padLeft(cell(value(survived, v.metric)), 14).c_str(),
                 std::string(indent * 2, ' ').c_str(), printable(name, 160).c_str());
 }
 
@@ -75,9 +84,17 @@ void jsonNode(const ChurnView& v, JsonWriter& j, uint32_t id, size_t level) {
     j.key("died").beginObject();
     j.field("objects", n.died.objects).field("bytes", n.died.bytes);
     j.field("objects_per_s", v.churn.rate(n.died.objects)).field("bytes_per_s", v.churn.rate(n.died.bytes));
+    if (v.churn.sampled()) {
+        jsonEstimate(j, "objects_estimate", n.died_sampled, false);
+        jsonEstimate(j, "bytes_estimate", n.died_sampled, true);
+    }
     j.endObject();
     j.key("survived").beginObject();
     j.field("objects", n.survived.objects).field("bytes", n.survived.bytes);
+    if (v.churn.sampled()) {
+        jsonEstimate(j, "objects_estimate", n.survived_sampled, false);
+        jsonEstimate(j, "bytes_estimate", n.survived_sampled, true);
+    }
     j.endObject();
     if (level < v.depth && !n.children.empty()) {
         j.key("children").beginArray();
@@ -114,6 +131,7 @@ int runChurn(const Words& words) {
         j.field("file", path).field("from", uint64_t{cmd.from}).field("to", uint64_t{cmd.to});
         j.field("seconds", churn->seconds());
         j.field("classifiers", opts.chain.spec()).field("metric", opts.metric_name);
+        jsonSampling(j, *cmd.loaded.history);
         j.key("tree");
         jsonNode(v, j, HeapChurn::kRoot, 0);
         j.endObject();
@@ -122,13 +140,18 @@ int runChurn(const Words& words) {
     }
     const ChurnNode& root = churn->node(HeapChurn::kRoot);
     std::cout << path << ", born after GC " << cmd.from << " and by GC " << cmd.to << " ("
-              << formatDuration(static_cast<int64_t>(churn->seconds() * 1e9))
-              << "): " << formatCountOf(root.died.objects, "object", "objects") << " ("
-              << formatBytes(root.died.bytes) << ") died within, "
-              << formatCountOf(root.survived.objects, "object", "objects") << " ("
-              << formatBytes(root.survived.bytes) << ") survive; by " << opts.chain.spec() << " ("
-              << opts.metric_name << ")\n";
-    std::printf("%14s %14s %14s  %s\n", "died within", "per second", "survived", "group");
+              << formatDuration(static_cast<int64_t>(churn->seconds() * 1e9)) << "): ";
+    if (churn->sampled())
+        std::cout << estimateText(root.died_sampled, false) << " objects (" << estimateText(root.died_sampled, true)
+                  << ") died within, " << estimateText(root.survived_sampled, false) << " objects ("
+                  << estimateText(root.survived_sampled, true) << ") survive";
+    else
+        std::cout << formatCountOf(root.died.objects, "object", "objects") << " (" << formatBytes(root.died.bytes)
+                  << ") died within, " << formatCountOf(root.survived.objects, "object", "objects") << " ("
+                  << formatBytes(root.survived.bytes) << ") survive";
+    std::cout << "; by " << opts.chain.spec() << " (" << opts.metric_name << ")\n";
+    sayEstimates(*cmd.loaded.history, std::cout);
+    std::printf("%14s %16s %14s  %s\n", "died within", "per second", "survived", "group");
     printNode(v, HeapChurn::kRoot, 0);
     return 0;
 }

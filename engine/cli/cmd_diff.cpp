@@ -11,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/json_writer.h"
 #include "cli/load.h"
+#include "cli/sampled_output.h"
 #include "cli/text_format.h"
 
 namespace memcity::cli {
@@ -29,19 +30,26 @@ std::string metricText(const DiffCounts& c, Metric m) {
     return m == Metric::kObjects ? formatCount(c.objects) : formatBytes(c.bytes);
 }
 
-void printRow(const DiffView& v, const DiffCounts& born, const DiffCounts& died, const DiffCounts& permanent,
-              size_t indent, const std::string& name) {
-    std::printf("%14s %14s %14s  %s%s\n", metricText(born, v.metric).c_str(),
-                metricText(died, v.metric).c_str(), metricText(permanent, v.metric).c_str(),
+void printRow(const DiffView& v, const DiffNode& n, size_t indent, const std::string& name) {
+    if (v.diff.sampled()) {
+        const bool bytes = v.metric == Metric::kBytes;
+        std::printf("%s %s %s  %s%s\n", padLeft(estimateText(n.born_sampled, bytes), 32).c_str(),
+                    padLeft(estimateText(n.died_sampled, bytes), 32).c_str(),
+                    padLeft(estimateText(n.permanent_sampled, bytes), 32).c_str(),
+                    std::string(indent * 2, ' ').c_str(), printable(name, 160).c_str());
+        return;
+    }
+    std::printf("%14s %14s %14s  %s%s\n", metricText(n.born, v.metric).c_str(),
+                metricText(n.died, v.metric).c_str(), metricText(n.permanent, v.metric).c_str(),
                 std::string(indent * 2, ' ').c_str(), printable(name, 160).c_str());
 }
 
 void printNode(const DiffView& v, uint32_t id, size_t indent) {
     const DiffNode& n = v.diff.node(id);
-    printRow(v, n.born, n.died, n.permanent, indent, n.label);
+    printRow(v, n, indent, n.label);
     if (indent >= v.depth) return;
     const std::vector<uint32_t> kids = v.diff.sortedChildren(id, v.metric);
-    DiffCounts born, died, permanent;
+    DiffNode other;
     size_t folded = 0;
     for (size_t i = 0; i < kids.size(); ++i) {
         if (v.all || i < kShownChildren) {
@@ -49,17 +57,21 @@ void printNode(const DiffView& v, uint32_t id, size_t indent) {
             continue;
         }
         const DiffNode& k = v.diff.node(kids[i]);
-        born += k.born, died += k.died, permanent += k.permanent;
+        other.born += k.born, other.died += k.died, other.permanent += k.permanent;
+        other.born_sampled += k.born_sampled, other.died_sampled += k.died_sampled;
+        other.permanent_sampled += k.permanent_sampled;
         ++folded;
     }
-    if (folded)
-        printRow(v, born, died, permanent, indent + 1,
-                 "Other (" + formatCountOf(folded, "group", "groups") + ")");
+    if (folded) printRow(v, other, indent + 1, "Other (" + formatCountOf(folded, "group", "groups") + ")");
 }
 
-void counts(JsonWriter& j, const char* key, const DiffCounts& c) {
+void counts(JsonWriter& j, const char* key, const DiffCounts& c, const SampleSums* sampled) {
     j.key(key).beginObject();
     j.field("objects", c.objects).field("bytes", c.bytes);
+    if (sampled) {
+        jsonEstimate(j, "objects_estimate", *sampled, false);
+        jsonEstimate(j, "bytes_estimate", *sampled, true);
+    }
     j.endObject();
 }
 
@@ -68,9 +80,10 @@ void jsonNode(const DiffView& v, JsonWriter& j, uint32_t id, size_t level) {
     j.beginObject();
     j.field("name", n.label);
     if (!n.classifier.empty()) j.field("classifier", n.classifier);
-    counts(j, "born", n.born);
-    counts(j, "died", n.died);
-    counts(j, "permanent", n.permanent);
+    const bool s = v.diff.sampled();
+    counts(j, "born", n.born, s ? &n.born_sampled : nullptr);
+    counts(j, "died", n.died, s ? &n.died_sampled : nullptr);
+    counts(j, "permanent", n.permanent, s ? &n.permanent_sampled : nullptr);
     if (level < v.depth && !n.children.empty()) {
         j.key("children").beginArray();
         for (uint32_t c : v.diff.sortedChildren(id, v.metric))
@@ -106,6 +119,7 @@ int runDiff(const Words& words) {
         j.beginObject();
         j.field("file", path).field("from", uint64_t{cmd.from}).field("to", uint64_t{cmd.to});
         j.field("classifiers", opts.chain.spec()).field("metric", opts.metric_name);
+        jsonSampling(j, h);
         j.key("tree");
         jsonNode(v, j, HeapDiff::kRoot, 0);
         j.endObject();
@@ -114,7 +128,11 @@ int runDiff(const Words& words) {
     }
     std::cout << path << ", GC " << cmd.from << " -> GC " << cmd.to << ", by " << opts.chain.spec() << " ("
               << opts.metric_name << ")\n";
-    std::printf("%14s %14s %14s  %s\n", "born", "died", "permanent", "group");
+    sayEstimates(h, std::cout);
+    if (diff.sampled())
+        std::printf("%32s %32s %32s  %s\n", "born", "died", "permanent", "group");
+    else
+        std::printf("%14s %14s %14s  %s\n", "born", "died", "permanent", "group");
     printNode(v, HeapDiff::kRoot, 0);
     return 0;
 }

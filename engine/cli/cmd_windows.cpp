@@ -11,6 +11,7 @@
 #include "cli/json_writer.h"
 #include "cli/load.h"
 #include "cli/one_trace.h"
+#include "cli/sampled_output.h"
 #include "cli/text_format.h"
 #include "trace/event_decoder.h"
 #include "windows/windows.h"
@@ -120,7 +121,8 @@ std::string rate(double per_s) {
     return std::string(per_s < 0 ? "-" : "") + formatBytes(static_cast<uint64_t>(std::llround(a))) + "/s";
 }
 
-void printWindow(const Window& w, const std::string& path) {
+// `approx`: "≈ " where the figures are a sampled trace's estimates, else "".
+void printWindow(const Window& w, const std::string& path, const char* approx) {
     std::printf("%s\n", title(w).c_str());
     std::printf("  GCs %u..%u (%s, %s: %s .. %s)\n", w.first_gc, w.last_gc,
                 formatCountOf(w.gcs, "GC", "GCs").c_str(),
@@ -130,14 +132,14 @@ void printWindow(const Window& w, const std::string& path) {
         case WindowKind::kLeakRegression:
         case WindowKind::kLeakHeuristic: {
             const LeakFigures& f = w.leak;
-            std::printf("  %s memory %s -> %s (%s, %+.1f%%), peak %s at GC %u\n",
-                        std::string(leakSeriesName(f.series)).c_str(), formatBytes(f.first_bytes).c_str(),
-                        formatBytes(f.last_bytes).c_str(), signedBytes(f.growth_bytes).c_str(),
+            std::printf("  %s memory %s%s -> %s%s (%s%s, %+.1f%%), peak %s%s at GC %u\n",
+                        std::string(leakSeriesName(f.series)).c_str(), approx, formatBytes(f.first_bytes).c_str(),
+                        approx, formatBytes(f.last_bytes).c_str(), approx, signedBytes(f.growth_bytes).c_str(),
                         static_cast<double>(f.growth_bytes) * 100.0 /
                             static_cast<double>(std::max<uint64_t>(f.first_bytes, 1)),
-                        formatBytes(f.peak_bytes).c_str(), f.peak_gc);
-            std::printf("  grows %s; least-squares line %s (r² %.2f) through %s\n",
-                        rate(f.growth_per_s).c_str(), rate(f.slope_per_s).c_str(), f.r2,
+                        approx, formatBytes(f.peak_bytes).c_str(), f.peak_gc);
+            std::printf("  grows %s%s; least-squares line %s%s (r² %.2f) through %s\n", approx,
+                        rate(f.growth_per_s).c_str(), approx, rate(f.slope_per_s).c_str(), f.r2,
                         formatCountOf(f.points, "point", "points").c_str());
             break;
         }
@@ -148,9 +150,10 @@ void printWindow(const Window& w, const std::string& path) {
                         formatPercent(w.overhead.run_overhead).c_str());
             break;
         case WindowKind::kChurn:
-            std::printf("  %s %s (%s in the window), %.1fx the whole run's %s\n", rate(w.churn.per_s).c_str(),
-                        w.churn.measure == ChurnMeasure::kFreed ? "freed" : "of short-lived memory freed",
-                        formatBytes(w.churn.churned_bytes).c_str(), w.churn.ratio,
+            std::printf("  %s%s %s (%s%s in the window), %.1fx the whole run's %s%s\n", approx,
+                        rate(w.churn.per_s).c_str(),
+                        w.churn.measure == ChurnMeasure::kFreed ? "freed" : "of short-lived memory freed", approx,
+                        formatBytes(w.churn.churned_bytes).c_str(), w.churn.ratio, approx,
                         rate(w.churn.run_per_s).c_str());
             break;
     }
@@ -169,9 +172,13 @@ void printWindow(const Window& w, const std::string& path) {
             path.c_str(), nextStepFrom(w), w.last_gc);
 }
 
-void printText(const WindowReport& r, const std::string& path) {
+void printText(const WindowReport& r, const std::string& path, const HeapHistory& h) {
+    const char* approx = h.sampled() ? "\u2248 " : "";
     std::printf("%s: %s over %s\n", path.c_str(), formatCountOf(r.gcs, "GC", "GCs").c_str(),
                 formatDuration(clampNs(durationNs(r.run.start_ns, r.run.end_ns))).c_str());
+    std::fflush(stdout);
+    sayEstimates(h, std::cout);
+    std::cout.flush();
     if (r.leak_series == LeakSeries::kReachable)
         std::printf("leaks looked for in reachable memory (%s with a reference snapshot)\n",
                     formatCountOf(r.leak_points, "GC", "GCs").c_str());
@@ -179,11 +186,11 @@ void printText(const WindowReport& r, const std::string& path) {
         std::printf("leaks looked for in live memory (%s; reachable memory is known at %s)\n",
                     formatCountOf(r.leak_points, "GC", "GCs").c_str(),
                     formatCountOf(r.snapshot_gcs, "GC", "GCs").c_str());
-    std::printf("the whole run: %s of the time in GC pauses, %s churned\n",
-                formatPercent(r.run_overhead).c_str(), rate(r.run_churn_per_s).c_str());
+    std::printf("the whole run: %s of the time in GC pauses, %s%s churned\n",
+                formatPercent(r.run_overhead).c_str(), approx, rate(r.run_churn_per_s).c_str());
     for (const Window& w : r.windows) {
         std::printf("\n");
-        printWindow(w, path);
+        printWindow(w, path, approx);
     }
     std::printf("\n");
     if (r.windows.empty()) std::printf("no suspicious window\n");
@@ -250,10 +257,11 @@ void jsonWindow(JsonWriter& j, const Window& w) {
     j.endObject();
 }
 
-void printJson(const WindowReport& r, const WindowOptions& o, const std::string& path) {
+void printJson(const WindowReport& r, const WindowOptions& o, const std::string& path, const HeapHistory& h) {
     JsonWriter j;
     j.beginObject();
     j.field("file", path).field("gcs", r.gcs);
+    jsonSampling(j, h);  // a sampled trace's bytes are estimates
     j.key("run").beginObject();
     j.field("start_ns", r.run.start_ns).field("end_ns", r.run.end_ns);
     j.field("gc_overhead", r.run_overhead).field("churn_bytes_per_s", r.run_churn_per_s);
@@ -296,9 +304,9 @@ int runWindows(const Words& words) {
         return 1;
     }
     if (args->has("--json"))
-        printJson(*report, *options, loaded->trace->path());
+        printJson(*report, *options, loaded->trace->path(), *loaded->history);
     else
-        printText(*report, loaded->trace->path());
+        printText(*report, loaded->trace->path(), *loaded->history);
     return 0;
 }
 

@@ -46,13 +46,14 @@ void printRow(const ChurnView& v, const ChurnCounts& died, const ChurnCounts& su
               const std::string& name) {
     // A sampled trace's figures are estimates: marked, as the line above the table explains.
     auto cell = [&](uint64_t n) {  // an estimate's count to three digits, as estimates are shown
-        return v.churn.sampled() ? formatEstimateValue({static_cast<double>(n), 0, 0, false}, v.metric == Metric::kBytes)
-                                 : text(n, v.metric);
+        return v.churn.sampled()
+                   ? formatEstimateValue({static_cast<double>(n), 0, 0, false}, v.metric == Metric::kBytes)
+                   : text(n, v.metric);
     };
     std::printf("%s %s %s  %s%s\n", padLeft(cell(value(died, v.metric)), 14).c_str(),
-                padLeft(rateText(v, value(died, v.metric)), 16).c_str(),
-                padLeft(cell(value(survived, v.metric)), 14).c_str(),
-                std::string(indent * 2, ' ').c_str(), printable(name, 160).c_str());
+                padLeft(rateText(v, value(died, v.metric)), v.churn.sampled() ? 16 : 14).c_str(),
+                padLeft(cell(value(survived, v.metric)), 14).c_str(), std::string(indent * 2, ' ').c_str(),
+                printable(name, 160).c_str());
 }
 
 void printNode(const ChurnView& v, uint32_t id, size_t indent) {
@@ -142,16 +143,19 @@ int runChurn(const Words& words) {
     std::cout << path << ", born after GC " << cmd.from << " and by GC " << cmd.to << " ("
               << formatDuration(static_cast<int64_t>(churn->seconds() * 1e9)) << "): ";
     if (churn->sampled())
-        std::cout << estimateText(root.died_sampled, false) << " objects (" << estimateText(root.died_sampled, true)
-                  << ") died within, " << estimateText(root.survived_sampled, false) << " objects ("
+        std::cout << estimateText(root.died_sampled, false) << " objects ("
+                  << estimateText(root.died_sampled, true) << ") died within, "
+                  << estimateText(root.survived_sampled, false) << " objects ("
                   << estimateText(root.survived_sampled, true) << ") survive";
     else
-        std::cout << formatCountOf(root.died.objects, "object", "objects") << " (" << formatBytes(root.died.bytes)
-                  << ") died within, " << formatCountOf(root.survived.objects, "object", "objects") << " ("
+        std::cout << formatCountOf(root.died.objects, "object", "objects") << " ("
+                  << formatBytes(root.died.bytes) << ") died within, "
+                  << formatCountOf(root.survived.objects, "object", "objects") << " ("
                   << formatBytes(root.survived.bytes) << ") survive";
     std::cout << "; by " << opts.chain.spec() << " (" << opts.metric_name << ")\n";
     sayEstimates(*cmd.loaded.history, std::cout);
-    std::printf("%14s %16s %14s  %s\n", "died within", "per second", "survived", "group");
+    std::printf("%14s %*s %14s  %s\n", "died within", churn->sampled() ? 16 : 14, "per second", "survived",
+                "group");
     printNode(v, HeapChurn::kRoot, 0);
     return 0;
 }

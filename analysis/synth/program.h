@@ -62,6 +62,8 @@ struct Program {
         SimOptions sim;
         sim.young_bytes = young_bytes;
         sim.refs_every = o.refs_every;
+        sim.sampling_interval = o.writer.sampling_interval;
+        sim.sampling_seed = o.seed;
         return sim;
     }
 

@@ -1,7 +1,11 @@
 #include "synth/sim_heap.h"
 
 #include <algorithm>
+#include <cmath>
+#include <map>
 #include <stdexcept>
+
+#include "trace/extensions.h"
 
 namespace memcity::synth {
 namespace {
@@ -31,7 +35,8 @@ constexpr uint32_t kArrayHeader = 16;
 
 }  // namespace
 
-SimHeap::SimHeap(TraceWriter& out, const SimOptions& options) : out_(out), options_(options) {
+SimHeap::SimHeap(TraceWriter& out, const SimOptions& options)
+    : out_(out), options_(options), sampler_(options.sampling_seed * 0xd1b54a32d192ed03ull) {
     types_.resize(1);
     // java.lang.Object and java.lang.Thread exist in every program.
     uint32_t object = defineClass("java.lang.Object", {});
@@ -155,7 +160,8 @@ uint32_t SimHeap::defineString(std::string_view s) {
 
 uint32_t SimHeap::startThread(std::string_view name, bool daemon) {
     uint32_t id = nextSymbol(next_thread_);
-    out_.defineThread(id, name, daemon ? format::kThreadDaemon : 0, next_id_);
+    // Its object is the next one allocated (unknown in a sampled trace, which may leave it out).
+    out_.defineThread(id, name, daemon ? format::kThreadDaemon : 0, options_.sampling_interval ? 0 : next_id_);
     uint32_t creator = thread_ == 0 ? id : thread_;
     uint32_t saved = thread_;
     thread_ = creator;
@@ -198,7 +204,8 @@ Ref SimHeap::newObject(uint32_t type, uint32_t site, uint32_t nrefs, uint32_t le
         objects_.emplace_back();
     }
     Object& o = objects_[r];
-    o.id = next_id_++;
+    o.recorded = options_.sampling_interval == 0 || sampleNext(size);
+    o.id = o.recorded ? next_id_++ : 0;
     o.type = type;
     o.nrefs = nrefs;
     o.refs = static_cast<uint32_t>(refs_.size());
@@ -213,14 +220,16 @@ Ref SimHeap::newObject(uint32_t type, uint32_t site, uint32_t nrefs, uint32_t le
                                                                                     : place(kOld, size);
     refs_.resize(refs_.size() + nrefs, kNull);
 
-    AllocEvent e;
-    e.id = o.id;
-    e.type = type;
-    e.site = site;
-    e.thread = thread_;
-    e.length = array ? length : kNoLength;
-    e.time_ns = clock_;
-    out_.alloc(e);
+    if (o.recorded) {
+        AllocEvent e;
+        e.id = o.id;
+        e.type = type;
+        e.site = site;
+        e.thread = thread_;
+        e.length = array ? length : kNoLength;
+        e.time_ns = clock_;
+        out_.alloc(e);
+    }
     clock_ += options_.alloc_ns + static_cast<int64_t>(size) * options_.alloc_ns_per_kb / 1024;
     young_allocated_ += size;
     bytes_since_gc_ += size;
@@ -339,7 +348,7 @@ void SimHeap::collect(bool explicit_gc) {
         Object& o = objects_[r];
         if (!o.used) continue;
         if (!marks_[r]) {
-            dead.push_back(o.id);
+            if (o.recorded) dead.push_back(o.id);
             info.freed_objects++;
             info.freed_bytes += o.size;
             o.used = false;
@@ -385,7 +394,11 @@ void SimHeap::collect(bool explicit_gc) {
     out_.gcEnd(end);
     std::sort(dead.begin(), dead.end());
     out_.deaths(g, dead);
-    const bool snapshot = options_.refs_every != 0 && (explicit_gc || g % options_.refs_every == 0);
+    const bool sampled = options_.sampling_interval != 0;
+    if (sampled && explicit_gc) writeCensus(g);
+    // A sampled trace has no snapshots (its heap is only the samples).
+    const bool snapshot =
+        !sampled && options_.refs_every != 0 && (explicit_gc || g % options_.refs_every == 0);
     // Addresses at every fourth snapshot GC and every explicit one: they cost about as much as
     // the snapshot itself.
     writeLayout(g, snapshot && (explicit_gc || g % (4 * std::max(options_.refs_every, 1u)) == 0));
@@ -397,6 +410,32 @@ void SimHeap::collect(bool explicit_gc) {
     young_allocated_ = 0;
     bytes_since_gc_ = 0;
     gcs_.push_back(info);
+}
+
+bool SimHeap::sampleNext(uint64_t size) {
+    uint64_t z = (sampler_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    const double uniform = static_cast<double>(z >> 11) * 0x1.0p-53;
+    return uniform < -std::expm1(-static_cast<double>(size) / static_cast<double>(options_.sampling_interval));
+}
+
+void SimHeap::writeCensus(uint32_t gc) {
+    std::map<uint32_t, CensusType> by_type;
+    for (const Object& o : objects_) {
+        if (!o.used) continue;
+        CensusType& t = by_type[o.type];
+        t.type = o.type;
+        (o.recorded ? t.objects : t.untracked_objects) += 1;
+        (o.recorded ? t.bytes : t.untracked_bytes) += o.size;
+    }
+    GcCensusEvent e;
+    e.gc = gc;
+    for (const auto& [type, t] : by_type)
+        e.types.push_back(t);
+    e.newer_by_address = true;  // nothing is allocated between a simulated GC and its census
+    out_.extension(static_cast<uint32_t>(format::ExtensionKind::kGcCensus), encodeGcCensus(e));
 }
 
 void SimHeap::moveObjects(bool full) {

@@ -68,6 +68,12 @@ struct SimOptions {
     int64_t pause_ns_per_kb_copied = 900;  // ... plus this per KiB of young objects that survive
     int64_t pause_ns_per_kb_live = 8;      // ... plus this per KiB of the whole live heap
     uint64_t heap_base = 0xe0000000;       // the address of eden's bottom
+    // A sampled trace (heap/sampling.h): only objects the JVM's heap sampler would pick at this
+    // mean interval (bytes) are written, each with probability 1 - exp(-size / interval) drawn
+    // from `sampling_seed` (the program itself runs the same), and every explicit GC writes the
+    // exact count of each type's objects (GC_CENSUS). 0: every object.
+    uint64_t sampling_interval = 0;
+    uint64_t sampling_seed = 1;
 };
 
 // What one GC did (for scenario bookkeeping and docs).
@@ -164,6 +170,7 @@ private:
         uint64_t size = 0;
         uint32_t birth_gc = 0;  // number of GCs before its birth
         bool used = false;
+        bool recorded = true;  // in the trace: always, but where a sampled trace left it out
         uint8_t age = 0;  // young GCs survived
         uint64_t address = 0;
     };
@@ -214,6 +221,11 @@ private:
              next_thread_ = 0;
     uint32_t thread_type_ = 0, thread_site_ = 0;
     uint64_t next_id_ = 0;
+    uint64_t sampler_ = 0;  // the sampling draws' splitmix64 state
+    // A sampled trace's draw for an object of `size` bytes.
+    bool sampleNext(uint64_t size);
+    // The census of an explicit GC of a sampled trace: every type's live objects, recorded or not.
+    void writeCensus(uint32_t gc);
     uint32_t thread_ = 0;
     int64_t clock_ = 0;
     uint64_t young_allocated_ = 0;

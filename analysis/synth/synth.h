@@ -16,6 +16,7 @@ struct SynthOptions {
     uint32_t scale = 1;       // multiplies the work the program does (1 = a small, fast trace)
     uint64_t seed = 1;        // varies sizes and timings of incidental garbage, never the answers
     uint32_t refs_every = 1;  // reference snapshot after every Nth GC (and every explicit GC); 0 = none
+    // writer.sampling_interval != 0: a sampled trace of the same run (SimOptions::sampling_interval).
     WriterOptions writer;
 };
 

@@ -13,6 +13,7 @@ struct Point {
     size_t pos = 0;
     int64_t t_ns = 0;
     uint64_t bytes = 0;
+    double variance = 0;  // of `bytes`, where it is a sampled trace's estimate (bytes^2); 0: counted
 };
 
 // Reachable bytes are known when the snapshot was walked: some object was classified either
@@ -27,9 +28,9 @@ std::vector<Point> seriesOf(const std::vector<GcRecord>& gcs, LeakSeries series)
     for (size_t i = 0; i < gcs.size(); ++i) {
         const GcRecord& g = gcs[i];
         if (series == LeakSeries::kLive)
-            points.push_back({i, g.end_ns, g.live_bytes});
+            points.push_back({i, g.end_ns, g.live_bytes, g.live_sampled.var_bytes});
         else if (reachableKnown(g))
-            points.push_back({i, g.end_ns, g.reachable_bytes});
+            points.push_back({i, g.end_ns, g.reachable_bytes, 0});
     }
     return points;
 }
@@ -76,9 +77,13 @@ std::string seriesWords(LeakSeries s) {
 // between large sums). x in seconds from the first point added, y in bytes.
 class LineFit {
 public:
-    void add(int64_t t_ns, uint64_t bytes) {
+    // `variance`: of the point's y, where it is an estimate.
+    void add(int64_t t_ns, uint64_t bytes, double variance = 0) {
         if (n_ == 0) t0_ = t_ns;
         const double x = seconds(t0_, t_ns), y = static_cast<double>(bytes);
+        sv_ += variance;
+        sxv_ += x * variance;
+        sxxv_ += x * x * variance;
         ++n_;
         const double dx = x - mean_x_, dy = y - mean_y_;
         mean_x_ += dx / static_cast<double>(n_);
@@ -94,11 +99,20 @@ public:
         if (!valid() || cyy_ <= 0) return 0.0;
         return std::clamp(cxy_ * cxy_ / (cxx_ * cyy_), 0.0, 1.0);
     }
+    // The slope's standard error from the points' own variances (estimates of a sampled trace,
+    // taken as independent: their errors in common only shift the line): sqrt(sum((x - mean)^2
+    // var) / cxx^2). 0 for counted points.
+    double slopeError() const {
+        if (!valid() || sv_ <= 0) return 0.0;
+        const double spread = sxxv_ - 2 * mean_x_ * sxv_ + mean_x_ * mean_x_ * sv_;
+        return std::sqrt(std::max(spread, 0.0)) / cxx_;
+    }
 
 private:
     size_t n_ = 0;
     int64_t t0_ = 0;
     double mean_x_ = 0, mean_y_ = 0, cxx_ = 0, cyy_ = 0, cxy_ = 0;
+    double sv_ = 0, sxv_ = 0, sxxv_ = 0;  // sums of variance, x * variance, x^2 * variance
 };
 
 // Figures of the leak series over points [a, b]; growth_share from last minus first.
@@ -168,10 +182,16 @@ std::optional<LeakFound> leakRegression(const std::vector<GcRecord>& gcs, const 
     double best_slope = 0, rejected_slope = 0;
     std::string rejected_why;
     LineFit fit;
+    bool estimated = false;
     for (size_t i = n; i-- > 0;) {
-        fit.add(p[i].t_ns, p[i].bytes);
+        fit.add(p[i].t_ns, p[i].bytes, p[i].variance);
         if (n - i < initial || !fit.valid() || fit.slope() <= 0) continue;
-        const double slope = fit.slope();
+        // Where the points are a sampled trace's estimates, the slope a short window shows is
+        // mostly its noise: windows are compared by the lower end of their slope's 95% interval
+        // (exactly the slope for counted points).
+        const double error = fit.slopeError();
+        estimated = estimated || error > 0;
+        const double slope = fit.slope() - 1.959963984540054 * error;
         // The rise of the line over the window, as a share of the first point.
         LeakFigures f;
         f.r2 = fit.r2();
@@ -200,7 +220,8 @@ std::optional<LeakFound> leakRegression(const std::vector<GcRecord>& gcs, const 
                           static_cast<double>(std::max<uint64_t>(w.leak.first_bytes, 1));
     w.reason = "the steepest least-squares line of " + seriesWords(series) +
                " among the windows that end at the last GC (r² " + number(w.leak.r2, 2) + ", rises " +
-               percent(w.leak.growth_share) + ")";
+               percent(w.leak.growth_share) + ")" +
+               (estimated ? "; estimated points: compared by the lower end of each slope's 95% interval" : "");
     return LeakFound{std::move(w), best, n - 1};
 }
 
@@ -274,8 +295,12 @@ std::optional<Window> narrowed(const std::vector<GcRecord>& gcs, const std::vect
             const size_t b = a + len - 1;
             const double duration = seconds(p[a].t_ns, p[b].t_ns);
             if (duration <= 0) continue;
+            // Estimated points (a sampled trace's): by the lower end of the rate's 95% interval,
+            // or the noise between two close points would win.
             const double rate =
-                (static_cast<double>(p[b].bytes) - static_cast<double>(p[a].bytes)) / duration;
+                ((static_cast<double>(p[b].bytes) - static_cast<double>(p[a].bytes)) -
+                 1.959963984540054 * std::sqrt(p[a].variance + p[b].variance)) /
+                duration;
             if (rate > best_rate) {
                 best_rate = rate;
                 best_a = a;

@@ -58,6 +58,14 @@ int runSynth(const Words& words) {
         }
     }
     o.writer.compress = !args->has("--no-compress");
+    if (auto interval = args->value("--sampled")) {
+        if (!parseBytes(*interval, &o.writer.sampling_interval) || o.writer.sampling_interval == 0 ||
+            o.writer.sampling_interval > (uint64_t{1} << 30)) {
+            std::cerr << "memcity synth: --sampled expects a sampling interval from 1 byte to 1g (e.g. 64k), got '"
+                      << *interval << "'\n";
+            return 1;
+        }
+    }
     auto t0 = std::chrono::steady_clock::now();
     if (Status s = synth::synthesize(name, *out, o); !s) {
         std::cerr << "memcity synth: " << s.error().message << "\n";

@@ -476,7 +476,8 @@ views:
          [](const Words& a, const Services&) { return runRender(a); }},
         {"synth",
          "write a synthetic trace with exactly known answers",
-         R"(usage: memcity synth SCENARIO -o FILE [--scale N] [--seed S] [--refs N|off] [--no-compress]
+         R"(usage: memcity synth SCENARIO -o FILE [--scale N] [--seed S] [--refs N|off] [--sampled BYTES]
+                    [--no-compress]
        memcity synth --list
 
 Scenarios (docs/scenarios.md gives each one's expected answers):
@@ -494,6 +495,9 @@ Scenarios (docs/scenarios.md gives each one's expected answers):
              {"--scale", "N", "", "multiply the program's work by N (default 1)"},
              {"--seed", "S", "", "vary incidental garbage (default 1); the answers do not change"},
              {"--refs", "N|off", "", "reference snapshot after every Nth GC (default 1), or none"},
+             {"--sampled", "BYTES", "",
+              "the same run as a sampled recording at this mean interval (e.g. 64k):\nonly the objects the "
+              "JVM's heap sampler would pick, a census at every\nexplicit GC, no snapshots"},
              {"--no-compress", "", "", "write chunks without zstd"},
              {"--list", "", "", "list the scenarios"},
          },

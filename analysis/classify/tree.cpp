@@ -1,6 +1,7 @@
 #include "classify/tree.h"
 
 #include <algorithm>
+#include <cmath>
 #include <thread>
 #include <unordered_map>
 
@@ -320,12 +321,19 @@ ClassificationTree ClassificationTree::build(const HeapView& heap, const Classif
             for (uint32_t id = 1; id < tree.nodes_.size(); ++id) {
                 TreeNode& n = tree.nodes_[id];
                 whole_types[id] = whole_types[n.parent] && chain.classifiers[n.level - 1]->typeOnly();
-                if (whole_types[id]) n.sampled.var_objects = n.sampled.var_bytes = 0;
+                if (!whole_types[id]) continue;
+                // Counted: the scaled weights add up to the census's whole numbers (but for
+                // rounding).
+                n.sampled.var_objects = n.sampled.var_bytes = 0;
+                n.sampled.objects = std::round(n.sampled.objects);
+                n.sampled.bytes = std::round(n.sampled.bytes);
             }
             SampleSums& root = tree.nodes_[kRoot].sampled;
             root.objects += static_cast<double>(census->unsampled_objects);
             root.bytes += static_cast<double>(census->unsampled_bytes);
             root.var_objects = root.var_bytes = 0;
+            root.objects = std::round(root.objects);
+            root.bytes = std::round(root.bytes);
         }
         for (TreeNode& n : tree.nodes_) {
             n.objects = n.sampled.roundedObjects();

@@ -1,5 +1,7 @@
 #include "gc_facts.h"
 
+#include <algorithm>
+
 #include <cstring>
 
 #include "hotspot.h"
@@ -68,6 +70,7 @@ std::unique_ptr<GcFacts> GcFacts::create() {
     }
     f->findSpaces();
     if (f->pool_sources_.empty()) f->findPerfSpaces();
+    f->findRegions();
     // The young generation's spaces are eden and two survivors (one of them empty), the old
     // generation's one space: the three pools of Serial, Parallel and G1.
     if (f->perf_ && f->pool_sources_.size() == 3 && !f->pool_sources_[0].perf_used) {
@@ -173,6 +176,41 @@ void GcFacts::findSpaces() {
         sizes("G1 Old Gen", "_old_gen_used", "_old_gen_committed");
         if (pool_sources_.size() != 3) pool_sources_.clear(), pool_names_.clear();
     }
+}
+
+void GcFacts::findRegions() {
+    if (heap_ != "G1") return;
+    const VmStructs& vm = *vm_;
+    const void* const* heap_ptr = static_cast<const void* const*>(vm.address("Universe", "_collectedHeap"));
+    const char* heap = heap_ptr ? static_cast<const char*>(*heap_ptr) : nullptr;
+    // JDK 23 renamed HeapRegion, HeapRegionManager and HeapRegionType with a G1 prefix.
+    const int64_t hrm = vm.offset("G1CollectedHeap", "_hrm");
+    const int64_t regions =
+        offsetOf(vm, {{"G1HeapRegionManager", "_regions"}, {"HeapRegionManager", "_regions"}});
+    table_base_ = vm.offset("G1HeapRegionTable", "_base");
+    table_length_ = vm.offset("G1HeapRegionTable", "_length");
+    region_bottom_ = offsetOf(vm, {{"G1HeapRegion", "_bottom"}, {"HeapRegion", "_bottom"}});
+    region_top_ = offsetOf(vm, {{"G1HeapRegion", "_top"}, {"HeapRegion", "_top"}});
+    if (!heap || hrm < 0 || regions < 0 || table_base_ < 0 || table_length_ < 0 || region_bottom_ < 0 ||
+        region_top_ < 0)
+        return;
+    region_table_ = heap + hrm + regions;
+    max_regions_ = static_cast<size_t>(wordAt(region_table_, table_length_));
+    if (max_regions_ == 0 || max_regions_ > (size_t{1} << 24)) region_table_ = nullptr;
+}
+
+size_t GcFacts::readRegions(SpaceBounds* out, size_t capacity) const {
+    if (!region_table_) return 0;
+    const auto* base = reinterpret_cast<const char* const*>(wordAt(region_table_, table_base_));
+    const size_t n =
+        std::min({static_cast<size_t>(wordAt(region_table_, table_length_)), capacity, max_regions_});
+    size_t count = 0;
+    for (size_t i = 0; base && i < n; ++i) {
+        const char* region = base[i];
+        if (!region) continue;  // not committed
+        out[count++] = {wordAt(region, region_bottom_), wordAt(region, region_top_), 0};
+    }
+    return count;
 }
 
 void GcFacts::findPerfSpaces() {

@@ -78,6 +78,12 @@ public:
     const std::vector<std::string>& spaces() const { return space_names_; }
     // What each is to the collector (SpaceKind: eden, survivor, old), in the same order.
     const std::vector<uint8_t>& spaceKinds() const { return space_kinds_; }
+    // G1's regions: how many the region table holds at most (0 where the JVM is not G1 or its
+    // layout is unknown), and each one's bottom and top now, in table order, into `out` (at most
+    // `capacity`; returns how many). Plain memory reads: safe inside the GC callbacks. A region
+    // holds objects in [bottom, top); a free one has top == bottom.
+    size_t maxRegions() const { return region_table_ ? max_regions_ : 0; }
+    size_t readRegions(SpaceBounds* out, size_t capacity) const;
     // The collector the JVM runs ("Serial", "Parallel", "G1", "Z", "Shenandoah", "Epsilon"), or "".
     const std::string& collectorName() const { return heap_; }
     // Whether it is a stop-the-world collector (Serial, Parallel, G1): one that moves objects,
@@ -130,6 +136,7 @@ private:
                  PoolSource* out) const;
     void findSpaces();
     void findPerfSpaces();
+    void findRegions();
 
     std::unique_ptr<VmStructs> vm_;
     std::unique_ptr<PerfCounters> perf_;
@@ -151,6 +158,11 @@ private:
     std::vector<std::string> space_names_;
     std::vector<uint8_t> space_kinds_;
     std::vector<PoolSource> space_sources_;
+    // G1's region table (see readRegions): where its array of region pointers and its length
+    // are, and where a region keeps its bottom and top.
+    const char* region_table_ = nullptr;  // G1HeapRegionTable inside the heap
+    int64_t table_base_ = -1, table_length_ = -1, region_bottom_ = -1, region_top_ = -1;
+    size_t max_regions_ = 0;
 };
 
 }  // namespace memcity::agent

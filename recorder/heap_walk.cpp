@@ -325,11 +325,17 @@ struct Census {
     bool by_address = false;  // every object so far was placed by its address
     uint64_t ns = 0;
 
-    // Whether an untagged object at `address` was there at the GC.
+    // The bounds in address order (G1's regions: thousands), for thereAtGc's search.
+    std::vector<SpaceBounds> sorted;
+
+    // Whether an untagged object at `address` was there at the GC: below the top its space or
+    // region had then.
     bool thereAtGc(uint64_t address) const {
-        for (const SpaceBounds& s : at_gc)
-            if (address >= s.bottom && address < s.top) return true;
-        return false;
+        auto after = std::upper_bound(sorted.begin(), sorted.end(), address,
+                                      [](uint64_t a, const SpaceBounds& s) { return a < s.bottom; });
+        if (after == sorted.begin()) return false;
+        const SpaceBounds& s = *(after - 1);
+        return address < s.top;
     }
 
     Counts& of(uint32_t ci) {
@@ -453,6 +459,11 @@ bool countHeap(Recorder& r, uint32_t gc, uint64_t watermark, std::vector<uint64_
     census.adopt = census_event && !census.sampled;
     census.at_gc = at_gc;
     census.by_address = census.sampled && !at_gc.empty();
+    if (census.by_address) {
+        census.sorted.assign(at_gc.begin(), at_gc.end());
+        std::sort(census.sorted.begin(), census.sorted.end(),
+                  [](const SpaceBounds& a, const SpaceBounds& b) { return a.bottom < b.bottom; });
+    }
     if (live) live->clear();
     jvmtiHeapCallbacks callbacks{};
     callbacks.heap_iteration_callback = onCensusObject;

@@ -570,7 +570,6 @@ void Recorder::processGcs(JNIEnv* jni) {
     gcs_written_ = finished;
     // Right after the newest GC: objects met untagged (by a walk, or classes no event announced)
     // were alive at it, and take ids from its block.
-    const GcFacts* facts = facts_.load(std::memory_order_acquire);
     const bool exit_census = countsExitHeap();
     const bool census = exit_census || censusDue(newest, used);
     bool counted = false;
@@ -592,11 +591,8 @@ void Recorder::processGcs(JNIEnv* jni) {
         // walk, so that the objects it met are counted as the trace's; objects it meets untagged
         // take ids from the GC's block too).
         // A sampled census tells what was allocated since the GC by address: past the tops the
-        // spaces had at its end.
-        std::span<const SpaceBounds> at_gc;
-        if (facts && newest.end.valid)
-            at_gc = std::span<const SpaceBounds>(newest.end.spaces.data(),
-                                                 std::min(facts->spaces().size(), kMaxSpaces));
+        // spaces (or G1's regions) had at its end.
+        const std::span<const SpaceBounds> at_gc = boundsAtGc(newest);
         counted = census && countHeap(*this, static_cast<uint32_t>(last), newest.next_object_id,
                                       exit_census ? &exit_live_ : nullptr, true, at_gc);
         if (counted) last_census_bytes_ = std::max<uint64_t>(used, 1);
@@ -636,12 +632,21 @@ void Recorder::processGcs(JNIEnv* jni) {
     }
 }
 
+std::span<const SpaceBounds> Recorder::boundsAtGc(const GcSlot& slot) const {
+    const GcFacts* facts = facts_.load(std::memory_order_acquire);
+    if (!facts || !slot.end.valid) return {};
+    if (!facts->spaces().empty())
+        return std::span<const SpaceBounds>(slot.end.spaces.data(),
+                                            std::min(facts->spaces().size(), kMaxSpaces));
+    return std::span<const SpaceBounds>(gc_regions_.data(), gc_region_count_);
+}
+
 bool Recorder::censusDue(const GcSlot& slot, uint64_t used) const {
     const GcFacts* facts = facts_.load(std::memory_order_acquire);
     if (!facts) return false;
     if (facts->countsWholeHeap(slot.start, slot.end)) return true;
     // Young GCs only where the census can tell the objects allocated since by address.
-    if (!options_.sampled() || options_.census_percent <= 0 || facts->spaces().empty()) return false;
+    if (!options_.sampled() || options_.census_percent <= 0 || boundsAtGc(slot).empty()) return false;
     // A census costs about as much per byte of heap in use as the last one did (before any, a
     // few ns a byte: HotSpot looks each object up in its tag map).
     constexpr double kFirstNsPerByte = 3.0;

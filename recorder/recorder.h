@@ -411,6 +411,14 @@ private:
     uint64_t estimated_before_ = 0;                // agent thread only
     uint64_t census_ns_ = 0, last_census_ns_ = 0;  // censuses' time so far and the last one's (agent thread)
     uint64_t last_census_bytes_ = 0;               // the heap in use the last census walked
+    // A sampled recording under G1: each region's bottom and top at the end of the last GC
+    // (GC callbacks write them, the census reads them: no GC runs meanwhile, or the census is
+    // stale), in a buffer sized once at VM init.
+    std::vector<SpaceBounds> gc_regions_;
+    size_t gc_region_count_ = 0;
+    // Where a census can tell what was allocated since GC `slot` by address: the spaces' or
+    // regions' extents at its end (empty: it cannot).
+    std::span<const SpaceBounds> boundsAtGc(const GcSlot& slot) const;
 
     // Deaths, by the number of GCs finished when their ObjectFree arrived.
     std::mutex deaths_mutex_;

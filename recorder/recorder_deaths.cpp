@@ -305,6 +305,8 @@ void Recorder::onGcFinish() {
         slot.start = gc_start_sample_;
         const GcFacts* facts = facts_.load(std::memory_order_acquire);
         if (facts) facts->sample(&slot.end);
+        if (facts && !gc_regions_.empty())
+            gc_region_count_ = facts->readRegions(gc_regions_.data(), gc_regions_.size());
         last_end_sample_ = slot.end;
         // The JVM's clock against the trace's, for GCs it does not report.
         int64_t began = 0, ended = 0;

@@ -236,8 +236,9 @@ void Recorder::learnTheJvm(JNIEnv* jni) {
         jni->DeleteLocalRef(object);
     }
     t_agent_allocating = false;
-    // The JVM's own figures of each GC.
+    // The JVM's own figures of each GC (and, sampled under G1, room for its regions' extents).
     facts_owner_ = GcFacts::create();
+    if (options_.sampled()) gc_regions_.resize(facts_owner_->maxRegions());
     facts_.store(facts_owner_.get(), std::memory_order_release);
     // Deaths by weak references where the collector suits them. Until the walk of the objects
     // that were there has marked them, new objects are tagged at once (prepareWalk), or the

@@ -68,11 +68,15 @@ uint64_t SampleSums::roundedBytes() const {
     return roundedNonNegative(bytes);
 }
 
+// No sample behind a zero: none was picked, which says nothing exact (a census's zero has no
+// sums at all).
 Estimate SampleSums::objectsEstimate() const {
+    if (samples == 0 && objects == 0) return {0, 0, 0, false};
     return estimate(objects, var_objects);
 }
 
 Estimate SampleSums::bytesEstimate() const {
+    if (samples == 0 && bytes == 0) return {0, 0, 0, false};
     return estimate(bytes, var_bytes);
 }
 
@@ -140,6 +144,7 @@ std::string formatEstimate(const Estimate& e, bool bytes) {
     };
     // Exact in a sampled trace: counted by a census (or an object no sample can miss).
     if (e.exact) return "= " + fmt(e.value);
+    if (e.high <= 0) return "\u2248 " + fmt(0);  // no sample: nothing seen
     // "157.2–175.2 MiB" where both ends have one unit, "79.2 KiB–1.1 MiB" where they do not.
     std::string low = fmt(e.low), high = fmt(e.high);
     const size_t space = high.rfind(' ');

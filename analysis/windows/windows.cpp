@@ -1,5 +1,7 @@
 #include "windows/windows.h"
 
+#include "trace/trace_format.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -27,8 +29,11 @@ std::vector<Point> seriesOf(const std::vector<GcRecord>& gcs, LeakSeries series)
     std::vector<Point> points;
     for (size_t i = 0; i < gcs.size(); ++i) {
         const GcRecord& g = gcs[i];
-        if (series == LeakSeries::kLive)
+        if (series == LeakSeries::kLive ||
+            (series == LeakSeries::kFullGc && g.kind == static_cast<uint8_t>(format::GcKind::kMajor)))
             points.push_back({i, g.end_ns, g.live_bytes, g.live_sampled.var_bytes});
+        else if (series == LeakSeries::kFullGc)
+            continue;
         else if (reachableKnown(g))
             points.push_back({i, g.end_ns, g.reachable_bytes, 0});
     }
@@ -70,7 +75,9 @@ std::string gcCount(size_t n) {
 }
 
 std::string seriesWords(LeakSeries s) {
-    return s == LeakSeries::kReachable ? "reachable memory" : "live memory";
+    return s == LeakSeries::kReachable ? "reachable memory"
+           : s == LeakSeries::kFullGc  ? "memory after full GCs"
+                                       : "live memory";
 }
 
 // Least-squares line through points added one at a time (Welford's updates: no cancellation
@@ -464,6 +471,7 @@ std::string_view leakSeriesName(LeakSeries series) {
         case LeakSeries::kAuto: return "auto";
         case LeakSeries::kReachable: return "reachable";
         case LeakSeries::kLive: return "live";
+        case LeakSeries::kFullGc: return "full-gc";
     }
     return "unknown";
 }
@@ -539,10 +547,19 @@ Result<WindowReport> findWindows(const std::vector<GcRecord>& gcs, const WindowO
         r.run_churn_per_s = static_cast<double>(churn_bytes) / run_ns * 1e9;
     }
 
-    // Memory leak: reachable memory where enough GCs have it (§3.2.1), otherwise live memory.
+    // Memory leak: reachable memory where enough GCs have it (§3.2.1), otherwise live memory. A
+    // sampled trace has no snapshots, and its live memory after young GCs holds the old
+    // generation's garbage as it piles up: where it has enough full GCs, what they leave.
     r.leak_series = o.leak_series;
-    if (r.leak_series == LeakSeries::kAuto)
-        r.leak_series = r.snapshot_gcs >= o.min_leak_points ? LeakSeries::kReachable : LeakSeries::kLive;
+    if (r.leak_series == LeakSeries::kAuto) {
+        const bool sampled = std::any_of(gcs.begin(), gcs.end(), [](const GcRecord& g) { return g.live_sampled.samples > 0; });
+        const auto full = static_cast<size_t>(std::count_if(gcs.begin(), gcs.end(), [](const GcRecord& g) {
+            return g.kind == static_cast<uint8_t>(format::GcKind::kMajor);
+        }));
+        r.leak_series = r.snapshot_gcs >= o.min_leak_points ? LeakSeries::kReachable
+                        : sampled && full >= o.min_leak_points ? LeakSeries::kFullGc
+                                                               : LeakSeries::kLive;
+    }
     const std::vector<Point> points = seriesOf(gcs, r.leak_series);
     r.leak_points = static_cast<uint32_t>(points.size());
     if (points.size() < o.min_leak_points) {

@@ -38,11 +38,14 @@ enum class LeakMethod : uint8_t {
 };
 
 enum class LeakSeries : uint8_t {
-    kAuto,       // options only: reachable when enough GCs have a snapshot, otherwise live
+    kAuto,       // options only: reachable when enough GCs have a snapshot; for a sampled trace
+                 // without them, full-gc when enough GCs are full; otherwise live
     kReachable,  // bytes reachable from GC roots, at the GCs with a reference snapshot (§3.2.1)
     kLive,       // bytes live after every GC: floating garbage included, but known at every GC
+    kFullGc,     // bytes live after each full GC: what a full GC leaves is what is reachable
+                 // (a sampled trace's: counted by the census there)
 };
-// "auto", "reachable", "live".
+// "auto", "reachable", "live", "full-gc".
 std::string_view leakSeriesName(LeakSeries series);
 
 enum class ChurnMeasure : uint8_t {
@@ -152,7 +155,7 @@ uint32_t nextStepFrom(const Window& w);
 
 struct WindowReport {
     uint32_t gcs = 0;                            // GCs in the series
-    LeakSeries leak_series = LeakSeries::kLive;  // what the leak search used: kReachable or kLive
+    LeakSeries leak_series = LeakSeries::kLive;  // what the leak search used: kReachable, kLive or kFullGc
     uint32_t leak_points = 0;                    // points in that series
     uint32_t snapshot_gcs = 0;                   // GCs whose reachable bytes are known
     RunSpan run;                                 // the span used for the run's figures

@@ -1,4 +1,4 @@
-// memcity windows FILE [--json] [--leak-method regression|heuristic|both] [--leak-series auto|reachable|live]
+// memcity windows FILE [--json] [--leak-method regression|heuristic|both] [--leak-series auto|reachable|live|full-gc]
 //                 [--min-overhead PCT] [--min-gcs N] [--max-gcs N] [--min-growth PCT] [--min-r2 X]
 //                 [--min-points N] [--churn freed|short-lived] [--min-churn-ratio X] [--no-narrow] [--paper]
 #include <charconv>
@@ -55,8 +55,10 @@ Result<WindowOptions> readOptions(const Args& args) {
             o.leak_series = LeakSeries::kReachable;
         else if (*s == "live")
             o.leak_series = LeakSeries::kLive;
+        else if (*s == "full-gc")
+            o.leak_series = LeakSeries::kFullGc;
         else
-            return Error{kPrefix + "--leak-series expects auto, reachable or live, got '" + *s + "'"};
+            return Error{kPrefix + "--leak-series expects auto, reachable, live or full-gc, got '" + *s + "'"};
     }
     if (auto c = args.value("--churn")) {
         if (*c == "freed")
@@ -182,6 +184,9 @@ void printText(const WindowReport& r, const std::string& path, const HeapHistory
     if (r.leak_series == LeakSeries::kReachable)
         std::printf("leaks looked for in reachable memory (%s with a reference snapshot)\n",
                     formatCountOf(r.leak_points, "GC", "GCs").c_str());
+    else if (r.leak_series == LeakSeries::kFullGc)
+        std::printf("leaks looked for in the memory full GCs leave (%s; no reference snapshot)\n",
+                    formatCountOf(r.leak_points, "full GC", "full GCs").c_str());
     else
         std::printf("leaks looked for in live memory (%s; reachable memory is known at %s)\n",
                     formatCountOf(r.leak_points, "GC", "GCs").c_str(),

@@ -324,7 +324,7 @@ see every object as the heap of GC B would (age counts GCs up to B).
         {"windows",
          "suspicious time windows: memory leak, high GC overhead, high churn",
          R"(usage: memcity windows FILE [--json] [--leak-method regression|heuristic|both]
-                       [--leak-series auto|reachable|live] [--min-overhead PCT]
+                       [--leak-series auto|reachable|live|full-gc] [--min-overhead PCT]
                        [--min-gcs N] [--max-gcs N] [--min-growth PCT] [--min-r2 X]
                        [--min-points N] [--churn freed|short-lived] [--min-churn-ratio X]
                        [--no-narrow] [--paper]
@@ -344,7 +344,7 @@ window say why not.
 )",
          {
              {"--leak-method", "M", "", "regression, heuristic or both (default both)"},
-             {"--leak-series", "S", "", "auto (default), reachable or live"},
+             {"--leak-series", "S", "", "auto (default), reachable, live or full-gc (what full GCs leave)"},
              {"--min-overhead", "PCT", "",
               "keep a GC-overhead window from PCT% of the time in pauses (default 10)"},
              {"--min-gcs", "N", "", "GCs in a GC-overhead or churn window, at least (default 5)"},

@@ -468,5 +468,23 @@ TEST(ExplorerWindow, WithoutADisplayTheOverviewIsPrinted) {
     EXPECT_NE(text.out.find("live heap after each GC"), std::string::npos);
 }
 
+// A sampled recording's terminal overview: its allocations are samples, its heaps estimates.
+TEST(ExplorerWindow, ASampledRecordingsOverviewShowsEstimates) {
+    const std::string trace = testing::writeSampledShop(testing::tempDir("overview-sampled") + "/shop.mct");
+    const Outcome r = testing::runMemcity(trace + " --text");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find(", 12 GCs, 212 allocations sampled ("), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("  peak live heap \u2248 "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("  sampled: one allocation per 64.0 KiB on average; objects and bytes are estimates "
+                         "(\u2248) with 95% intervals\n"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("live heap after each GC (estimated, 12 GCs)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("biggest types at GC 11 (\u2248 "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(" from 91 samples)\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(" objects  ############                   com.shop.AuditEntry\n"), std::string::npos)
+        << r.out;
+}
+
 }  // namespace
 }  // namespace memcity

@@ -469,7 +469,7 @@ private:
                 if (const TreeSeries* series = s.series(); series && series->sampled()) {
                     const uint32_t root[] = {TreeSeries::kRoot};
                     const SampleSums all = scene::sampledSumAt(*series, root, s.cursor().gcTime());
-                    std::cout << "heap: " << scene::estimateText(all, Metric::kBytes) << ", "
+                    std::cout << "overall: " << scene::estimateText(all, Metric::kBytes) << ", "
                               << scene::estimateText(all, Metric::kObjects) << ", "
                               << scene::samplesText(all.samples) << "\n";
                 }

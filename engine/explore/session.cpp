@@ -659,6 +659,7 @@ scene::ViewFrameStats Session::compose(scene::PixelRect rect, glm::vec2 framebuf
     if (!composer_) {
         scene::ViewInputs in;
         in.series = series_.get();
+        in.sampling_interval = samplingInterval();
         scene::ViewOptions vo;
         vo.kind = view_;
         vo.metric = chain_.metric;

@@ -303,7 +303,7 @@ TEST(ExplorerWindow, ASampledRecordingShowsEstimatesAndSaysWhatItLacks) {
                    "bytes are estimates (\u2248) with 95% intervals\n"),
         std::string::npos)
         << r.out;
-    EXPECT_NE(r.out.find("heap: \u2248 "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("overall: \u2248 "), std::string::npos) << r.out;
     EXPECT_NE(
         r.out.find("unavailable: retained and deep sizes, GC roots, paths, classifiers that read references "
                    "(a sampled recording has no reference snapshots); the heap map's objects (a sampled "

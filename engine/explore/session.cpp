@@ -571,7 +571,8 @@ std::string Session::stopReason(uint32_t gc, std::optional<uint32_t> previous) c
     if (stops_.grows_over && previous && !selection_.empty()) {
         const double grew = selectionValueAt(gc, chain_.metric) - selectionValueAt(*previous, chain_.metric);
         if (grew > static_cast<double>(stops_.grows_over))
-            return "the selection grew by " + std::to_string(static_cast<uint64_t>(grew)) +
+            return "the selection grew by " + std::string(sampled() ? "\u2248 " : "") +
+                   std::to_string(static_cast<uint64_t>(grew)) +
                    (chain_.metric == Metric::kBytes ? " bytes" : " objects") + " at GC " + std::to_string(gc);
     }
     return "";

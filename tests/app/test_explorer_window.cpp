@@ -336,13 +336,26 @@ TEST(ExplorerWindow, ASampledRecordingShowsEstimatesAndSaysWhatItLacks) {
                                             "screenshot " +
                                                 map +
                                                 "\n"
+                                                "tile 420 240\n"
+                                                "click 420 240\n"
+                                                "wait\n"
+                                                "print state\n"
                                                 "heapmap stream objects\n");
     r = windowed(trace + " --size 1280x800 --settings - --script " + heapmap);
     EXPECT_EQ(r.status, 1) << r.err << r.out;
     EXPECT_NE(r.out.find("heapmap: GC 9, used, tiles of "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find(" 2 spaces, no addresses, 0 bytes selected\n"), std::string::npos) << r.out;
+    // A tile's bytes used, its objects unknown; a click on it selects nothing and says why.
     EXPECT_NE(
-        r.err.find(":7: heapmap stream objects: a sampled recording has no object addresses (only 'used' "
+        r.out.find(" GC 9: 65536 bytes used; objects unknown: a sampled recording has no object addresses\n"),
+        std::string::npos)
+        << r.out;
+    EXPECT_NE(
+        r.out.find("status: a sampled recording has no object addresses: a tile's objects are not known\n"),
+        std::string::npos)
+        << r.out;
+    EXPECT_NE(
+        r.err.find(":11: heapmap stream objects: a sampled recording has no object addresses (only 'used' "
                    "can be drawn)\n"),
         std::string::npos)
         << r.err;

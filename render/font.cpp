@@ -14,8 +14,8 @@ namespace {
 
 // Beyond ASCII and Latin-1: the symbols labels and panels tend to use.
 constexpr uint32_t kExtraCodepoints[] = {0x2013, 0x2014, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022,
-                                         0x2026, 0x2190, 0x2191, 0x2192, 0x2193, 0x2212, 0x2264,
-                                         0x2265, 0x25B2, 0x25B6, 0x25BC, 0x25C0};
+                                         0x2026, 0x2190, 0x2191, 0x2192, 0x2193, 0x2212, 0x2248,
+                                         0x2264, 0x2265, 0x25B2, 0x25B6, 0x25BC, 0x25C0};
 constexpr uint32_t kReplacement = '?';
 constexpr int kSolidBlock = 4;  // pixels of the solid block below the packed glyphs
 

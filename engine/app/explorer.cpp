@@ -23,6 +23,7 @@
 #include "explore/script.h"
 #include "heap/heap_history.h"
 #include "render/png.h"
+#include "scene/estimates.h"
 #include "trace/trace_reader.h"
 
 namespace memcity::app {
@@ -155,8 +156,10 @@ void Explorer::open(const std::string& path) {
     ui_->chain_edit = session_->chain();
     opened_at_ = clock();
     first_gc_shown_ = -1;
-    platform_->setTitle("memcity - " +
-                        (options_.title.empty() || path != options_.path ? baseName(path) : options_.title));
+    title_ =
+        "memcity - " + (options_.title.empty() || path != options_.path ? baseName(path) : options_.title);
+    title_sampled_ = false;
+    platform_->setTitle(title_);
     if (options_.settings_path != "-") explore::addRecentFile(settings_, path);
     dirty_ = true;
 }
@@ -182,14 +185,14 @@ void Explorer::setupImGui() {
     style.ScaleAllSizes(scale);
     imgui_font_scale_ = scale;
     if (std::filesystem::exists(kFont)) {
-        // Latin, plus the arrows, dots and signs that paths and labels use (→ … × ·).
+        // Latin, plus the arrows, dots and signs that paths and labels use (→ … × · ≈).
         static ImVector<ImWchar> ranges;
         if (ranges.empty()) {
             ImFontGlyphRangesBuilder builder;
             builder.AddRanges(io.Fonts->GetGlyphRangesDefault());
             for (ImWchar c :
                  {ImWchar(0x2192), ImWchar(0x2190), ImWchar(0x2026), ImWchar(0x00D7), ImWchar(0x00B7),
-                  ImWchar(0x2212), ImWchar(0x2013), ImWchar(0x2014), ImWchar(0x25B8)})
+                  ImWchar(0x2212), ImWchar(0x2013), ImWchar(0x2014), ImWchar(0x25B8), ImWchar(0x2248)})
                 builder.AddChar(c);
             builder.BuildRanges(&ranges);
         }
@@ -260,6 +263,12 @@ bool Explorer::frame(double dt) {
         handleEvent(event);
     if (quit_) return false;
     if (session_->update()) dirty_ = true;
+    if (session_->sampled() != title_sampled_) {  // known once the trace is open
+        title_sampled_ = session_->sampled();
+        platform_->setTitle(title_sampled_
+                                ? title_ + " (" + scene::samplingBadge(session_->samplingInterval()) + ")"
+                                : title_);
+    }
     if (options_.gc && !start_gc_applied_ && session_->series() &&
         session_->series()->lastGc() >= *options_.gc) {
         start_gc_applied_ = true;

@@ -94,6 +94,8 @@ private:
     std::vector<bool> frame_loading_;
     double first_gc_shown_ = -1, opened_at_ = 0;
     bool start_gc_applied_ = false;      // --gc moved the cursor
+    std::string title_;                  // the window's title for the trace open
+    bool title_sampled_ = false;         // the title says the trace is a sampled recording
     ImVec2 script_mouse_{-1e6f, -1e6f};  // where a script last put the pointer (off the window at first)
 };
 

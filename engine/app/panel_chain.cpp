@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "app/ui.h"
+#include "classify/ref_classifiers.h"
 
 namespace memcity::app {
 namespace {
@@ -95,19 +96,27 @@ void drawChainPanel(Ui& ui) {
     ImGui::Begin("Classifiers", nullptr,
                  ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
                      ImGuiWindowFlags_NoSavedSettings);
-    const explore::ChainCheck check = explore::checkChain(edit);
+    // A sampled recording has no references: the classifiers that read them are greyed out.
+    const std::string_view no_references = s.referencesUnavailable();
+    const explore::ChainCheck check = explore::checkChain(edit, no_references);
     ImGui::TextDisabled("classifiers, outermost first");
     bool changed = entries("classifiers", edit.classifiers, check.classifier_errors);
     if (ImGui::BeginCombo("##add", "add a classifier...")) {
-        for (const ClassifierInfo& c : builtinClassifiers())
-            if (ImGui::Selectable(std::string(c.name).c_str())) {
+        for (const ClassifierInfo& c : builtinClassifiers()) {
+            const bool unavailable = !no_references.empty() && isReferenceClassifier(c.name);
+            if (ImGui::Selectable(std::string(c.name).c_str(), false,
+                                  unavailable ? ImGuiSelectableFlags_Disabled : 0)) {
                 edit.classifiers.emplace_back(c.name);
                 changed = true;
+            } else if (unavailable && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled)) {
+                ImGui::SetTooltip("reads references: %.*s", static_cast<int>(no_references.size()),
+                                  no_references.data());
             } else if (ImGui::IsItemHovered()) {
                 ImGui::SetTooltip("%.*s%s%.*s", static_cast<int>(c.summary.size()), c.summary.data(),
                                   c.params.empty() ? "" : "\nparameters: ", static_cast<int>(c.params.size()),
                                   c.params.data());
             }
+        }
         if (ImGui::Selectable("{expression}")) {
             edit.classifiers.emplace_back("{site.method}");
             changed = true;

@@ -1,12 +1,15 @@
 // The inspector of the selection (one or several nodes): counts, shallow / deep / retained size,
 // the GC roots that keep it alive (directly and closest), its paths to them aggregated by type,
-// what it retains, its curve over time, and born / died / permanent against a base GC.
+// what it retains, its curve over time, and born / died / permanent against a base GC. A sampled
+// recording's are estimates (≈, with their intervals and samples); what needs reference snapshots
+// is greyed out with the reason.
 #include <imgui.h>
 
 #include <algorithm>
 #include <cstdio>
 
 #include "app/ui.h"
+#include "scene/estimates.h"
 #include "scene/timeline_scene.h"
 
 namespace memcity::app {
@@ -75,7 +78,7 @@ void curve(Ui& ui) {
     std::vector<float> points(values.begin(), values.end());
     const float top = *std::max_element(points.begin(), points.end());
     char overlay[96];
-    std::snprintf(overlay, sizeof overlay, "max %s",
+    std::snprintf(overlay, sizeof overlay, "max %s%s", s.sampled() ? "\u2248 " : "",
                   metric == Metric::kBytes ? bytes(static_cast<uint64_t>(top)).c_str()
                                            : std::to_string(static_cast<uint64_t>(top)).c_str());
     const ImVec2 at = ImGui::GetCursorScreenPos();
@@ -121,9 +124,38 @@ void drawInspectorPanel(Ui& ui) {
     }
     if (!s.inspectionCurrent()) ImGui::TextDisabled("updating (showing GC %u)...", in->gc);
     ImGui::Separator();
-    ImGui::TextWrapped("GC %u: %llu objects, %s (%s of the heap)", in->gc,
-                       static_cast<unsigned long long>(in->objects.objects), bytes(in->objects.bytes).c_str(),
-                       share(in->objects.bytes, in->heap.bytes).c_str());
+    if (in->objects_sampled) {
+        const SampleSums& g = *in->objects_sampled;
+        ImGui::TextWrapped("GC %u: %s", in->gc, scene::estimateText(g, Metric::kObjects).c_str());
+        ImGui::TextWrapped("%s (\u2248 %s of the heap)", scene::estimateText(g, Metric::kBytes).c_str(),
+                           share(in->objects.bytes, in->heap.bytes).c_str());
+        ImGui::TextDisabled("from %s; %d%% intervals", scene::samplesText(g.samples).c_str(),
+                            static_cast<int>(kConfidence * 100));
+        // What the references would tell: not in a sampled recording.
+        if (!in->closure &&
+            ImGui::BeginTable("##sizes", 2, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
+            for (const char* name : {"deep", "retained", "GC roots", "paths to the roots"}) {
+                ImGui::TableNextRow();
+                ImGui::TableNextColumn();
+                ImGui::TextDisabled("%s", name);
+                ImGui::TableNextColumn();
+                ImGui::TextDisabled("n/a");
+                if (ImGui::IsItemHovered())
+                    ImGui::SetTooltip("%.*s", static_cast<int>(scene::kNoSnapshotsReason.size()),
+                                      scene::kNoSnapshotsReason.data());
+            }
+            ImGui::EndTable();
+            ImGui::PushStyleColor(ImGuiCol_Text, ImGui::GetStyleColorVec4(ImGuiCol_TextDisabled));
+            ImGui::TextWrapped("not available: %.*s", static_cast<int>(scene::kNoSnapshotsReason.size()),
+                               scene::kNoSnapshotsReason.data());
+            ImGui::PopStyleColor();
+        }
+    } else {
+        ImGui::TextWrapped("GC %u: %llu objects, %s (%s of the heap)", in->gc,
+                           static_cast<unsigned long long>(in->objects.objects),
+                           bytes(in->objects.bytes).c_str(),
+                           share(in->objects.bytes, in->heap.bytes).c_str());
+    }
     if (in->closure &&
         ImGui::BeginTable("##sizes", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
         const Sizes heap = in->heap;
@@ -135,7 +167,17 @@ void drawInspectorPanel(Ui& ui) {
         ImGui::EndTable();
         if (in->snapshot_gc) ImGui::TextDisabled("references from the snapshot of GC %u", *in->snapshot_gc);
     }
-    if (in->base_gc) {
+    if (in->base_gc && in->objects_sampled) {
+        ImGui::Separator();
+        ImGui::Text("since GC %u:", *in->base_gc);
+        for (const auto& [name, cohort] :
+             {std::pair{"born", &*in->born}, {"died", &*in->died}, {"permanent", &*in->permanent}})
+            ImGui::BulletText(
+                "%s %s, %s", name,
+                scene::estimateValue(static_cast<double>(cohort->objects), Metric::kObjects).c_str(),
+                scene::estimateValue(static_cast<double>(cohort->bytes), Metric::kBytes).c_str());
+        ImGui::TextDisabled("(shift-drag in the timeline picks the base GC)");
+    } else if (in->base_gc) {
         ImGui::Separator();
         ImGui::Text("since GC %u:", *in->base_gc);
         ImGui::BulletText("born %llu objects, %s", static_cast<unsigned long long>(in->born->objects),
@@ -174,7 +216,8 @@ void drawInspectorPanel(Ui& ui) {
         }
     }
     for (const std::string& note : in->notes)
-        ImGui::TextWrapped("note: %s", note.c_str());
+        if (!in->objects_sampled || !note.ends_with(scene::kNoSnapshotsReason))  // (said above)
+            ImGui::TextWrapped("note: %s", note.c_str());
     ImGui::End();
 }
 

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "app/ui.h"
+#include "scene/estimates.h"
 #include "scene/timeline_scene.h"
 
 namespace memcity::app {
@@ -154,6 +155,25 @@ void drawStatusBar(Ui& ui) {
         // The trace's GCs, not the series' (which may cover a range of them).
         ImGui::Text("GC %u (of 0..%zu)", s.currentGc(), std::max<size_t>(s.gcs().size(), 1) - 1);
         ImGui::SameLine();
+    }
+    if (s.sampled()) {
+        // The whole session is estimated: said where it is always in view.
+        ImGui::TextColored(ImVec4(0.55f, 0.8f, 1.0f, 1.0f), "| %s, figures \u2248",
+                           scene::samplingBadge(s.samplingInterval()).c_str());
+        if (ImGui::IsItemHovered()) {
+            ImGui::BeginTooltip();
+            ImGui::TextUnformatted(scene::samplingNote(s.samplingInterval()).c_str());
+            ImGui::TextDisabled(
+                "retained and deep sizes, GC roots, paths, classifiers that read references: %.*s",
+                static_cast<int>(scene::kNoSnapshotsReason.size()), scene::kNoSnapshotsReason.data());
+            ImGui::TextDisabled("the heap map's objects: %.*s",
+                                static_cast<int>(scene::kNoAddressesReason.size()),
+                                scene::kNoAddressesReason.data());
+            ImGui::EndTooltip();
+        }
+        ImGui::SameLine();
+    }
+    if (s.series()) {
         if (s.recomputing()) {
             ImGui::TextDisabled("| classifying...");
             ImGui::SameLine();

@@ -1,5 +1,7 @@
 // The tree table (as in AntTracks and MAT): name, objects, %, bytes, %, deep, retained, growth;
 // sortable by any column, expandable, synced with the selection both ways; copied as CSV / JSON.
+// A sampled recording's table shows estimates: "≈" with the 95% interval, a column of the samples
+// behind each row, and deep and retained sizes greyed out with the reason.
 #include <imgui.h>
 
 #include <algorithm>
@@ -8,7 +10,9 @@
 #include "app/ui.h"
 #include "scene/city_layout.h"
 #include "scene/cohorts.h"
+#include "scene/estimates.h"
 #include "scene/timeline_scene.h"
+#include "util/units.h"
 
 namespace memcity::app {
 namespace {
@@ -44,6 +48,36 @@ void sync(Ui& ui) {
             now.prune.max_children != o.prune.max_children || now.prune_sort != o.prune_sort ||
             now.prune_metric != o.prune_metric || now.base_time != o.base_time)
             ui.table->setOptions(o);
+    }
+}
+
+// A sampled row's cells: its estimates marked, with their intervals, in the objects and bytes
+// columns; shares and growth marked (their intervals are not computed).
+void sampledCell(const explore::TableRow& row, explore::TableColumn c) {
+    using C = explore::TableColumn;
+    const SampleSums& sums = *row.sampled;
+    char share[32];
+    switch (c) {
+        case C::kObjects: {
+            // The interval without the word "objects": the column says it.
+            std::string text = scene::estimateText(sums, Metric::kObjects);
+            if (const size_t at = text.find(" objects"); at != std::string::npos) text.erase(at, 8);
+            ImGui::TextUnformatted(text.c_str());
+            break;
+        }
+        case C::kBytes: ImGui::TextUnformatted(scene::estimateText(sums, Metric::kBytes).c_str()); break;
+        case C::kObjectsShare:
+        case C::kBytesShare:
+            std::snprintf(share, sizeof share, "\u2248 %.1f%%",
+                          c == C::kObjectsShare ? row.objects_share : row.bytes_share);
+            ImGui::TextUnformatted(share);
+            break;
+        case C::kBytesGrowth:
+            ImGui::TextUnformatted(
+                row.bytes_growth == 0.0 ? "\u2248 0" : ("\u2248 " + signedBytes(row.bytes_growth)).c_str());
+            break;
+        case C::kSamples: ImGui::TextUnformatted(formatCount(sums.samples).c_str()); break;
+        default: break;
     }
 }
 
@@ -90,7 +124,7 @@ void drawTablePanel(Ui& ui) {
         ui.sizes_gc = s.currentGc();
         ui.sizes_gc_since = ui.now;
     }
-    if (s.loaded() && !s.cursor().playing()) {
+    if (s.loaded() && !s.cursor().playing() && s.sizesUnavailable().empty()) {
         const std::vector<uint32_t> missing = table.missingSizes();
         if (ui.now - ui.sizes_gc_since >= Ui::kSizesRest)
             s.requestSizes(missing);
@@ -119,8 +153,12 @@ void drawTablePanel(Ui& ui) {
         columns.push_back(C::kDiedBytes);
         columns.push_back(C::kPermanentBytes);
     }
-    if (ImGui::BeginTable(s.diffShown() ? "##treediff" : "##tree", static_cast<int>(columns.size()),
-                          kFlags)) {
+    const bool sampled = table.series().sampled();
+    if (sampled) columns.push_back(C::kSamples);
+    const std::string_view no_sizes = s.sizesUnavailable();
+    const char* table_id = s.diffShown() ? (sampled ? "##treediffsampled" : "##treediff")
+                                         : (sampled ? "##treesampled" : "##tree");
+    if (ImGui::BeginTable(table_id, static_cast<int>(columns.size()), kFlags)) {
         ImGui::TableSetupScrollFreeze(1, 1);
         for (explore::TableColumn c : columns) {
             ImGuiTableColumnFlags f = c == explore::TableColumn::kName
@@ -135,7 +173,28 @@ void drawTablePanel(Ui& ui) {
             ImGui::TableSetupColumn(std::string(explore::columnTitle(c)).c_str(), f,
                                     c == explore::TableColumn::kName ? name_w : 0.0f);
         }
-        ImGui::TableHeadersRow();
+        if (!sampled) {
+            ImGui::TableHeadersRow();
+        } else {
+            // The headers one by one, so that each can say what its figures are.
+            ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+            for (size_t i = 0; i < columns.size(); ++i) {
+                if (!ImGui::TableSetColumnIndex(static_cast<int>(i))) continue;
+                ImGui::PushID(static_cast<int>(i));
+                ImGui::TableHeader(ImGui::TableGetColumnName(static_cast<int>(i)));
+                ImGui::PopID();
+                if (!ImGui::IsItemHovered()) continue;
+                const C c = columns[i];
+                if ((c == C::kDeepBytes || c == C::kRetainedBytes) && !no_sizes.empty())
+                    ImGui::SetTooltip("not available: %.*s", static_cast<int>(no_sizes.size()),
+                                      no_sizes.data());
+                else if (c == C::kSamples)
+                    ImGui::SetTooltip("the recorded objects each row's estimates rest on");
+                else if (c != C::kName)
+                    ImGui::SetTooltip("estimates (\u2248) with their %d%% intervals",
+                                      static_cast<int>(kConfidence * 100));
+            }
+        }
         if (ImGuiTableSortSpecs* specs = ImGui::TableGetSortSpecs(); specs && specs->SpecsDirty) {
             if (specs->SpecsCount > 0) {
                 const ImGuiTableColumnSortSpecs& spec = specs->Specs[0];
@@ -180,6 +239,31 @@ void drawTablePanel(Ui& ui) {
                 if (target == static_cast<size_t>(i)) ImGui::SetScrollHereY(0.4f);
                 ImGui::Unindent(static_cast<float>(row.depth) * ImGui::GetFontSize() * 0.8f);
                 ImGui::PopID();
+                if (row.sampled) {
+                    for (size_t k = 1; k < columns.size(); ++k) {
+                        ImGui::TableNextColumn();
+                        const C c = columns[k];
+                        if (c == C::kDeepBytes || c == C::kRetainedBytes) {
+                            ImGui::TextDisabled("n/a");
+                            if (ImGui::IsItemHovered() && !no_sizes.empty())
+                                ImGui::SetTooltip("%.*s", static_cast<int>(no_sizes.size()), no_sizes.data());
+                        } else if (c == C::kBornBytes || c == C::kDiedBytes || c == C::kPermanentBytes) {
+                            const scene::Cohort cohort = c == C::kBornBytes   ? scene::Cohort::kBorn
+                                                         : c == C::kDiedBytes ? scene::Cohort::kDied
+                                                                              : scene::Cohort::kPermanent;
+                            if (row.cohorts)
+                                ImGui::TextUnformatted(
+                                    scene::estimateValue(static_cast<double>(row.cohorts->of(cohort).bytes),
+                                                         Metric::kBytes)
+                                        .c_str());
+                            else
+                                ImGui::TextDisabled("-");
+                        } else {
+                            sampledCell(row, c);
+                        }
+                    }
+                    continue;
+                }
                 ImGui::TableNextColumn();
                 ImGui::Text("%.0f", row.objects);
                 ImGui::TableNextColumn();

@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "app/ui.h"
+#include "scene/estimates.h"
 #include "scene/palette.h"
 #include "scene/timeline_scene.h"
 
@@ -45,9 +46,14 @@ void controls(Ui& ui) {
     if (before < gcs.size()) {
         ImGui::SameLine();
         const GcRecord& r = gcs[before];
-        ImGui::TextDisabled("live %s, pause %.2f ms",
-                            scene::formatAxisBytes(static_cast<double>(r.live_bytes)).c_str(),
-                            static_cast<double>(r.pause_ns) / 1e6);
+        if (s.sampled())
+            ImGui::TextDisabled("live %s, pause %.2f ms",
+                                scene::estimateText(r.live_sampled, Metric::kBytes).c_str(),
+                                static_cast<double>(r.pause_ns) / 1e6);
+        else
+            ImGui::TextDisabled("live %s, pause %.2f ms",
+                                scene::formatAxisBytes(static_cast<double>(r.live_bytes)).c_str(),
+                                static_cast<double>(r.pause_ns) / 1e6);
     }
     ImGui::SameLine();
     ImGui::TextDisabled("|");
@@ -141,6 +147,7 @@ void drawTimelinePanel(Ui& ui, render::DrawList& frame) {
                                 glm::vec2(at.x + avail.x, at.y + avail.y) * ui.layout.fb_scale};
     scene::TimelineLayoutOptions lo;
     lo.axis_label_size_px = 11.0f * ui.layout.fb_scale.y;
+    lo.estimates = s.sampled();
     const scene::TimelineLayout layout = scene::layoutTimeline(s.gcs(), plot, lo);
 
     // Scrub by dragging; with shift, select a range.
@@ -178,9 +185,17 @@ void drawTimelinePanel(Ui& ui, render::DrawList& frame) {
         const GcRecord& r = s.gcs()[g];
         ImGui::BeginTooltip();
         ImGui::Text("GC %zu at %s", g, scene::formatAxisSeconds(static_cast<double>(r.end_ns)).c_str());
-        ImGui::Text("live %s (%llu objects)",
-                    scene::formatAxisBytes(static_cast<double>(r.live_bytes)).c_str(),
-                    static_cast<unsigned long long>(r.live_objects));
+        if (s.sampled()) {
+            ImGui::Text("live %s", scene::estimateText(r.live_sampled, Metric::kBytes).c_str());
+            ImGui::Text("%s", scene::estimateText(r.live_sampled, Metric::kObjects).c_str());
+            ImGui::TextDisabled("from %s", scene::samplesText(r.live_sampled.samples).c_str());
+            ImGui::TextDisabled("reachable: n/a (%.*s)", static_cast<int>(scene::kNoSnapshotsReason.size()),
+                                scene::kNoSnapshotsReason.data());
+        } else {
+            ImGui::Text("live %s (%llu objects)",
+                        scene::formatAxisBytes(static_cast<double>(r.live_bytes)).c_str(),
+                        static_cast<unsigned long long>(r.live_objects));
+        }
         if (r.has_snapshot)
             ImGui::Text("reachable %s",
                         scene::formatAxisBytes(static_cast<double>(r.reachable_bytes)).c_str());

@@ -9,6 +9,7 @@
 #include <cstdio>
 
 #include "app/ui.h"
+#include "scene/estimates.h"
 #include "scene/heap_map_scene.h"
 #include "scene/timeline_scene.h"
 #include "util/units.h"
@@ -66,12 +67,20 @@ void fly(Ui& ui, double dt) {
 void heapMapControls(Ui& ui) {
     explore::Session& s = ui.session;
     explore::HeapMapModel& m = s.heapMap();
+    // A sampled recording has no addresses: the object streams are greyed out, saying why.
+    const bool sampled = s.sampled();
     for (int i = 0; i < scene::kHeapStreamCount; ++i) {
         const auto stream = static_cast<scene::HeapStream>(i);
         if (i) ImGui::SameLine();
-        if (ImGui::RadioButton(scene::heapStreamName(stream).data(), m.stream() == stream))
-            m.setStream(stream);
-        if (stream == scene::HeapStream::kSelected && ImGui::IsItemHovered())
+        const std::string_view unavailable = explore::HeapMapModel::streamUnavailable(stream, sampled);
+        ImGui::BeginDisabled(!unavailable.empty());
+        const bool shown = sampled ? stream == scene::HeapStream::kUsed : m.stream() == stream;
+        if (ImGui::RadioButton(scene::heapStreamName(stream).data(), shown)) m.setStream(stream);
+        ImGui::EndDisabled();
+        if (!unavailable.empty() && ImGui::IsItemHovered(ImGuiHoveredFlags_AllowWhenDisabled))
+            ImGui::SetTooltip("not available: %.*s", static_cast<int>(unavailable.size()),
+                              unavailable.data());
+        else if (stream == scene::HeapStream::kSelected && ImGui::IsItemHovered())
             ImGui::SetTooltip(
                 "the selected groups' share of each tile (select groups anywhere, or click a tile)");
     }
@@ -100,6 +109,9 @@ void heapMapControls(Ui& ui) {
         ImGui::EndCombo();
     }
     if (ImGui::IsItemHovered()) ImGui::SetTooltip("the space the history graph shows");
+    if (sampled)
+        ImGui::TextDisabled("the spaces' tops only: %.*s", static_cast<int>(scene::kNoAddressesReason.size()),
+                            scene::kNoAddressesReason.data());
 }
 
 void tileTooltip(Ui& ui, const scene::HeapTilePick& pick) {
@@ -117,7 +129,11 @@ void tileTooltip(Ui& ui, const scene::HeapTilePick& pick) {
                 info->gc);
     ImGui::Separator();
     if (!info->addresses) {
-        ImGui::TextUnformatted("no addresses at this GC: the space's top only");
+        if (ui.session.sampled())
+            ImGui::Text("the space's top only: %.*s", static_cast<int>(scene::kNoAddressesReason.size()),
+                        scene::kNoAddressesReason.data());
+        else
+            ImGui::TextUnformatted("no addresses at this GC: the space's top only");
         ImGui::Text("%s used", formatBytes(t.bytes).c_str());
         ImGui::EndTooltip();
         return;
@@ -189,8 +205,8 @@ void toolbar(Ui& ui) {
         if (ImGui::IsItemHovered())
             ImGui::SetTooltip(
                 "colour by born / died / permanent since GC %u (the range's start), as the "
-                "table's columns",
-                s.baseGc());
+                "table's columns%s",
+                s.baseGc(), s.sampled() ? " (estimates, \u2248)" : "");
     }
     if (s.view() == scene::ViewKind::kHeapMap) {
         // The bands start below the toolbar.
@@ -260,12 +276,24 @@ void tooltip(Ui& ui, uint32_t id) {
     ImGui::TextUnformatted(info.name.c_str());
     ImGui::PopTextWrapPos();
     ImGui::Separator();
-    ImGui::Text("%.0f objects, %s", info.objects, scene::formatAxisBytes(info.bytes).c_str());
     const bool bytes = ui.session.chain().metric == Metric::kBytes;
-    if (bytes)
-        ImGui::Text("growth %s over the trend window", formatSigned(info.growth).c_str());
-    else
-        ImGui::Text("growth %+.0f objects over the trend window", info.growth);
+    if (info.sampled) {
+        // Estimates, each with its interval, and what they rest on.
+        ImGui::TextUnformatted(scene::estimateText(*info.sampled, Metric::kObjects).c_str());
+        ImGui::TextUnformatted(scene::estimateText(*info.sampled, Metric::kBytes).c_str());
+        ImGui::TextDisabled("from %s (%d%% intervals)", scene::samplesText(info.sampled->samples).c_str(),
+                            static_cast<int>(kConfidence * 100));
+        if (bytes)
+            ImGui::Text("growth \u2248 %s over the trend window", formatSigned(info.growth).c_str());
+        else
+            ImGui::Text("growth \u2248 %+.0f objects over the trend window", info.growth);
+    } else {
+        ImGui::Text("%.0f objects, %s", info.objects, scene::formatAxisBytes(info.bytes).c_str());
+        if (bytes)
+            ImGui::Text("growth %s over the trend window", formatSigned(info.growth).c_str());
+        else
+            ImGui::Text("growth %+.0f objects over the trend window", info.growth);
+    }
     ImGui::TextDisabled(info.district ? "click: select the district" : "click: select, shift-click: add");
     ImGui::EndTooltip();
 }

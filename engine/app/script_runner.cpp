@@ -12,6 +12,7 @@
 
 #include <charconv>
 #include "app/explorer_app.h"
+#include "scene/estimates.h"
 #include "scene/heap_map_scene.h"
 #include "util/units.h"
 
@@ -461,6 +462,22 @@ private:
                       << (s.view() == scene::ViewKind::kTimelineTrees && s.treesCities() ? " (cities)" : "")
                       << "\nchain: " << s.chain().spec() << "\ndrill: " << s.nameOf(s.drillRoot())
                       << "\nselected: " << s.selection().size() << "\n";
+            if (s.sampled()) {
+                // What the figures are, and the heap at the cursor as the window shows it.
+                std::cout << scene::samplingBadge(s.samplingInterval()) << ": "
+                          << scene::samplingNote(s.samplingInterval()) << "\n";
+                if (const TreeSeries* series = s.series(); series && series->sampled()) {
+                    const uint32_t root[] = {TreeSeries::kRoot};
+                    const SampleSums all = scene::sampledSumAt(*series, root, s.cursor().gcTime());
+                    std::cout << "overall: " << scene::estimateText(all, Metric::kBytes) << ", "
+                              << scene::estimateText(all, Metric::kObjects) << ", "
+                              << scene::samplesText(all.samples) << "\n";
+                }
+                std::cout << "unavailable: retained and deep sizes, GC roots, paths, classifiers that read "
+                             "references ("
+                          << scene::kNoSnapshotsReason << "); the heap map's objects ("
+                          << scene::kNoAddressesReason << ")\n";
+            }
             if (const HeapMap* map = s.heapMap().shown(); map && s.view() == scene::ViewKind::kHeapMap) {
                 uint64_t selected = 0;
                 for (const SpaceMap& space : map->spaces)
@@ -492,7 +509,9 @@ private:
                 std::cout << "churn: GCs " << churn->from << ".." << churn->to;
                 if (series && series->firstGc() == churn->from + 1 && series->lastGc() == churn->to) {
                     const SeriesCounts all = series->counts(TreeSeries::kRoot, series->lastGc());
-                    std::cout << ", " << all.objects << " objects (" << all.bytes << " bytes) died young";
+                    const char* about = series->sampled() ? "\u2248 " : "";
+                    std::cout << ", " << about << all.objects << " objects (" << about << all.bytes
+                              << " bytes) died young";
                 } else {
                     std::cout << " (computing)";
                 }
@@ -501,10 +520,12 @@ private:
             if (s.diffShown()) {
                 if (const auto& d = s.diff(); d && s.diffCurrent()) {
                     const scene::CohortCounts& all = d->at(TreeSeries::kRoot);
-                    std::cout << "diff: GC " << d->baseGc() << " -> " << d->gc() << ", born "
-                              << all.born.objects << " objects (" << all.born.bytes << " bytes), died "
-                              << all.died.objects << " (" << all.died.bytes << "), permanent "
-                              << all.permanent.objects << " (" << all.permanent.bytes << ")\n";
+                    const char* about = s.sampled() ? "\u2248 " : "";  // a sampled heap's: estimates
+                    std::cout << "diff: GC " << d->baseGc() << " -> " << d->gc() << ", born " << about
+                              << all.born.objects << " objects (" << about << all.born.bytes
+                              << " bytes), died " << about << all.died.objects << " (" << about
+                              << all.died.bytes << "), permanent " << about << all.permanent.objects << " ("
+                              << about << all.permanent.bytes << ")\n";
                 } else {
                     std::cout << "diff: " << (s.diffError().empty() ? "computing" : s.diffError()) << "\n";
                 }
@@ -548,6 +569,10 @@ private:
         if (what == "stream") {
             auto stream = scene::parseHeapStream(value);
             if (!stream) return Error{"heapmap stream: " + stream.error().message};
+            if (auto why = explore::HeapMapModel::streamUnavailable(*stream, ex_.session().sampled());
+                !why.empty())
+                return Error{"heapmap stream " + value + ": " + std::string(why) +
+                             " (only 'used' can be drawn)"};
             m.setStream(*stream);
         } else if (what == "zoom") {
             char* end = nullptr;
@@ -592,6 +617,15 @@ private:
         const HeapHistory* h = s.history();
         const auto info = pick && h ? s.heapMap().describe(*pick, h->trace().symbols()) : std::nullopt;
         if (!info) return Error{"tile: no tile at " + c.args[0] + " " + c.args[1]};
+        if (s.sampled() && !info->addresses) {
+            std::printf("tile: %s 0x%llx-0x%llx GC %u: %llu bytes used; objects unknown: %s\n",
+                        info->space.c_str(), static_cast<unsigned long long>(info->from),
+                        static_cast<unsigned long long>(info->to), info->gc,
+                        static_cast<unsigned long long>(info->tile.bytes),
+                        std::string(scene::kNoAddressesReason).c_str());
+            std::fflush(stdout);
+            return {};
+        }
         std::printf("tile: %s 0x%llx-0x%llx GC %u: %llu objects, %llu bytes, %llu selected\n",
                     info->space.c_str(), static_cast<unsigned long long>(info->from),
                     static_cast<unsigned long long>(info->to), info->gc,

@@ -1,4 +1,5 @@
-// memcity [FILE] [--gc N]: a terminal overview of a trace.
+// memcity [FILE] [--gc N]: a terminal overview of a trace. A sampled recording's figures are
+// estimates, marked "≈" (the types' with their 95% intervals), and the line above them says so.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "cli/commands.h"
 #include "cli/load.h"
 #include "cli/one_trace.h"
+#include "cli/sampled_output.h"
 #include "cli/text_format.h"
 #include "trace/event_decoder.h"
 
@@ -32,11 +34,13 @@ void printChart(const HeapHistory& h) {
     }
     uint64_t top = std::max<uint64_t>(1, *std::max_element(live.begin(), live.end()));
     static const char* blocks[] = {" ", "▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
-    std::cout << "\nlive heap after each GC (" << gcs.size() << " GCs"
+    std::cout << "\nlive heap after each GC (" << (h.sampled() ? "estimated, " : "") << gcs.size() << " GCs"
               << (cols < gcs.size() ? ", max per column" : "") << ")\n";
     for (int r = rows - 1; r >= 0; --r) {
-        std::string label = r == rows - 1 ? formatBytes(top) : r == 0 ? "0" : "";
-        std::printf("%10s |", label.c_str());
+        std::string label = r == rows - 1 ? (h.sampled() ? "\u2248 " : "") + formatBytes(top)
+                            : r == 0      ? "0"
+                                          : "";
+        std::printf("%s |", padLeft(label, 10).c_str());
         for (size_t c = 0; c < cols; ++c) {
             double eighths = static_cast<double>(live[c]) * rows * 8 / static_cast<double>(top) - r * 8;
             int e = std::clamp(static_cast<int>(eighths + 0.5), 0, 8);
@@ -56,27 +60,48 @@ void printTopTypes(const LoadedTrace& t, uint32_t gc) {
         return;
     }
     HeapView v = heap->view();
+    // A sampled heap's rows are what its samples stand for (heap/sampling.h).
     struct Row {
         uint64_t objects = 0, bytes = 0;
+        SampleSums sampled;
     };
     std::unordered_map<uint32_t, Row> by_type;
     v.forEachLive([&](size_t pos) {
         Row& r = by_type[v.type(pos)];
         r.objects++;
         r.bytes += v.size(pos);
+        if (v.sampled()) r.sampled.add(v.weight(pos), v.size(pos));
     });
+    if (v.sampled()) {
+        for (auto& [type, r] : by_type) {
+            r.objects = r.sampled.roundedObjects();
+            r.bytes = r.sampled.roundedBytes();
+        }
+        const GcRecord& record = t.history->gcs()[gc];
+        std::cout << "\nbiggest types at GC " << gc << " (" << estimateText(record.live_sampled, false)
+                  << " objects, " << estimateText(record.live_sampled, true) << ", from "
+                  << formatCountOf(record.live_sampled.samples, "sample", "samples") << ")\n";
+    }
     std::vector<std::pair<uint32_t, Row>> rows(by_type.begin(), by_type.end());
     std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) {
         return a.second.bytes != b.second.bytes ? a.second.bytes > b.second.bytes : a.first < b.first;
     });
-    std::cout << "\nbiggest types at GC " << gc << " (" << formatCount(v.liveObjects()) << " objects, "
-              << formatBytes(v.liveBytes()) << ")\n";
+    if (!v.sampled())
+        std::cout << "\nbiggest types at GC " << gc << " (" << formatCount(v.liveObjects()) << " objects, "
+                  << formatBytes(v.liveBytes()) << ")\n";
+    const uint64_t live_bytes = v.sampled() ? t.history->gcs()[gc].live_bytes : v.liveBytes();
     const SymbolTable& s = t.trace->symbols();
     for (size_t i = 0; i < std::min<size_t>(rows.size(), 10); ++i) {
         const auto& [type, r] = rows[i];
-        double share =
-            v.liveBytes() ? static_cast<double>(r.bytes) / static_cast<double>(v.liveBytes()) : 0.0;
+        double share = live_bytes ? static_cast<double>(r.bytes) / static_cast<double>(live_bytes) : 0.0;
         std::string bar(static_cast<size_t>(share * 30 + 0.5), '#');
+        if (v.sampled()) {
+            std::printf("  %s %6s %s  %-30s %s\n", padLeft(estimateText(r.sampled, true), 30).c_str(),
+                        formatPercent(share).c_str(),
+                        padLeft(estimateText(r.sampled, false) + " objects", 34).c_str(), bar.c_str(),
+                        printable(s.type(type).name).c_str());
+            continue;
+        }
         std::printf("  %10s %6s %12s %s  %-30s %s\n", formatBytes(r.bytes).c_str(),
                     formatPercent(share).c_str(), formatCount(r.objects).c_str(),
                     r.objects == 1 ? "object " : "objects", bar.c_str(),
@@ -127,13 +152,23 @@ int runOverview(const Words& words) {
     for (const auto& [k, v] : loaded->trace->meta())
         if (k == "synth.scenario" || k == "command") scenario = v;
     if (args->positionals().empty()) scenario = "the bundled demo";
+    // A sampled recording's allocations are its samples, and its heaps estimates.
+    const std::string allocated = h.sampled()
+                                      ? formatCountOf(c.objects_allocated, "allocation", "allocations") +
+                                            " sampled (" + formatBytes(c.bytes_allocated) + " of their own)"
+                                      : formatCount(c.objects_allocated) + " objects allocated (" +
+                                            formatBytes(c.bytes_allocated) + ")";
+    const std::string about = h.sampled() ? "\u2248 " : "";
     std::cout << path << (scenario.empty() ? "" : "  (" + printable(scenario) + ")") << "\n"
               << "  " << formatDuration(clampNs(durationNs(c.first_time_ns, c.last_time_ns))) << " recorded, "
-              << formatCountOf(h.gcCount(), "GC", "GCs") << ", " << formatCount(c.objects_allocated)
-              << " objects allocated (" << formatBytes(c.bytes_allocated) << ")\n"
-              << "  peak live heap " << formatBytes(c.peak_live_bytes) << " ("
+              << formatCountOf(h.gcCount(), "GC", "GCs") << ", " << allocated << "\n"
+              << "  peak live heap " << about << formatBytes(c.peak_live_bytes) << " (" << about
               << formatCount(c.peak_live_objects) << " objects) at GC " << c.peak_bytes_gc << ", "
               << formatCountOf(h.snapshots().size(), "reference snapshot", "reference snapshots") << "\n";
+    if (h.sampled()) {
+        std::cout << "  ";
+        sayEstimates(h, std::cout);
+    }
     printDiagnostics(*loaded, std::cerr, false);
     if (h.gcCount() == 0) {
         std::cout << "  the trace has no GCs\n";

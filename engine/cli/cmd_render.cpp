@@ -27,6 +27,7 @@
 #include "cli/text_format.h"
 #include "render/png.h"
 #include "render/renderer.h"
+#include "scene/estimates.h"
 #include "scene/views.h"
 #include "windows/windows.h"
 
@@ -159,6 +160,9 @@ int runRender(const Words& words) {
                         std::to_string(window->from) + " .. --gc " + std::to_string(*gc));
         diff_from = static_cast<uint32_t>(*from);
     }
+    if (h.sampled() && opts->chain.needsReferences())
+        return fail("memcity render: '" + opts->chain.spec() +
+                    "' reads references: " + std::string(scene::kNoSnapshotsReason));
     printDiagnostics(*loaded, std::cerr, false);
 
     auto series = buildSeries(*loaded, opts->chain, {.window = *window}, "render");
@@ -180,6 +184,7 @@ int runRender(const Words& words) {
     in.windows = windows;
     in.title = baseName(loaded->trace->path());
     in.chain = opts->chain.spec();
+    in.sampling_interval = h.trace().header().sampling_interval;  // the title says so; figures marked ≈
     scene::ViewOptions vo;
     vo.kind = *view;
     vo.metric = opts->metric;

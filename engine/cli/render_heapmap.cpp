@@ -22,6 +22,7 @@
 #include "cli/text_format.h"
 #include "render/png.h"
 #include "render/renderer.h"
+#include "scene/estimates.h"
 #include "scene/heap_map_scene.h"
 
 namespace memcity::cli {
@@ -68,6 +69,17 @@ int renderHeapMap(const Args& args) {
     if (!loaded) return 1;
     const HeapHistory& h = *loaded->history;
     if (h.gcCount() == 0) return fail("memcity render: " + loaded->trace->path() + ": the trace has no GCs");
+    if (h.sampled()) {
+        // No addresses: the spaces' tops are all there is to draw.
+        if (h.spaces().empty())
+            return fail("memcity render: " + loaded->trace->path() + ": " +
+                        std::string(scene::kNoAddressesReason) +
+                        ", and this one has no collector's spaces: there is no heap map to draw");
+        if (*stream != scene::HeapStream::kUsed)
+            return fail("memcity render: --stream " + std::string(scene::heapStreamName(*stream)) + ": " +
+                        loaded->trace->path() + ": " + std::string(scene::kNoAddressesReason) +
+                        " (only --stream used, the spaces' tops, can be drawn)");
+    }
     if (h.spaces().empty() && h.addresses().empty())
         return fail("memcity render: " + loaded->trace->path() +
                     " has neither the collector's spaces nor the objects' addresses (recorded before memcity "
@@ -90,6 +102,7 @@ int renderHeapMap(const Args& args) {
     in.gcs = h.gcs();
     in.history_space = space;
     in.history = spaceExtents(h, space, window_gcs);
+    in.sampled = h.sampled();
     if (!space.empty() && in.history.empty()) {
         std::string names;
         for (uint32_t id = 1; id <= symbols.counts().spaces; ++id)

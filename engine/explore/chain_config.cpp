@@ -29,7 +29,7 @@ std::string ChainCheck::firstError() const {
     return {};
 }
 
-ChainCheck checkChain(const ChainConfig& config) {
+ChainCheck checkChain(const ChainConfig& config, std::string_view no_references) {
     ChainCheck check;
     if (config.classifiers.empty()) check.chain_error = "add at least one classifier";
     for (const std::string& entry : config.classifiers) {
@@ -39,6 +39,8 @@ ChainCheck checkChain(const ChainConfig& config) {
         } else if (chain->classifiers.size() != 1) {
             check.classifier_errors.push_back("one classifier per entry (this one holds " +
                                               std::to_string(chain->classifiers.size()) + ")");
+        } else if (!no_references.empty() && chain->needsReferences()) {
+            check.classifier_errors.push_back("reads references: " + std::string(no_references));
         } else {
             check.classifier_errors.emplace_back();
         }

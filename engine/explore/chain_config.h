@@ -36,7 +36,10 @@ struct ChainCheck {
     // The first problem, prefixed with the entry it is about ("classifier 2: ...").
     std::string firstError() const;
 };
-ChainCheck checkChain(const ChainConfig& config);
+// `no_references`: why the trace has no references to read (scene::kNoSnapshotsReason for a
+// sampled recording), "" when it may have them; each classifier that reads references then has
+// "reads references: " and that reason as its error.
+ChainCheck checkChain(const ChainConfig& config, std::string_view no_references = {});
 
 // The chain with its filters. Error: the first problem checkChain finds.
 Result<ClassifierChain> buildChain(const ChainConfig& config);

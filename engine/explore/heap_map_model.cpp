@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "scene/estimates.h"
 #include "scene/palette.h"
 #include "scene/views.h"
 
@@ -65,10 +66,15 @@ void HeapMapModel::reset() {
     history_key_.reset();
     history_rows_.clear();
     scene_has_history_ = false;
+    sampled_ = false;
 }
 
 void HeapMapModel::setStream(scene::HeapStream stream) {
     stream_ = stream;
+}
+
+std::string_view HeapMapModel::streamUnavailable(scene::HeapStream stream, bool sampled) {
+    return sampled && stream != scene::HeapStream::kUsed ? scene::kNoAddressesReason : std::string_view();
 }
 
 void HeapMapModel::setZoom(int zoom) {
@@ -99,8 +105,9 @@ std::vector<std::string> HeapMapModel::spaceNames(const HeapHistory& history) co
 
 void HeapMapModel::prepareScene(const HeapHistory& h, const std::string& title, const HeapMapFrame& frame,
                                 glm::vec2 size) {
+    sampled_ = h.sampled();
     const std::string space = space_.empty() ? largestSpaceAt(h, frame.gc) : space_;
-    SceneKey key{size, stream_, space, title, frame.held, top_px_};
+    SceneKey key{size, drawnStream(), space, title, frame.held, top_px_};
     if (scene_ && key == scene_key_) return;
     const bool resized =
         !scene_ || scene_key_.size != size || scene_key_.held != frame.held || scene_key_.top_px != top_px_;
@@ -110,8 +117,9 @@ void HeapMapModel::prepareScene(const HeapHistory& h, const std::string& title, 
     in.gcs = h.gcs();
     in.history_space = space;
     in.history = spaceExtents(h, space, frame.held);
+    in.sampled = h.sampled();
     scene::HeapMapViewOptions vo;
-    vo.stream = stream_;
+    vo.stream = drawnStream();
     vo.measure = measure_;
     vo.title_bar = top_px_ < 0;
     vo.top_px = std::max(top_px_, 0.0f);
@@ -129,8 +137,8 @@ HeapMapModel::MapKey HeapMapModel::keyFor(uint32_t gc, const HeapMapFrame& frame
     MapKey key;
     key.gc = gc;
     key.tile_bytes = tileBytes();
-    key.dying = stream_ == scene::HeapStream::kDying;
-    if (frame.chain && !frame.selected.empty()) {
+    key.dying = drawnStream() == scene::HeapStream::kDying;
+    if (frame.chain && !frame.selected.empty() && !sampled_) {
         key.selected = frame.selected;
         key.chain = frame.chain;
     }
@@ -171,6 +179,9 @@ void HeapMapModel::request(const HeapHistory& h, std::vector<MapKey> keys) {
                 const GcSpacesEvent* spaces = history->spacesAt(key.gc);
                 if (spaces && key.tile_bytes)
                     built.map = spacesOnlyMap(key.gc, *spaces, history->trace().symbols(), key.tile_bytes);
+                else if (history->sampled())
+                    built.map = Error{std::string(scene::kNoAddressesReason) + ", and GC " +
+                                      std::to_string(key.gc) + " has no collector's spaces: nothing to map"};
                 else
                     built.map = Error{"GC " + std::to_string(key.gc) +
                                       " has neither the collector's spaces nor the objects' addresses"};
@@ -224,8 +235,8 @@ void HeapMapModel::requestHistory(const HeapHistory& h, const HeapMapFrame& fram
     if (scene_key_.space.empty() || scene_key_.held.empty()) return;
     // The fitted tile size whatever the zoom: the graph bins tiles into pixel rows anyway.
     HistoryKey key{scene_key_.space, scene_key_.held.front(), scene_key_.held.back(), fitted_, false, {}, {}};
-    key.dying = stream_ == scene::HeapStream::kDying;
-    if (stream_ == scene::HeapStream::kSelected && frame.chain && !frame.selected.empty()) {
+    key.dying = drawnStream() == scene::HeapStream::kDying;
+    if (drawnStream() == scene::HeapStream::kSelected && frame.chain && !frame.selected.empty()) {
         key.selected = frame.selected;
         key.chain = frame.chain;
     }
@@ -397,6 +408,11 @@ std::optional<HeapTileInfo> HeapMapModel::describe(const scene::HeapTilePick& pi
 
 void HeapMapModel::requestGroups(const HeapHistory& h, const scene::HeapTilePick& tile, bool add) {
     auto it = shown_ ? placed_.find(shown_->gc) : placed_.end();
+    if (h.sampled()) {
+        groups_ =
+            TileGroups{{}, add, std::string(scene::kNoAddressesReason) + ": a tile's objects are not known"};
+        return;
+    }
     if (it == placed_.end()) {
         groups_ =
             TileGroups{{},

@@ -15,6 +15,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "classify/heap_map_at.h"
@@ -61,6 +62,10 @@ public:
     // --- what the toolbar changes -----------------------------------------------------------
     scene::HeapStream stream() const { return stream_; }
     void setStream(scene::HeapStream stream);
+    // Why `stream` cannot be drawn ("" where it can): a sampled recording has no object addresses,
+    // so its maps hold the spaces' tops (the used stream) and no objects. Its maps draw the used
+    // stream whatever stream() says.
+    static std::string_view streamUnavailable(scene::HeapStream stream, bool sampled);
     // Magnification: 0 fits the largest GC's spaces into the view; each step in halves the tile.
     int zoom() const { return zoom_; }
     void setZoom(int zoom);
@@ -122,6 +127,8 @@ private:
     // deaths), asked for in the background.
     void requestHistory(const HeapHistory& history, const HeapMapFrame& frame);
     MapKey keyFor(uint32_t gc, const HeapMapFrame& frame) const;
+    // The stream drawn: stream(), or used for a sampled recording (streamUnavailable).
+    scene::HeapStream drawnStream() const { return sampled_ ? scene::HeapStream::kUsed : stream_; }
     void request(const HeapHistory& history, std::vector<MapKey> keys);
     std::shared_ptr<const HeapMap> cached(const MapKey& key) const;
 
@@ -130,6 +137,7 @@ private:
     scene::MeasureText measure_;
 
     scene::HeapStream stream_ = scene::HeapStream::kUsed;
+    bool sampled_ = false;  // the last frame's trace is a sampled recording
     int zoom_ = 0;
     std::string space_;
     float top_px_ = -1;  // < 0: a title bar instead

@@ -5,6 +5,7 @@
 
 #include "classify/diff.h"
 #include "graph/heap_graph.h"
+#include "scene/estimates.h"
 
 namespace memcity::explore {
 namespace {
@@ -65,6 +66,17 @@ std::string sizesText(const Sizes& s) {
     return std::to_string(s.objects) + " objects, " + std::to_string(s.bytes) + " B";
 }
 
+// A sampled recording's estimate of a cohort: "≈ 12400 objects, ≈ 1048576 B".
+std::string estimatedSizesText(const Sizes& s) {
+    return "\u2248 " + std::to_string(s.objects) + " objects, \u2248 " + std::to_string(s.bytes) + " B";
+}
+
+// "≈ 12,400 objects (10,100–15,000), ≈ 1.2 MiB (0.9–1.6 MiB) from 37 samples".
+std::string sampledText(const SampleSums& s) {
+    return scene::estimateText(s, Metric::kObjects) + ", " + scene::estimateText(s, Metric::kBytes) +
+           " from " + scene::samplesText(s.samples);
+}
+
 }  // namespace
 
 std::string shortenPath(const std::string& text) {
@@ -92,7 +104,11 @@ std::string formatInspection(const Inspection& in) {
     auto line = [&out](const std::string& s) { out += s + "\n"; };
     for (const std::string& n : in.names)
         line("group: " + n);
-    line("GC " + std::to_string(in.gc) + ": " + sizesText(in.objects) + " of " + sizesText(in.heap));
+    if (in.objects_sampled && in.heap_sampled)
+        line("GC " + std::to_string(in.gc) + ": " + sampledText(*in.objects_sampled) + ", of " +
+             sampledText(*in.heap_sampled));
+    else
+        line("GC " + std::to_string(in.gc) + ": " + sizesText(in.objects) + " of " + sizesText(in.heap));
     if (in.closure) {
         line("snapshot GC " + std::to_string(*in.snapshot_gc));
         line("shallow: " + sizesText(in.closure->shallow));
@@ -114,8 +130,9 @@ std::string formatInspection(const Inspection& in) {
     for (const InspectedObject& o : in.largest_objects)
         line("retainer: object " + std::to_string(o.id) + " " + o.type + " retains " + sizesText(o.retained));
     if (in.base_gc) {
-        line("since GC " + std::to_string(*in.base_gc) + ": born " + sizesText(*in.born) + "; died " +
-             sizesText(*in.died) + "; permanent " + sizesText(*in.permanent));
+        const auto text = in.objects_sampled ? estimatedSizesText : sizesText;
+        line("since GC " + std::to_string(*in.base_gc) + ": born " + text(*in.born) + "; died " +
+             text(*in.died) + "; permanent " + text(*in.permanent));
     }
     for (const std::string& n : in.notes)
         line("note: " + n);
@@ -153,8 +170,21 @@ Result<Inspection> inspect(const HeapHistory& history, const ClassifierChain& ch
                             "' holds nothing at GC " + std::to_string(request.gc));
     out.heap = {here->view->liveObjects(), here->view->liveBytes()};
     out.objects = sizesOf(*here->view, group);
+    if (here->view->sampled()) {
+        // The view counts the samples themselves: the estimates are what they stand for.
+        const HeapView& view = *here->view;
+        SampleSums sums;
+        group.forEach([&](size_t pos) { sums.add(view.weight(pos), view.size(pos)); });
+        out.objects_sampled = sums;
+        out.heap_sampled = history.gcs()[request.gc].live_sampled;
+        out.objects = {sums.roundedObjects(), sums.roundedBytes()};
+        out.heap = {out.heap_sampled->roundedObjects(), out.heap_sampled->roundedBytes()};
+    }
 
-    if (!snap) {
+    if (!snap && history.sampled()) {
+        out.notes.push_back("deep and retained sizes, GC roots and the paths to them: " +
+                            std::string(scene::kNoSnapshotsReason));
+    } else if (!snap) {
         out.notes.push_back(
             "the trace has no reference snapshot: record with --refs N to see GC roots and retained sizes");
     } else {

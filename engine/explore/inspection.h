@@ -48,6 +48,10 @@ struct Inspection {
     std::vector<std::string> names;
     Sizes heap;     // the live heap at gc
     Sizes objects;  // the group at gc (its shallow size)
+    // A sampled recording's (heap/sampling.h): heap and objects above are estimates (rounded),
+    // born / died / permanent too, and these the sums behind the first two (95% interval,
+    // samples); there are never reference snapshots (notes says so).
+    std::optional<SampleSums> heap_sampled, objects_sampled;
     // From the reference snapshot at snapshot_gc (gc itself, or the nearest before, else after);
     // absent when the trace has none (note says so).
     std::optional<uint32_t> snapshot_gc;

@@ -115,6 +115,7 @@ void TraceLoader::run() {
         progress_.bytes_total = trace_->fileSize();
         progress_.notes = trace_->warnings();
         progress_.live = options_.follow && trace_->beingWritten();
+        progress_.sampling_interval = trace_->header().sampling_interval;
         if (trace_->truncated() && !progress_.live) progress_.notes.push_back(trace_->truncationNote());
     }
     publish();

@@ -37,6 +37,9 @@ struct LoadProgress {
     std::string error;                         // kFailed: one line naming the file
     std::vector<std::string> notes;            // a cut-off trace, anomalies: one line each
     bool live = false;                         // following a trace its recorder is still writing
+    // A sampled recording's interval (TraceHeader::sampling_interval, bytes), known once the file
+    // is open; 0: every allocation was recorded.
+    uint64_t sampling_interval = 0;
 };
 
 struct LoaderOptions {

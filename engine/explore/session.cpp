@@ -9,6 +9,7 @@
 #include "graph/heap_graph.h"
 #include "hprof/import_cache.h"
 #include "scene/city_state.h"
+#include "scene/estimates.h"
 
 namespace memcity::explore {
 
@@ -342,6 +343,11 @@ void Session::recompute() {
         series_error_ = chain.error().message;
         return;
     }
+    if (h->sampled() && chain->needsReferences()) {
+        // (A chain the session was opened with: applyChain refuses it on a sampled recording.)
+        series_error_ = "'" + chain->spec() + "' reads references: " + std::string(scene::kNoSnapshotsReason);
+        return;
+    }
     auto shared_chain = std::make_shared<const ClassifierChain>(std::move(*chain));
     SeriesOptions so;
     if (series_window_) {
@@ -373,8 +379,12 @@ void Session::recompute() {
         });
 }
 
+std::string_view Session::sizesUnavailable() const {
+    return sampled() ? scene::kNoSnapshotsReason : std::string_view();
+}
+
 Status Session::applyChain(const ChainConfig& config) {
-    const ChainCheck check = checkChain(config);
+    const ChainCheck check = checkChain(config, referencesUnavailable());
     if (!check.ok()) return Error{check.firstError()};
     const bool same_counts = config.classifiers == chain_.classifiers && config.filters == chain_.filters;
     chain_ = config;
@@ -561,7 +571,8 @@ std::string Session::stopReason(uint32_t gc, std::optional<uint32_t> previous) c
     if (stops_.grows_over && previous && !selection_.empty()) {
         const double grew = selectionValueAt(gc, chain_.metric) - selectionValueAt(*previous, chain_.metric);
         if (grew > static_cast<double>(stops_.grows_over))
-            return "the selection grew by " + std::to_string(static_cast<uint64_t>(grew)) +
+            return "the selection grew by " + std::string(sampled() ? "\u2248 " : "") +
+                   std::to_string(static_cast<uint64_t>(grew)) +
                    (chain_.metric == Metric::kBytes ? " bytes" : " objects") + " at GC " + std::to_string(gc);
     }
     return "";
@@ -649,6 +660,7 @@ scene::ViewFrameStats Session::compose(scene::PixelRect rect, glm::vec2 framebuf
     if (!composer_) {
         scene::ViewInputs in;
         in.series = series_.get();
+        in.sampling_interval = samplingInterval();
         scene::ViewOptions vo;
         vo.kind = view_;
         vo.metric = chain_.metric;
@@ -913,6 +925,7 @@ ItemInfo Session::describe(uint32_t id) const {
     const double from = scene::TimeCursor::gcTimeOf(cursor_.gcs(), std::max(0.0, cursor_.t() - back));
     info.growth = series_->sumAt(nodes, gc_time, chain_.metric) - series_->sumAt(nodes, from, chain_.metric);
     info.district = !scene::isOtherId(id) && id < series_->size() && !series_->node(id).children.empty();
+    if (series_->sampled()) info.sampled = scene::sampledSumAt(*series_, nodes, gc_time);
     return info;
 }
 
@@ -994,7 +1007,7 @@ double Session::selectionValueAt(uint32_t gc, Metric metric) const {
 
 void Session::requestSizes(const std::vector<uint32_t>& nodes) {
     const HeapHistory* h = history();
-    if (!h || !series_ || churn_window_) return;
+    if (!h || !series_ || churn_window_ || !sizesUnavailable().empty()) return;
     const uint32_t gc = currentGc();
     if (gc != sizes_gc_) {
         sizes_.clear();

@@ -19,6 +19,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -71,6 +72,9 @@ struct ItemInfo {
     double objects = 0, bytes = 0;  // at the cursor's time (tweened)
     double growth = 0;              // in the metric, over the trend window (the views' colours)
     bool district = false;
+    // A sampled recording's item: objects and bytes above are estimates, and these the sums
+    // behind them at the cursor's time (their 95% interval, the samples; scene/estimates.h).
+    std::optional<SampleSums> sampled;
 };
 
 class Session {
@@ -105,6 +109,19 @@ public:
     const std::vector<GcRecord>& gcs() const { return gcs_; }
     const std::vector<Window>& windows() const;
 
+    // --- a sampled recording (heap/sampling.h, scene/estimates.h) ---------------------------------
+    // Its interval in bytes, known once the trace is open; 0 for a recording of every allocation.
+    // Every count and size the session then serves is an estimate (GcRecord::live_sampled,
+    // ItemInfo::sampled, TableRow::sampled, Inspection::objects_sampled say how sure each is), and
+    // what reads references or addresses is unavailable for the reason scene/estimates.h gives.
+    uint64_t samplingInterval() const { return load_.sampling_interval; }
+    bool sampled() const { return load_.sampling_interval != 0; }
+    // Why the tree table's deep and retained sizes are not to be had ("" where they may be):
+    // scene::kNoSnapshotsReason for a sampled recording.
+    std::string_view sizesUnavailable() const;
+    // Why the classifiers that read references cannot be used here ("" where they can): the same.
+    std::string_view referencesUnavailable() const { return sizesUnavailable(); }
+
     // --- the series and the chain -------------------------------------------------------------
     // The series shown (null until the first GC of a loading trace is classified).
     const TreeSeries* series() const { return series_.get(); }
@@ -115,7 +132,8 @@ public:
     const std::string& seriesError() const { return series_error_; }
     const ChainConfig& chain() const { return chain_; }
     // Checks `config`; on success it becomes the chain and the series is recomputed in the
-    // background (the old one stays shown until then). Error: checkChain's first problem.
+    // background (the old one stays shown until then). Error: checkChain's first problem (a
+    // classifier that reads references, in a sampled recording, among them).
     Status applyChain(const ChainConfig& config);
 
     // --- time ---------------------------------------------------------------------------------
@@ -274,7 +292,7 @@ public:
 
     // --- the tree table's deep and retained sizes ----------------------------------------------
     // Sizes of `nodes` at the current GC's snapshot, asked for in the background; the known ones
-    // come back through sizesOf as they arrive.
+    // come back through sizesOf as they arrive. Nothing is asked where sizesUnavailable() says why.
     void requestSizes(const std::vector<uint32_t>& nodes);
     std::optional<GroupSizes> sizesOf(uint32_t node) const;
 

@@ -70,7 +70,8 @@ bool Session::updateLive() {
         selectionValueAt(g, Metric::kBytes) - (g > 0 ? selectionValueAt(g - 1, Metric::kBytes) : 0.0);
     if (grew > static_cast<double>(live_grows_by_)) {
         live_note_ = "paused at GC " + std::to_string(gc) + ": the selection grew by " +
-                     formatBytes(static_cast<uint64_t>(grew)) + ", more than " + formatBytes(live_grows_by_);
+                     (sampled() ? "\u2248 " : "") + formatBytes(static_cast<uint64_t>(grew)) +
+                     ", more than " + formatBytes(live_grows_by_);
     } else {
         live_->request({live::Command::kResume, {}});  // paused again at the next GC
     }

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <charconv>
+#include <cmath>
 #include <utility>
 
 #include "scene/city_layout.h"
+#include "scene/estimates.h"
 #include "util/json.h"
 
 namespace memcity::explore {
@@ -24,6 +26,7 @@ std::string_view columnTitle(TableColumn column) {
         case TableColumn::kBornBytes: return "Born";
         case TableColumn::kDiedBytes: return "Died";
         case TableColumn::kPermanentBytes: return "Permanent";
+        case TableColumn::kSamples: return "Samples";
     }
     return "";
 }
@@ -149,6 +152,11 @@ struct RowOrder {
                     c = x < y ? -1 : (x > y ? 1 : 0);
                 }
                 break;
+            case TableColumn::kSamples: {
+                const uint64_t x = a.sampled ? a.sampled->samples : 0, y = b.sampled ? b.sampled->samples : 0;
+                c = x < y ? -1 : (x > y ? 1 : 0);
+                break;
+            }
             case TableColumn::kBornBytes:
             case TableColumn::kDiedBytes:
             case TableColumn::kPermanentBytes: {
@@ -186,6 +194,7 @@ struct BuildContext {
         row.bytes_growth = row.bytes - series.sumAt(ids, base, Metric::kBytes);
         if (sizes) row.sizes = sizes(row.id);
         if (diff) row.cohorts = diff->sum(ids);
+        if (series.sampled()) row.sampled = scene::sampledSumAt(series, ids, t);
     }
 };
 
@@ -315,13 +324,21 @@ struct ExportFields {
     std::string path, name, depth, objects, objects_pct, bytes, bytes_pct, deep, retained, objects_growth,
         bytes_growth;
     std::array<std::string, 6> cohorts;  // born, died, permanent: objects then bytes each
+    std::array<std::string, 5> sampled;  // objects low, high, bytes low, high, samples
 };
 
 constexpr std::array<const char*, 6> kCohortFields = {"born_objects", "born_bytes",        "died_objects",
                                                       "died_bytes",   "permanent_objects", "permanent_bytes"};
 
+constexpr std::array<const char*, 5> kSampledFields = {"objects_low", "objects_high", "bytes_low",
+                                                       "bytes_high", "samples"};
+
 bool anyCohorts(std::span<const TableRow> rows) {
     return std::any_of(rows.begin(), rows.end(), [](const TableRow& r) { return r.cohorts.has_value(); });
+}
+
+bool anySampled(std::span<const TableRow> rows) {
+    return std::any_of(rows.begin(), rows.end(), [](const TableRow& r) { return r.sampled.has_value(); });
 }
 
 std::vector<ExportFields> exportFields(std::span<const TableRow> rows) {
@@ -363,6 +380,12 @@ std::vector<ExportFields> exportFields(std::span<const TableRow> rows) {
                 f.cohorts[2 * c] = std::to_string(v.objects);
                 f.cohorts[2 * c + 1] = std::to_string(v.bytes);
             }
+        if (row.sampled) {
+            const Estimate o = row.sampled->objectsEstimate(), b = row.sampled->bytesEstimate();
+            f.sampled = {plainNumber(std::round(o.low)), plainNumber(std::round(o.high)),
+                         plainNumber(std::round(b.low)), plainNumber(std::round(b.high)),
+                         std::to_string(row.sampled->samples)};
+        }
         out.push_back(std::move(f));
     }
     return out;
@@ -387,9 +410,12 @@ std::string tableCsv(std::span<const TableRow> rows) {
     std::string out =
         "path,name,depth,objects,objects_pct,bytes,bytes_pct,deep_bytes,retained_bytes,objects_growth,"
         "bytes_growth";
-    const bool cohorts = anyCohorts(rows);
+    const bool cohorts = anyCohorts(rows), sampled = anySampled(rows);
     if (cohorts)
         for (const char* name : kCohortFields)
+            out += std::string(",") + name;
+    if (sampled)
+        for (const char* name : kSampledFields)
             out += std::string(",") + name;
     out += "\r\n";
     for (const ExportFields& f : exportFields(rows)) {
@@ -404,6 +430,9 @@ std::string tableCsv(std::span<const TableRow> rows) {
         if (cohorts)
             for (const std::string& field : f.cohorts)
                 out += ',' + field;
+        if (sampled)
+            for (const std::string& field : f.sampled)
+                out += ',' + field;
         out += "\r\n";
     }
     return out;
@@ -412,7 +441,7 @@ std::string tableCsv(std::span<const TableRow> rows) {
 std::string tableJson(std::span<const TableRow> rows) {
     const std::vector<ExportFields> fields = exportFields(rows);
     if (fields.empty()) return "[]\n";
-    const bool cohorts = anyCohorts(rows);
+    const bool cohorts = anyCohorts(rows), sampled = anySampled(rows);
     std::string out = "[\n";
     for (size_t i = 0; i < fields.size(); ++i) {
         const ExportFields& f = fields[i];
@@ -426,6 +455,9 @@ std::string tableJson(std::span<const TableRow> rows) {
         if (cohorts)
             for (size_t k = 0; k < f.cohorts.size(); ++k)
                 out += std::string(", \"") + kCohortFields[k] + "\": " + orNull(f.cohorts[k]);
+        if (sampled)
+            for (size_t k = 0; k < f.sampled.size(); ++k)
+                out += std::string(", \"") + kSampledFields[k] + "\": " + orNull(f.sampled[k]);
         out += "}";
         out += i + 1 < fields.size() ? ",\n" : "\n";
     }

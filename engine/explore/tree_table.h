@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "classify/series.h"
+#include "heap/sampling.h"
 #include "scene/cohorts.h"
 
 namespace memcity::explore {
@@ -61,8 +62,10 @@ enum class TableColumn : uint8_t {
     kBornBytes,
     kDiedBytes,
     kPermanentBytes,
+    // A sampled series' (TreeSeries::sampled): the samples behind the row's estimates at t.
+    kSamples,
 };
-inline constexpr size_t kTableColumnCount = 12;
+inline constexpr size_t kTableColumnCount = 13;
 // A column's header text ("Name", "Objects", "% Objects", ...).
 std::string_view columnTitle(TableColumn column);
 
@@ -96,6 +99,10 @@ struct TableRow {
     // Born / died / permanent of the diff update() was given (an Other row: its folded children's
     // sum); nullopt without one.
     std::optional<scene::CohortCounts> cohorts;
+    // A sampled series' row: objects, bytes, shares and growth above are estimates, and these the
+    // sums behind objects and bytes at t (95% interval, samples: scene/estimates.h); nullopt for
+    // a series of every allocation.
+    std::optional<SampleSums> sampled;
 };
 
 struct TreeTableOptions {
@@ -188,7 +195,10 @@ private:
 // rowsToDepth give, or hand-made rows in that shape. Numbers are plain (shortest exact decimal: "56", "42.5",
 // "-8"), shares have 2 decimals ("12.50"), unknown sizes are empty (CSV) or null (JSON). Rows
 // with a diff's cohorts (any row's) add born objects, born bytes, died objects, died bytes,
-// permanent objects and permanent bytes (empty or null for a row without).
+// permanent objects and permanent bytes (empty or null for a row without). Rows of a sampled
+// series (any row's TableRow::sampled), whose objects and bytes are estimates, add their 95%
+// intervals and the samples behind them: objects_low, objects_high, bytes_low, bytes_high (plain
+// numbers, rounded to whole objects and bytes) and samples, after the cohorts' columns.
 
 // CSV (RFC 4180): a header row, then one line per row, lines ended by CRLF; a field holding a
 // comma, a quote, CR or LF is quoted, with quotes doubled.

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "scene/estimates.h"
 #include "scene/palette.h"
 #include "util/units.h"
 
@@ -119,9 +120,13 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
         out.rects.push_back({{0, 0}, {size_.x, kTitleHeight}, palette::kPanel, 0, 0});
         std::string title = inputs_.title + "  \xc2\xb7  heap map, GC " + std::to_string(gc);
         if (record) title += " (" + std::string(format::gcKindName(record->kind)) + ")";
-        title += "  \xc2\xb7  colour: " + std::string(streamTitle(stream)) + "  \xc2\xb7  tiles of " +
-                 formatBytes(map.tile_bytes);
-        if (!map.addresses) title += "  \xc2\xb7  no addresses at this GC: the spaces' tops";
+        // (A sampled recording's maps have one stream: the room goes to why.)
+        if (!inputs_.sampled) title += "  \xc2\xb7  colour: " + std::string(streamTitle(stream));
+        title += "  \xc2\xb7  tiles of " + formatBytes(map.tile_bytes);
+        if (!map.addresses && inputs_.sampled)
+            title += "  \xc2\xb7  the spaces' tops only: " + std::string(kNoAddressesReason);
+        else if (!map.addresses)
+            title += "  \xc2\xb7  no addresses at this GC: the spaces' tops";
         out.labels.push_back(
             {{kMargin, kTitleHeight / 2}, title, palette::kText, 14.0f, render::TextAnchor::kLeftCenter});
     }

@@ -38,6 +38,9 @@ struct HeapMapInputs {
     // Its state at each GC shown, in order, with its tiles where the GC has addresses
     // (spaceHistory; rows without tiles draw its extent).
     std::vector<SpaceHistoryRow> history;
+    // A sampled recording (heap/sampling.h): no GC has its objects' addresses, so only the spaces'
+    // tops are drawn, and the title says why.
+    bool sampled = false;
 };
 
 struct HeapMapViewOptions {

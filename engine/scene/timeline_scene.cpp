@@ -12,6 +12,7 @@ namespace {
 
 constexpr uint32_t kLiveLine = render::rgba(86, 180, 233);
 constexpr uint32_t kLiveFill = render::rgba(86, 180, 233, 70);
+constexpr uint32_t kLiveInterval = render::rgba(86, 180, 233, 45);  // a sampled recording's 95% interval
 constexpr uint32_t kReachableLine = render::rgba(0, 158, 115);
 constexpr uint32_t kPauseColor = render::rgba(204, 121, 167);
 constexpr uint32_t kJvmLine = render::rgba(230, 159, 0);           // the JVM's heap in use after each GC
@@ -119,6 +120,8 @@ TimelineLayout layoutTimeline(std::span<const GcRecord> gcs, PixelRect viewport,
         l.t1_ns = std::max({l.t1_ns, gc.start_ns, gc.end_ns});
         l.gc_end_ns.push_back(gc.end_ns);
         top = std::max(top, gc.live_bytes);
+        if (options.estimates)
+            top = std::max(top, static_cast<uint64_t>(std::ceil(gc.live_sampled.bytesEstimate().high)));
         if (gc.has_snapshot) top = std::max(top, gc.reachable_bytes);
         if (gc.jvm >= 0) top = std::max(top, gc.vm_heap_after);
     }
@@ -234,6 +237,14 @@ TimelineScene buildTimelineScene(const TimelineLayout& layout, std::span<const G
     }
     out.lines.push_back({{plot.min.x, axis_y}, {plot.max.x, axis_y}, 1.0f, palette::kGrid});
 
+    // A sampled recording's live bytes: their 95% interval, a band behind the line.
+    const bool estimates = layout.options.estimates;
+    for (size_t k = 0; estimates && k + 1 < gcs.size(); ++k) {
+        const Estimate a = gcs[k].live_sampled.bytesEstimate(), b = gcs[k + 1].live_sampled.bytesEstimate();
+        const float xa = timelineX(layout, gcs[k].end_ns), xb = timelineX(layout, gcs[k + 1].end_ns);
+        addQuad(out.triangles, {xa, timelineY(layout, a.low)}, {xa, timelineY(layout, a.high)},
+                {xb, timelineY(layout, b.high)}, {xb, timelineY(layout, b.low)}, kLiveInterval);
+    }
     // Live bytes: an area under a polyline through (end_ns, live_bytes).
     for (size_t k = 0; k + 1 < gcs.size(); ++k) {
         const glm::vec2 a{timelineX(layout, gcs[k].end_ns),
@@ -322,7 +333,8 @@ TimelineScene buildTimelineScene(const TimelineLayout& layout, std::span<const G
 
     // Legend: the row above the plot, right-aligned, one entry per series and window kind shown.
     if (options.legend) {
-        std::vector<std::pair<std::string, uint32_t>> entries = {{"live", kLiveLine}};
+        std::vector<std::pair<std::string, uint32_t>> entries = {
+            {estimates ? "live \u2248 (95% interval)" : "live", kLiveLine}};
         if (any_reachable) entries.push_back({"reachable", kReachableLine});
         if (any_jvm) entries.push_back({"JVM used", kJvmLine});
         if (any_full) entries.push_back({"full GC", render::rgba(255, 255, 255, 140)});

@@ -4,7 +4,8 @@
 //
 // Drawn, back to front: the selected GC range and the suspicious windows as translucent bands
 // (leak / GC overhead / churn, narrowed leak windows stronger), the grid, live bytes after each
-// GC (GcRecord::live_bytes at end_ns) as a filled area under a polyline, reachable bytes as a
+// GC (GcRecord::live_bytes at end_ns) as a filled area under a polyline (a sampled recording's
+// with its 95% interval as a lighter band: TimelineLayoutOptions::estimates), reachable bytes as a
 // line through the GCs with a snapshot (a dot at each), GC pauses as thin bars in a strip under
 // the plot (from start_ns to end_ns, height ∝ pause_ns or a fixed tick), a tick per GC on the
 // time axis, the cursor at fractional GC time t (labelled in the row above the plot), axis labels
@@ -36,6 +37,10 @@ struct TimelineLayoutOptions {
     float left_axis_px = 64.0f;    // room for the bytes labels left of the plot
     float bottom_axis_px = 18.0f;  // room for the time labels under the pause strip
     float pause_strip_px = 10.0f;  // the GC pause bars' strip under the plot (0: none)
+    // A sampled recording's GCs (heap/sampling.h): live bytes are estimates, drawn with their 95%
+    // interval (GcRecord::live_sampled) as a band around the line, which the y range holds too,
+    // and the legend says "live ≈ (95%)".
+    bool estimates = false;
 };
 
 // Where things go in the viewport; pure geometry, kept for scrubbing (timelineGcAt).

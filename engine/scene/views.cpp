@@ -6,6 +6,7 @@
 
 #include <glm/gtc/matrix_transform.hpp>
 
+#include "scene/estimates.h"
 #include "scene/palette.h"
 #include "util/units.h"
 
@@ -142,7 +143,9 @@ ViewFrameStats ViewComposer::compose(double t, render::DrawList& out) {
         case ViewKind::kIcicle: drawRadial(t, rect, stats, out); break;
         case ViewKind::kTimelineTrees: drawTimelineTrees(t, rect, stats, out); break;
         case ViewKind::kTimeline: {
-            const TimelineLayout layout = layoutTimeline(inputs_.gcs, rect.inset(8.0f));
+            TimelineLayoutOptions lo;
+            lo.estimates = inputs_.sampling_interval != 0;
+            const TimelineLayout layout = layoutTimeline(inputs_.gcs, rect.inset(8.0f), lo);
             TimelineSceneOptions to;
             to.t = TimeCursor::gcTimeOf(inputs_.series->gcs(), t);
             to.range_from = inputs_.series->firstGc();
@@ -310,10 +313,11 @@ std::vector<uint32_t> ViewComposer::treeGcs(double t) const {
 
 std::string ViewComposer::treeHeading(uint32_t gc, bool current) const {
     const uint64_t value = inputs_.series->value(TreeSeries::kRoot, gc, options_.metric);
-    return "GC " + std::to_string(gc) + "  " +
-           (options_.metric == Metric::kBytes ? memcity::formatBytes(value)
-                                              : memcity::formatCount(value) + " objects") +
-           (current ? "  (cursor)" : "");
+    const std::string text = inputs_.series->sampled()
+                                 ? estimateValue(static_cast<double>(value), options_.metric)
+                             : options_.metric == Metric::kBytes ? memcity::formatBytes(value)
+                                                                 : memcity::formatCount(value) + " objects";
+    return "GC " + std::to_string(gc) + "  " + text + (current ? "  (cursor)" : "");
 }
 
 float ViewComposer::pinnedCityOffset(size_t index) const {
@@ -470,6 +474,7 @@ void ViewComposer::drawTimeStrip(double t, PixelRect rect, render::DrawList& out
     TimelineLayoutOptions lo;
     lo.axis_label_size_px = 10.0f;
     lo.pause_strip_px = 6.0f;
+    lo.estimates = inputs_.sampling_interval != 0;
     const TimelineLayout layout = layoutTimeline(inputs_.gcs, rect.inset(4.0f), lo);
     TimelineSceneOptions so;
     so.t = TimeCursor::gcTimeOf(inputs_.series->gcs(), t);
@@ -508,19 +513,26 @@ void ViewComposer::drawTitle(double t, render::DrawList& out) const {
             static_cast<double>(inputs_.gcs[std::min<size_t>(after, inputs_.gcs.size() - 1)].end_ns);
         time_text = "  at " + formatAxisSeconds(ns0 + (ns1 - ns0) * f);
     }
+    const uint32_t root[] = {TreeSeries::kRoot};
     const std::string value =
-        formatValue(s.valueAt(TreeSeries::kRoot, gc_time, options_.metric), options_.metric);
+        s.sampled() ? estimateText(sampledSumAt(s, root, gc_time), options_.metric)
+                    : formatValue(s.valueAt(TreeSeries::kRoot, gc_time, options_.metric), options_.metric);
     const std::string sep = "   \xc2\xb7   ";
     std::string text = inputs_.title + sep + when + time_text + sep + value;
+    // A sampled recording says so before anything else is added (the chain gives way first).
+    if (inputs_.sampling_interval) text += sep + samplingBadge(inputs_.sampling_interval);
     const std::string chain = inputs_.chain.empty() ? "" : sep + "by " + inputs_.chain;
     std::string diff;
     if (const SeriesDiff* d = options_.diff.get()) {
         const CohortCounts& all = d->at(TreeSeries::kRoot);
         const Metric m = options_.metric;
-        diff = sep + "since GC " + std::to_string(d->baseGc()) + ": born " +
-               formatValue(static_cast<double>(valueOf(all.born, m)), m) + ", died " +
-               formatValue(static_cast<double>(valueOf(all.died, m)), m) + ", permanent " +
-               formatValue(static_cast<double>(valueOf(all.permanent, m)), m);
+        // A sampled heap's cohorts are estimates too (without an interval: HeapDiff keeps none).
+        auto cohort = [&](const SeriesCounts& c) {
+            const auto v = static_cast<double>(valueOf(c, m));
+            return s.sampled() ? estimateValue(v, m) : formatValue(v, m);
+        };
+        diff = sep + "since GC " + std::to_string(d->baseGc()) + ": born " + cohort(all.born) + ", died " +
+               cohort(all.died) + ", permanent " + cohort(all.permanent);
     }
     // The chain gives way to the diff's totals where the bar is too short for both.
     const float size_px = std::min(kTitleTextPx, bar * 0.6f);

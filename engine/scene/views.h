@@ -60,6 +60,11 @@ struct ViewInputs {
     std::span<const Window> windows;     // suspicious windows (may be empty)
     std::string title;                   // the trace's name, shown in the title bar
     std::string chain;                   // the classifier chain's spec, shown in the title bar
+    // A sampled recording's interval (TraceHeader::sampling_interval, bytes; 0: every allocation
+    // was recorded). The title bar then says "sampled: 1 per N" and shows the heap as an estimate
+    // with its interval, the trees' headings are marked "≈", and the timeline draws the live
+    // bytes' interval (scene/estimates.h).
+    uint64_t sampling_interval = 0;
 };
 
 struct ViewOptions {

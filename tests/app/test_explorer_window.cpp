@@ -14,6 +14,7 @@
 #include "app/virtual_display.h"
 #include "cli/run_memcity.h"
 #include "render/png.h"
+#include "unit/sampled_trace.h"
 #include "unit/slow_copy.h"
 #include "unit/trace_builder.h"
 
@@ -263,6 +264,106 @@ TEST(ExplorerWindow, TheDemosHeapMapShowsWhereTheAuditHistoryLives) {
         GTEST_SKIP() << "rewrote explorer_heapmap.png";
 }
 
+// A sampled recording in the window (docs/explorer.md, "A sampled recording"): the status bar says
+// so, every figure is an estimate with its 95% interval and the samples behind it (the table, the
+// inspector, the hovered building's tooltip, the timeline), and what needs reference snapshots is
+// greyed out with the reason (tests/golden/explorer_sampled.png); the heap map draws the spaces'
+// tops, and its object streams are refused, saying why.
+TEST(ExplorerWindow, ASampledRecordingShowsEstimatesAndSaysWhatItLacks) {
+    if (!testing::haveXvfb()) GTEST_SKIP() << "no " << testing::kXvfb;
+    const std::string trace = testing::writeSampledShop(testing::tempDir("window-sampled") + "/shop.mct");
+    const std::string shot = testing::tempPath("explorer-sampled.png");
+    const std::string map = testing::tempPath("explorer-sampled-heapmap.png");
+    const std::string leak = "com.shop.Audit.record(Audit.java:17) / com.shop.AuditEntry";
+    const std::string script = writeScript("sampled",
+                                           "wait\n"
+                                           "chain site,type\n"
+                                           "gc 9\n"
+                                           "select " +
+                                               leak +
+                                               "\n"
+                                               "wait\n"
+                                               "print state\n"
+                                               "print inspector\n"
+                                               "print table\n"
+                                               "hover 420 300\n"
+                                               "screenshot " +
+                                               shot +
+                                               "\n"
+                                               "chain site,rooted\n");
+    Outcome r = windowed(trace + " --size 1280x800 --settings - --script " + script);
+    // The chain that reads references is refused, with the reason, in one line.
+    EXPECT_EQ(r.status, 1) << r.err << r.out;
+    EXPECT_NE(
+        r.err.find(":11: classifier 2: reads references: a sampled recording has no reference snapshots\n"),
+        std::string::npos)
+        << r.err;
+    EXPECT_NE(
+        r.out.find("sampled: 1 per 64 KiB: one allocation per 64 KiB on average was recorded; objects and "
+                   "bytes are estimates (\u2248) with 95% intervals\n"),
+        std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("overall: \u2248 "), std::string::npos) << r.out;
+    EXPECT_NE(
+        r.out.find("unavailable: retained and deep sizes, GC roots, paths, classifiers that read references "
+                   "(a sampled recording has no reference snapshots); the heap map's objects (a sampled "
+                   "recording has no object addresses)\n"),
+        std::string::npos)
+        << r.out;
+    // The inspector: the group's estimate and the heap's, what they rest on, no roots.
+    EXPECT_NE(r.out.find("group: " + leak + "\nGC 9: \u2248 "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(" from 30 samples, of \u2248 "), std::string::npos) << r.out;
+    EXPECT_NE(
+        r.out.find("note: deep and retained sizes, GC roots and the paths to them: a sampled recording has "
+                   "no reference snapshots\n"),
+        std::string::npos)
+        << r.out;
+    // The table's copy: the intervals and samples beside the estimates, no retained sizes.
+    EXPECT_NE(r.out.find(",bytes_growth,objects_low,objects_high,bytes_low,bytes_high,samples\r\n"),
+              std::string::npos)
+        << r.out;
+    auto image = render::readPng(shot);
+    ASSERT_TRUE(image.ok()) << image.error().message;
+    const bool rewritten = matchesGolden(*image, shot, "explorer_sampled.png") == Golden::kRewritten;
+
+    // The heap map: the spaces' tops only; the object streams are refused, saying why.
+    const std::string heapmap = writeScript("sampled-heapmap",
+                                            "wait\n"
+                                            "view heapmap\n"
+                                            "gc 9\n"
+                                            "wait\n"
+                                            "print state\n"
+                                            "screenshot " +
+                                                map +
+                                                "\n"
+                                                "tile 420 240\n"
+                                                "click 420 240\n"
+                                                "wait\n"
+                                                "print state\n"
+                                                "heapmap stream objects\n");
+    r = windowed(trace + " --size 1280x800 --settings - --script " + heapmap);
+    EXPECT_EQ(r.status, 1) << r.err << r.out;
+    EXPECT_NE(r.out.find("heapmap: GC 9, used, tiles of "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(" 2 spaces, no addresses, 0 bytes selected\n"), std::string::npos) << r.out;
+    // A tile's bytes used, its objects unknown; a click on it selects nothing and says why.
+    EXPECT_NE(
+        r.out.find(" GC 9: 65536 bytes used; objects unknown: a sampled recording has no object addresses\n"),
+        std::string::npos)
+        << r.out;
+    EXPECT_NE(
+        r.out.find("status: a sampled recording has no object addresses: a tile's objects are not known\n"),
+        std::string::npos)
+        << r.out;
+    EXPECT_NE(
+        r.err.find(":11: heapmap stream objects: a sampled recording has no object addresses (only 'used' "
+                   "can be drawn)\n"),
+        std::string::npos)
+        << r.err;
+    auto picture = render::readPng(map);
+    ASSERT_TRUE(picture.ok()) << picture.error().message;
+    if (rewritten) GTEST_SKIP() << "rewrote explorer_sampled.png";
+}
+
 // A trace its writer is still writing: the window shows the GCs that have arrived, says it is
 // live, and ends with the whole trace once the writer finishes.
 TEST(ExplorerWindow, ATraceStillBeingWrittenGrowsOnScreen) {
@@ -378,6 +479,24 @@ TEST(ExplorerWindow, WithoutADisplayTheOverviewIsPrinted) {
     const Outcome text = testing::runMemcity(growingMap() + " --text");
     EXPECT_EQ(text.status, 0);
     EXPECT_NE(text.out.find("live heap after each GC"), std::string::npos);
+}
+
+// A sampled recording's terminal overview: its allocations are samples, its heaps estimates.
+TEST(ExplorerWindow, ASampledRecordingsOverviewShowsEstimates) {
+    const std::string trace = testing::writeSampledShop(testing::tempDir("overview-sampled") + "/shop.mct");
+    const Outcome r = testing::runMemcity(trace + " --text");
+    EXPECT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find(", 12 GCs, 212 allocations sampled ("), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("  peak live heap \u2248 "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("  sampled: one allocation per 64.0 KiB on average; objects and bytes are estimates "
+                         "(\u2248) with 95% intervals\n"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("live heap after each GC (estimated, 12 GCs)"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("biggest types at GC 11 (\u2248 "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(" from 91 samples)\n"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find(" objects  ############                   com.shop.AuditEntry\n"), std::string::npos)
+        << r.out;
 }
 
 }  // namespace

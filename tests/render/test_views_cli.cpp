@@ -13,6 +13,7 @@
 #include "cli/run_memcity.h"
 #include "render/png.h"
 #include "scene/palette.h"
+#include "unit/sampled_trace.h"
 #include "unit/trace_builder.h"
 
 namespace memcity {
@@ -44,12 +45,19 @@ render::Image load(const std::string& path) {
     return image ? std::move(*image) : render::Image{};
 }
 
-// Renders `args` to a PNG and compares it with tests/golden/NAME.png: at most 1% of the pixels may
-// differ by more than 24 in a channel (other drivers and Mesa versions antialias a little
-// differently; a changed layout or colour moves far more).
-void expectGolden(const std::string& name, const std::string& args) {
+// The sampled shop (tests/unit/sampled_trace.h): a sampled recording, under a fixed name too.
+const std::string& sampledShop() {
+    static const std::string path =
+        testing::writeSampledShop(testing::tempDir("views-sampled") + "/shop.mct");
+    return path;
+}
+
+// Renders `args` of `trace` to a PNG and compares it with tests/golden/NAME.png: at most 1% of the
+// pixels may differ by more than 24 in a channel (other drivers and Mesa versions antialias a
+// little differently; a changed layout or colour moves far more).
+void expectGoldenOf(const std::string& trace, const std::string& name, const std::string& args) {
     const std::string out = testing::tempPath(name + ".png");
-    const Outcome r = run("render " + growingMap() + " " + args + " -o " + out);
+    const Outcome r = run("render " + trace + " " + args + " -o " + out);
     ASSERT_EQ(r.status, 0) << r.err;
     const std::string golden = std::string(MEMCITY_GOLDEN_DIR) + "/" + name + ".png";
     if (const char* update = std::getenv("MEMCITY_UPDATE_GOLDEN"); update && std::string(update) == "1") {
@@ -62,6 +70,10 @@ void expectGolden(const std::string& name, const std::string& args) {
     EXPECT_LE(d.fractionOverThreshold(), 0.01)
         << name << ": " << d.pixels_over_threshold << " of " << d.pixel_count << " pixels differ (mean "
         << d.mean_abs_diff << "); the picture is " << out << ", the reference " << golden;
+}
+
+void expectGolden(const std::string& name, const std::string& args) {
+    expectGoldenOf(growingMap(), name, args);
 }
 
 TEST(RenderGolden, City) {
@@ -112,6 +124,42 @@ TEST(RenderGolden, HeapMap) {
 TEST(RenderGolden, HeapMapDyingAndEden) {
     expectGolden("heapmap_dying",
                  "--view heapmap --stream dying --space 'Eden Space' --gc 12 --size 800x450");
+}
+
+// A sampled recording's views say so: the title bar shows the heap as an estimate with its 95%
+// interval and "sampled: 1 per 64 KiB"; the timeline draws the live bytes' interval as a band
+// ("live ≈ (95% interval)"); the heap map draws the spaces' tops only, saying why.
+TEST(RenderGolden, SampledCity) {
+    expectGoldenOf(sampledShop(), "city_sampled", "--view city --classify site,type --size 800x450");
+}
+TEST(RenderGolden, SampledTimelineTrees) {
+    expectGoldenOf(sampledShop(), "timeline_trees_sampled",
+                   "--view timeline-trees --pins 3,7 --classify site,type --size 1000x450");
+}
+TEST(RenderGolden, SampledTimeline) {
+    expectGoldenOf(sampledShop(), "timeline_sampled", "--view timeline --size 800x450");
+}
+TEST(RenderGolden, SampledHeapMap) {
+    expectGoldenOf(sampledShop(), "heapmap_sampled", "--view heapmap --gc 8 --size 800x450");
+}
+
+// What a sampled recording cannot have is refused with the reason, in one line.
+TEST(RenderCli, ASampledRecordingSaysWhatItCannotDraw) {
+    const std::string t = sampledShop(), out = testing::tempPath("sampled-bad.png");
+    Outcome r = run("render " + t + " --view heapmap --stream age -o " + out);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err,
+              "memcity render: --stream age: " + t +
+                  ": a sampled recording has no object addresses (only --stream used, the spaces' tops, "
+                  "can be drawn)\n");
+    r = run("render " + t + " --classify type,rooted -o " + out);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.err,
+              "memcity render: 'type,rooted' reads references: a sampled recording has no reference "
+              "snapshots\n");
+    // What it has draws, the diff among it (its cohorts are estimates, and the title marks them).
+    r = run("render " + t + " --view city --classify type --diff-from 4 --gc 9 --size 480x270 -o " + out);
+    EXPECT_EQ(r.status, 0) << r.err;
 }
 
 TEST(RenderCli, EveryViewOfTheRealDemoRecording) {

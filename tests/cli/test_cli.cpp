@@ -495,7 +495,7 @@ TEST(Cli, WindowsBadOptions) {
              {"x.mct --leak-method fast",
               "memcity windows: --leak-method expects regression, heuristic or both, got 'fast'"},
              {"x.mct --leak-series heap",
-              "memcity windows: --leak-series expects auto, reachable or live, got 'heap'"},
+              "memcity windows: --leak-series expects auto, reachable, live or full-gc, got 'heap'"},
              {"x.mct --churn all", "memcity windows: --churn expects freed or short-lived, got 'all'"},
              {"x.mct --min-overhead 150",
               "memcity windows: --min-overhead expects a percentage from 0 to 100, got '150'"},

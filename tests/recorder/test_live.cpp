@@ -16,6 +16,8 @@
 #include <thread>
 
 #include "app/virtual_display.h"
+#include "classify/classifier.h"
+#include "classify/tree.h"
 #include "explore/loader.h"
 #include "live/control_client.h"
 #include "recorder/java_programs.h"
@@ -184,6 +186,62 @@ TEST_P(Live, AttachRecordsWhatTheProgramAllocatesUntilDetach) {
         if (!c.has_census) continue;
         EXPECT_TRUE(c.biggest.empty()) << "GC " << c.gc << " disagrees with the JVM's count";
     }
+}
+
+// Attached sampled: no GC forced, the objects alive at attach picked by the sampler's law, what
+// the program allocates while attached estimated from its samples, and at the program's
+// System.gc() (a census) the heap counted exactly. Detached, the program runs on at full speed.
+TEST_P(Live, AttachSampledEstimatesWhatTheProgramAllocates) {
+    Process target = startTarget();
+    ASSERT_TRUE(say(target, "alloc 100000", "allocated 100000"));
+    const std::string trace = tracePath("attach-sampled");
+    Process attach =
+        start({kMemcity, "attach", std::to_string(pid_), "-o", trace, "--sampled", "--interval", "4k"});
+    while (attach.stderr_text.find("recording process") == std::string::npos && pump(attach, 100)) {
+    }
+    ASSERT_NE(attach.stderr_text.find("recording process " + std::to_string(pid_)), std::string::npos)
+        << attach.stderr_text;
+    ASSERT_TRUE(say(target, "alloc 200000", "allocated 200000"));
+    ASSERT_TRUE(say(target, "drop", "dropped"));
+    ASSERT_TRUE(say(target, "alloc 50000", "allocated 50000"));
+    ASSERT_TRUE(say(target, "gc", "gc"));
+    Process detach = run({kMemcity, "detach", std::to_string(pid_)}, 60);
+    EXPECT_EQ(detach.status, 0) << detach.stderr_text;
+    finish(attach, 60);
+    EXPECT_EQ(attach.status, 0) << attach.stderr_text;
+    EXPECT_NE(attach.stdout_text.find("samples"), std::string::npos) << attach.stdout_text;
+    ASSERT_TRUE(say(target, "quit", "done 350000"));
+    finish(target, 60);
+    EXPECT_EQ(target.status, 0) << target.stderr_text;
+
+    Loaded l = loadSound(trace);
+    ASSERT_TRUE(l.history);
+    ASSERT_TRUE(l.history->sampled());
+    EXPECT_EQ(l.history->sampling()->interval(), 4096u);
+    // Samples, not every object: the 250,000 allocated while attached stand behind a few
+    // thousand, and their estimate holds the count.
+    const KnownCount known = knownAllocations(*l.file);
+    EXPECT_GT(known.with_site, 500u);
+    EXPECT_LT(known.with_site, 25'000u);
+    const double each = 1 / l.history->sampling()->probability(24);  // a LiveTarget$Known: 24 bytes
+    EXPECT_NEAR(static_cast<double>(known.with_site) * each, 250'000.0, 25'000.0);
+    // The 100,000 alive at attach: picked by the same law (no site).
+    EXPECT_NEAR(static_cast<double>(known.before) * each, 100'000.0, 15'000.0);
+    // At the program's System.gc(), the census: exactly the last 50,000.
+    uint32_t system_gc = UINT32_MAX;
+    for (const GcRecord& g : l.history->gcs())
+        if (g.cause && l.file->symbols().string(g.cause) == "System.gc()") system_gc = g.index;
+    ASSERT_NE(system_gc, UINT32_MAX);
+    ASSERT_GE(l.history->gcs()[system_gc].calibration, 0);
+    auto heap = l.history->heapAt(system_gc);
+    ASSERT_TRUE(heap.ok());
+    auto chain = parseChain("type");
+    ASSERT_TRUE(chain.ok());
+    const ClassificationTree tree = ClassificationTree::build(heap->view(), *chain);
+    const uint32_t node = tree.find({"LiveTarget$Known"});
+    ASSERT_NE(node, kNoNode);
+    EXPECT_EQ(tree.node(node).objects, 50'000u);
+    EXPECT_TRUE(tree.node(node).sampled.objectsEstimate().exact);
 }
 
 // Paused at a GC's end, the program stops (its spinner, which allocates nothing, too) and the

@@ -1,0 +1,219 @@
+// Sampled recording on a real JVM, against exact recording of the same program: LeakyService
+// (tests/recorder/java), a service that leaks and churns, with a System.gc() after each phase
+// (a full GC at the same point of the program in both runs). Both run under the serial collector,
+// so that the heaps at those GCs are the same heap; the sampled run keeps escape analysis on, as
+// the JVM's own flags have it.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "classify/classifier.h"
+#include "classify/series.h"
+#include "classify/tree.h"
+#include "recorder/java_programs.h"
+#include "recorder/process.h"
+#include "windows/windows.h"
+
+namespace memcity {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::Process;
+using testing::run;
+
+constexpr const char* kRequests = "300000";
+constexpr const char* kPhases = "6";
+
+ClassifierChain chainOf(const std::string& spec) {
+    auto c = parseChain(spec);
+    EXPECT_TRUE(c.ok());
+    return std::move(*c);
+}
+
+// The GCs a System.gc() ran, in order.
+std::vector<uint32_t> systemGcs(const TraceFile& f, const HeapHistory& h) {
+    std::vector<uint32_t> out;
+    for (const GcRecord& g : h.gcs())
+        if (g.cause && f.symbols().string(g.cause) == "System.gc()") out.push_back(g.index);
+    return out;
+}
+
+class Sampled : public testing::JavaPrograms {
+protected:
+    struct Runs {
+        Loaded exact, sampled;
+        std::vector<uint32_t> exact_gcs, sampled_gcs;  // the System.gc() GCs of each
+        std::string exact_out, sampled_out;
+    };
+
+    // LeakyService recorded exactly and sampled (at 4 KiB: some 2,500 samples alive at the end),
+    // once for the tests that compare them.
+    static const Runs& leakyService() {
+        static Runs r = [] {
+            Runs out;
+            const std::string exact = tracePath("leaky-exact"), sampled = tracePath("leaky-sampled");
+            Process e = run(record(exact, {"-XX:+UseSerialGC"}, {"LeakyService", kRequests, kPhases}, {"--refs", "off"}),
+                            300);
+            Process s = run(record(sampled, {"-XX:+UseSerialGC"}, {"LeakyService", kRequests, kPhases},
+                                   {"--sampled", "--interval", "4k"}),
+                            300);
+            EXPECT_EQ(e.status, 0) << e.stderr_text;
+            EXPECT_EQ(s.status, 0) << s.stderr_text;
+            out.exact_out = e.stdout_text;
+            out.sampled_out = s.stdout_text;
+            out.exact = load(exact);
+            out.sampled = load(sampled);
+            if (out.exact.history) out.exact_gcs = systemGcs(*out.exact.file, *out.exact.history);
+            if (out.sampled.history) out.sampled_gcs = systemGcs(*out.sampled.file, *out.sampled.history);
+            return out;
+        }();
+        return r;
+    }
+};
+
+TEST_F(Sampled, ASampledTraceOfAServiceIsSoundAndSaysSo) {
+    const Runs& r = leakyService();
+    ASSERT_TRUE(r.exact.history && r.sampled.history);
+    // The same program, the same answer.
+    const std::string served = "served 300000 requests, 4000 sessions";
+    EXPECT_NE(r.exact_out.find(served), std::string::npos) << r.exact_out;
+    EXPECT_NE(r.sampled_out.find(served), std::string::npos) << r.sampled_out;
+    EXPECT_NE(r.sampled_out.find("samples"), std::string::npos) << r.sampled_out;
+    EXPECT_NE(r.sampled_out.find("one per 4.0 KiB allocated on average"), std::string::npos) << r.sampled_out;
+    const TraceFile& f = *r.sampled.file;
+    EXPECT_EQ(f.header().version_major, 2u);
+    EXPECT_EQ(f.header().sampling_interval, 4096u);
+    EXPECT_EQ(r.sampled.history->diagnostics().errorCount(), 0u)
+        << describeAnomalies(r.sampled.history->diagnostics());
+    EXPECT_TRUE(r.sampled.history->snapshots().empty());
+    // Far fewer objects than the program allocated, each standing for many.
+    EXPECT_LT(r.sampled.history->counts().objects_allocated * 20, r.exact.history->counts().objects_allocated);
+    // Every System.gc() is a full GC with its census: its heap counted, not estimated.
+    ASSERT_EQ(r.sampled_gcs.size(), 6u);
+    ASSERT_EQ(r.exact_gcs.size(), 6u);
+    for (uint32_t g : r.sampled_gcs) {
+        const GcRecord& rec = r.sampled.history->gcs()[g];
+        EXPECT_EQ(rec.kind, static_cast<uint8_t>(format::GcKind::kMajor));
+        EXPECT_GE(rec.calibration, 0) << "GC " << g;
+        EXPECT_TRUE(rec.live_sampled.bytesEstimate().exact) << "GC " << g;
+    }
+}
+
+// At each System.gc(), every type,site group with 5% of the live bytes: as the view shows it
+// (scaled to the census), within 20% of the exact run's and inside its interval; the types
+// themselves counted. Two runs of one program differ by a few objects of the JDK's own (the JIT
+// resolves string constants as it goes): counts are compared to 1%, intervals with that slack.
+// The samples' own estimates (without the census) hold the exact figures as often as 95%
+// intervals should, give or take the draw.
+TEST_F(Sampled, EstimatesAgreeWithTheExactRecordingOfTheSameRun) {
+    const Runs& r = leakyService();
+    ASSERT_TRUE(r.exact.history && r.sampled.history);
+    ASSERT_EQ(r.exact_gcs.size(), r.sampled_gcs.size());
+    const ClassifierChain chain = chainOf("type,site");
+    size_t compared = 0, raw_compared = 0, raw_inside = 0;
+    for (size_t i = 0; i < r.exact_gcs.size(); ++i) {
+        auto eh = r.exact.history->heapAt(r.exact_gcs[i]);
+        auto sh = r.sampled.history->heapAt(r.sampled_gcs[i]);
+        ASSERT_TRUE(eh.ok() && sh.ok());
+        const ClassificationTree exact = ClassificationTree::build(eh->view(), chain);
+        const ClassificationTree shown = ClassificationTree::build(sh->view(), chain);
+        const ClassificationTree raw = ClassificationTree::build(sh->view().withCalibration(nullptr), chain);
+        const uint64_t live = exact.root().bytes;
+        for (uint32_t id = 1; id < exact.size(); ++id) {
+            const uint64_t truth = exact.node(id).bytes;
+            if (truth * 20 < live) continue;
+            std::vector<std::string> labels;
+            for (uint32_t at = id; at != ClassificationTree::kRoot; at = exact.node(at).parent)
+                labels.push_back(exact.label(at));
+            std::reverse(labels.begin(), labels.end());
+            const std::string where = exact.path(id) + " at System.gc() " + std::to_string(i + 1);
+            const uint32_t s = shown.find(labels);
+            ASSERT_NE(s, kNoNode) << where;
+            const Estimate e = shown.node(s).sampled.bytesEstimate();
+            const auto t = static_cast<double>(truth);
+            EXPECT_NEAR(e.value, t, 0.2 * t) << where;
+            EXPECT_LE(e.low, 1.01 * t) << where;
+            EXPECT_GE(e.high, 0.99 * t) << where;
+            if (labels.size() == 1) {
+                EXPECT_TRUE(e.exact) << where;
+                const auto counted = static_cast<double>(exact.node(id).objects);
+                EXPECT_NEAR(static_cast<double>(shown.node(s).objects), counted, 0.01 * counted) << where;
+            }
+            ++compared;
+            const uint32_t w = raw.find(labels);
+            const Estimate x = w == kNoNode ? Estimate{} : raw.node(w).sampled.bytesEstimate();
+            ++raw_compared;
+            raw_inside += x.low <= t && t <= x.high;
+        }
+    }
+    EXPECT_GE(compared, 30u);
+    EXPECT_GE(static_cast<double>(raw_inside), 0.8 * static_cast<double>(raw_compared))
+        << raw_inside << " of " << raw_compared;
+}
+
+// The leak, as the exact run shows it: the same windows in the memory the System.gc()s leave
+// (the exact run's forced GC at exit left out, which the sampled one does not make), and the
+// same type and site growing most between the first and the last System.gc(). The exact
+// recording runs the program several times slower, and unevenly (the JIT's warm-up is recorded
+// too): both series are put on one clock, a second per phase, so that the windows are chosen
+// from the heap's figures alone, which is what sampling could change.
+TEST_F(Sampled, TheLeakIsFoundAsInTheExactRecording) {
+    const Runs& r = leakyService();
+    ASSERT_TRUE(r.exact.history && r.sampled.history);
+    auto only = [](const HeapHistory& h, const std::vector<uint32_t>& gcs) {
+        std::vector<GcRecord> out;
+        for (size_t i = 0; i < gcs.size(); ++i) {
+            GcRecord g = h.gcs()[gcs[i]];
+            g.start_ns = static_cast<int64_t>(i + 1) * 1'000'000'000;
+            g.end_ns = g.start_ns + static_cast<int64_t>(g.pause_ns);
+            out.push_back(g);
+        }
+        return out;
+    };
+    WindowOptions o;
+    o.leak_series = LeakSeries::kFullGc;
+    auto ew = findWindows(only(*r.exact.history, r.exact_gcs), o);
+    auto sw = findWindows(only(*r.sampled.history, r.sampled_gcs), o);
+    ASSERT_TRUE(ew.ok() && sw.ok());
+    // Left to itself, the sampled trace looks for leaks in the same series.
+    auto whole = findWindows(r.sampled.history->gcs());
+    ASSERT_TRUE(whole.ok());
+    EXPECT_EQ(whole->leak_series, LeakSeries::kFullGc);
+    auto leak = [](const WindowReport& w, WindowKind kind) -> const Window* {
+        for (const Window& x : w.windows)
+            if (x.kind == kind && !x.narrowed) return &x;
+        return nullptr;
+    };
+    // A window's GCs by the System.gc() they are (the two runs number their GCs apart).
+    auto phase = [](const std::vector<uint32_t>& gcs, uint32_t gc) {
+        return std::find(gcs.begin(), gcs.end(), gc) - gcs.begin();
+    };
+    for (WindowKind kind : {WindowKind::kLeakRegression, WindowKind::kLeakHeuristic}) {
+        const Window* e = leak(*ew, kind);
+        const Window* s = leak(*sw, kind);
+        ASSERT_NE(e, nullptr) << windowKindName(kind);
+        ASSERT_NE(s, nullptr) << windowKindName(kind);
+        EXPECT_EQ(e->last_gc, r.exact_gcs.back());
+        EXPECT_EQ(s->last_gc, r.sampled_gcs.back());
+        EXPECT_EQ(phase(r.exact_gcs, e->first_gc), phase(r.sampled_gcs, s->first_gc)) << windowKindName(kind);
+    }
+    const ClassifierChain chain = chainOf("type,site");
+    auto top = [&](const Loaded& l, const std::vector<uint32_t>& gcs) {
+        SeriesOptions so;
+        so.include_gc = [&](uint32_t g) { return std::find(gcs.begin(), gcs.end(), g) != gcs.end(); };
+        auto s = TreeSeries::build(*l.history, chain, so);
+        EXPECT_TRUE(s.ok());
+        const uint32_t type = s->sortedChildren(TreeSeries::kRoot, SortStrategy::kGrowth, Metric::kBytes).front();
+        const uint32_t site = s->sortedChildren(type, SortStrategy::kGrowth, Metric::kBytes).front();
+        return s->path(site);
+    };
+    const std::string grows = top(r.exact, r.exact_gcs);
+    EXPECT_EQ(grows, top(r.sampled, r.sampled_gcs));
+    EXPECT_EQ(grows.rfind("long[] / LeakyService.handle(LeakyService.java:", 0), 0u) << grows;
+}
+
+}  // namespace
+}  // namespace memcity

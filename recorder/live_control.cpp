@@ -60,6 +60,9 @@ LiveControl::LiveControl(Recorder& recorder, jvmtiEnv* jvmti, bool can_suspend)
 
 LiveControl::~LiveControl() {
     closeAll();
+    // Not in closeAll, which the control thread runs as it ends while stop() may still write.
+    for (int fd : {wake_read_, wake_write_})
+        if (fd >= 0) ::close(fd);
 }
 
 Status LiveControl::start(JNIEnv* jni, const std::string& trace_file) {
@@ -84,6 +87,8 @@ Status LiveControl::start(JNIEnv* jni, const std::string& trace_file) {
         closeAll();
         return Error{socket_path_ + ": cannot listen: " + why};
     }
+    int wake[2];
+    if (::pipe2(wake, O_CLOEXEC | O_NONBLOCK) == 0) wake_read_ = wake[0], wake_write_ = wake[1];
     running_ = true;
     if (Status s = recorder_.startAgentThread(
             jni, "memcity-control",
@@ -114,7 +119,11 @@ void LiveControl::stop(JNIEnv* jni) {
     when_used_above_ = 0;
     resumeProgram(jni);
     if (std::this_thread::get_id() == serving_) return;  // a detach: serve() ends on its own
-    // The control thread closes the connections and the socket as it ends.
+    // The control thread closes the connections and the socket as it ends; woken, at once.
+    if (wake_write_ >= 0) {
+        const char byte = 1;
+        (void)!::write(wake_write_, &byte, 1);
+    }
     while (running_.load(std::memory_order_acquire))
         ::usleep(1000);
     closeAll();
@@ -278,8 +287,10 @@ void LiveControl::serve(JNIEnv* jni) {
         fds.push_back({listen_fd_, POLLIN, 0});
         for (const Client& c : clients_)
             fds.push_back({c.fd, POLLIN, 0});
+        fds.push_back({wake_read_, POLLIN, 0});  // last: stop() (a negative fd is left out)
         const int ready = ::poll(fds.data(), fds.size(), kPollMs);
-        if (ready <= 0) continue;
+        if (ready <= 0 || fds.back().revents) continue;  // the loop's condition sees stopping_
+        fds.pop_back();
         if (fds[0].revents & POLLIN) {
             const int fd = ::accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK);
             // Only the recording user: the directory keeps others out, the credentials check it.

@@ -85,6 +85,9 @@ private:
     const bool can_suspend_;
     std::string socket_path_, trace_file_;
     int listen_fd_ = -1;
+    // A pipe that stop() writes to, so that the control thread's poll ends at once (the JVM's
+    // exit waits for that thread; a poll's timeout would cost every exit up to kPollMs).
+    int wake_read_ = -1, wake_write_ = -1;
     std::vector<Client> clients_;  // control thread only
 
     // What clients asked for; read by the GC callback.

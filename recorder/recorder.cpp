@@ -38,6 +38,7 @@ int64_t wallNs() {
 Recorder::Recorder(jvmtiEnv* jvmti, JavaVM* vm, AgentOptions options, bool can_suspend)
     : jvmti_(jvmti), vm_(vm), options_(std::move(options)), can_suspend_(can_suspend) {
     with_writer_ = [this](const std::function<void(TraceWriter&)>& f) { withWriter(f); };
+    classes_.setWithFields(!options_.sampled());
     classes_.setOnAdded([this](uint32_t index, jclass klass, uint64_t known_mirror) {
         recordMirror(index, klass, known_mirror);
     });

@@ -113,5 +113,3 @@ for opts in events events,weak; do
     n=$(requests "$jdk/bin/java" "-agentpath:$floor=$opts" "${exact[@]}" "${loop5[@]}")
     printf '%-52s %12s requests  %6.1fx\n' "JVMTI floor: $opts" "$n" "$(echo "$base / $n" | bc -l)"
 done
-n=$(requests "$jdk/bin/java" "-agentpath:$agent=file=$work/s.mct,interval=$interval,quiet" "${exact[@]}" "${loop5[@]}")
-printf '%-52s %12s requests  %6.2fx\n' "memcity sampled, interval $interval" "$n" "$(echo "$base / $n" | bc -l)"

@@ -244,6 +244,49 @@ TEST_P(Live, AttachSampledEstimatesWhatTheProgramAllocates) {
     EXPECT_TRUE(tree.node(node).sampled.objectsEstimate().exact);
 }
 
+// A sampled recording is paused and resumed as an exact one: at the GC's end the program stops,
+// its heap already complete (and estimated) in the trace, and resumed it goes on.
+TEST_P(Live, ASampledRecordingPausesAndResumes) {
+    const std::string trace = tracePath("pause-sampled");
+    Process rec = startTarget({kMemcity, "record", "-o", trace, "--sampled", "--interval", "16k", "--"});
+    auto client = live::ControlClient::connect(socketPath());
+    ASSERT_TRUE(client.ok()) << client.error().message;
+    ASSERT_TRUE(client->call({live::Command::kPause, {}}).ok());
+    ASSERT_TRUE(say(rec, "alloc 20000", "allocated 20000"));
+    ASSERT_EQ(write(rec.in, "gc\n", 3), 3);
+    auto paused = waitPaused(*client);
+    ASSERT_TRUE(paused.ok()) << paused.error().message;
+    ASSERT_EQ(paused->state, live::ProgramState::kPaused);
+    const uint64_t c1 = counter();
+    std::this_thread::sleep_for(300ms);
+    EXPECT_EQ(counter(), c1) << "the program ran while paused";
+    {
+        auto f = TraceFile::open(trace);
+        ASSERT_TRUE(f.ok()) << f.error().message;
+        EXPECT_TRUE(f->header().sampled());
+        std::vector<uint32_t> completed;
+        HistoryOptions o;
+        o.on_heap = [&](const HeapView& v, const GcRecord& r) {
+            EXPECT_TRUE(v.sampled());
+            completed.push_back(r.index);
+            return true;
+        };
+        o.more = [] { return false; };
+        ASSERT_TRUE(HeapHistory::build(*f, o).ok());
+        ASSERT_FALSE(completed.empty());
+        EXPECT_EQ(completed.back(), static_cast<uint32_t>(paused->paused_gc));
+    }
+    ASSERT_TRUE(client->call({live::Command::kResume, {}}).ok());
+    const auto deadline = Clock::now() + 10s;
+    while (counter() == c1 && Clock::now() < deadline)
+        std::this_thread::sleep_for(10ms);
+    EXPECT_NE(counter(), c1) << "the program did not go on";
+    quit(rec, "done 20000");
+    Loaded l = loadSound(trace);
+    ASSERT_TRUE(l.history);
+    EXPECT_TRUE(l.history->sampled());
+}
+
 // Paused at a GC's end, the program stops (its spinner, which allocates nothing, too) and the
 // trace already holds that GC's complete heap; resumed, it goes on. Step pauses at the next GC,
 // conditions at the GCs they name.

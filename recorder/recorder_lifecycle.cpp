@@ -373,6 +373,9 @@ Status Recorder::startAgentThread(JNIEnv* jni, const char* name, jvmtiStartFunct
     jstring jname = jni->NewStringUTF(name);
     jobject thread = init && jname ? jni->NewObject(thread_class, init, jname) : nullptr;
     if (jni->ExceptionCheck()) jni->ExceptionClear();
+    // The agent's own, whatever reported its allocation (a sampled recording seldom does):
+    // live control's pause suspends every thread but these.
+    if (thread) jvmti_->SetTag(thread, kAgentObjectTag);
     const bool started =
         thread && jvmti_->RunAgentThread(thread, body, arg, JVMTI_THREAD_NORM_PRIORITY) == JVMTI_ERROR_NONE;
     for (jobject local : {static_cast<jobject>(thread_class), static_cast<jobject>(jname), thread})

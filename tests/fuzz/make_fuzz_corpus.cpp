@@ -16,11 +16,14 @@ using memcity::testing::TraceBuilder;
 
 namespace {
 
+// `sampled`: a sampled trace (format 2.0) at a 64-byte interval, its censuses telling what was
+// allocated since the GC (so that a reader scales the samples to them).
 std::string build(const std::string& dir, const std::string& name, bool compress, int gcs, bool snapshots,
-                  bool jvm = false) {
+                  bool jvm = false, bool sampled = false) {
     WriterOptions o;
     o.compress = compress;
     o.chunk_bytes = 96;
+    if (sampled) o.sampling_interval = 64;
     TraceBuilder b(name, o);
     b.writer().meta("producer", "corpus");
     b.writer().threadStart({2, 1});
@@ -70,6 +73,8 @@ std::string build(const std::string& dir, const std::string& name, bool compress
                 census.types = {{1, 2, 32, 1, 16, 1, 16, 0, 0}, {3, 2, 64, 0, 0, 0, 0, 1, 24}};
                 census.newer_objects = 1;
                 census.newer_bytes = 16;
+                census.newer_by_address = sampled;
+                census.duration_ns = sampled ? 1000 : 0;
                 b.writer().extension(static_cast<uint32_t>(memcity::format::ExtensionKind::kGcCensus),
                                      memcity::encodeGcCensus(census));
             }
@@ -133,9 +138,14 @@ int main(int argc, char** argv) {
     build(dir, "snapshots-zstd", true, 2, true);
     build(dir, "jvm", false, 4, true, true);
     build(dir, "jvm-zstd", true, 3, false, true);
+    const std::string sampled = build(dir, "sampled", false, 4, false, true, true);
+    build(dir, "sampled-zstd", true, 3, false, true, true);
     auto bytes = memcity::testing::readFile(full);
     bytes.resize(bytes.size() * 3 / 5);
     memcity::testing::writeFile(dir + "/cut.mct", bytes);
-    std::printf("wrote 7 traces to %s\n", dir.c_str());
+    bytes = memcity::testing::readFile(sampled);
+    bytes.resize(bytes.size() * 3 / 5);
+    memcity::testing::writeFile(dir + "/cut-sampled.mct", bytes);
+    std::printf("wrote 10 traces to %s\n", dir.c_str());
     return 0;
 }

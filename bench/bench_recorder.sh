@@ -30,22 +30,7 @@ floor=$(realpath "$build/bench/libjvmti_floor_agent.so" 2>/dev/null || true)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# The JDK that compiles: Temurin 25 with its sources, else Debian's JDK 17 with openjdk-17-source.
-jdk=/usr/lib/jvm/temurin-25-jdk-amd64 zip=$jdk/lib/src.zip
-if [[ ! -f $zip ]]; then jdk=/usr/lib/jvm/java-17-openjdk-amd64 zip=/usr/lib/jvm/openjdk-17/lib/src.zip; fi
-[[ -f $zip ]] || { echo "no JDK sources (scripts/setup installs them)" >&2; exit 1; }
-files=(AbstractCollection AbstractList AbstractMap AbstractQueue AbstractSequentialList AbstractSet ArrayDeque ArrayList
-       Collections HashMap)
-(cd "$work" && "$jdk/bin/jar" xf "$zip" $(printf 'java.base/java/util/%s.java ' "${files[@]}"))
-javac_cmd=("$jdk/bin/java" -m jdk.compiler/com.sun.tools.javac.Main --patch-module "java.base=$work/java.base"
-           -d "$work/out")
-for f in "${files[@]}"; do javac_cmd+=("$work/java.base/java/util/$f.java"); done
-
-h2=/usr/share/java/h2.jar
-[[ -f $h2 ]] || { echo "libh2-java is not installed (scripts/setup installs it)" >&2; exit 1; }
-mkdir -p "$work/classes"
-"$jdk/bin/javac" -d "$work/classes" tests/recorder/java/H2Workload.java tests/recorder/java/Zoo.java
-h2_cmd=("$jdk/bin/java" -cp "$work/classes:$h2" H2Workload 10000)
+source bench/programs.sh  # javac_cmd, h2_cmd
 
 seconds() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); echo "$t1 - $t0" | bc -l; }
 median3() { printf '%s\n' "$@" | sort -g | sed -n 2p; }

@@ -34,23 +34,7 @@ interval=${INTERVAL:-512k}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-jdk=/usr/lib/jvm/temurin-25-jdk-amd64 zip=$jdk/lib/src.zip
-if [[ ! -f $zip ]]; then jdk=/usr/lib/jvm/java-17-openjdk-amd64 zip=/usr/lib/jvm/openjdk-17/lib/src.zip; fi
-[[ -f $zip ]] || { echo "no JDK sources (scripts/setup installs them)" >&2; exit 1; }
-files=(AbstractCollection AbstractList AbstractMap AbstractQueue AbstractSequentialList AbstractSet ArrayDeque ArrayList
-       Collections HashMap)
-(cd "$work" && "$jdk/bin/jar" xf "$zip" $(printf 'java.base/java/util/%s.java ' "${files[@]}"))
-javac_cmd=("$jdk/bin/java" -m jdk.compiler/com.sun.tools.javac.Main --patch-module "java.base=$work/java.base"
-           -d "$work/out")
-for f in "${files[@]}"; do javac_cmd+=("$work/java.base/java/util/$f.java"); done
-h2=/usr/share/java/h2.jar
-[[ -f $h2 ]] || { echo "libh2-java is not installed (scripts/setup installs it)" >&2; exit 1; }
-mkdir -p "$work/classes"
-"$jdk/bin/javac" -d "$work/classes" tests/recorder/java/H2Workload.java tests/recorder/java/Zoo.java \
-    bench/java/RequestLoop.java
-h2_cmd=("$jdk/bin/java" -cp "$work/classes:$h2" H2Workload 10000)
-service=(-Xms2g -Xmx2g -XX:+AlwaysPreTouch)
-loop_cmd=("$jdk/bin/java" "${service[@]}" -cp "$work/classes" RequestLoop 40000000r)
+source bench/programs.sh  # javac_cmd, h2_cmd, loop_cmd, service_flags
 
 seconds() { local t0 t1; t0=$(date +%s.%N); "$@" >/dev/null 2>&1; t1=$(date +%s.%N); echo "$t1 - $t0" | bc -l; }
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
@@ -100,7 +84,7 @@ requests() {
     done
     median "${r[@]}"
 }
-exact=(-XX:+UseSerialGC -XX:-DoEscapeAnalysis "${service[@]}")
+exact=(-XX:+UseSerialGC -XX:-DoEscapeAnalysis "${service_flags[@]}")
 loop5=(-cp "$work/classes" RequestLoop 5)
 echo "== the request loop exact, 5 s of requests (median of 3), $(printf '%s ' "${exact[@]}")"
 base=$(requests "$jdk/bin/java" "${exact[@]}" "${loop5[@]}")

@@ -60,6 +60,18 @@ protected:
         EXPECT_GT(pid_, 0) << p.stderr_text;
         return p;
     }
+    // `memcity attach` to the target with `options`, once it says it records.
+    Process attachTo(const std::string& trace, std::vector<std::string> options = {}) {
+        std::vector<std::string> argv = {kMemcity, "attach", std::to_string(pid_), "-o", trace};
+        argv.insert(argv.end(), options.begin(), options.end());
+        Process attach = start(argv);
+        while (attach.stderr_text.find("recording process") == std::string::npos && pump(attach, 100)) {
+        }
+        EXPECT_NE(attach.stderr_text.find("recording process " + std::to_string(pid_) + " (LiveTarget)"),
+                  std::string::npos)
+            << attach.stderr_text;
+        return attach;
+    }
     // Sends a command to LiveTarget and waits for its answer (a regular expression).
     static bool say(Process& p, const std::string& line, const std::string& answer, int timeout_s = 60) {
         p.stdout_text.clear();
@@ -145,12 +157,7 @@ TEST_P(Live, AttachRecordsWhatTheProgramAllocatesUntilDetach) {
     Process target = startTarget();
     ASSERT_TRUE(say(target, "alloc 1000", "allocated 1000"));
     const std::string trace = tracePath("attach");
-    Process attach = start({kMemcity, "attach", std::to_string(pid_), "-o", trace, "--depth", "4"});
-    while (attach.stderr_text.find("recording process") == std::string::npos && pump(attach, 100)) {
-    }
-    ASSERT_NE(attach.stderr_text.find("recording process " + std::to_string(pid_) + " (LiveTarget)"),
-              std::string::npos)
-        << attach.stderr_text;
+    Process attach = attachTo(trace, {"--depth", "4"});
     ASSERT_TRUE(say(target, "alloc 20000", "allocated 20000"));
     ASSERT_TRUE(say(target, "drop", "dropped"));
     ASSERT_TRUE(say(target, "alloc 3000", "allocated 3000"));
@@ -195,12 +202,7 @@ TEST_P(Live, AttachSampledEstimatesWhatTheProgramAllocates) {
     Process target = startTarget();
     ASSERT_TRUE(say(target, "alloc 100000", "allocated 100000"));
     const std::string trace = tracePath("attach-sampled");
-    Process attach =
-        start({kMemcity, "attach", std::to_string(pid_), "-o", trace, "--sampled", "--interval", "4k"});
-    while (attach.stderr_text.find("recording process") == std::string::npos && pump(attach, 100)) {
-    }
-    ASSERT_NE(attach.stderr_text.find("recording process " + std::to_string(pid_)), std::string::npos)
-        << attach.stderr_text;
+    Process attach = attachTo(trace, {"--sampled", "--interval", "4k"});
     ASSERT_TRUE(say(target, "alloc 200000", "allocated 200000"));
     ASSERT_TRUE(say(target, "drop", "dropped"));
     ASSERT_TRUE(say(target, "alloc 50000", "allocated 50000"));

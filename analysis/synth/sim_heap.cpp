@@ -161,7 +161,8 @@ uint32_t SimHeap::defineString(std::string_view s) {
 uint32_t SimHeap::startThread(std::string_view name, bool daemon) {
     uint32_t id = nextSymbol(next_thread_);
     // Its object is the next one allocated (unknown in a sampled trace, which may leave it out).
-    out_.defineThread(id, name, daemon ? format::kThreadDaemon : 0, options_.sampling_interval ? 0 : next_id_);
+    out_.defineThread(id, name, daemon ? format::kThreadDaemon : 0,
+                      options_.sampling_interval ? 0 : next_id_);
     uint32_t creator = thread_ == 0 ? id : thread_;
     uint32_t saved = thread_;
     thread_ = creator;
@@ -418,7 +419,8 @@ bool SimHeap::sampleNext(uint64_t size) {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
     z ^= z >> 31;
     const double uniform = static_cast<double>(z >> 11) * 0x1.0p-53;
-    return uniform < -std::expm1(-static_cast<double>(size) / static_cast<double>(options_.sampling_interval));
+    return uniform <
+           -std::expm1(-static_cast<double>(size) / static_cast<double>(options_.sampling_interval));
 }
 
 void SimHeap::writeCensus(uint32_t gc) {

@@ -171,7 +171,7 @@ private:
         uint32_t birth_gc = 0;  // number of GCs before its birth
         bool used = false;
         bool recorded = true;  // in the trace: always, but where a sampled trace left it out
-        uint8_t age = 0;  // young GCs survived
+        uint8_t age = 0;       // young GCs survived
         uint64_t address = 0;
     };
     // The simulated layout: where each space is (see the top of this file).

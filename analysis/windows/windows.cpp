@@ -225,10 +225,11 @@ std::optional<LeakFound> leakRegression(const std::vector<GcRecord>& gcs, const 
     Window w = leakWindow(gcs, p, best, n - 1, WindowKind::kLeakRegression, series);
     w.leak.growth_share = w.leak.slope_per_s * seconds(w.start_ns, w.end_ns) /
                           static_cast<double>(std::max<uint64_t>(w.leak.first_bytes, 1));
-    w.reason = "the steepest least-squares line of " + seriesWords(series) +
-               " among the windows that end at the last GC (r² " + number(w.leak.r2, 2) + ", rises " +
-               percent(w.leak.growth_share) + ")" +
-               (estimated ? "; estimated points: compared by the lower end of each slope's 95% interval" : "");
+    w.reason =
+        "the steepest least-squares line of " + seriesWords(series) +
+        " among the windows that end at the last GC (r² " + number(w.leak.r2, 2) + ", rises " +
+        percent(w.leak.growth_share) + ")" +
+        (estimated ? "; estimated points: compared by the lower end of each slope's 95% interval" : "");
     return LeakFound{std::move(w), best, n - 1};
 }
 
@@ -304,10 +305,9 @@ std::optional<Window> narrowed(const std::vector<GcRecord>& gcs, const std::vect
             if (duration <= 0) continue;
             // Estimated points (a sampled trace's): by the lower end of the rate's 95% interval,
             // or the noise between two close points would win.
-            const double rate =
-                ((static_cast<double>(p[b].bytes) - static_cast<double>(p[a].bytes)) -
-                 1.959963984540054 * std::sqrt(p[a].variance + p[b].variance)) /
-                duration;
+            const double rate = ((static_cast<double>(p[b].bytes) - static_cast<double>(p[a].bytes)) -
+                                 1.959963984540054 * std::sqrt(p[a].variance + p[b].variance)) /
+                                duration;
             if (rate > best_rate) {
                 best_rate = rate;
                 best_a = a;
@@ -552,11 +552,12 @@ Result<WindowReport> findWindows(const std::vector<GcRecord>& gcs, const WindowO
     // generation's garbage as it piles up: where it has enough full GCs, what they leave.
     r.leak_series = o.leak_series;
     if (r.leak_series == LeakSeries::kAuto) {
-        const bool sampled = std::any_of(gcs.begin(), gcs.end(), [](const GcRecord& g) { return g.live_sampled.samples > 0; });
+        const bool sampled =
+            std::any_of(gcs.begin(), gcs.end(), [](const GcRecord& g) { return g.live_sampled.samples > 0; });
         const auto full = static_cast<size_t>(std::count_if(gcs.begin(), gcs.end(), [](const GcRecord& g) {
             return g.kind == static_cast<uint8_t>(format::GcKind::kMajor);
         }));
-        r.leak_series = r.snapshot_gcs >= o.min_leak_points ? LeakSeries::kReachable
+        r.leak_series = r.snapshot_gcs >= o.min_leak_points    ? LeakSeries::kReachable
                         : sampled && full >= o.min_leak_points ? LeakSeries::kFullGc
                                                                : LeakSeries::kLive;
     }

@@ -61,8 +61,9 @@ int runSynth(const Words& words) {
     if (auto interval = args->value("--sampled")) {
         if (!parseBytes(*interval, &o.writer.sampling_interval) || o.writer.sampling_interval == 0 ||
             o.writer.sampling_interval > (uint64_t{1} << 30)) {
-            std::cerr << "memcity synth: --sampled expects a sampling interval from 1 byte to 1g (e.g. 64k), got '"
-                      << *interval << "'\n";
+            std::cerr
+                << "memcity synth: --sampled expects a sampling interval from 1 byte to 1g (e.g. 64k), got '"
+                << *interval << "'\n";
             return 1;
         }
     }

@@ -1,4 +1,5 @@
-// memcity windows FILE [--json] [--leak-method regression|heuristic|both] [--leak-series auto|reachable|live|full-gc]
+// memcity windows FILE [--json] [--leak-method regression|heuristic|both] [--leak-series
+// auto|reachable|live|full-gc]
 //                 [--min-overhead PCT] [--min-gcs N] [--max-gcs N] [--min-growth PCT] [--min-r2 X]
 //                 [--min-points N] [--churn freed|short-lived] [--min-churn-ratio X] [--no-narrow] [--paper]
 #include <charconv>
@@ -58,7 +59,8 @@ Result<WindowOptions> readOptions(const Args& args) {
         else if (*s == "full-gc")
             o.leak_series = LeakSeries::kFullGc;
         else
-            return Error{kPrefix + "--leak-series expects auto, reachable, live or full-gc, got '" + *s + "'"};
+            return Error{kPrefix + "--leak-series expects auto, reachable, live or full-gc, got '" + *s +
+                         "'"};
     }
     if (auto c = args.value("--churn")) {
         if (*c == "freed")
@@ -135,8 +137,9 @@ void printWindow(const Window& w, const std::string& path, const char* approx) {
         case WindowKind::kLeakHeuristic: {
             const LeakFigures& f = w.leak;
             std::printf("  %s memory %s%s -> %s%s (%s%s, %+.1f%%), peak %s%s at GC %u\n",
-                        std::string(leakSeriesName(f.series)).c_str(), approx, formatBytes(f.first_bytes).c_str(),
-                        approx, formatBytes(f.last_bytes).c_str(), approx, signedBytes(f.growth_bytes).c_str(),
+                        std::string(leakSeriesName(f.series)).c_str(), approx,
+                        formatBytes(f.first_bytes).c_str(), approx, formatBytes(f.last_bytes).c_str(), approx,
+                        signedBytes(f.growth_bytes).c_str(),
                         static_cast<double>(f.growth_bytes) * 100.0 /
                             static_cast<double>(std::max<uint64_t>(f.first_bytes, 1)),
                         approx, formatBytes(f.peak_bytes).c_str(), f.peak_gc);
@@ -154,8 +157,8 @@ void printWindow(const Window& w, const std::string& path, const char* approx) {
         case WindowKind::kChurn:
             std::printf("  %s%s %s (%s%s in the window), %.1fx the whole run's %s%s\n", approx,
                         rate(w.churn.per_s).c_str(),
-                        w.churn.measure == ChurnMeasure::kFreed ? "freed" : "of short-lived memory freed", approx,
-                        formatBytes(w.churn.churned_bytes).c_str(), w.churn.ratio, approx,
+                        w.churn.measure == ChurnMeasure::kFreed ? "freed" : "of short-lived memory freed",
+                        approx, formatBytes(w.churn.churned_bytes).c_str(), w.churn.ratio, approx,
                         rate(w.churn.run_per_s).c_str());
             break;
     }

@@ -55,8 +55,9 @@ protected:
         static Runs r = [] {
             Runs out;
             const std::string exact = tracePath("leaky-exact"), sampled = tracePath("leaky-sampled");
-            Process e = run(record(exact, {"-XX:+UseSerialGC"}, {"LeakyService", kRequests, kPhases}, {"--refs", "off"}),
-                            300);
+            Process e = run(
+                record(exact, {"-XX:+UseSerialGC"}, {"LeakyService", kRequests, kPhases}, {"--refs", "off"}),
+                300);
             Process s = run(record(sampled, {"-XX:+UseSerialGC"}, {"LeakyService", kRequests, kPhases},
                                    {"--sampled", "--interval", "4k"}),
                             300);
@@ -90,7 +91,8 @@ TEST_F(Sampled, ASampledTraceOfAServiceIsSoundAndSaysSo) {
         << describeAnomalies(r.sampled.history->diagnostics());
     EXPECT_TRUE(r.sampled.history->snapshots().empty());
     // Far fewer objects than the program allocated, each standing for many.
-    EXPECT_LT(r.sampled.history->counts().objects_allocated * 20, r.exact.history->counts().objects_allocated);
+    EXPECT_LT(r.sampled.history->counts().objects_allocated * 20,
+              r.exact.history->counts().objects_allocated);
     // Every System.gc() is a full GC with its census: its heap counted, not estimated.
     ASSERT_EQ(r.sampled_gcs.size(), 6u);
     ASSERT_EQ(r.exact_gcs.size(), 6u);
@@ -206,7 +208,8 @@ TEST_F(Sampled, TheLeakIsFoundAsInTheExactRecording) {
         so.include_gc = [&](uint32_t g) { return std::find(gcs.begin(), gcs.end(), g) != gcs.end(); };
         auto s = TreeSeries::build(*l.history, chain, so);
         EXPECT_TRUE(s.ok());
-        const uint32_t type = s->sortedChildren(TreeSeries::kRoot, SortStrategy::kGrowth, Metric::kBytes).front();
+        const uint32_t type =
+            s->sortedChildren(TreeSeries::kRoot, SortStrategy::kGrowth, Metric::kBytes).front();
         const uint32_t site = s->sortedChildren(type, SortStrategy::kGrowth, Metric::kBytes).front();
         return s->path(site);
     };

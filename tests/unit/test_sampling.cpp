@@ -59,7 +59,8 @@ TEST(Sampling, ASampleStandsForTheInverseOfItsPickProbability) {
 
 TEST(Sampling, IntervalsAreGarwoods) {
     // Garwood's 95% interval for a Poisson count (the published table's values).
-    const std::array<double, 2> none = poissonInterval(0), one = poissonInterval(1), ten = poissonInterval(10);
+    const std::array<double, 2> none = poissonInterval(0), one = poissonInterval(1),
+                                ten = poissonInterval(10);
     EXPECT_EQ(none[0], 0);
     EXPECT_NEAR(none[1], 3.6889, 1e-3);
     EXPECT_NEAR(one[0], 0.0253, 1e-3);
@@ -154,7 +155,9 @@ std::string censusTrace(bool by_address) {
     t.gc(0, 5, {1});
     GcCensusEvent c;
     c.gc = 0;
-    c.types = {{1, 2, 32, 98, 98 * 16, 0, 0, 0, 0}, {2, 2, 48, 48, 48 * 24, 0, 0, 0, 0}, {3, 0, 0, 10, 640, 0, 0, 0, 0}};
+    c.types = {{1, 2, 32, 98, 98 * 16, 0, 0, 0, 0},
+               {2, 2, 48, 48, 48 * 24, 0, 0, 0, 0},
+               {3, 0, 0, 10, 640, 0, 0, 0, 0}};
     c.newer_by_address = by_address;
     t.writer().extension(static_cast<uint32_t>(format::ExtensionKind::kGcCensus), encodeGcCensus(c));
     t.alloc(5, 2, 2);

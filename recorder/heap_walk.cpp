@@ -325,7 +325,8 @@ struct Census {
     bool by_address = false;  // every object so far was placed by its address
     uint64_t ns = 0;
 
-    // The bounds in address order (G1's regions: thousands), for thereAtGc's search.
+    // The bounds in address order (G1's regions: thousands), for thereAtGc's search; copied in
+    // the first callback, inside the safepoint (the GC callback writes G1's between GCs).
     std::vector<SpaceBounds> sorted;
 
     // Whether an untagged object at `address` was there at the GC: below the top its space or
@@ -364,6 +365,12 @@ jint JNICALL onCensusObject(jlong class_tag, jlong size, jlong* tag_ptr, jint le
             c->stale = true;
             return JVMTI_VISIT_ABORT;
         }
+        // Inside the iteration's safepoint no GC runs: the bounds the GC callback wrote hold.
+        if (c->by_address) {
+            c->sorted.assign(c->at_gc.begin(), c->at_gc.end());
+            std::sort(c->sorted.begin(), c->sorted.end(),
+                      [](const SpaceBounds& a, const SpaceBounds& b) { return a.bottom < b.bottom; });
+        }
     }
     const auto bytes = static_cast<uint64_t>(size);
     const uint32_t ci = ClassRegistry::indexFromTag(class_tag);
@@ -372,7 +379,7 @@ jint JNICALL onCensusObject(jlong class_tag, jlong size, jlong* tag_ptr, jint le
         // Not the trace's (a mirror is never a sample): allocated since the GC, or untracked.
         if (c->by_address) {
             const uint64_t address = objectAddress(tag_ptr, size);
-            if (address == 0) {
+            if (address == 0 || (address & 7) != 0) {  // no object's address: the layout is another
                 c->by_address = false;
             } else if (!c->thereAtGc(address)) {
                 c->totals.newer_objects++;
@@ -459,11 +466,6 @@ bool countHeap(Recorder& r, uint32_t gc, uint64_t watermark, std::vector<uint64_
     census.adopt = census_event && !census.sampled;
     census.at_gc = at_gc;
     census.by_address = census.sampled && !at_gc.empty();
-    if (census.by_address) {
-        census.sorted.assign(at_gc.begin(), at_gc.end());
-        std::sort(census.sorted.begin(), census.sorted.end(),
-                  [](const SpaceBounds& a, const SpaceBounds& b) { return a.bottom < b.bottom; });
-    }
     if (live) live->clear();
     jvmtiHeapCallbacks callbacks{};
     callbacks.heap_iteration_callback = onCensusObject;
@@ -484,8 +486,9 @@ bool countHeap(Recorder& r, uint32_t gc, uint64_t watermark, std::vector<uint64_
     if (!census.unseen.empty()) r.noteTagDeaths();
     GcCensusEvent e = census.totals;
     e.gc = gc;
+    // (The optional tail, in a sampled trace's census only: an exact trace's reads as before.)
     e.newer_by_address = census.sampled && census.by_address;
-    e.duration_ns = census.ns;
+    e.duration_ns = census.sampled ? census.ns : 0;
     const auto& write = r.writerAccess();
     auto add = [&](uint32_t type, const Census::Counts& n) {
         if (n.objects == 0 && n.untracked_objects == 0 && n.agent_objects == 0 && n.filler_objects == 0)

@@ -639,7 +639,7 @@ std::span<const SpaceBounds> Recorder::boundsAtGc(const GcSlot& slot) const {
     if (!facts->spaces().empty())
         return std::span<const SpaceBounds>(slot.end.spaces.data(),
                                             std::min(facts->spaces().size(), kMaxSpaces));
-    return std::span<const SpaceBounds>(gc_regions_.data(), gc_region_count_);
+    return std::span<const SpaceBounds>(gc_regions_.data(), gc_region_count_.load(std::memory_order_acquire));
 }
 
 bool Recorder::censusDue(const GcSlot& slot, uint64_t used) const {

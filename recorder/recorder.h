@@ -415,7 +415,7 @@ private:
     // (GC callbacks write them, the census reads them: no GC runs meanwhile, or the census is
     // stale), in a buffer sized once at VM init.
     std::vector<SpaceBounds> gc_regions_;
-    size_t gc_region_count_ = 0;
+    std::atomic<size_t> gc_region_count_{0};
     // Where a census can tell what was allocated since GC `slot` by address: the spaces' or
     // regions' extents at its end (empty: it cannot).
     std::span<const SpaceBounds> boundsAtGc(const GcSlot& slot) const;

@@ -306,7 +306,8 @@ void Recorder::onGcFinish() {
         const GcFacts* facts = facts_.load(std::memory_order_acquire);
         if (facts) facts->sample(&slot.end);
         if (facts && !gc_regions_.empty())
-            gc_region_count_ = facts->readRegions(gc_regions_.data(), gc_regions_.size());
+            gc_region_count_.store(facts->readRegions(gc_regions_.data(), gc_regions_.size()),
+                                   std::memory_order_release);
         last_end_sample_ = slot.end;
         // The JVM's clock against the trace's, for GCs it does not report.
         int64_t began = 0, ended = 0;

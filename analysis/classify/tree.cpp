@@ -26,7 +26,14 @@ struct SignatureCount {
     uint64_t objects = 0, bytes = 0;
     size_t representative = 0;
     SampleSums sampled;
+    uint64_t uncounted = 0;  // at a census GC: samples of types the census did not count
 };
+
+// Whether the object at `pos` of a sampled heap at a census GC is of a type the census counted.
+bool uncounted(const HeapView& heap, size_t pos) {
+    const SampleCalibration* c = heap.calibration();
+    return c && !c->counted(heap.type(pos));
+}
 
 struct KeyVectorHash {
     size_t operator()(const std::vector<Key>& v) const {
@@ -82,7 +89,10 @@ std::vector<SignatureCount> countByShape(const HeapView& heap, unsigned threads)
             const uint32_t instance_size = table[s].size;
             const uint64_t size = instance_size != 0 ? instance_size : heap.size(pos);
             c.bytes += size;
-            if (sampling) c.sampled.add(heap.weight(pos), size);
+            if (sampling) {
+                c.sampled.add(heap.weight(pos), size);
+                c.uncounted += uncounted(heap, pos);
+            }
         }
     };
     runSliced(threads, work);
@@ -95,6 +105,7 @@ std::vector<SignatureCount> countByShape(const HeapView& heap, unsigned threads)
             c.objects += p.objects;
             c.bytes += p.bytes;
             c.sampled += p.sampled;
+            c.uncounted += p.uncounted;
         }
     return std::move(partial[0]);
 }
@@ -168,11 +179,14 @@ std::vector<SignatureCount> countBySignature(const HeapView& heap, const Classif
                 }
             }
             auto [it, added] = slice.ids.try_emplace(sig, static_cast<uint32_t>(slice.counts.size()));
-            if (added) slice.counts.push_back({0, 0, pos, {}});
+            if (added) slice.counts.push_back({0, 0, pos, {}, 0});
             SignatureCount& c = slice.counts[it->second];
             ++c.objects;
             c.bytes += bytes;
-            if (heap.sampled()) c.sampled.add(heap.weight(pos), bytes);
+            if (heap.sampled()) {
+                c.sampled.add(heap.weight(pos), bytes);
+                c.uncounted += uncounted(heap, pos);
+            }
         }
     };
     runSliced(threads, work);
@@ -182,10 +196,11 @@ std::vector<SignatureCount> countBySignature(const HeapView& heap, const Classif
         for (const auto& [sig, id] : slices[t].ids) {
             const SignatureCount& c = slices[t].counts[id];
             auto [it, added] = all.ids.try_emplace(sig, static_cast<uint32_t>(all.counts.size()));
-            if (added) all.counts.push_back({0, 0, c.representative, {}});
+            if (added) all.counts.push_back({0, 0, c.representative, {}, 0});
             all.counts[it->second].objects += c.objects;
             all.counts[it->second].bytes += c.bytes;
             all.counts[it->second].sampled += c.sampled;
+            all.counts[it->second].uncounted += c.uncounted;
         }
         all.filtered_objects += slices[t].filtered_objects;
         all.filtered_bytes += slices[t].filtered_bytes;
@@ -290,6 +305,7 @@ ClassificationTree ClassificationTree::build(const HeapView& heap, const Classif
         return it->second;
     };
     std::vector<uint32_t> reached;
+    std::vector<uint64_t> uncounted_by_node;  // a census GC's: samples of types it did not count
     Descent descent;
     for (const SignatureCount& s : signatures) {
         if (s.objects == 0) continue;
@@ -305,10 +321,12 @@ ClassificationTree ClassificationTree::build(const HeapView& heap, const Classif
             continue;
         }
         descent.run(heap, chain, s.representative, child, reached);
+        if (uncounted_by_node.size() < tree.nodes_.size()) uncounted_by_node.resize(tree.nodes_.size(), 0);
         for (uint32_t id : reached) {
             tree.nodes_[id].objects += s.objects;
             tree.nodes_[id].bytes += s.bytes;
             tree.nodes_[id].sampled += s.sampled;
+            uncounted_by_node[id] += s.uncounted;
         }
     }
     // 3. A sampled heap's nodes hold what their samples stand for. At a census GC, with nothing
@@ -317,11 +335,13 @@ ClassificationTree ClassificationTree::build(const HeapView& heap, const Classif
     if (tree.sampled_) {
         const SampleCalibration* census = heap.calibration();
         if (census && filters.empty()) {
+            uncounted_by_node.resize(tree.nodes_.size(), 0);
             std::vector<uint8_t> whole_types(tree.nodes_.size(), 1);  // the root: every type
             for (uint32_t id = 1; id < tree.nodes_.size(); ++id) {
                 TreeNode& n = tree.nodes_[id];
                 whole_types[id] = whole_types[n.parent] && chain.classifiers[n.level - 1]->typeOnly();
-                if (!whole_types[id]) continue;
+                // Counted: whole types, each of them counted by the census.
+                if (!whole_types[id] || uncounted_by_node[id] != 0) continue;
                 // Counted: the scaled weights add up to the census's whole numbers (but for
                 // rounding).
                 n.sampled.var_objects = n.sampled.var_bytes = 0;
@@ -331,9 +351,11 @@ ClassificationTree ClassificationTree::build(const HeapView& heap, const Classif
             SampleSums& root = tree.nodes_[kRoot].sampled;
             root.objects += static_cast<double>(census->unsampled_objects);
             root.bytes += static_cast<double>(census->unsampled_bytes);
-            root.var_objects = root.var_bytes = 0;
-            root.objects = std::round(root.objects);
-            root.bytes = std::round(root.bytes);
+            if (census->complete) {
+                root.var_objects = root.var_bytes = 0;
+                root.objects = std::round(root.objects);
+                root.bytes = std::round(root.bytes);
+            }
         }
         for (TreeNode& n : tree.nodes_) {
             n.objects = n.sampled.roundedObjects();

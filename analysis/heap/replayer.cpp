@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <sstream>
+#include <unordered_map>
 
 namespace memcity {
 
@@ -351,8 +352,10 @@ void Replayer::applyDeath(uint32_t gc, uint64_t id, size_t pos, size_t offset) {
         if (sampled()) {
             const SampleWeight w = data_.sampling.weigh(size);
             r.freed_sampled.add(w, size);
-            // Born since the GC before: allocated in this GC's epoch (estimateHeap adds the live).
-            if (gc == 0 || id >= data_.watermarks[gc - 1]) r.allocated_sampled.add(w, size);
+            // Born since the GC before: allocated in this GC's epoch. estimateHeap adds the live
+            // ones when the heap completes; a death written after that (late) was counted then.
+            const bool open = gc + 1 == s_.gcs_ended && !s_.heap_done;
+            if (open && (gc == 0 || id >= data_.watermarks[gc - 1])) r.allocated_sampled.add(w, size);
         }
     }
 }
@@ -574,29 +577,38 @@ void applySampledEstimates(GcRecord& r) {
 namespace {
 
 // The census of a sampled heap, where it tells the objects alive at its GC (those allocated
-// since, by address), against the samples' sums per type: each type's factors.
+// since, by address), against the samples' sums per type (ascending): each type's factors.
 std::optional<SampleCalibration> calibrate(uint32_t gc, const GcCensusEvent& census,
-                                           const std::vector<SampleSums>& by_type) {
+                                           const std::vector<std::pair<uint32_t, SampleSums>>& by_type) {
     if (!census.newer_by_address) return std::nullopt;
     SampleCalibration c;
     c.gc = gc;
-    c.objects.assign(by_type.size(), 1.0);
-    c.bytes.assign(by_type.size(), 1.0);
+    c.factors.reserve(by_type.size());
+    for (const auto& [type, sums] : by_type)
+        c.factors.push_back({type, 1, 1, false});
     for (const CensusType& t : census.types) {
         const uint64_t objects = t.objects + t.untracked_objects, bytes = t.bytes + t.untracked_bytes;
         c.census_objects += objects;
         c.census_bytes += bytes;
-        const SampleSums* s = t.type < by_type.size() && by_type[t.type].samples ? &by_type[t.type] : nullptr;
-        if (!s) {
+        auto it = std::lower_bound(by_type.begin(), by_type.end(), t.type,
+                                   [](const auto& entry, uint32_t type) { return entry.first < type; });
+        if (it == by_type.end() || it->first != t.type) {
             if (objects == 0) continue;
             ++c.unsampled_types;
             c.unsampled_objects += objects;
             c.unsampled_bytes += bytes;
             continue;
         }
-        c.objects[t.type] = static_cast<double>(objects) / s->objects;
-        c.bytes[t.type] = static_cast<double>(bytes) / s->bytes;
+        // Unsampled objects counted as dead space (a type HotSpot also fills dead space with,
+        // before JDK 19) cannot be told from it: the type keeps its estimate.
+        if (t.filler_objects != 0) continue;
+        SampleCalibration::Factor& f = c.factors[static_cast<size_t>(it - by_type.begin())];
+        f.objects = static_cast<double>(objects) / it->second.objects;
+        f.bytes = static_cast<double>(bytes) / it->second.bytes;
+        f.counted = true;
     }
+    for (const SampleCalibration::Factor& f : c.factors)
+        c.complete = c.complete && f.counted;
     return c;
 }
 
@@ -607,25 +619,27 @@ void Replayer::estimateHeap(uint32_t g, GcRecord& r) {
     const uint64_t born_from = g == 0 ? 0 : data_.watermarks[g - 1];
     SampleSums live;
     const bool census = r.census >= 0;
-    std::vector<SampleSums> by_type(census ? symbols_.types().size() : 0);
+    std::unordered_map<uint32_t, SampleSums> by_type;  // types with a live sample (at a census GC)
     view.forEachLive([&](size_t pos) {
         const uint64_t size = view.size(pos);
         const SampleWeight w = data_.sampling.weigh(size);
         live.add(w, size);
         if (view.id(pos) >= born_from) r.allocated_sampled.add(w, size);  // the dead ones: applyDeath
-        if (census) {
-            const uint32_t type = view.type(pos);
-            if (type >= by_type.size()) by_type.resize(size_t{type} + 1);
-            by_type[type].add(w, size);
-        }
+        if (census) by_type[view.type(pos)].add(w, size);
     });
     r.live_sampled = live;
     if (census) {
-        if (auto c = calibrate(g, data_.censuses[static_cast<size_t>(r.census)], by_type)) {
-            // The heap at a census GC is counted, not estimated.
-            r.live_sampled.objects = static_cast<double>(c->census_objects);
-            r.live_sampled.bytes = static_cast<double>(c->census_bytes);
-            r.live_sampled.var_objects = r.live_sampled.var_bytes = 0;
+        std::vector<std::pair<uint32_t, SampleSums>> sorted(by_type.begin(), by_type.end());
+        std::sort(sorted.begin(), sorted.end(),
+                  [](const auto& a, const auto& b) { return a.first < b.first; });
+        if (auto c = calibrate(g, data_.censuses[static_cast<size_t>(r.census)], sorted)) {
+            // The heap at a census GC is counted, not estimated, where the census counted every
+            // type a sample stands for.
+            if (c->complete) {
+                r.live_sampled.objects = static_cast<double>(c->census_objects);
+                r.live_sampled.bytes = static_cast<double>(c->census_bytes);
+                r.live_sampled.var_objects = r.live_sampled.var_bytes = 0;
+            }
             r.calibration = static_cast<int32_t>(data_.calibrations.size());
             data_.calibrations.push_back(std::move(*c));
         }

@@ -51,7 +51,7 @@ double gammaQuantile(double a, double q) {
     double lo = 0, hi = std::max(1.0, 2 * a);
     while (gammaP(a, hi) < q)
         hi *= 2;
-    for (int i = 0; i < 200 && hi - lo > 1e-12 * hi; ++i) {
+    for (int i = 0; i < 80 && hi - lo > 1e-12 * hi; ++i) {
         const double mid = (lo + hi) / 2;
         (gammaP(a, mid) < q ? lo : hi) = mid;
     }
@@ -80,13 +80,17 @@ Estimate SampleSums::bytesEstimate() const {
     return estimate(bytes, var_bytes);
 }
 
+const SampleCalibration::Factor* SampleCalibration::find(uint32_t type) const {
+    auto it = std::lower_bound(factors.begin(), factors.end(), type,
+                               [](const Factor& f, uint32_t t) { return f.type < t; });
+    return it != factors.end() && it->type == type ? &*it : nullptr;
+}
+
 SampleModel::SampleModel(uint64_t interval) : interval_(interval) {
     for (size_t i = 0; i < kCached; ++i) {
         const uint64_t size = i * 8;
         if (interval == 0) continue;
-        const double p = probability(size);
-        const double s = static_cast<double>(std::max<uint64_t>(size, 1));
-        cache_[i] = {1 / p, s / p, (1 - p) / (p * p), (1 - p) * s * s / (p * p)};
+        cache_[i] = compute(size);
     }
 }
 
@@ -96,18 +100,44 @@ double SampleModel::probability(uint64_t size) const {
     return -std::expm1(-s / static_cast<double>(interval_));
 }
 
+SampleWeight SampleModel::compute(uint64_t size) const {
+    const double p = probability(size);
+    const double s = static_cast<double>(std::max<uint64_t>(size, 1));
+    // An object far larger than the interval is picked with p = 1 in doubles: its own estimate
+    // has no spread, but a group it is in may hold smaller objects no sample was drawn from. A
+    // floor keeps every sampled group's variance above 0, so that only a census makes it exact.
+    const double miss = std::max(1 - p, 1e-12);
+    return {1 / p, s / p, miss / (p * p), miss * s * s / (p * p)};
+}
+
 SampleWeight SampleModel::weigh(uint64_t size) const {
     if (interval_ == 0) return {1, static_cast<double>(size), 0, 0};
     if ((size & 7) == 0 && size / 8 < kCached) return cache_[size / 8];
-    const double p = probability(size);
-    const double s = static_cast<double>(std::max<uint64_t>(size, 1));
-    return {1 / p, s / p, (1 - p) / (p * p), (1 - p) * s * s / (p * p)};
+    return compute(size);
 }
+
+namespace {
+
+// The q quantile of the chi-square distribution with k degrees of freedom, by Wilson and
+// Hilferty's cube-root normal approximation (good to 0.1% from k = 200 on).
+double chiSquareQuantile(double k, double z) {
+    const double c = 2 / (9 * k);
+    const double t = 1 - c + z * std::sqrt(c);
+    return k * t * t * t;
+}
+
+}  // namespace
 
 std::array<double, 2> poissonInterval(double count) {
     const double tail = (1 - kConfidence) / 2;
+    count = std::max(count, 0.0);
+    // Garwood's bounds are chi-square quantiles with 2n and 2n + 2 degrees of freedom, halved:
+    // exact (gamma quantiles) for few events, approximated for many (and cheap: a table row each).
+    if (count >= 100)
+        return {chiSquareQuantile(2 * count, -kConfidenceZ) / 2,
+                chiSquareQuantile(2 * count + 2, kConfidenceZ) / 2};
     const double low = count <= 0 ? 0 : gammaQuantile(count, tail);
-    const double high = gammaQuantile(std::max(count, 0.0) + 1, 1 - tail);
+    const double high = gammaQuantile(count + 1, 1 - tail);
     return {low, high};
 }
 
@@ -116,10 +146,6 @@ Estimate estimate(double value, double variance) {
     if (!(variance > 0) || value <= 0) return {value, value, value, true};
     // A Poisson count of n events of equal worth has this mean and variance.
     const double n = value * value / variance;
-    if (n > 1e7) {  // Garwood's interval is the normal one by then
-        const double half = 1.959963984540054 * std::sqrt(variance);
-        return {value, std::max(0.0, value - half), value + half, false};
-    }
     const std::array<double, 2> count = poissonInterval(n);
     const double worth = value / n;
     return {value, count[0] * worth, count[1] * worth, false};

@@ -44,7 +44,8 @@ struct SampleWeight {
 };
 
 // Sums over a group of recorded objects: the estimate of its objects and bytes, how many samples
-// it rests on, and its variance. Sums add and subtract (a group's sums are its parts').
+// it rests on, and its variance. A group's sums are its parts' added (a difference of two groups'
+// estimates has no such sums: its variance is not theirs subtracted).
 struct SampleSums {
     uint64_t samples = 0, sample_bytes = 0;  // the recorded objects themselves, and their bytes
     double objects = 0, bytes = 0;
@@ -59,14 +60,6 @@ struct SampleSums {
         var_objects += w.var_objects;
         var_bytes += w.var_bytes;
     }
-    void remove(const SampleWeight& w, uint64_t size) {
-        --samples;
-        sample_bytes -= size;
-        objects -= w.objects;
-        bytes -= w.bytes;
-        var_objects -= w.var_objects;
-        var_bytes -= w.var_bytes;
-    }
     SampleSums& operator+=(const SampleSums& o) {
         samples += o.samples;
         sample_bytes += o.sample_bytes;
@@ -74,15 +67,6 @@ struct SampleSums {
         bytes += o.bytes;
         var_objects += o.var_objects;
         var_bytes += o.var_bytes;
-        return *this;
-    }
-    SampleSums& operator-=(const SampleSums& o) {
-        samples -= o.samples;
-        sample_bytes -= o.sample_bytes;
-        objects -= o.objects;
-        bytes -= o.bytes;
-        var_objects -= o.var_objects;
-        var_bytes -= o.var_bytes;
         return *this;
     }
     // The estimates, rounded to whole objects and bytes (never below 0: sums that cancelled leave
@@ -97,27 +81,38 @@ struct SampleSums {
 // (GC_CENSUS, with the objects allocated since told apart), so the samples' weights are scaled
 // type by type to those counts. A group of whole types (a type, a package, the whole heap) is
 // then exact there; a part of a type (a site of it) keeps its estimate's spread, scaled alike
-// (a ratio estimator's spread is at most that).
+// (a ratio estimator's spread is at most that). A type the census did not list, or could not
+// tell from dead space (before JDK 19 HotSpot formats dead space as int[] and java.lang.Object:
+// the census counts their unsampled objects with the fillers), keeps its estimate.
 struct SampleCalibration {
+    struct Factor {
+        uint32_t type = 0;
+        double objects = 1, bytes = 1;  // on a sample's weight in objects and in bytes
+        bool counted = false;           // the census counted the type: scaled, exact as a whole
+    };
     uint32_t gc = 0;
-    // By type id: the factor on a sample's weight in objects and in bytes (1 for a type the
-    // census did not count).
-    std::vector<double> objects, bytes;
+    std::vector<Factor> factors;  // by type, ascending: each type with a live sample at the GC
+    // Every type with a live sample was counted: the whole heap is exact.
+    bool complete = true;
     // What the census counted of types no live sample stands for: exact figures that no group
     // below the whole heap can show.
     uint64_t unsampled_types = 0;
     uint64_t unsampled_objects = 0, unsampled_bytes = 0;
-    // Every type's count together: the heap at the GC, exactly.
+    // Every type's count together: the heap at the GC, exactly (when complete).
     uint64_t census_objects = 0, census_bytes = 0;
 
+    const Factor* find(uint32_t type) const;
+    bool counted(uint32_t type) const {
+        const Factor* f = find(type);
+        return f && f->counted;
+    }
     // Scales a weight of a sample of type `type`.
     SampleWeight apply(SampleWeight w, uint32_t type) const {
-        if (type < objects.size()) {
-            const double o = objects[type], b = bytes[type];
-            w.objects *= o;
-            w.bytes *= b;
-            w.var_objects *= o * o;
-            w.var_bytes *= b * b;
+        if (const Factor* f = find(type)) {
+            w.objects *= f->objects;
+            w.bytes *= f->bytes;
+            w.var_objects *= f->objects * f->objects;
+            w.var_bytes *= f->bytes * f->bytes;
         }
         return w;
     }
@@ -138,12 +133,15 @@ public:
     SampleWeight weigh(uint64_t size) const;
 
 private:
+    SampleWeight compute(uint64_t size) const;
     static constexpr size_t kCached = 1024;  // weights of sizes below, by size / 8
     uint64_t interval_;
     std::array<SampleWeight, kCached> cache_{};
 };
 
 inline constexpr double kConfidence = 0.95;
+// The standard normal quantile of kConfidence's two-sided interval (1.96).
+inline constexpr double kConfidenceZ = 1.959963984540054;
 // The interval for an estimated `value` with `variance` (see the file comment); exact when the
 // variance is 0.
 Estimate estimate(double value, double variance);

@@ -1,10 +1,11 @@
 #include "windows/windows.h"
 
-#include "trace/trace_format.h"
-
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+
+#include "heap/sampling.h"
+#include "trace/trace_format.h"
 
 namespace memcity {
 
@@ -198,7 +199,7 @@ std::optional<LeakFound> leakRegression(const std::vector<GcRecord>& gcs, const 
         // (exactly the slope for counted points).
         const double error = fit.slopeError();
         estimated = estimated || error > 0;
-        const double slope = fit.slope() - 1.959963984540054 * error;
+        const double slope = fit.slope() - kConfidenceZ * error;
         // The rise of the line over the window, as a share of the first point.
         LeakFigures f;
         f.r2 = fit.r2();
@@ -306,7 +307,7 @@ std::optional<Window> narrowed(const std::vector<GcRecord>& gcs, const std::vect
             // Estimated points (a sampled trace's): by the lower end of the rate's 95% interval,
             // or the noise between two close points would win.
             const double rate = ((static_cast<double>(p[b].bytes) - static_cast<double>(p[a].bytes)) -
-                                 1.959963984540054 * std::sqrt(p[a].variance + p[b].variance)) /
+                                 kConfidenceZ * std::sqrt(p[a].variance + p[b].variance)) /
                                 duration;
             if (rate > best_rate) {
                 best_rate = rate;

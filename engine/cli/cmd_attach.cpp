@@ -1,5 +1,6 @@
-// memcity attach PID -o FILE [--sampled [--interval BYTES]] [--depth N] [--refs N|off] [--sites MODE]
-// [--seconds S] [--live] memcity detach PID
+// memcity attach PID -o FILE [--sampled [--interval BYTES]] [--depth N] [--refs N|off]
+//                [--sites MODE] [--seconds S] [--live]
+// memcity detach PID
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>

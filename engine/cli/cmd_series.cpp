@@ -2,6 +2,7 @@
 //                [--metric objects|bytes] [--depth D] [--all] [--json]
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -130,7 +131,7 @@ void jsonSampled(const SeriesView& v, JsonWriter& j, const std::vector<uint32_t>
     auto bounds = [&](const char* key, const std::vector<Estimate>& e, bool high) {
         j.key(key).beginArray();
         for (const Estimate& x : e)
-            j.value(high ? x.high : x.low);
+            j.value(static_cast<uint64_t>(std::llround(std::max(high ? x.high : x.low, 0.0))));
         j.endArray();
     };
     bounds("objects_low", objects, false);

@@ -1,5 +1,7 @@
 #include "cli/sampled_output.h"
 
+#include <algorithm>
+#include <cmath>
 #include <ostream>
 
 #include "cli/text_format.h"
@@ -24,8 +26,11 @@ void sayEstimates(const HeapHistory& history, std::ostream& out) {
 
 void jsonEstimate(JsonWriter& j, std::string_view key, const SampleSums& s, bool bytes) {
     const Estimate e = bytes ? s.bytesEstimate() : s.objectsEstimate();
+    // Whole objects and bytes (a double's six digits would blur a counted figure).
+    auto whole = [](double v) { return static_cast<uint64_t>(std::llround(std::max(v, 0.0))); };
     j.key(key).beginObject();
-    j.field("estimate", e.value).field("low", e.low).field("high", e.high).field("samples", s.samples);
+    j.field("estimate", whole(e.value)).field("low", whole(e.low)).field("high", whole(e.high));
+    j.field("samples", s.samples).field("exact", e.exact);
     j.endObject();
 }
 

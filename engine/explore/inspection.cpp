@@ -68,7 +68,8 @@ std::string sizesText(const Sizes& s) {
 
 // A sampled recording's estimate of a cohort: "≈ 12400 objects, ≈ 1048576 B".
 std::string estimatedSizesText(const Sizes& s) {
-    return "\u2248 " + std::to_string(s.objects) + " objects, \u2248 " + std::to_string(s.bytes) + " B";
+    return scene::estimateValue(static_cast<double>(s.objects), Metric::kObjects) + ", " +
+           scene::estimateValue(static_cast<double>(s.bytes), Metric::kBytes);
 }
 
 // "≈ 12,400 objects (10,100–15,000), ≈ 1.2 MiB (0.9–1.6 MiB) from 37 samples".

@@ -71,8 +71,9 @@ SampleSums sampledSumAt(const TreeSeries& series, std::span<const uint32_t> ids,
 std::string estimateText(const SampleSums& sums, Metric metric) {
     const bool bytes = metric == Metric::kBytes;
     const Estimate e = bytes ? sums.bytesEstimate() : sums.objectsEstimate();
+    // "≈ …" with its interval; "= …" where a census counted the group (no sampled group is
+    // exact otherwise: heap/sampling.h keeps their variance above 0).
     std::string text = formatEstimate(e, bytes);
-    if (e.exact) text = "\u2248 " + text;  // no spread to show, still not counted
     if (!bytes) {
         // "≈ 12,400 objects (10,100–15,000)"
         const size_t open = text.find(" (");

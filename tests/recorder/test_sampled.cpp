@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -104,18 +105,19 @@ TEST_F(Sampled, ASampledTraceOfAServiceIsSoundAndSaysSo) {
     }
 }
 
-// At each System.gc(), every type,site group with 5% of the live bytes: as the view shows it
-// (scaled to the census), within 20% of the exact run's and inside its interval; the types
-// themselves counted. Two runs of one program differ by a few objects of the JDK's own (the JIT
-// resolves string constants as it goes): counts are compared to 1%, intervals with that slack.
-// The samples' own estimates (without the census) hold the exact figures as often as 95%
-// intervals should, give or take the draw.
+// At each System.gc(), every type,site group with 5% of the live bytes, as the view shows it
+// (scaled to the census): the types counted, each as the exact run counts it; the sites within
+// 20% of the exact run's and inside their interval, nearly all of them (a few tens to a hundred
+// samples each, over thirty draws of a real JVM: a miss or two is the intervals doing their job).
+// Two runs of one program differ by a few objects of the JDK's own (the JIT resolves string
+// constants as it goes): counts are compared to 1%, intervals with that slack. The samples' own
+// estimates (without the census) hold the exact figures as often as 95% intervals should.
 TEST_F(Sampled, EstimatesAgreeWithTheExactRecordingOfTheSameRun) {
     const Runs& r = leakyService();
     ASSERT_TRUE(r.exact.history && r.sampled.history);
     ASSERT_EQ(r.exact_gcs.size(), r.sampled_gcs.size());
     const ClassifierChain chain = chainOf("type,site");
-    size_t compared = 0, raw_compared = 0, raw_inside = 0;
+    size_t compared = 0, sites = 0, sites_near = 0, sites_inside = 0, raw_compared = 0, raw_inside = 0;
     for (size_t i = 0; i < r.exact_gcs.size(); ++i) {
         auto eh = r.exact.history->heapAt(r.exact_gcs[i]);
         auto sh = r.sampled.history->heapAt(r.sampled_gcs[i]);
@@ -136,13 +138,15 @@ TEST_F(Sampled, EstimatesAgreeWithTheExactRecordingOfTheSameRun) {
             ASSERT_NE(s, kNoNode) << where;
             const Estimate e = shown.node(s).sampled.bytesEstimate();
             const auto t = static_cast<double>(truth);
-            EXPECT_NEAR(e.value, t, 0.2 * t) << where;
-            EXPECT_LE(e.low, 1.01 * t) << where;
-            EXPECT_GE(e.high, 0.99 * t) << where;
             if (labels.size() == 1) {
                 EXPECT_TRUE(e.exact) << where;
+                EXPECT_NEAR(e.value, t, 0.01 * t) << where;
                 const auto counted = static_cast<double>(exact.node(id).objects);
                 EXPECT_NEAR(static_cast<double>(shown.node(s).objects), counted, 0.01 * counted) << where;
+            } else {
+                ++sites;
+                sites_near += std::abs(e.value - t) <= 0.2 * t;
+                sites_inside += e.low <= 1.01 * t && 0.99 * t <= e.high;
             }
             ++compared;
             const uint32_t w = raw.find(labels);
@@ -152,16 +156,25 @@ TEST_F(Sampled, EstimatesAgreeWithTheExactRecordingOfTheSameRun) {
         }
     }
     EXPECT_GE(compared, 30u);
+    ASSERT_GE(sites, 10u);
+    EXPECT_GE(static_cast<double>(sites_near), 0.9 * static_cast<double>(sites))
+        << sites_near << " of " << sites;
+    EXPECT_GE(static_cast<double>(sites_inside), 0.9 * static_cast<double>(sites))
+        << sites_inside << " of " << sites;
     EXPECT_GE(static_cast<double>(raw_inside), 0.8 * static_cast<double>(raw_compared))
         << raw_inside << " of " << raw_compared;
 }
 
-// The leak, as the exact run shows it: the same windows in the memory the System.gc()s leave
-// (the exact run's forced GC at exit left out, which the sampled one does not make), and the
-// same type and site growing most between the first and the last System.gc(). The exact
-// recording runs the program several times slower, and unevenly (the JIT's warm-up is recorded
-// too): both series are put on one clock, a second per phase, so that the windows are chosen
-// from the heap's figures alone, which is what sampling could change.
+// The leak, as the exact run shows it: in the memory the System.gc()s leave (the exact run's
+// forced GC at exit left out, which the sampled one does not make), both leak searches find a
+// window ending at the last, rising as fast (to 10%), the heuristic's from the same phase give
+// or take one; and the same type and site grow most between the first and the last System.gc().
+// The exact recording runs the program several times slower, and unevenly (the JIT's warm-up is
+// recorded too): both series are put on one clock, a second per phase, so that the windows come
+// from the heap's figures alone, which is what sampling could change. (Which window the
+// regression search calls steepest is a near tie on a leak that grows by the same bytes each
+// phase: two runs of the program, exact both, differ there by a few hundred bytes and pick
+// different ones.)
 TEST_F(Sampled, TheLeakIsFoundAsInTheExactRecording) {
     const Runs& r = leakyService();
     ASSERT_TRUE(r.exact.history && r.sampled.history);
@@ -200,7 +213,11 @@ TEST_F(Sampled, TheLeakIsFoundAsInTheExactRecording) {
         ASSERT_NE(s, nullptr) << windowKindName(kind);
         EXPECT_EQ(e->last_gc, r.exact_gcs.back());
         EXPECT_EQ(s->last_gc, r.sampled_gcs.back());
-        EXPECT_EQ(phase(r.exact_gcs, e->first_gc), phase(r.sampled_gcs, s->first_gc)) << windowKindName(kind);
+        EXPECT_NEAR(s->leak.slope_per_s, e->leak.slope_per_s, 0.1 * e->leak.slope_per_s)
+            << windowKindName(kind);
+        if (kind == WindowKind::kLeakHeuristic) {
+            EXPECT_LE(std::abs(phase(r.exact_gcs, e->first_gc) - phase(r.sampled_gcs, s->first_gc)), 1);
+        }
     }
     const ClassifierChain chain = chainOf("type,site");
     auto top = [&](const Loaded& l, const std::vector<uint32_t>& gcs) {

@@ -53,6 +53,18 @@ TEST(Estimates, TextsAreAlwaysMarkedAndCarryTheirInterval) {
     // No samples: still an estimate, never a count.
     EXPECT_EQ(estimateText(SampleSums{}, Metric::kBytes), kApprox + " 0 B");
     EXPECT_EQ(estimateText(SampleSums{}, Metric::kObjects), kApprox + " 0 objects");
+    // A group a census counted (no variance left): "=", never "≈ =".
+    SampleSums counted = sums;
+    counted.objects = 1200;
+    counted.bytes = 48000;
+    counted.var_objects = counted.var_bytes = 0;
+    EXPECT_EQ(estimateText(counted, Metric::kBytes), "= 46.9 KiB");
+    EXPECT_EQ(estimateText(counted, Metric::kObjects), "= 1,200 objects");
+    // A sample far larger than the interval is certain, but its group is no count.
+    SampleSums big;
+    big.add(model.weigh(64 << 20), 64 << 20);
+    EXPECT_FALSE(big.bytesEstimate().exact);
+    EXPECT_EQ(estimateText(big, Metric::kBytes).rfind(kApprox, 0), 0u) << estimateText(big, Metric::kBytes);
     EXPECT_EQ(estimateValue(12437, Metric::kObjects), kApprox + " 12,400 objects");
     EXPECT_EQ(estimateValue(1536, Metric::kBytes), kApprox + " 1.5 KiB");
     EXPECT_EQ(samplesText(1), "1 sample");

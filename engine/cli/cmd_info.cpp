@@ -15,7 +15,7 @@ namespace memcity::cli {
 namespace {
 
 // The chunk kinds this reader knows: meta .. addrs.
-constexpr uint16_t kKnownChunkKinds = static_cast<uint16_t>(format::ChunkKind::kAddrs);
+constexpr uint16_t kKnownChunkKinds = format::kLastChunkKind;
 
 struct ChunkCounts {
     size_t total = 0, compressed = 0, unknown = 0;

@@ -53,6 +53,22 @@ void untagAll(Recorder& recorder);
 // watermark is `watermark`): references grouped by object as the VM reports them, weak/soft/
 // phantom referents marked, roots with their details. Objects met untagged are given ids and
 // allocation events; objects born after the GC are neither named nor followed.
-void walkHeap(Recorder& recorder, uint32_t gc, uint64_t watermark);
+//
+// A sampled recording's walk names every object it reaches instead: the samples by their ids,
+// the rest by fresh ids (tagged kSnapshotTagBit until untagSnapshot or a census takes the tags
+// off) listed in the snapshot's OBJECTS chunks, so that a reader has the GC's heap whole. It
+// tells what was allocated since the GC by address (`at_gc`, as countHeap), and is not taken
+// where it cannot: no bounds known, or another GC before it began.
+struct SnapshotTaken {
+    bool taken = false;
+    const char* missed = nullptr;  // why not, where not taken
+    uint64_t unsampled = 0;        // a sampled one's objects that are no samples
+    uint64_t ns = 0;               // the walk's time
+};
+SnapshotTaken walkHeap(Recorder& recorder, uint32_t gc, uint64_t watermark, std::span<const SpaceBounds> at_gc = {});
+
+// Takes the tags a sampled snapshot gave off every object that still has one (where no census
+// after the walk did).
+void untagSnapshot(Recorder& recorder);
 
 }  // namespace memcity::agent

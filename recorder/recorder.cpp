@@ -510,14 +510,19 @@ void Recorder::processGcs(JNIEnv* jni) {
     // faster than the agent thread wakes, the heap of a skipped GC is gone: the next GC has it.
     const uint64_t last = finished - 1;
     const GcSlot& newest = gc_ring_[last % kGcRing];
-    const bool walk =
-        options_.refs_every != 0 && (!walked_any_ || last >= last_walked_gc_ + options_.refs_every ||
-                                     (snapshot_last_ && last != last_walked_gc_));
+    // (A client's request stands until a snapshot is taken.)
+    const bool walk_due =
+        snapshot_asked_.load(std::memory_order_acquire) ||
+        (options_.refs_every != 0 && (!walked_any_ || last >= last_walked_gc_ + options_.refs_every ||
+                                      (snapshot_last_ && last != last_walked_gc_)));
+    // refs=P%: a snapshot wherever the walks stay within their share of the run (the heap's size
+    // taken as it was before this GC: at most what it is after).
+    const bool walk = walk_due || snapshotInBudget(estimated_before_);
     if (mark_complete || walk) waitForAllocations();
     // The objects' addresses hold only until the next collection begins: read first, written
-    // once the GC is.
+    // once the GC is. (A sampled recording's heap map has none: its heap is the samples.)
     const std::optional<std::vector<ObjectAddress>> addresses =
-        walk ? takeAddresses(last, newest.next_object_id) : std::nullopt;
+        walk && !options_.sampled() ? takeAddresses(last, newest.next_object_id) : std::nullopt;
     // What the threads allocated so far goes first; ids place objects around the GCs anyway.
     flushAllThreads();
     // The VM's heap figures, read once for the batch.
@@ -572,7 +577,9 @@ void Recorder::processGcs(JNIEnv* jni) {
     // Right after the newest GC: objects met untagged (by a walk, or classes no event announced)
     // were alive at it, and take ids from its block.
     const bool exit_census = countsExitHeap();
-    const bool census = exit_census || censusDue(newest, used);
+    // A sampled snapshot's GC is counted too: the census calibrates its samples, and takes the
+    // tags the walk gave off.
+    const bool census = exit_census || censusDue(newest, used) || (walk && options_.sampled());
     bool counted = false;
     if (walk || census) {
         const uint64_t block = newest.next_object_id - newest.reserved;
@@ -581,12 +588,27 @@ void Recorder::processGcs(JNIEnv* jni) {
         t_ids_at_gc = true;
         if (jni) registerLoadedClasses(jni);
         prepareWalk();
+        bool tagged_snapshot = false;
         if (walk) {
-            walked_any_ = true;
-            last_walked_gc_ = last;
             flushDeaths(false);
             if (addresses) writeAddresses(last, *addresses);
-            walkHeap(*this, static_cast<uint32_t>(last), newest.next_object_id);
+            const SnapshotTaken taken =
+                walkHeap(*this, static_cast<uint32_t>(last), newest.next_object_id,
+                         options_.sampled() ? boundsAtGc(newest) : std::span<const SpaceBounds>());
+            if (taken.taken) {
+                walked_any_ = true;
+                last_walked_gc_ = last;
+                snapshot_asked_.store(false, std::memory_order_release);
+                ++snapshots_taken_;
+                snapshot_ns_ += taken.ns;
+                last_snapshot_ns_ = taken.ns;
+                last_snapshot_bytes_ = std::max<uint64_t>(used, 1);
+                unsampled_listed_ += taken.unsampled;
+                tagged_snapshot = options_.sampled();
+            } else {
+                ++snapshots_missed_;
+                snapshot_missed_ = taken.missed ? taken.missed : "";
+            }
         }
         // After a full GC, the JVM's own count of its heap, for the trace's self-check (after the
         // walk, so that the objects it met are counted as the trace's; objects it meets untagged
@@ -598,6 +620,7 @@ void Recorder::processGcs(JNIEnv* jni) {
                                       exit_census ? &exit_live_ : nullptr, true, at_gc);
         if (counted) last_census_bytes_ = std::max<uint64_t>(used, 1);
         if (counted && exit_census) exit_live_gc_ = last;
+        if (tagged_snapshot && !counted) untagSnapshot(*this);  // (the census did not run)
         endWalk();
         t_ids_at_gc = false;
         const uint64_t met = walk_next_.load(std::memory_order_relaxed) - block;
@@ -640,6 +663,19 @@ std::span<const SpaceBounds> Recorder::boundsAtGc(const GcSlot& slot) const {
         return std::span<const SpaceBounds>(slot.end.spaces.data(),
                                             std::min(facts->spaces().size(), kMaxSpaces));
     return std::span<const SpaceBounds>(gc_regions_.data(), gc_region_count_.load(std::memory_order_acquire));
+}
+
+bool Recorder::snapshotInBudget(uint64_t used) const {
+    if (options_.refs_percent <= 0) return false;
+    // A walk costs about as much per byte of heap in use as the last one did (before any, some
+    // ns a byte: HotSpot follows every reference, and the agent names every object).
+    constexpr double kFirstNsPerByte = 10.0;
+    const double ns_per_byte = last_snapshot_bytes_ ? static_cast<double>(last_snapshot_ns_) /
+                                                          static_cast<double>(last_snapshot_bytes_)
+                                                    : kFirstNsPerByte;
+    const double next_ns = ns_per_byte * static_cast<double>(used);
+    const double budget_ns = options_.refs_percent / 100.0 * static_cast<double>(now());
+    return static_cast<double>(snapshot_ns_) + next_ns <= budget_ns;
 }
 
 bool Recorder::censusDue(const GcSlot& slot, uint64_t used) const {

@@ -456,6 +456,17 @@ void TraceWriter::endSnapshot() {
     in_snapshot_ = false;
 }
 
+void TraceWriter::cancelSnapshot() {
+    if (!in_snapshot_) {
+        fail("cancelSnapshot without beginSnapshot");
+        return;
+    }
+    refs_.clear();
+    roots_.clear();
+    unsampled_.clear();
+    in_snapshot_ = false;
+}
+
 // ---- Flush and close ----
 
 void TraceWriter::flush() {

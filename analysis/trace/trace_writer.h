@@ -103,6 +103,9 @@ public:
     // length and size as in alloc() (site, thread, time unused).
     void snapshotUnsampled(const AllocEvent& e);
     void endSnapshot();
+    // Closes a snapshot without its roots chunk: what it wrote so far stays, and a reader takes
+    // no such snapshot (it has no roots chunk); what it had buffered is dropped.
+    void cancelSnapshot();
 
     // Writes everything buffered so far as complete chunks.
     void flush();

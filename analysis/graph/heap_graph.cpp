@@ -466,7 +466,9 @@ Result<std::unique_ptr<HeapGraph>> loadGraph(const HeapHistory& h, const HeapSta
                 if (g > gc && !after) after = g;
             }
         std::string msg = "GC " + std::to_string(gc) + " has no reference snapshot";
-        if (!before && !after) return Error{msg + ": the trace has none (record with --refs N)"};
+        if (!before && !after)
+            return Error{msg + (h.sampled() ? ": this sampled recording has none"
+                                            : ": the trace has none (record with --refs N)")};
         msg += "; the nearest ";
         if (before && after)
             msg += "are GCs " + std::to_string(*before) + " and " + std::to_string(*after);

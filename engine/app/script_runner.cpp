@@ -473,10 +473,19 @@ private:
                               << scene::estimateText(all, Metric::kObjects) << ", "
                               << scene::samplesText(all.samples) << "\n";
                 }
-                std::cout << "unavailable: retained and deep sizes, GC roots, paths, classifiers that read "
-                             "references ("
-                          << scene::kNoSnapshotsReason << "); the heap map's objects ("
-                          << scene::kNoAddressesReason << ")\n";
+                if (const std::string at = scene::snapshotGcsText(s.gcs()); at.empty())
+                    std::cout
+                        << "unavailable: retained and deep sizes, GC roots, paths, classifiers that read "
+                           "references ("
+                        << scene::kNoSnapshotsReason << "); the heap map's objects ("
+                        << scene::kNoAddressesReason << ")\n";
+                else
+                    std::cout
+                        << "reference snapshots: " << at
+                        << " (the inspector: what a group's sampled objects reference and retain there)\n"
+                        << "unavailable: classifiers that read references (" << s.referencesUnavailable()
+                        << "); the tree table's deep and retained sizes (" << s.sizesUnavailable()
+                        << "); the heap map's objects (" << scene::kNoAddressesReason << ")\n";
             }
             if (const HeapMap* map = s.heapMap().shown(); map && s.view() == scene::ViewKind::kHeapMap) {
                 uint64_t selected = 0;

@@ -8,6 +8,7 @@
 #include <map>
 #include <string>
 
+#include "classify/classifier.h"
 #include "graph/dominators.h"
 #include "graph/group_report.h"
 #include "graph/heap_graph.h"
@@ -215,6 +216,85 @@ TEST(SampledSnapshot, AHandMadeSnapshotRetainsWhatItsSampleHolds) {
     ASSERT_TRUE(report.ok());
     EXPECT_EQ(report->closure.retained.objects, 3u);
     EXPECT_EQ(report->closure.shallow.objects, 1u);
+}
+
+// A sampled snapshot whose sample's neighbours and data structure were not sampled: sample 1 (an
+// A) is held by an unsampled Object[] 10 (a JNI global) and holds an unsampled B 12.
+std::string heldByTheUnsampled(const std::string& stem) {
+    WriterOptions o;
+    o.sampling_interval = 1000;
+    testing::TraceBuilder b(stem, o);
+    TraceWriter& w = b.writer();
+    b.alloc(1);
+    b.gc(0, 2);
+    w.beginSnapshot(0);
+    AllocEvent array;
+    array.id = 10;
+    array.type = 4;
+    array.length = 1;
+    w.snapshotUnsampled(array);
+    AllocEvent held;
+    held.id = 12;
+    held.type = 2;
+    w.snapshotUnsampled(held);
+    const Edge from_array[] = {testing::TraceBuilder::strong(1)};
+    const Edge from_sample[] = {testing::TraceBuilder::strong(12)};
+    w.snapshotObject(10, from_array);
+    w.snapshotObject(1, from_sample);
+    w.snapshotRoot(Root::make(static_cast<uint32_t>(format::RootKind::kJniGlobal), 10, {}));
+    w.endSnapshot();
+    return b.finish();
+}
+
+// The labels `spec` (one classifier) gives the object at `pos`, its paths joined by " / ".
+std::vector<std::string> labelsOf(const HeapView& view, size_t pos, const std::string& spec) {
+    auto chain = parseChain(spec);
+    EXPECT_TRUE(chain.ok()) << spec;
+    if (!chain) return {};
+    const Classifier& c = *chain->classifiers.front();
+    std::vector<Key> keys;
+    c.classify(view, pos, keys);
+    std::vector<std::string> out;
+    if (c.cardinality() != Cardinality::kPaths) {
+        for (Key k : keys)
+            out.push_back(c.label(view.symbols(), k));
+        return out;
+    }
+    std::string path;
+    size_t depth = 0;
+    for (Key k : keys) {
+        if (k == kPathEnd) {
+            out.push_back(path);
+            path.clear();
+            depth = 0;
+            continue;
+        }
+        path += (depth ? " / " : "") + c.pathLabel(view.symbols(), k, depth);
+        ++depth;
+    }
+    return out;
+}
+
+TEST(SampledSnapshot, ReferenceClassifiersReadTheUnsampledNeighboursInTheWholeHeap) {
+    testing::LoadedHistory t(heldByTheUnsampled("whole-neighbours"));
+    ASSERT_TRUE(t.history);
+    auto heap = t.history->heapAt(0);
+    ASSERT_TRUE(heap.ok());
+    auto graph = loadGraph(*t.history, *heap);
+    ASSERT_TRUE(graph.ok()) << graph.error().message;
+    ASSERT_EQ((*graph)->size(), 3u);
+    // As classifiers get it: the samples' heap (one position), the whole heap's references.
+    const HeapView view = heap->view().withGraph(graph->get());
+    ASSERT_EQ(view.positions(), 1u);
+    using Labels = std::vector<std::string>;
+    EXPECT_EQ(labelsOf(view, 0, "points-to(type)"), Labels{"B"});
+    EXPECT_EQ(labelsOf(view, 0, "pointed-from(type)"), Labels{"Object[]"});
+    // A nested transformer reads the neighbour's references too.
+    EXPECT_EQ(labelsOf(view, 0, "points-to(points-to(type))"), Labels{"references nothing"});
+    EXPECT_EQ(labelsOf(view, 0, "structure"),
+              Labels{"Object[] (allocated in " + view.symbols().siteLabel(0) + ")"});
+    EXPECT_EQ(labelsOf(view, 0, "in-degree"), Labels{"referenced 1 time"});
+    EXPECT_EQ(labelsOf(view, 0, "roots"), Labels{"JNI global"});
 }
 
 }  // namespace

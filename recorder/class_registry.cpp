@@ -114,9 +114,9 @@ uint32_t ClassRegistry::registerLocked(jvmtiEnv* jvmti, JNIEnv* jni, jclass klas
         jni->DeleteLocalRef(super);
     }
 
-    // Fields and interfaces name the edges of reference snapshots: a recording that takes none
-    // does without them (a class's prepare is then a few JVMTI calls, not one per field).
-    if (with_fields_) {
+    // Fields and interfaces name the edges of reference snapshots, and tell a weak reference's
+    // referent: read for every class, since any recording may be asked for a snapshot.
+    {
         jint n = 0;
         JvmtiPtr<jfieldID> fields(jvmti);
         if (jvmti->GetClassFields(klass, &n, fields.out()) == JVMTI_ERROR_NONE) {
@@ -144,7 +144,7 @@ uint32_t ClassRegistry::registerLocked(jvmtiEnv* jvmti, JNIEnv* jni, jclass klas
         const ClassEntry& s = (*this)[e->super];
         interfaces.insert(s.interfaces.begin(), s.interfaces.end());
     }
-    if (with_fields_) {
+    {
         jint n = 0;
         JvmtiPtr<jclass> direct(jvmti);
         if (jvmti->GetImplementedInterfaces(klass, &n, direct.out()) == JVMTI_ERROR_NONE) {

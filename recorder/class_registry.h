@@ -87,10 +87,6 @@ public:
     explicit ClassRegistry(uint32_t reference_bytes = 4) : reference_bytes_(reference_bytes) {}
 
     void setReferenceBytes(uint32_t bytes) { reference_bytes_ = bytes; }
-    // Whether classes are read with their fields and interfaces (what reference snapshots name
-    // edges by); a recording that takes no snapshot (a sampled one) does without. Set before the
-    // first class is registered.
-    void setWithFields(bool with) { with_fields_ = with; }
 
     // Called once for each entry added, with the registration lock held (so a class's mirror is
     // recorded before another thread can use its entry), and with the object id its mirror
@@ -145,7 +141,6 @@ private:
     uint32_t add(std::unique_ptr<ClassEntry> entry);
     uint32_t defineLocked(uint32_t index, uint64_t instance_size, TraceWriter& w);
 
-    bool with_fields_ = true;
     uint32_t reference_bytes_;
     std::recursive_mutex prepare_mutex_;  // registering classes (superclasses recursively)
     std::mutex define_mutex_;             // TYPE/FIELD definitions

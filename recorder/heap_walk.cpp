@@ -143,8 +143,10 @@ struct Walk {
     BoundsAtGc bounds;
     bool checked = false;       // the first callback's checks were made
     const char* failed = nullptr;  // why the walk was abandoned (a sampled one), or null
+    bool failed_lasting = false;   // for a reason that holds at every GC
     std::vector<AllocEvent> unsampled;  // written in batches, ids ascending
     uint64_t unsampled_count = 0;
+    uint64_t unreached = 0;  // of them, listed after the walk, which did not reach them
     std::vector<uint64_t> mirror_ids;  // per registry index: this snapshot's id of its mirror, or kNoObject
 
     // An object of class `ci` that is no sample, named `id`.
@@ -217,6 +219,7 @@ jint JNICALL onReference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceIn
             const uint64_t address = objectAddress(tag_ptr, size);
             if (address == 0) {
                 w->failed = "this JVM's heap callbacks do not give objects' addresses";
+                w->failed_lasting = true;
                 return JVMTI_VISIT_ABORT;
             }
             if (!w->bounds.thereAtGc(address)) return 0;
@@ -609,6 +612,32 @@ void flushObjectFrees(Recorder& r) {
     r.jvmti()->FollowReferences(0, nullptr, r.flushAnchor(), &callbacks, nullptr);
 }
 
+// After a sampled walk: an object of the GC's heap that it did not reach (untagged still) is
+// alive all the same, kept by a root JVMTI does not report (the JVM's own handles to class
+// metadata, compiled code's constants: some 0.1% of a heap), or dead in a space the GC did not
+// collect (the serial collector's full GCs leave some dead objects in place). It is listed too, as the exact recording's heap has it, so that the heap made whole
+// is the one the census counts.
+jint JNICALL onUnreached(jlong class_tag, jlong size, jlong* tag_ptr, jint length, void* user_data) {
+    auto* w = static_cast<Walk*>(user_data);
+    if (w->failed) return JVMTI_VISIT_ABORT;
+    if (!w->checked) {
+        w->checked = true;
+        if (w->recorder->gcsFinished() != uint64_t{w->gc} + 1) {
+            w->failed = "another GC came first";
+            return JVMTI_VISIT_ABORT;
+        }
+    }
+    // (A filler is dead space: before JDK 19 an int[] or a java.lang.Object that no root
+    // reaches is taken for one, as the census takes it.)
+    const uint32_t ci = ClassRegistry::indexFromTag(class_tag);
+    if (ci == kNoClass || w->recorder->classes()[ci].filler) return JVMTI_VISIT_OBJECTS;
+    const uint64_t address = objectAddress(tag_ptr, size);
+    if (address == 0 || !w->bounds.thereAtGc(address)) return JVMTI_VISIT_OBJECTS;
+    w->addUnsampled(w->recorder->snapshotObjectId(), ci, size, length);
+    ++w->unreached;
+    return JVMTI_VISIT_OBJECTS;
+}
+
 SnapshotTaken walkHeap(Recorder& r, uint32_t gc, uint64_t watermark, std::span<const SpaceBounds> at_gc) {
     SnapshotTaken out;
     Walk walk;
@@ -619,6 +648,7 @@ SnapshotTaken walkHeap(Recorder& r, uint32_t gc, uint64_t watermark, std::span<c
     walk.bounds.at_gc = at_gc;
     if (walk.sampled && !walk.bounds.known()) {
         out.missed = "the collector's spaces are not known (only Serial, Parallel and G1's are)";
+        out.lasting = true;
         return out;
     }
     r.withWriter([&](TraceWriter& w) { w.beginSnapshot(gc); });
@@ -628,15 +658,25 @@ SnapshotTaken walkHeap(Recorder& r, uint32_t gc, uint64_t watermark, std::span<c
     const jvmtiError err =
         r.iterateHeap([&] { return r.jvmti()->FollowReferences(0, nullptr, nullptr, &callbacks, &walk); });
     walk.flush();
+    if (walk.sampled && !walk.failed) {
+        // (The walk's bounds, copied at its first callback, hold until the next GC.)
+        walk.checked = false;
+        jvmtiHeapCallbacks rest{};
+        rest.heap_iteration_callback = onUnreached;
+        r.iterateHeap(
+            [&] { return r.jvmti()->IterateThroughHeap(JVMTI_HEAP_FILTER_TAGGED, nullptr, &rest, &walk); });
+    }
     if (walk.failed) {
         // What it wrote so far stays without a roots chunk: a reader takes no such snapshot.
         r.withWriter([&](TraceWriter& w) { w.cancelSnapshot(); });
         out.missed = walk.failed;
+        out.lasting = walk.failed_lasting;
         return out;
     }
     walk.flushUnsampled();
     out.taken = true;
     out.unsampled = walk.unsampled_count;
+    out.unreached = walk.unreached;
     // Objects first met here get their allocation events before the snapshot closes; their
     // deaths are told by their tags.
     for (const Unseen& u : walk.unseen)

@@ -38,7 +38,6 @@ int64_t wallNs() {
 Recorder::Recorder(jvmtiEnv* jvmti, JavaVM* vm, AgentOptions options, bool can_suspend)
     : jvmti_(jvmti), vm_(vm), options_(std::move(options)), can_suspend_(can_suspend) {
     with_writer_ = [this](const std::function<void(TraceWriter&)>& f) { withWriter(f); };
-    classes_.setWithFields(!options_.sampled());
     classes_.setOnAdded([this](uint32_t index, jclass klass, uint64_t known_mirror) {
         recordMirror(index, klass, known_mirror);
     });
@@ -595,19 +594,23 @@ void Recorder::processGcs(JNIEnv* jni) {
             const SnapshotTaken taken =
                 walkHeap(*this, static_cast<uint32_t>(last), newest.next_object_id,
                          options_.sampled() ? boundsAtGc(newest) : std::span<const SpaceBounds>());
+            // (A sampled walk abandoned midway tagged some objects too.)
+            tagged_snapshot = options_.sampled();
             if (taken.taken) {
                 walked_any_ = true;
                 last_walked_gc_ = last;
                 snapshot_asked_.store(false, std::memory_order_release);
+                last_snapshot_gc_.store(static_cast<int64_t>(last), std::memory_order_release);
                 ++snapshots_taken_;
                 snapshot_ns_ += taken.ns;
                 last_snapshot_ns_ = taken.ns;
                 last_snapshot_bytes_ = std::max<uint64_t>(used, 1);
                 unsampled_listed_ += taken.unsampled;
-                tagged_snapshot = options_.sampled();
+                unreached_listed_ += taken.unreached;
             } else {
+                snapshot_missed_.store(taken.missed ? taken.missed : "", std::memory_order_release);
+                if (taken.lasting) snapshot_asked_.store(false, std::memory_order_release);
                 ++snapshots_missed_;
-                snapshot_missed_ = taken.missed ? taken.missed : "";
             }
         }
         // After a full GC, the JVM's own count of its heap, for the trace's self-check (after the

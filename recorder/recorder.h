@@ -191,6 +191,12 @@ public:
     // taken there is taken at the one after).
     void askSnapshot() { snapshot_asked_.store(true, std::memory_order_release); }
     bool snapshotAsked() const { return snapshot_asked_.load(std::memory_order_acquire); }
+    // Snapshots taken so far, those missed (a walk another GC overtook, a collector whose spaces
+    // are unknown), the GC of the last one taken (-1: none), and why the last miss was one.
+    uint64_t snapshotsTaken() const { return snapshots_taken_.load(std::memory_order_acquire); }
+    uint64_t snapshotsMissed() const { return snapshots_missed_.load(std::memory_order_acquire); }
+    int64_t lastSnapshotGc() const { return last_snapshot_gc_.load(std::memory_order_acquire); }
+    const char* lastSnapshotMiss() const { return snapshot_missed_.load(std::memory_order_acquire); }
     // Runs `iterate` (a JVMTI heap iteration that names untagged objects) with no allocation
     // callback under way, and returns what it returns.
     template <typename Iterate>
@@ -431,11 +437,13 @@ private:
     // Reference snapshots (agent thread): asked for by a client (askSnapshot), taken, missed
     // (and why, the last time), the walks' time, the last one's and the heap it walked, and the
     // objects sampled ones listed that were no samples.
+    // (Counts, the last GC and the reason are read by the control thread.)
     std::atomic<bool> snapshot_asked_{false};
-    uint64_t snapshots_taken_ = 0, snapshots_missed_ = 0;
-    std::string snapshot_missed_;
+    std::atomic<uint64_t> snapshots_taken_{0}, snapshots_missed_{0};
+    std::atomic<int64_t> last_snapshot_gc_{-1};
+    std::atomic<const char*> snapshot_missed_{""};  // a literal
     uint64_t snapshot_ns_ = 0, last_snapshot_ns_ = 0, last_snapshot_bytes_ = 0;
-    uint64_t unsampled_listed_ = 0;
+    uint64_t unsampled_listed_ = 0, unreached_listed_ = 0;
 
     // Deaths, by the number of GCs finished when their ObjectFree arrived.
     std::mutex deaths_mutex_;

@@ -63,10 +63,9 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
         r.has_snapshot = true;
         r.reachable_objects = rr.reachable_objects;
         r.reachable_bytes = rr.reachable_bytes;
-        // What no root reached is known whole only where every object is in the trace; a
-        // sampled one's walk lists what the roots reach (its samples alone are not the rest).
-        r.unreached_objects = whole ? 0 : rr.unreached_objects;
-        r.unreached_bytes = whole ? 0 : rr.unreached_bytes;
+        // (A sampled one's snapshot lists the objects no reported root reaches too.)
+        r.unreached_objects = rr.unreached_objects;
+        r.unreached_bytes = rr.unreached_bytes;
         r.snapshot_edges = snap->edges;
         r.snapshot_roots = snap->roots;
         data.snapshots.push_back(info);

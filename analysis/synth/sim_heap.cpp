@@ -206,7 +206,9 @@ Ref SimHeap::newObject(uint32_t type, uint32_t site, uint32_t nrefs, uint32_t le
     }
     Object& o = objects_[r];
     o.recorded = options_.sampling_interval == 0 || sampleNext(size);
-    o.id = o.recorded ? next_id_++ : 0;
+    // Every object takes the id the exact twin gives it (a sampled trace's ids have gaps), so
+    // that a sample is the same object in both.
+    o.id = next_id_++;
     o.type = type;
     o.nrefs = nrefs;
     o.refs = static_cast<uint32_t>(refs_.size());
@@ -494,8 +496,9 @@ void SimHeap::writeLayout(uint32_t gc, bool addresses) {
 void SimHeap::writeSnapshot(uint32_t gc) {
     out_.beginSnapshot(gc);
     // Every live object is reachable (a collection keeps nothing else). A sampled trace's snapshot
-    // names each by its sample's id, or, left out, by a fresh one above the GC's (as the agent's
-    // walk does), and lists those as its unsampled objects.
+    // names each by its sample's id, or, left out, by a fresh one above every sample's (as the
+    // agent's walk does; here from a range of their own, so that the ids of later objects stay
+    // the exact twin's), and lists those as its unsampled objects.
     std::vector<uint64_t> id_of(objects_.size(), 0);
     for (Ref r = 0; r < objects_.size(); ++r) {
         const Object& o = objects_[r];
@@ -504,7 +507,7 @@ void SimHeap::writeSnapshot(uint32_t gc) {
             id_of[r] = o.id;
             continue;
         }
-        id_of[r] = next_id_++;
+        id_of[r] = next_snapshot_id_++;
         AllocEvent e;
         e.id = id_of[r];
         e.type = o.type;

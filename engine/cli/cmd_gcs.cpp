@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
-#include <tuple>
+#include <span>
 
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -146,16 +146,13 @@ void printJson(const LoadedTrace& t, uint32_t from, uint32_t to) {
             j.endObject();
         }
         j.field("snapshot", g.has_snapshot);
-        // A sampled trace's snapshot makes its GC's heap whole: what the roots reach is exact
-        // there; what they do not reach is not known (the walk lists what they reach).
-        const bool sampled = t.history->sampled();
         bool reach = g.has_snapshot && (g.reachable_objects || g.unreached_objects);
-        for (auto [k, v, known] : {std::tuple{"reachable_objects", g.reachable_objects, true},
-                                   {"reachable_bytes", g.reachable_bytes, true},
-                                   {"unreached_objects", g.unreached_objects, !sampled},
-                                   {"unreached_bytes", g.unreached_bytes, !sampled}}) {
+        for (auto [k, v] : {std::pair{"reachable_objects", g.reachable_objects},
+                            {"reachable_bytes", g.reachable_bytes},
+                            {"unreached_objects", g.unreached_objects},
+                            {"unreached_bytes", g.unreached_bytes}}) {
             j.key(k);
-            if (reach && known)
+            if (reach)
                 j.value(v);
             else
                 j.null();
@@ -176,9 +173,10 @@ void printJson(const LoadedTrace& t, uint32_t from, uint32_t to) {
 // a reference snapshot, the bytes the roots reach (exact: the snapshot makes the heap whole).
 void printSampledTable(const LoadedTrace& t, uint32_t from, uint32_t to) {
     sayEstimates(*t.history, std::cout);
-    const auto& all = t.history->gcs();
-    if (std::any_of(all.begin() + from, all.begin() + std::min<size_t>(to + size_t{1}, all.size()),
-                    [](const GcRecord& g) { return g.has_snapshot; }))
+    const std::span<const GcRecord> all(t.history->gcs());
+    const size_t end = std::min<size_t>(size_t{to} + 1, all.size());
+    const std::span<const GcRecord> shown = from < end ? all.subspan(from, end - from) : all.subspan(0, 0);
+    if (std::any_of(shown.begin(), shown.end(), [](const GcRecord& g) { return g.has_snapshot; }))
         std::cout << "reachable: exact, at the GCs with a reference snapshot (the heap made whole there)\n";
     std::printf("%5s %-6s %-20s %10s %9s %14s %30s %10s %14s %14s %10s %8s\n", "GC", "kind", "cause", "time",
                 "pause", "live objs", "live (95% interval)", "JVM after", "allocated", "freed", "reachable",

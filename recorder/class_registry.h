@@ -66,6 +66,10 @@ struct ClassEntry {
 
     bool variable_size = false;  // java.lang.Class: each mirror has its class's statics inside
     bool provisional = false;    // loaded, not yet prepared: no fields; replaced when prepared
+    // A provisional entry and the one that replaced it are one type in the trace: whichever is
+    // defined first names it for both (registry indices, kNoClass where there is none).
+    uint32_t replaces = kNoClass;
+    std::atomic<uint32_t> replaced_by{kNoClass};
     // Untagged objects of this class in the heap are fillers: dead space HotSpot formats as
     // objects (jdk.internal.vm.FillerObject and FillerElement[], or before JDK 19 int[] and
     // java.lang.Object, which are then ambiguous). See ClassRegistry::markFillers.
@@ -140,6 +144,8 @@ private:
     uint32_t registerLocked(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass, bool complete);
     uint32_t add(std::unique_ptr<ClassEntry> entry);
     uint32_t defineLocked(uint32_t index, uint64_t instance_size, TraceWriter& w);
+    // FIELD symbols of the entry's own fields, for its type `type`.
+    void defineFields(ClassEntry& e, uint32_t type, TraceWriter& w);
 
     uint32_t reference_bytes_;
     std::recursive_mutex prepare_mutex_;  // registering classes (superclasses recursively)

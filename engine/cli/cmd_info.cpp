@@ -14,7 +14,7 @@
 namespace memcity::cli {
 namespace {
 
-// The chunk kinds this reader knows: meta .. addrs.
+// The chunk kinds this reader knows: meta .. objects.
 constexpr uint16_t kKnownChunkKinds = format::kLastChunkKind;
 
 struct ChunkCounts {

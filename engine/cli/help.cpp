@@ -525,7 +525,7 @@ Scenarios (docs/scenarios.md gives each one's expected answers):
              {"--refs", "N|off", "", "reference snapshot after every Nth GC (default 1), or none"},
              {"--sampled", "BYTES", "",
               "the same run as a sampled recording at this mean interval (e.g. 64k):\nonly the objects the "
-              "JVM's heap sampler would pick, a census at every\nexplicit GC, no snapshots"},
+              "JVM's heap sampler would pick, a census at every\nexplicit GC, and snapshots only with --refs"},
              {"--no-compress", "", "", "write chunks without zstd"},
              {"--list", "", "", "list the scenarios"},
          },

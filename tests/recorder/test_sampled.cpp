@@ -26,6 +26,8 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::Process;
+using testing::kJavaHome;
+using testing::kMemcity;
 using testing::run;
 
 constexpr const char* kRequests = "300000";
@@ -312,6 +314,55 @@ TEST_F(Sampled, ASnapshotMakesTheHeapWholeAsTheJvmCountsIt) {
         EXPECT_TRUE(sessions) << report->reaching_roots.front().name;
     }
     EXPECT_GE(types, 30u);
+}
+
+// H2 (a database no one here wrote) recorded sampled under its JVM's own collector (G1), with a
+// snapshot wherever the walks keep within 20% of the run: at every snapshot, young GCs' too, the
+// heap made whole holds every type the census counted with the census's own count and bytes, and
+// what the reported roots reach and what they do not add up to it.
+TEST_F(Sampled, AnH2SnapshotIsTheHeapTheCensusCounts) {
+    const std::string h2 = "/usr/share/java/h2.jar";
+    if (!fs::exists(h2)) GTEST_SKIP() << "libh2-java is not installed (scripts/setup installs it)";
+    const std::string trace = tracePath("h2-sampled-refs");
+    Process p = run({kMemcity, "record", "-o", trace, "--sampled", "--interval", "16k", "--refs", "20%",
+                     "--", kJavaHome + "/bin/java", "-cp", classes_.string() + ":" + h2, "H2Workload", "10000"},
+                    300);
+    ASSERT_EQ(p.status, 0) << p.stderr_text;
+    EXPECT_NE(p.stdout_text.find("checksum 18571"), std::string::npos) << p.stdout_text;
+    Loaded l = load(trace);
+    ASSERT_TRUE(l.history);
+    const HeapHistory& h = *l.history;
+    EXPECT_EQ(h.diagnostics().errorCount(), 0u) << describeAnomalies(h.diagnostics());
+    const ClassifierChain chain = chainOf("type");
+    size_t snapshots = 0, types = 0;
+    for (const GcRecord& rec : h.gcs()) {
+        if (!rec.has_snapshot) continue;
+        SCOPED_TRACE("GC " + std::to_string(rec.index));
+        ++snapshots;
+        ASSERT_GE(rec.calibration, 0);
+        auto heap = h.heapAt(rec.index);
+        ASSERT_TRUE(heap.ok());
+        auto graph = loadGraph(h, *heap);
+        ASSERT_TRUE(graph.ok()) << graph.error().message;
+        const HeapView whole = (*graph)->heap();
+        EXPECT_EQ(rec.reachable_objects + rec.unreached_objects, whole.liveObjects());
+        EXPECT_EQ(rec.reachable_bytes + rec.unreached_bytes, whole.liveBytes());
+        const ClassificationTree counted = ClassificationTree::build(heap->view(), chain);
+        const ClassificationTree made = ClassificationTree::build(whole, chain);
+        for (uint32_t id : counted.sortedChildren(ClassificationTree::kRoot, Metric::kBytes)) {
+            if (!counted.node(id).sampled.bytesEstimate().exact) continue;
+            const uint32_t m = made.find({counted.label(id)});
+            ASSERT_NE(m, kNoNode) << counted.label(id);
+            EXPECT_EQ(made.node(m).objects, counted.node(id).objects) << counted.label(id);
+            EXPECT_EQ(made.node(m).bytes, counted.node(id).bytes) << counted.label(id);
+            ++types;
+        }
+    }
+    EXPECT_GE(snapshots, 2u);
+    EXPECT_GE(types, 20 * snapshots);
+    // The walks, as the trace sums them up.
+    const auto& meta = l.file->meta();
+    EXPECT_TRUE(std::any_of(meta.begin(), meta.end(), [](const auto& kv) { return kv.first == "snapshots.taken"; }));
 }
 
 }  // namespace

@@ -297,5 +297,38 @@ TEST(SampledSnapshot, ReferenceClassifiersReadTheUnsampledNeighboursInTheWholeHe
     EXPECT_EQ(labelsOf(view, 0, "roots"), Labels{"JNI global"});
 }
 
+// The objects a snapshot lists stand above every sample: one that does not (a corrupt or
+// hostile file) makes the snapshot unusable, said in one line that names the chunk's offset,
+// and the GC keeps its estimates; inspecting it says there is no snapshot.
+TEST(SampledSnapshot, AListedObjectAmongTheSamplesMakesTheSnapshotUnusable) {
+    WriterOptions o;
+    o.sampling_interval = 1000;
+    testing::TraceBuilder b("whole-bad", o);
+    TraceWriter& w = b.writer();
+    b.alloc(1);
+    b.alloc(5);
+    b.gc(0, 6);
+    w.beginSnapshot(0);
+    AllocEvent a;
+    a.id = 3;
+    a.type = 1;
+    w.snapshotUnsampled(a);
+    const Edge from_sample[] = {testing::TraceBuilder::strong(3)};
+    w.snapshotObject(1, from_sample);
+    w.snapshotRoot(Root::make(static_cast<uint32_t>(format::RootKind::kJniGlobal), 1, {}));
+    w.endSnapshot();
+    testing::LoadedHistory t(b.finish());
+    ASSERT_TRUE(t.history);
+    EXPECT_FALSE(t.history->gcs()[0].has_snapshot);
+    EXPECT_EQ(t.history->diagnostics().errorCount(), 1u);
+    const std::string said = t.history->diagnostics()[Anomaly::kIncompleteSnapshot].first;
+    EXPECT_NE(said.find("object 3 of the snapshot of GC 0 is not above the heap's objects (5)"), std::string::npos)
+        << said;
+    EXPECT_NE(said.find("offset"), std::string::npos) << said;
+    auto heap = t.history->heapAt(0);
+    ASSERT_TRUE(heap.ok());
+    EXPECT_FALSE(loadGraph(*t.history, *heap).ok());
+}
+
 }  // namespace
 }  // namespace memcity

@@ -13,7 +13,7 @@
 #   full GC of that heap costs it anyway.
 #
 # usage: bench/bench_sampled_snapshot.sh [BUILD_DIR] [SIZE_MIB] [RUNS]
-#        (default: build, 1024, 3; about 3 minutes)
+#        (default: build, 1024, 3; about 3 minutes; Temurin 25, or the JDK in $JDK)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
@@ -22,7 +22,7 @@ runs=${3:-3}
 memcity="$build/memcity"
 [[ -x $memcity && -f $build/libmemcity_agent.so ]] ||
     { echo "build memcity and its agent first (scripts/build)" >&2; exit 1; }
-java_home=/usr/lib/jvm/temurin-25-jdk-amd64
+java_home=${JDK:-/usr/lib/jvm/temurin-25-jdk-amd64}
 [[ -x $java_home/bin/java ]] || java_home=/usr/lib/jvm/java-17-openjdk-amd64
 
 work=$(mktemp -d)

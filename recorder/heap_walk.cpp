@@ -87,6 +87,14 @@ uint64_t objectAddress(const jlong* tag_ptr, jlong size) {
     return (address & 7) == 0 ? address : 0;
 }
 
+// The referrer's address in a FollowReferences callback (JDK 17 to 25): HotSpot's wrapper keeps
+// the referrer's oop right before the referrer tag whose address it passes. 0 where that word is
+// no aligned address; one that is no object the walk listed is not used (Walk::isListed).
+uint64_t referrerAddress(const jlong* referrer_tag_ptr) {
+    const uint64_t address = reinterpret_cast<const uint64_t*>(referrer_tag_ptr)[-1];
+    return (address & 7) == 0 ? address : 0;
+}
+
 // Where the collector's spaces (or G1's regions) were filled to at a GC's end: an object that
 // lies past its space's top then was allocated since. A sampled recording's untagged objects are
 // either, and heap iterations tell them apart so.
@@ -127,9 +135,9 @@ struct RawRoot {
 struct Walk {
     Recorder* recorder = nullptr;
     uint32_t gc = 0;
-    uint64_t watermark = 0;   // the GC's next object id: objects from it on were born after it
-    jlong source = 0;         // the object whose references are being collected
-    std::vector<Edge> edges;  // ...its references so far
+    uint64_t watermark = 0;       // the GC's next object id: objects from it on were born after it
+    uint64_t source = kNoObject;  // the object whose references are being collected
+    std::vector<Edge> edges;      // ...its references so far
     std::vector<RawRoot> roots;
     std::vector<Unseen> unseen;
     // The thread whose roots are being reported: HotSpot reports a thread, then its stack's
@@ -137,17 +145,47 @@ struct Walk {
     jlong thread_tag = 0;
 
     // A sampled recording's walk names every object it reaches: the samples by their ids, the
-    // rest (untagged, and there at the GC by their addresses) by fresh ids, listed in the
-    // snapshot's OBJECTS chunks; class mirrors too, by ids of this snapshot's.
+    // rest (untagged, and there at the GC by their addresses) by their addresses, listed in the
+    // snapshot's OBJECTS chunks; class mirrors too, by ids of this snapshot's. Not by tags: a
+    // tag on every object fills JVMTI's tag map, and HotSpot looks up both ends of every
+    // reference there (most of a walk's time, and a census's to take them off again).
     bool sampled = false;
     BoundsAtGc bounds;
-    bool checked = false;       // the first callback's checks were made
-    const char* failed = nullptr;  // why the walk was abandoned (a sampled one), or null
-    bool failed_lasting = false;   // for a reason that holds at every GC
-    std::vector<AllocEvent> unsampled;  // written in batches, ids ascending
+    bool checked = false;               // the first callback's checks were made
+    const char* failed = nullptr;       // why the walk was abandoned (a sampled one), or null
+    bool failed_lasting = false;        // for a reason that holds at every GC
+    std::vector<AllocEvent> unsampled;  // written in batches
     uint64_t unsampled_count = 0;
-    uint64_t unreached = 0;  // of them, listed after the walk, which did not reach them
+    uint64_t unreached = 0;            // of them, listed after the walk, which did not reach them
     std::vector<uint64_t> mirror_ids;  // per registry index: this snapshot's id of its mirror, or kNoObject
+    // The listed objects: a bit per 8-byte word of the heap from heap_lo (its lowest space).
+    uint64_t heap_lo = 0;
+    std::vector<uint64_t> listed;
+    // References from untagged objects: their referrer found listed, or not (HotSpot's layout
+    // is not the one objectAddress reads: the walk is dropped).
+    uint64_t referrers_listed = 0, referrers_unknown = 0;
+
+    // Inside the walk's safepoint, at its first callback.
+    void startListing() {
+        bounds.copy();
+        if (bounds.sorted.empty()) return;
+        heap_lo = bounds.sorted.front().bottom;
+        uint64_t hi = heap_lo;
+        for (const SpaceBounds& b : bounds.sorted)
+            hi = std::max(hi, b.top);
+        listed.assign((((hi - heap_lo) >> 3) >> 6) + 1, 0);
+    }
+    // `address` is an object's there at the GC (BoundsAtGc::thereAtGc).
+    uint64_t unsampledId(uint64_t address) const { return kUnsampledIdBase + ((address - heap_lo) >> 3); }
+    bool isListed(uint64_t address) const {
+        if (address < heap_lo) return false;
+        const uint64_t k = (address - heap_lo) >> 3;
+        return (k >> 6) < listed.size() && ((listed[k >> 6] >> (k & 63)) & 1);
+    }
+    void markListed(uint64_t address) {
+        const uint64_t k = (address - heap_lo) >> 3;
+        listed[k >> 6] |= uint64_t{1} << (k & 63);
+    }
 
     // An object of class `ci` that is no sample, named `id`.
     void addUnsampled(uint64_t id, uint32_t ci, jlong size, jint length) {
@@ -157,7 +195,9 @@ struct Walk {
         e.type = r.classes().typeId(ci, static_cast<uint64_t>(size), r.writerAccess());
         const uint64_t n = length < 0 ? 0 : static_cast<uint64_t>(length);
         if (r.classes()[ci].kind != format::TypeKind::kInstance) e.length = n;
-        e.size = static_cast<uint64_t>(size) == r.expectedSize(ci, e.isArray() ? n : 0) ? 0 : static_cast<uint64_t>(size);
+        e.size = static_cast<uint64_t>(size) == r.expectedSize(ci, e.isArray() ? n : 0)
+                     ? 0
+                     : static_cast<uint64_t>(size);
         unsampled.push_back(e);
         ++unsampled_count;
         if (unsampled.size() >= 4096) flushUnsampled();
@@ -172,11 +212,10 @@ struct Walk {
     }
 
     void flush() {
-        if (source == 0) return;
-        const uint64_t id = objectIdOfTag(source);
-        if (!edges.empty()) recorder->withWriter([&](TraceWriter& w) { w.snapshotObject(id, edges); });
+        if (source == kNoObject) return;
+        if (!edges.empty()) recorder->withWriter([&](TraceWriter& w) { w.snapshotObject(source, edges); });
         edges.clear();
-        source = 0;
+        source = kNoObject;
     }
 };
 
@@ -205,10 +244,11 @@ jint JNICALL onReference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceIn
             w->failed = "another GC came first";
             return JVMTI_VISIT_ABORT;
         }
-        w->bounds.copy();
+        w->startListing();
     }
     const uint32_t target_class = ClassRegistry::indexFromTag(class_tag);
     const jlong tag_before = *tag_ptr;
+    uint64_t listed_id = kNoObject;  // a sampled walk's name for an object that is no sample
     if (tag_before == 0) {
         // An object nobody reported (a class mirror too, of a class not registered yet: its
         // registration adopts the id).
@@ -223,9 +263,11 @@ jint JNICALL onReference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceIn
                 return JVMTI_VISIT_ABORT;
             }
             if (!w->bounds.thereAtGc(address)) return 0;
-            const uint64_t id = r.snapshotObjectId();
-            *tag_ptr = kSnapshotTagBit | static_cast<jlong>(id + 1);
-            w->addUnsampled(id, target_class, size, length);
+            listed_id = w->unsampledId(address);
+            if (!w->isListed(address)) {  // (met once per reference to it, followed once)
+                w->markListed(address);
+                w->addUnsampled(listed_id, target_class, size, length);
+            }
         } else {
             uint64_t id = r.walkObjectId();
             *tag_ptr = static_cast<jlong>(id + 1);
@@ -235,7 +277,7 @@ jint JNICALL onReference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceIn
     }
     const jlong tag = *tag_ptr;
     if (tag == kAgentObjectTag) return 0;  // the agent's: neither recorded nor followed
-    uint64_t target = objectIdOfTag(tag);
+    uint64_t target = listed_id != kNoObject ? listed_id : objectIdOfTag(tag);
     if (tag & kClassTagBit) {
         // A class's mirror: the object recorded for it (its statics are walked either way). A
         // sampled recording records none: the snapshot names it, once.
@@ -259,15 +301,30 @@ jint JNICALL onReference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceIn
     // after the GC is no part of its heap. Neither named nor followed, as if the walk had run at
     // the GC (what only it reaches was reached through older objects then, or was garbage). (A
     // sampled snapshot's names for the rest lie above every sample's, but they were there.)
-    if (target >= w->watermark && !(w->sampled && (tag & (kSnapshotTagBit | kClassTagBit)))) return 0;
+    if (listed_id == kNoObject && target >= w->watermark && !(w->sampled && (tag & kClassTagBit))) return 0;
 
     switch (kind) {
         case JVMTI_HEAP_REFERENCE_FIELD:
         case JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT: {
-            if (referrer <= 0 || (referrer & kClassTagBit)) break;
-            if (referrer != w->source) {
+            uint64_t from = kNoObject;
+            if (referrer > 0 && !(referrer & kClassTagBit)) {
+                from = objectIdOfTag(referrer);
+            } else if (referrer == 0 && w->sampled) {
+                // An object the walk listed: by its address, which HotSpot keeps right before
+                // the referrer's tag it passes (or the object itself, for a reference to self).
+                const uint64_t address = referrer_tag_ptr == tag_ptr ? objectAddress(tag_ptr, size)
+                                                                     : referrerAddress(referrer_tag_ptr);
+                if (!w->isListed(address)) {
+                    ++w->referrers_unknown;  // (an object of a class not registered: not listed)
+                    break;
+                }
+                ++w->referrers_listed;
+                from = w->unsampledId(address);
+            }
+            if (from == kNoObject) break;
+            if (from != w->source) {
                 w->flush();
-                w->source = referrer;
+                w->source = from;
             }
             Edge e;
             e.target = target;
@@ -436,7 +493,6 @@ struct Census {
     bool sampled = false;
     BoundsAtGc bounds;
     bool by_address = false;  // every object so far was placed by its address
-    bool untagged_snapshot = false;  // took a sampled snapshot's tags off
     uint64_t ns = 0;
 
     Counts& of(uint32_t ci) {
@@ -461,10 +517,6 @@ jint JNICALL onCensusObject(jlong class_tag, jlong size, jlong* tag_ptr, jint le
     const auto bytes = static_cast<uint64_t>(size);
     const uint32_t ci = ClassRegistry::indexFromTag(class_tag);
     jlong tag = *tag_ptr;
-    if (c->sampled && tag > 0 && (tag & kSnapshotTagBit) && !(tag & kClassTagBit)) {
-        *tag_ptr = tag = 0;  // named by the walk's snapshot just before: no sample
-        c->untagged_snapshot = true;
-    }
     if (c->sampled && (tag == 0 || (tag & kClassTagBit))) {
         // Not the trace's (a mirror is never a sample): allocated since the GC, or untracked.
         if (c->by_address) {
@@ -615,8 +667,8 @@ void flushObjectFrees(Recorder& r) {
 // After a sampled walk: an object of the GC's heap that it did not reach (untagged still) is
 // alive all the same, kept by a root JVMTI does not report (the JVM's own handles to class
 // metadata, compiled code's constants: some 0.1% of a heap), or dead in a space the GC did not
-// collect (the serial collector's full GCs leave some dead objects in place). It is listed too, as the exact recording's heap has it, so that the heap made whole
-// is the one the census counts.
+// collect (the serial collector's full GCs leave some dead objects in place). It is listed too, as the exact
+// recording's heap has it, so that the heap made whole is the one the census counts.
 jint JNICALL onUnreached(jlong class_tag, jlong size, jlong* tag_ptr, jint length, void* user_data) {
     auto* w = static_cast<Walk*>(user_data);
     if (w->failed) return JVMTI_VISIT_ABORT;
@@ -632,8 +684,9 @@ jint JNICALL onUnreached(jlong class_tag, jlong size, jlong* tag_ptr, jint lengt
     const uint32_t ci = ClassRegistry::indexFromTag(class_tag);
     if (ci == kNoClass || w->recorder->classes()[ci].filler) return JVMTI_VISIT_OBJECTS;
     const uint64_t address = objectAddress(tag_ptr, size);
-    if (address == 0 || !w->bounds.thereAtGc(address)) return JVMTI_VISIT_OBJECTS;
-    w->addUnsampled(w->recorder->snapshotObjectId(), ci, size, length);
+    if (address == 0 || !w->bounds.thereAtGc(address) || w->isListed(address)) return JVMTI_VISIT_OBJECTS;
+    w->markListed(address);
+    w->addUnsampled(w->unsampledId(address), ci, size, length);
     ++w->unreached;
     return JVMTI_VISIT_OBJECTS;
 }
@@ -658,6 +711,12 @@ SnapshotTaken walkHeap(Recorder& r, uint32_t gc, uint64_t watermark, std::span<c
     const jvmtiError err =
         r.iterateHeap([&] { return r.jvmti()->FollowReferences(0, nullptr, nullptr, &callbacks, &walk); });
     walk.flush();
+    if (walk.sampled && !walk.failed && walk.referrers_unknown > walk.referrers_listed) {
+        // Most referrers are objects the walk listed: where their addresses do not say so, the
+        // layout objectAddress and referrerAddress read is not this JVM's.
+        walk.failed = "this JVM's heap callbacks do not give referrers' addresses";
+        walk.failed_lasting = true;
+    }
     if (walk.sampled && !walk.failed) {
         // (The walk's bounds, copied at its first callback, hold until the next GC.)
         walk.checked = false;
@@ -726,15 +785,6 @@ SnapshotTaken walkHeap(Recorder& r, uint32_t gc, uint64_t watermark, std::span<c
     });
     out.ns = static_cast<uint64_t>(r.now() - began);
     return out;
-}
-
-void untagSnapshot(Recorder& r) {
-    jvmtiHeapCallbacks callbacks{};
-    callbacks.heap_iteration_callback = [](jlong, jlong, jlong* tag_ptr, jint, void*) -> jint {
-        if (*tag_ptr > 0 && (*tag_ptr & kSnapshotTagBit) && !(*tag_ptr & kClassTagBit)) *tag_ptr = 0;
-        return JVMTI_VISIT_OBJECTS;
-    };
-    r.jvmti()->IterateThroughHeap(JVMTI_HEAP_FILTER_UNTAGGED, nullptr, &callbacks, nullptr);
 }
 
 }  // namespace memcity::agent

@@ -55,9 +55,9 @@ void untagAll(Recorder& recorder);
 // allocation events; objects born after the GC are neither named nor followed.
 //
 // A sampled recording's walk names every object it reaches instead: the samples by their ids,
-// the rest by fresh ids (tagged kSnapshotTagBit until untagSnapshot or a census takes the tags
-// off) listed in the snapshot's OBJECTS chunks, and then the objects of the GC's heap it did not
-// reach (kept by roots JVMTI does not report), so that a reader has the GC's heap whole. It
+// the rest by their addresses (kUnsampledIdBase + the heap word they start at; no tag) listed in
+// the snapshot's OBJECTS chunks, and then the objects of the GC's heap it did not reach (kept by
+// roots JVMTI does not report), so that a reader has the GC's heap whole. It
 // tells what was allocated since the GC by address (`at_gc`, as countHeap), and is not taken
 // where it cannot: no bounds known, or another GC before it began.
 struct SnapshotTaken {
@@ -68,10 +68,7 @@ struct SnapshotTaken {
     uint64_t unreached = 0;        // of them, those no reported root reaches
     uint64_t ns = 0;               // the walk's time
 };
-SnapshotTaken walkHeap(Recorder& recorder, uint32_t gc, uint64_t watermark, std::span<const SpaceBounds> at_gc = {});
-
-// Takes the tags a sampled snapshot gave off every object that still has one (where no census
-// after the walk did).
-void untagSnapshot(Recorder& recorder);
+SnapshotTaken walkHeap(Recorder& recorder, uint32_t gc, uint64_t watermark,
+                       std::span<const SpaceBounds> at_gc = {});
 
 }  // namespace memcity::agent

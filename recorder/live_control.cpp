@@ -293,7 +293,8 @@ std::string LiveControl::takeSnapshot(bool now) {
     }
     // A forced GC would hold a paused program again at its end, before the agent walks it.
     if (paused_ || held_)
-        return "error the program is paused: 'snapshot' (without now) takes one at the GC after the next step";
+        return "error the program is paused: 'snapshot' (without now) takes one at the GC after the next "
+               "step";
     const uint64_t taken = recorder_.snapshotsTaken(), missed = recorder_.snapshotsMissed();
     recorder_.askSnapshot();
     if (jvmtiError err = jvmti_->ForceGarbageCollection(); err != JVMTI_ERROR_NONE)

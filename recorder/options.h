@@ -28,7 +28,7 @@ struct AgentOptions {
     // refs=P%: snapshots at GCs while the walks so far and the next take at most P percent of
     // the run (a budget; with refs_every 0); 0 = none.
     double refs_percent = 0;
-    bool final_gc = true;              // a last GC at exit, so the last deaths are recorded
+    bool final_gc = true;  // a last GC at exit, so the last deaths are recorded
     SiteMode sites = SiteMode::kWalk;
     DeathMode deaths = DeathMode::kWeak;
     bool quiet = false;  // no summary line on stderr at exit

@@ -576,8 +576,7 @@ void Recorder::processGcs(JNIEnv* jni) {
     // Right after the newest GC: objects met untagged (by a walk, or classes no event announced)
     // were alive at it, and take ids from its block.
     const bool exit_census = countsExitHeap();
-    // A sampled snapshot's GC is counted too: the census calibrates its samples, and takes the
-    // tags the walk gave off.
+    // A sampled snapshot's GC is counted too: its per-type figures exact where its references are.
     const bool census = exit_census || censusDue(newest, used) || (walk && options_.sampled());
     bool counted = false;
     if (walk || census) {
@@ -587,15 +586,12 @@ void Recorder::processGcs(JNIEnv* jni) {
         t_ids_at_gc = true;
         if (jni) registerLoadedClasses(jni);
         prepareWalk();
-        bool tagged_snapshot = false;
         if (walk) {
             flushDeaths(false);
             if (addresses) writeAddresses(last, *addresses);
             const SnapshotTaken taken =
                 walkHeap(*this, static_cast<uint32_t>(last), newest.next_object_id,
                          options_.sampled() ? boundsAtGc(newest) : std::span<const SpaceBounds>());
-            // (A sampled walk abandoned midway tagged some objects too.)
-            tagged_snapshot = options_.sampled();
             if (taken.taken) {
                 walked_any_ = true;
                 last_walked_gc_ = last;
@@ -623,7 +619,6 @@ void Recorder::processGcs(JNIEnv* jni) {
                                       exit_census ? &exit_live_ : nullptr, true, at_gc);
         if (counted) last_census_bytes_ = std::max<uint64_t>(used, 1);
         if (counted && exit_census) exit_live_gc_ = last;
-        if (tagged_snapshot && !counted) untagSnapshot(*this);  // (the census did not run)
         endWalk();
         t_ids_at_gc = false;
         const uint64_t met = walk_next_.load(std::memory_order_relaxed) - block;

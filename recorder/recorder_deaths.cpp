@@ -239,9 +239,8 @@ void Recorder::prepareWalk() {
 }
 
 void Recorder::onFree(jlong tag) {
-    // An alias's death is posted under its object's tag; a weak reference tells a walk's tag's; a
-    // sampled snapshot's objects are no part of the trace's heap.
-    if (tag <= 0 || (tag & (kAliasTagBit | kWeakTagBit | kSnapshotTagBit))) return;
+    // An alias's death is posted under its object's tag; a weak reference tells a walk's tag's.
+    if (tag <= 0 || (tag & (kAliasTagBit | kWeakTagBit))) return;
     if (!recording()) return;  // after the trace was closed
     uint64_t id = static_cast<uint64_t>(tag - 1);
     noticeUnreportedGcs();

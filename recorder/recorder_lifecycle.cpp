@@ -578,7 +578,8 @@ void Recorder::finish(JNIEnv* jni) {
                            std::to_string(unsampled_listed_) + " objects besides the samples (" +
                            std::to_string(unreached_listed_) + " of them reached by no root JVMTI reports)";
         if (snapshots_missed_ > 0)
-            line += "; " + std::to_string(snapshots_missed_) + " missed (the last: " + lastSnapshotMiss() + ")";
+            line +=
+                "; " + std::to_string(snapshots_missed_) + " missed (the last: " + lastSnapshotMiss() + ")";
         withWriter([&](TraceWriter& w) { w.meta("snapshots.taken", line); });
     }
     uint64_t objects = next_id_.load(), gcs = gcs_written_, bytes = 0;

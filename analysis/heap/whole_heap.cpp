@@ -55,49 +55,59 @@ Result<std::unique_ptr<WholeHeap>> WholeHeap::load(const TraceFile& trace, const
     }
     w->sample_positions_ = n;
 
-    // Then the snapshot's unsampled objects.
+    // Then the snapshot's unsampled objects, in id order (a walk lists them as it meets them).
+    struct Listed {
+        uint64_t id, length, explicit_size;
+        uint32_t shape;
+        size_t chunk, offset;  // where it was listed: for an error
+    };
+    std::vector<Listed> listed;
+    listed.reserve(info.unsampled);
     struct Visitor {
         WholeHeap& w;
         const HeapView& samples;
-        uint64_t last_id;
-        bool any;
-        std::string error;
-        size_t error_offset = 0;
+        std::vector<Listed>& listed;
+        size_t chunk = 0;
         void onObject(const AllocEvent& e, size_t offset) {
-            if (!error.empty()) return;
-            if (any && e.id <= last_id) {
-                error = "object " + std::to_string(e.id) + " of the snapshot of GC " + std::to_string(w.gc_) +
-                        " is not above the heap's objects (" + std::to_string(last_id) + ")";
-                error_offset = offset;
-                return;
-            }
-            last_id = e.id;
-            any = true;
             const bool array = e.isArray();
             const uint32_t shape =
                 w.shapes_.intern({e.type, 0, 0, array ? 0u : static_cast<uint32_t>(e.size)});
             uint64_t explicit_size = 0;
             if (array && e.size != arrayBytes(samples.symbols().layouts()[e.type], e.length, w.alignment_))
                 explicit_size = e.size;
-            w.store_.append(e.id, shape, e.length, explicit_size);
-            ++w.unsampled_objects_;
+            listed.push_back({e.id, e.length, explicit_size, shape, chunk, offset});
             w.unsampled_bytes_ += e.size;
         }
-    } v{*w, samples, last_id, any, {}};
+    } v{*w, samples, listed};
     std::vector<uint8_t> bytes;
     for (uint32_t chunk : info.unsampled_chunks) {
         auto payload = trace.payload(chunk, bytes);
         if (!payload) return payload.error();
         uint32_t gc = 0;
+        v.chunk = chunk;
         DecodeStatus st = decodeUnsampled(*payload, trace.symbols(), w->alignment_, &gc, v);
         if (!st.ok) return trace.errorAt(chunk, st.offset, st.message);
-        if (!v.error.empty()) return trace.errorAt(chunk, v.error_offset, v.error);
         if (gc != info.gc)
             return trace.errorAt(chunk, 0,
                                  "objects chunk says GC " + std::to_string(gc) + ", its header says " +
                                      std::to_string(info.gc));
         trace.releasePages(chunk, chunk + 1);
     }
+    std::sort(listed.begin(), listed.end(), [](const Listed& a, const Listed& b) { return a.id < b.id; });
+    for (size_t k = 0; k < listed.size(); ++k) {
+        const Listed& o = listed[k];
+        if (any && o.id <= last_id)
+            return trace.errorAt(
+                static_cast<uint32_t>(o.chunk), o.offset,
+                "object " + std::to_string(o.id) + " of the snapshot of GC " + std::to_string(info.gc) +
+                    (k > 0 && listed[k - 1].id == o.id
+                         ? " is listed twice"
+                         : " is not above the heap's objects (" + std::to_string(last_id) + ")"));
+        last_id = o.id;
+        any = true;
+        store.append(o.id, o.shape, o.length, o.explicit_size);
+    }
+    w->unsampled_objects_ = listed.size();
     if (w->unsampled_objects_ != info.unsampled)
         return trace.errorAt(
             info.roots_chunk, 0,

@@ -113,7 +113,8 @@ Result<Request> parseRequest(std::string_view line) {
     else if (verb == "snapshot") {
         r.command = Command::kSnapshot;
         if (rest == "now") return Request{Command::kSnapshot, {}, true};
-        if (!rest.empty()) return Error{"'snapshot' takes 'now' or nothing, not '" + std::string(rest.substr(0, 40)) + "'"};
+        if (!rest.empty())
+            return Error{"'snapshot' takes 'now' or nothing, not '" + std::string(rest.substr(0, 40)) + "'"};
     } else
         return Error{"unknown request '" + std::string(verb.substr(0, 40)) +
                      "' (hello, status, pause, step, resume, when, snapshot, detach)"};

@@ -56,12 +56,12 @@ Result<PauseConditions> parseConditions(std::string_view text);
 std::string formatConditions(const PauseConditions& c);  // "full,used>67108864" or "none": as read
 
 enum class Command : uint8_t {
-    kHello,   // the status, and the protocol's version
-    kStatus,  // the status
-    kPause,   // pause at the next GC's end
-    kStep,    // resume, and pause at the next GC's end
-    kResume,  // resume
-    kWhen,    // set the pause conditions
+    kHello,     // the status, and the protocol's version
+    kStatus,    // the status
+    kPause,     // pause at the next GC's end
+    kStep,      // resume, and pause at the next GC's end
+    kResume,    // resume
+    kWhen,      // set the pause conditions
     kDetach,    // finish the trace, stop recording
     kSnapshot,  // a reference snapshot at the next GC
 };

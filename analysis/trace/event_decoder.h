@@ -306,9 +306,9 @@ DecodeStatus decodeRefs(std::span<const uint8_t> payload, const SymbolTable& sym
     return {};
 }
 
-// An OBJECTS visitor (a sampled trace's snapshot: objects it reached that were not sampled)
-// provides: void onObject(const AllocEvent& e, size_t offset); with id, type, length and size
-// (decoded: never 0) set.
+// An OBJECTS visitor (a sampled trace's snapshot: objects of its GC's heap that were not
+// sampled, in any order) provides: void onObject(const AllocEvent& e, size_t offset); with id,
+// type, length and size (decoded: never 0) set.
 template <class Visitor>
 DecodeStatus decodeUnsampled(std::span<const uint8_t> payload, const SymbolTable& symbols, uint32_t alignment,
                              uint32_t* gc_out, Visitor& v) {
@@ -323,15 +323,17 @@ DecodeStatus decodeUnsampled(std::span<const uint8_t> payload, const SymbolTable
     const auto& types = symbols.types();
     while (!r.atEnd()) {
         const size_t at = r.offset();
-        const uint64_t delta = r.varint();
+        const int64_t delta = r.svarint();
         const uint64_t type = r.varint();
         const uint64_t length = r.varint();
         uint64_t size = r.varint();
         if (r.failed()) break;
-        if (delta == 0 || id + delta < id)
-            return detail::decodeError(at,
-                                       "objects chunk: ids do not ascend after object " + std::to_string(id));
-        id += delta;
+        const uint64_t next = id + static_cast<uint64_t>(delta);
+        if (delta == 0 || (delta > 0) != (next > id))
+            return detail::decodeError(
+                at, "objects chunk: object " + std::to_string(id) + " is followed by itself " +
+                        "or by an id past the 64-bit range (delta " + std::to_string(delta) + ")");
+        id = next;
         if (type >= types.size() || !types[type].defined)
             return detail::decodeError(at, "object " + std::to_string(id) + " names type " +
                                                std::to_string(type) + ", which is not defined");

@@ -396,16 +396,12 @@ void TraceWriter::snapshotUnsampled(const AllocEvent& e) {
         fail("snapshotUnsampled in a trace that is not sampled");
         return;
     }
-    if (snapshot_unsampled_ > 0 && e.id <= snapshot_prev_unsampled_) {
-        fail("snapshotUnsampled: ids not ascending (" + std::to_string(e.id) + " after " +
-             std::to_string(snapshot_prev_unsampled_) + ")");
-        return;
-    }
     if (unsampled_.empty()) {
         unsampled_.varint(snapshot_gc_);
         unsampled_.varint(snapshot_prev_unsampled_);  // each OBJECTS chunk decodes on its own
     }
-    unsampled_.varint(e.id - snapshot_prev_unsampled_);
+    // (In any order: a walk lists objects as it meets them.)
+    unsampled_.svarint(static_cast<int64_t>(e.id - snapshot_prev_unsampled_));
     snapshot_prev_unsampled_ = e.id;
     unsampled_.varint(e.type);
     unsampled_.varint(e.isArray() ? e.length + 1 : 0);

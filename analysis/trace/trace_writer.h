@@ -98,9 +98,9 @@ public:
     void beginSnapshot(uint32_t gc);
     void snapshotObject(uint64_t source, std::span<const Edge> edges);  // each source once per snapshot
     void snapshotRoot(const Root& root);
-    // A sampled trace's snapshot lists the objects its walk reached that were not sampled, each
-    // alive at the snapshot's GC, with a fresh id (above the GC's own), ids ascending: id, type,
-    // length and size as in alloc() (site, thread, time unused).
+    // A sampled trace's snapshot lists the objects of its GC's heap that were not sampled, each
+    // once, with an id above every sample's, in any order: id, type, length and size as in
+    // alloc() (site, thread, time unused).
     void snapshotUnsampled(const AllocEvent& e);
     void endSnapshot();
     // Closes a snapshot without its roots chunk: what it wrote so far stays, and a reader takes

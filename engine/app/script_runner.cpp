@@ -209,7 +209,8 @@ private:
                                const live::AgentStatus& st = s.liveState().status;
                                return st.snapshots > taken && st.snapshot_gc >= 0 &&
                                       s.gcs().size() > static_cast<size_t>(st.snapshot_gc) &&
-                                      s.gcs()[static_cast<size_t>(st.snapshot_gc)].has_snapshot && s.settled(true);
+                                      s.gcs()[static_cast<size_t>(st.snapshot_gc)].has_snapshot &&
+                                      s.settled(true);
                            },
                            60))
                 return Error{"live-snapshot: the trace did not show the snapshot within 60 s" + liveError()};

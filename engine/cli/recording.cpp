@@ -41,9 +41,11 @@ Result<RecordingOptions> readRecordingOptions(const Args& args, std::string_view
                          parseUnsigned(std::string_view(o.refs).substr(0, o.refs.size() - 1), &refs_n) &&
                          refs_n >= 1 && refs_n <= 100;
     if (o.refs != "off" && !percent && (!parseUnsigned(o.refs, &refs_n) || refs_n == 0 || refs_n > 1'000'000))
-        return Error{me + "--refs expects a number of GCs from 1 to 1000000, a share of the run from 1% to 100%, or "
-                          "'off', got '" +
-                     o.refs + "'"};
+        return Error{
+            me +
+            "--refs expects a number of GCs from 1 to 1000000, a share of the run from 1% to 100%, or "
+            "'off', got '" +
+            o.refs + "'"};
     if (auto interval = args.value("--interval")) {
         if (!args.has("--sampled"))
             return Error{me + "--interval is the sampling interval of --sampled: add --sampled"};

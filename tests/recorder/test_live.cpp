@@ -290,37 +290,20 @@ TEST_P(Live, ASampledRecordingTakesASnapshotWhenAsked) {
     ASSERT_EQ(snapshots.size(), 2u);
     EXPECT_EQ(snapshots[0], forced);
     EXPECT_GT(snapshots[1], forced);
-    const GcRecord& rec = h.gcs()[forced];
-    EXPECT_EQ(rec.kind, static_cast<uint8_t>(format::GcKind::kMajor));
-    ASSERT_GE(rec.calibration, 0);  // (a sampled snapshot's GC is counted too)
-    auto heap = h.heapAt(forced);
-    ASSERT_TRUE(heap.ok());
-    auto graph = loadGraph(h, *heap);
-    ASSERT_TRUE(graph.ok()) << graph.error().message;
-    const HeapGraph& g = **graph;
-    ASSERT_NE(g.whole(), nullptr);
-    const HeapView whole = g.heap();
-    EXPECT_EQ(rec.reachable_objects + rec.unreached_objects, whole.liveObjects());
-    EXPECT_EQ(rec.reachable_bytes + rec.unreached_bytes, whole.liveBytes());
-    EXPECT_LT(rec.unreached_bytes * 100, whole.liveBytes());
+    EXPECT_EQ(h.gcs()[forced].kind, static_cast<uint8_t>(format::GcKind::kMajor));
+    HeapState heap;
+    MadeWhole made = expectMadeWholeAsCounted(h, forced, heap);
+    ASSERT_TRUE(made.graph);
+    EXPECT_GE(made.types, 20u);
+    const HeapGraph& g = *made.graph;
+    EXPECT_LT(h.gcs()[forced].unreached_bytes * 100, g.heap().liveBytes());
     auto chain = parseChain("type");
     ASSERT_TRUE(chain.ok());
-    const ClassificationTree counted = ClassificationTree::build(heap->view(), *chain);
-    const ClassificationTree made = ClassificationTree::build(whole, *chain);
-    const uint32_t known = made.find({"LiveTarget$Known"});
+    const ClassificationTree whole = ClassificationTree::build(g.heap(), *chain);
+    const uint32_t known = whole.find({"LiveTarget$Known"});
     ASSERT_NE(known, kNoNode);
-    EXPECT_EQ(made.node(known).objects, 150'000u);
-    size_t types = 0;
-    for (uint32_t id : counted.sortedChildren(ClassificationTree::kRoot, Metric::kBytes)) {
-        if (!counted.node(id).sampled.bytesEstimate().exact) continue;
-        const uint32_t n = made.find({counted.label(id)});
-        ASSERT_NE(n, kNoNode) << counted.label(id);
-        EXPECT_EQ(made.node(n).objects, counted.node(id).objects) << counted.label(id);
-        EXPECT_EQ(made.node(n).bytes, counted.node(id).bytes) << counted.label(id);
-        ++types;
-    }
-    EXPECT_GE(types, 20u);
-    const HeapView samples = heap->view();
+    EXPECT_EQ(whole.node(known).objects, 150'000u);
+    const HeapView samples = heap.view();
     Bitset group(samples.positions());
     samples.forEachLive([&](size_t pos) {
         if (samples.symbols().type(samples.type(pos)).name == "LiveTarget$Known") group.set(pos);
@@ -643,6 +626,35 @@ TEST_P(Live, TheWindowPausesStepsAndResumesTheProgram) {
     EXPECT_EQ(states[3], "program: running (pause when none)");
     EXPECT_GT(fs::file_size(png), 10000u);
     loadSound(trace);
+}
+
+// A window's script asks a sampled recording for a snapshot (live-snapshot now): it returns once
+// the window shows the GC that has it, and the state says where references are.
+TEST_P(Live, TheWindowAsksASampledRecordingForASnapshot) {
+    if (!testing::haveXvfb()) GTEST_SKIP() << "no " << testing::kXvfb;
+    const std::string trace = tracePath("live-snapshot");
+    const std::string script = trace + ".script";
+    std::ofstream(script) << "wait-gc 0\nlive-snapshot now\nprint state\n";
+    Process rec = startTarget({"/usr/bin/env", "DISPLAY=" + testing::VirtualDisplay::name(), kMemcity, "record",
+                               "--live", "--script", script, "-o", trace, "--sampled", "--interval", "16k", "--"});
+    for (auto until = Clock::now() + 90s; Clock::now() < until;) {
+        if (write(rec.in, "gc\n", 3) != 3) break;
+        for (int i = 0; i < 3; ++i)
+            pump(rec, 100);
+        if (rec.stderr_text.find("the window was closed") != std::string::npos) break;
+    }
+    ASSERT_NE(rec.stderr_text.find("the window was closed; the program goes on"), std::string::npos)
+        << rec.stderr_text << rec.stdout_text;
+    const std::string printed = rec.stdout_text;
+    quit(rec, "done 0");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(printed, m, std::regex("reference snapshots: GC ([0-9]+) \\(the inspector")))
+        << printed;
+    Loaded l = loadSound(trace);
+    ASSERT_TRUE(l.history);
+    const auto gc = static_cast<size_t>(std::stoul(m[1].str()));
+    ASSERT_LT(gc, l.history->gcs().size());
+    EXPECT_TRUE(l.history->gcs()[gc].has_snapshot);
 }
 
 INSTANTIATE_TEST_SUITE_P(Jdk, Live, ::testing::Values(kJdk17, kJdk25), [](const auto& p) {

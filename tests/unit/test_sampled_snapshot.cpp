@@ -322,7 +322,8 @@ TEST(SampledSnapshot, AListedObjectAmongTheSamplesMakesTheSnapshotUnusable) {
     EXPECT_FALSE(t.history->gcs()[0].has_snapshot);
     EXPECT_EQ(t.history->diagnostics().errorCount(), 1u);
     const std::string said = t.history->diagnostics()[Anomaly::kIncompleteSnapshot].first;
-    EXPECT_NE(said.find("object 3 of the snapshot of GC 0 is not above the heap's objects (5)"), std::string::npos)
+    EXPECT_NE(said.find("object 3 of the snapshot of GC 0 is not above the heap's objects (5)"),
+              std::string::npos)
         << said;
     EXPECT_NE(said.find("offset"), std::string::npos) << said;
     auto heap = t.history->heapAt(0);

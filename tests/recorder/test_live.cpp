@@ -635,8 +635,9 @@ TEST_P(Live, TheWindowAsksASampledRecordingForASnapshot) {
     const std::string trace = tracePath("live-snapshot");
     const std::string script = trace + ".script";
     std::ofstream(script) << "wait-gc 0\nlive-snapshot now\nprint state\n";
-    Process rec = startTarget({"/usr/bin/env", "DISPLAY=" + testing::VirtualDisplay::name(), kMemcity, "record",
-                               "--live", "--script", script, "-o", trace, "--sampled", "--interval", "16k", "--"});
+    Process rec =
+        startTarget({"/usr/bin/env", "DISPLAY=" + testing::VirtualDisplay::name(), kMemcity, "record",
+                     "--live", "--script", script, "-o", trace, "--sampled", "--interval", "16k", "--"});
     for (auto until = Clock::now() + 90s; Clock::now() < until;) {
         if (write(rec.in, "gc\n", 3) != 3) break;
         for (int i = 0; i < 3; ++i)
@@ -648,7 +649,8 @@ TEST_P(Live, TheWindowAsksASampledRecordingForASnapshot) {
     const std::string printed = rec.stdout_text;
     quit(rec, "done 0");
     std::smatch m;
-    ASSERT_TRUE(std::regex_search(printed, m, std::regex("reference snapshots: GC ([0-9]+) \\(the inspector")))
+    ASSERT_TRUE(
+        std::regex_search(printed, m, std::regex("reference snapshots: GC ([0-9]+) \\(the inspector")))
         << printed;
     Loaded l = loadSound(trace);
     ASSERT_TRUE(l.history);

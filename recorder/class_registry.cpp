@@ -61,10 +61,12 @@ uint32_t ClassRegistry::registerLocked(jvmtiEnv* jvmti, JNIEnv* jni, jclass klas
     jlong previous_tag = 0;
     if (jvmti->GetTag(klass, &previous_tag) != JVMTI_ERROR_NONE) previous_tag = 0;
     uint64_t known_mirror = kNoObject;
+    uint32_t replaces = kNoClass;
     if (uint32_t index = indexFromTag(previous_tag); index != kNoClass) {
         const ClassEntry& old = (*this)[index];
         if (!complete || !old.provisional) return index;
         known_mirror = old.mirror_id.load(std::memory_order_acquire);
+        replaces = index;
     } else if (previous_tag > 0 && !(previous_tag & kClassTagBit)) {
         known_mirror = objectIdOfTag(previous_tag);  // a heap walk met the mirror first
     }
@@ -78,9 +80,11 @@ uint32_t ClassRegistry::registerLocked(jvmtiEnv* jvmti, JNIEnv* jni, jclass klas
     }
     e->name = javaName(e->signature);
     e->filler = isFiller(e->name);
+    e->replaces = replaces;
     auto registered = [&](std::unique_ptr<ClassEntry> entry) {
         uint32_t index = add(std::move(entry));
         if (index == kNoClass) return kNoClass;
+        if (replaces != kNoClass) (*this)[replaces].replaced_by.store(index, std::memory_order_release);
         jvmti->SetTag(klass, kClassTagBit | index);
         if (on_added_) on_added_(index, klass, known_mirror);
         return index;
@@ -114,9 +118,9 @@ uint32_t ClassRegistry::registerLocked(jvmtiEnv* jvmti, JNIEnv* jni, jclass klas
         jni->DeleteLocalRef(super);
     }
 
-    // Fields and interfaces name the edges of reference snapshots: a recording that takes none
-    // does without them (a class's prepare is then a few JVMTI calls, not one per field).
-    if (with_fields_) {
+    // Fields and interfaces name the edges of reference snapshots, and tell a weak reference's
+    // referent: read for every class, since any recording may be asked for a snapshot.
+    {
         jint n = 0;
         JvmtiPtr<jfieldID> fields(jvmti);
         if (jvmti->GetClassFields(klass, &n, fields.out()) == JVMTI_ERROR_NONE) {
@@ -144,7 +148,7 @@ uint32_t ClassRegistry::registerLocked(jvmtiEnv* jvmti, JNIEnv* jni, jclass klas
         const ClassEntry& s = (*this)[e->super];
         interfaces.insert(s.interfaces.begin(), s.interfaces.end());
     }
-    if (with_fields_) {
+    {
         jint n = 0;
         JvmtiPtr<jclass> direct(jvmti);
         if (jvmti->GetImplementedInterfaces(klass, &n, direct.out()) == JVMTI_ERROR_NONE) {
@@ -201,6 +205,23 @@ uint32_t ClassRegistry::registerLocked(jvmtiEnv* jvmti, JNIEnv* jni, jclass klas
 uint32_t ClassRegistry::defineLocked(uint32_t index, uint64_t instance_size, TraceWriter& w) {
     ClassEntry& e = (*this)[index];
     if (uint32_t id = e.type_id.load(std::memory_order_acquire)) return id;
+    // A provisional entry replaced since: its objects are of the class's one type.
+    if (uint32_t by = e.replaced_by.load(std::memory_order_acquire); by != kNoClass) {
+        const uint32_t id = defineLocked(by, instance_size, w);
+        e.type_id.store(id, std::memory_order_release);
+        return id;
+    }
+    // Replacing a provisional entry whose objects the trace has typed already: that type, with
+    // the fields now known (its definition, written then, has no superclass).
+    if (e.replaces != kNoClass) {
+        if (const uint32_t id = (*this)[e.replaces].type_id.load(std::memory_order_acquire)) {
+            if (e.kind == format::TypeKind::kInstance)
+                e.instance_size = e.variable_size ? 0 : (*this)[e.replaces].instance_size;
+            defineFields(e, id, w);
+            e.type_id.store(id, std::memory_order_release);
+            return id;
+        }
+    }
     uint32_t super_id = e.super != kNoClass ? defineLocked(e.super, 0, w) : 0;
     uint32_t id = ++next_type_;
     TypeDef def;
@@ -215,14 +236,18 @@ uint32_t ClassRegistry::defineLocked(uint32_t index, uint64_t instance_size, Tra
         def.element_size = e.element_bytes;
     }
     w.defineType(id, def);
+    defineFields(e, id, w);
+    e.type_id.store(id, std::memory_order_release);
+    return id;
+}
+
+void ClassRegistry::defineFields(ClassEntry& e, uint32_t type, TraceWriter& w) {
     for (FieldEntry& f : e.fields) {
         f.symbol = ++next_field_;
         uint8_t flags = static_cast<uint8_t>((f.is_static ? format::kFieldStatic : 0) |
                                              (f.is_reference ? format::kFieldReference : 0));
-        w.defineField(f.symbol, id, f.name, f.type_name, flags);
+        w.defineField(f.symbol, type, f.name, f.type_name, flags);
     }
-    e.type_id.store(id, std::memory_order_release);
-    return id;
 }
 
 uint32_t ClassRegistry::typeId(uint32_t index, uint64_t instance_size, const WithWriter& write) {

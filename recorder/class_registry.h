@@ -66,6 +66,10 @@ struct ClassEntry {
 
     bool variable_size = false;  // java.lang.Class: each mirror has its class's statics inside
     bool provisional = false;    // loaded, not yet prepared: no fields; replaced when prepared
+    // A provisional entry and the one that replaced it are one type in the trace: whichever is
+    // defined first names it for both (registry indices, kNoClass where there is none).
+    uint32_t replaces = kNoClass;
+    std::atomic<uint32_t> replaced_by{kNoClass};
     // Untagged objects of this class in the heap are fillers: dead space HotSpot formats as
     // objects (jdk.internal.vm.FillerObject and FillerElement[], or before JDK 19 int[] and
     // java.lang.Object, which are then ambiguous). See ClassRegistry::markFillers.
@@ -87,10 +91,6 @@ public:
     explicit ClassRegistry(uint32_t reference_bytes = 4) : reference_bytes_(reference_bytes) {}
 
     void setReferenceBytes(uint32_t bytes) { reference_bytes_ = bytes; }
-    // Whether classes are read with their fields and interfaces (what reference snapshots name
-    // edges by); a recording that takes no snapshot (a sampled one) does without. Set before the
-    // first class is registered.
-    void setWithFields(bool with) { with_fields_ = with; }
 
     // Called once for each entry added, with the registration lock held (so a class's mirror is
     // recorded before another thread can use its entry), and with the object id its mirror
@@ -144,8 +144,9 @@ private:
     uint32_t registerLocked(jvmtiEnv* jvmti, JNIEnv* jni, jclass klass, bool complete);
     uint32_t add(std::unique_ptr<ClassEntry> entry);
     uint32_t defineLocked(uint32_t index, uint64_t instance_size, TraceWriter& w);
+    // FIELD symbols of the entry's own fields, for its type `type`.
+    void defineFields(ClassEntry& e, uint32_t type, TraceWriter& w);
 
-    bool with_fields_ = true;
     uint32_t reference_bytes_;
     std::recursive_mutex prepare_mutex_;  // registering classes (superclasses recursively)
     std::mutex define_mutex_;             // TYPE/FIELD definitions

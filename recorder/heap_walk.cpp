@@ -72,6 +72,53 @@ jint JNICALL onExistingSample(jlong class_tag, jlong size, jlong* tag_ptr, jint,
     return JVMTI_VISIT_OBJECTS;
 }
 
+// ---- Objects allocated since a GC, told by address ----
+
+// The address of the object a heap callback is called for, or 0 where it cannot be read.
+// HotSpot calls both kinds of callback with `tag_ptr` pointing into the CallbackWrapper that
+// holds the object (jvmtiTagMap.cpp: `oop _o; jlong _obj_size; jlong _obj_tag;`, in that order,
+// on JDK 17 to 25): the word before the tag is the size it passed, the one before that the
+// object. A size that does not match, or an address that is not 8-byte aligned, says the layout
+// is another, and nothing is read.
+uint64_t objectAddress(const jlong* tag_ptr, jlong size) {
+    const auto* words = reinterpret_cast<const uint64_t*>(tag_ptr);
+    if (words[-1] != static_cast<uint64_t>(size)) return 0;
+    const uint64_t address = words[-2];
+    return (address & 7) == 0 ? address : 0;
+}
+
+// The referrer's address in a FollowReferences callback (JDK 17 to 25): HotSpot's wrapper keeps
+// the referrer's oop right before the referrer tag whose address it passes. 0 where that word is
+// no aligned address; one that is no object the walk listed is not used (Walk::isListed).
+uint64_t referrerAddress(const jlong* referrer_tag_ptr) {
+    const uint64_t address = reinterpret_cast<const uint64_t*>(referrer_tag_ptr)[-1];
+    return (address & 7) == 0 ? address : 0;
+}
+
+// Where the collector's spaces (or G1's regions) were filled to at a GC's end: an object that
+// lies past its space's top then was allocated since. A sampled recording's untagged objects are
+// either, and heap iterations tell them apart so.
+struct BoundsAtGc {
+    std::span<const SpaceBounds> at_gc;  // as the GC callback left them
+    std::vector<SpaceBounds> sorted;     // in address order (G1's regions: thousands)
+
+    bool known() const { return !at_gc.empty(); }
+    // Inside the iteration's safepoint, where no GC runs (the GC callback writes G1's between GCs).
+    void copy() {
+        sorted.assign(at_gc.begin(), at_gc.end());
+        std::sort(sorted.begin(), sorted.end(),
+                  [](const SpaceBounds& a, const SpaceBounds& b) { return a.bottom < b.bottom; });
+    }
+    // Whether an object at `address` was there at the GC: below the top its space had then.
+    bool thereAtGc(uint64_t address) const {
+        auto after = std::upper_bound(sorted.begin(), sorted.end(), address,
+                                      [](uint64_t a, const SpaceBounds& s) { return a < s.bottom; });
+        if (after == sorted.begin()) return false;
+        const SpaceBounds& b = *(after - 1);
+        return address < b.top;
+    }
+};
+
 // ---- The reference snapshot ----
 
 struct RawRoot {
@@ -86,23 +133,89 @@ struct RawRoot {
 };
 
 struct Walk {
-    Recorder* recorder;
-    uint32_t gc;
-    uint64_t watermark;       // the GC's next object id: objects from it on were born after it
-    jlong source = 0;         // the object whose references are being collected
-    std::vector<Edge> edges;  // ...its references so far
+    Recorder* recorder = nullptr;
+    uint32_t gc = 0;
+    uint64_t watermark = 0;       // the GC's next object id: objects from it on were born after it
+    uint64_t source = kNoObject;  // the object whose references are being collected
+    std::vector<Edge> edges;      // ...its references so far
     std::vector<RawRoot> roots;
     std::vector<Unseen> unseen;
     // The thread whose roots are being reported: HotSpot reports a thread, then its stack's
     // references, which name a thread untagged before the walk with tag 0 on JDK 21+.
     jlong thread_tag = 0;
 
+    // A sampled recording's walk names every object it reaches: the samples by their ids, the
+    // rest (untagged, and there at the GC by their addresses) by their addresses, listed in the
+    // snapshot's OBJECTS chunks; class mirrors too, by ids of this snapshot's. Not by tags: a
+    // tag on every object fills JVMTI's tag map, and HotSpot looks up both ends of every
+    // reference there (most of a walk's time, and a census's to take them off again).
+    bool sampled = false;
+    BoundsAtGc bounds;
+    bool checked = false;               // the first callback's checks were made
+    const char* failed = nullptr;       // why the walk was abandoned (a sampled one), or null
+    bool failed_lasting = false;        // for a reason that holds at every GC
+    std::vector<AllocEvent> unsampled;  // written in batches
+    uint64_t unsampled_count = 0;
+    uint64_t unreached = 0;            // of them, listed after the walk, which did not reach them
+    std::vector<uint64_t> mirror_ids;  // per registry index: this snapshot's id of its mirror, or kNoObject
+    // The listed objects: a bit per 8-byte word of the heap from heap_lo (its lowest space).
+    uint64_t heap_lo = 0;
+    std::vector<uint64_t> listed;
+    // References from untagged objects: their referrer found listed, or not (HotSpot's layout
+    // is not the one objectAddress reads: the walk is dropped).
+    uint64_t referrers_listed = 0, referrers_unknown = 0;
+
+    // Inside the walk's safepoint, at its first callback.
+    void startListing() {
+        bounds.copy();
+        if (bounds.sorted.empty()) return;
+        heap_lo = bounds.sorted.front().bottom;
+        uint64_t hi = heap_lo;
+        for (const SpaceBounds& b : bounds.sorted)
+            hi = std::max(hi, b.top);
+        listed.assign((((hi - heap_lo) >> 3) >> 6) + 1, 0);
+    }
+    // `address` is an object's there at the GC (BoundsAtGc::thereAtGc).
+    uint64_t unsampledId(uint64_t address) const { return kUnsampledIdBase + ((address - heap_lo) >> 3); }
+    bool isListed(uint64_t address) const {
+        if (address < heap_lo) return false;
+        const uint64_t k = (address - heap_lo) >> 3;
+        return (k >> 6) < listed.size() && ((listed[k >> 6] >> (k & 63)) & 1);
+    }
+    void markListed(uint64_t address) {
+        const uint64_t k = (address - heap_lo) >> 3;
+        listed[k >> 6] |= uint64_t{1} << (k & 63);
+    }
+
+    // An object of class `ci` that is no sample, named `id`.
+    void addUnsampled(uint64_t id, uint32_t ci, jlong size, jint length) {
+        Recorder& r = *recorder;
+        AllocEvent e;
+        e.id = id;
+        e.type = r.classes().typeId(ci, static_cast<uint64_t>(size), r.writerAccess());
+        const uint64_t n = length < 0 ? 0 : static_cast<uint64_t>(length);
+        if (r.classes()[ci].kind != format::TypeKind::kInstance) e.length = n;
+        e.size = static_cast<uint64_t>(size) == r.expectedSize(ci, e.isArray() ? n : 0)
+                     ? 0
+                     : static_cast<uint64_t>(size);
+        unsampled.push_back(e);
+        ++unsampled_count;
+        if (unsampled.size() >= 4096) flushUnsampled();
+    }
+    void flushUnsampled() {
+        if (unsampled.empty()) return;
+        recorder->withWriter([&](TraceWriter& w) {
+            for (const AllocEvent& e : unsampled)
+                w.snapshotUnsampled(e);
+        });
+        unsampled.clear();
+    }
+
     void flush() {
-        if (source == 0) return;
-        const uint64_t id = objectIdOfTag(source);
-        if (!edges.empty()) recorder->withWriter([&](TraceWriter& w) { w.snapshotObject(id, edges); });
+        if (source == kNoObject) return;
+        if (!edges.empty()) recorder->withWriter([&](TraceWriter& w) { w.snapshotObject(source, edges); });
         edges.clear();
-        source = 0;
+        source = kNoObject;
     }
 };
 
@@ -123,38 +236,95 @@ jint JNICALL onReference(jvmtiHeapReferenceKind kind, const jvmtiHeapReferenceIn
                          jint length, void* user_data) {
     auto* w = static_cast<Walk*>(user_data);
     Recorder& r = *w->recorder;
+    if (w->sampled && !w->checked) {
+        w->checked = true;
+        // Its untagged objects are told by the spaces' tops at its GC: another GC since moved
+        // them all.
+        if (r.gcsFinished() != uint64_t{w->gc} + 1) {
+            w->failed = "another GC came first";
+            return JVMTI_VISIT_ABORT;
+        }
+        w->startListing();
+    }
     const uint32_t target_class = ClassRegistry::indexFromTag(class_tag);
-    if (*tag_ptr == 0) {
+    const jlong tag_before = *tag_ptr;
+    uint64_t listed_id = kNoObject;  // a sampled walk's name for an object that is no sample
+    if (tag_before == 0) {
         // An object nobody reported (a class mirror too, of a class not registered yet: its
         // registration adopts the id).
         if (target_class == kNoClass) return JVMTI_VISIT_OBJECTS;
-        uint64_t id = r.walkObjectId();
-        *tag_ptr = static_cast<jlong>(id + 1);
-        w->unseen.push_back(
-            {id, target_class, static_cast<uint64_t>(size), length < 0 ? 0 : static_cast<uint64_t>(length)});
+        if (w->sampled) {
+            // No sample: there at the GC, or allocated since (past its space's top then), which
+            // is neither named nor followed, as below.
+            const uint64_t address = objectAddress(tag_ptr, size);
+            if (address == 0) {
+                w->failed = "this JVM's heap callbacks do not give objects' addresses";
+                w->failed_lasting = true;
+                return JVMTI_VISIT_ABORT;
+            }
+            if (!w->bounds.thereAtGc(address)) return 0;
+            listed_id = w->unsampledId(address);
+            if (!w->isListed(address)) {  // (met once per reference to it, followed once)
+                w->markListed(address);
+                w->addUnsampled(listed_id, target_class, size, length);
+            }
+        } else {
+            uint64_t id = r.walkObjectId();
+            *tag_ptr = static_cast<jlong>(id + 1);
+            w->unseen.push_back({id, target_class, static_cast<uint64_t>(size),
+                                 length < 0 ? 0 : static_cast<uint64_t>(length)});
+        }
     }
     const jlong tag = *tag_ptr;
     if (tag == kAgentObjectTag) return 0;  // the agent's: neither recorded nor followed
-    uint64_t target = objectIdOfTag(tag);
+    uint64_t target = listed_id != kNoObject ? listed_id : objectIdOfTag(tag);
     if (tag & kClassTagBit) {
-        // A class's mirror: the object recorded for it (its statics are walked either way).
-        target = r.classes()[ClassRegistry::indexFromTag(tag)].mirror_id.load(std::memory_order_acquire);
+        // A class's mirror: the object recorded for it (its statics are walked either way). A
+        // sampled recording records none: the snapshot names it, once.
+        const uint32_t mirror_of = ClassRegistry::indexFromTag(tag);
+        target = r.classes()[mirror_of].mirror_id.load(std::memory_order_acquire);
+        if (target == kNoObject && w->sampled) {
+            if (mirror_of >= w->mirror_ids.size()) w->mirror_ids.resize(size_t{mirror_of} + 1, kNoObject);
+            uint64_t& id = w->mirror_ids[mirror_of];
+            const uint64_t address = id == kNoObject ? objectAddress(tag_ptr, size) : 0;
+            if (id == kNoObject && address != 0 && w->bounds.thereAtGc(address) && target_class != kNoClass) {
+                id = r.snapshotObjectId();
+                w->addUnsampled(id, target_class, size, length);
+            }
+            target = id;
+        }
         if (target == kNoObject) return JVMTI_VISIT_OBJECTS;
     }
     const jlong referrer = referrer_tag_ptr ? *referrer_tag_ptr : 0;
     if (kind == JVMTI_HEAP_REFERENCE_THREAD) w->thread_tag = tag;  // its stack's references follow
     // The walk runs a while after its GC, and the program allocates meanwhile: an object born
     // after the GC is no part of its heap. Neither named nor followed, as if the walk had run at
-    // the GC (what only it reaches was reached through older objects then, or was garbage).
-    if (target >= w->watermark) return 0;
+    // the GC (what only it reaches was reached through older objects then, or was garbage). (A
+    // sampled snapshot's names for the rest lie above every sample's, but they were there.)
+    if (listed_id == kNoObject && target >= w->watermark && !(w->sampled && (tag & kClassTagBit))) return 0;
 
     switch (kind) {
         case JVMTI_HEAP_REFERENCE_FIELD:
         case JVMTI_HEAP_REFERENCE_ARRAY_ELEMENT: {
-            if (referrer <= 0 || (referrer & kClassTagBit)) break;
-            if (referrer != w->source) {
+            uint64_t from = kNoObject;
+            if (referrer > 0 && !(referrer & kClassTagBit)) {
+                from = objectIdOfTag(referrer);
+            } else if (referrer == 0 && w->sampled) {
+                // An object the walk listed: by its address, which HotSpot keeps right before
+                // the referrer's tag it passes (or the object itself, for a reference to self).
+                const uint64_t address = referrer_tag_ptr == tag_ptr ? objectAddress(tag_ptr, size)
+                                                                     : referrerAddress(referrer_tag_ptr);
+                if (!w->isListed(address)) {
+                    ++w->referrers_unknown;  // (an object of a class not registered: not listed)
+                    break;
+                }
+                ++w->referrers_listed;
+                from = w->unsampledId(address);
+            }
+            if (from == kNoObject) break;
+            if (from != w->source) {
                 w->flush();
-                w->source = referrer;
+                w->source = from;
             }
             Edge e;
             e.target = target;
@@ -321,23 +491,9 @@ struct Census {
     // A sampled recording's census: what the trace does not hold is untracked, and an object
     // allocated since the GC is told by its address (see objectAddress), past its space's top.
     bool sampled = false;
-    std::span<const SpaceBounds> at_gc;
+    BoundsAtGc bounds;
     bool by_address = false;  // every object so far was placed by its address
     uint64_t ns = 0;
-
-    // The bounds in address order (G1's regions: thousands), for thereAtGc's search; copied in
-    // the first callback, inside the safepoint (the GC callback writes G1's between GCs).
-    std::vector<SpaceBounds> sorted;
-
-    // Whether an untagged object at `address` was there at the GC: below the top its space or
-    // region had then.
-    bool thereAtGc(uint64_t address) const {
-        auto after = std::upper_bound(sorted.begin(), sorted.end(), address,
-                                      [](uint64_t a, const SpaceBounds& s) { return a < s.bottom; });
-        if (after == sorted.begin()) return false;
-        const SpaceBounds& s = *(after - 1);
-        return address < s.top;
-    }
 
     Counts& of(uint32_t ci) {
         if (ci == kNoClass) return unknown_class;
@@ -345,16 +501,6 @@ struct Census {
         return by_class[ci];
     }
 };
-
-// The address of the object a heap iteration callback is called for, or 0 where it cannot be
-// read. HotSpot calls it with `tag_ptr` pointing into the CallbackWrapper that holds the object
-// (jvmtiTagMap.cpp: `oop _o; jlong _obj_size; jlong _obj_tag;`, in that order, on JDK 17 to 25):
-// the word before the tag is the size it passed, the one before that the object. A size that
-// does not match says the layout is another, and nothing is read.
-uint64_t objectAddress(const jlong* tag_ptr, jlong size) {
-    const auto* words = reinterpret_cast<const uint64_t*>(tag_ptr);
-    return words[-1] == static_cast<uint64_t>(size) ? words[-2] : 0;
-}
 
 // Runs on the VM thread inside a safepoint: only the registry and the census's own memory.
 jint JNICALL onCensusObject(jlong class_tag, jlong size, jlong* tag_ptr, jint length, void* user_data) {
@@ -366,11 +512,7 @@ jint JNICALL onCensusObject(jlong class_tag, jlong size, jlong* tag_ptr, jint le
             return JVMTI_VISIT_ABORT;
         }
         // Inside the iteration's safepoint no GC runs: the bounds the GC callback wrote hold.
-        if (c->by_address) {
-            c->sorted.assign(c->at_gc.begin(), c->at_gc.end());
-            std::sort(c->sorted.begin(), c->sorted.end(),
-                      [](const SpaceBounds& a, const SpaceBounds& b) { return a.bottom < b.bottom; });
-        }
+        if (c->by_address) c->bounds.copy();
     }
     const auto bytes = static_cast<uint64_t>(size);
     const uint32_t ci = ClassRegistry::indexFromTag(class_tag);
@@ -379,9 +521,9 @@ jint JNICALL onCensusObject(jlong class_tag, jlong size, jlong* tag_ptr, jint le
         // Not the trace's (a mirror is never a sample): allocated since the GC, or untracked.
         if (c->by_address) {
             const uint64_t address = objectAddress(tag_ptr, size);
-            if (address == 0 || (address & 7) != 0) {  // no object's address: the layout is another
+            if (address == 0) {  // no object's address: the layout is another
                 c->by_address = false;
-            } else if (!c->thereAtGc(address)) {
+            } else if (!c->bounds.thereAtGc(address)) {
                 c->totals.newer_objects++;
                 c->totals.newer_bytes += bytes;
                 return JVMTI_VISIT_OBJECTS;
@@ -464,8 +606,8 @@ bool countHeap(Recorder& r, uint32_t gc, uint64_t watermark, std::vector<uint64_
     census.live = live;
     census.sampled = r.options().sampled();
     census.adopt = census_event && !census.sampled;
-    census.at_gc = at_gc;
-    census.by_address = census.sampled && !at_gc.empty();
+    census.bounds.at_gc = at_gc;
+    census.by_address = census.sampled && census.bounds.known();
     if (live) live->clear();
     jvmtiHeapCallbacks callbacks{};
     callbacks.heap_iteration_callback = onCensusObject;
@@ -522,14 +664,78 @@ void flushObjectFrees(Recorder& r) {
     r.jvmti()->FollowReferences(0, nullptr, r.flushAnchor(), &callbacks, nullptr);
 }
 
-void walkHeap(Recorder& r, uint32_t gc, uint64_t watermark) {
+// After a sampled walk: an object of the GC's heap that it did not reach (untagged still) is
+// alive all the same, kept by a root JVMTI does not report (the JVM's own handles to class
+// metadata, compiled code's constants: some 0.1% of a heap), or dead in a space the GC did not
+// collect (the serial collector's full GCs leave some dead objects in place). It is listed too, as the exact
+// recording's heap has it, so that the heap made whole is the one the census counts.
+jint JNICALL onUnreached(jlong class_tag, jlong size, jlong* tag_ptr, jint length, void* user_data) {
+    auto* w = static_cast<Walk*>(user_data);
+    if (w->failed) return JVMTI_VISIT_ABORT;
+    if (!w->checked) {
+        w->checked = true;
+        if (w->recorder->gcsFinished() != uint64_t{w->gc} + 1) {
+            w->failed = "another GC came first";
+            return JVMTI_VISIT_ABORT;
+        }
+    }
+    // (A filler is dead space: before JDK 19 an int[] or a java.lang.Object that no root
+    // reaches is taken for one, as the census takes it.)
+    const uint32_t ci = ClassRegistry::indexFromTag(class_tag);
+    if (ci == kNoClass || w->recorder->classes()[ci].filler) return JVMTI_VISIT_OBJECTS;
+    const uint64_t address = objectAddress(tag_ptr, size);
+    if (address == 0 || !w->bounds.thereAtGc(address) || w->isListed(address)) return JVMTI_VISIT_OBJECTS;
+    w->markListed(address);
+    w->addUnsampled(w->unsampledId(address), ci, size, length);
+    ++w->unreached;
+    return JVMTI_VISIT_OBJECTS;
+}
+
+SnapshotTaken walkHeap(Recorder& r, uint32_t gc, uint64_t watermark, std::span<const SpaceBounds> at_gc) {
+    SnapshotTaken out;
+    Walk walk;
+    walk.recorder = &r;
+    walk.gc = gc;
+    walk.watermark = watermark;
+    walk.sampled = r.options().sampled();
+    walk.bounds.at_gc = at_gc;
+    if (walk.sampled && !walk.bounds.known()) {
+        out.missed = "the collector's spaces are not known (only Serial, Parallel and G1's are)";
+        out.lasting = true;
+        return out;
+    }
     r.withWriter([&](TraceWriter& w) { w.beginSnapshot(gc); });
-    Walk walk{&r, gc, watermark, 0, {}, {}, {}};
     jvmtiHeapCallbacks callbacks{};
     callbacks.heap_reference_callback = onReference;
+    const int64_t began = r.now();
     const jvmtiError err =
         r.iterateHeap([&] { return r.jvmti()->FollowReferences(0, nullptr, nullptr, &callbacks, &walk); });
     walk.flush();
+    if (walk.sampled && !walk.failed && walk.referrers_unknown > walk.referrers_listed) {
+        // Most referrers are objects the walk listed: where their addresses do not say so, the
+        // layout objectAddress and referrerAddress read is not this JVM's.
+        walk.failed = "this JVM's heap callbacks do not give referrers' addresses";
+        walk.failed_lasting = true;
+    }
+    if (walk.sampled && !walk.failed) {
+        // (The walk's bounds, copied at its first callback, hold until the next GC.)
+        walk.checked = false;
+        jvmtiHeapCallbacks rest{};
+        rest.heap_iteration_callback = onUnreached;
+        r.iterateHeap(
+            [&] { return r.jvmti()->IterateThroughHeap(JVMTI_HEAP_FILTER_TAGGED, nullptr, &rest, &walk); });
+    }
+    if (walk.failed) {
+        // What it wrote so far stays without a roots chunk: a reader takes no such snapshot.
+        r.withWriter([&](TraceWriter& w) { w.cancelSnapshot(); });
+        out.missed = walk.failed;
+        out.lasting = walk.failed_lasting;
+        return out;
+    }
+    walk.flushUnsampled();
+    out.taken = true;
+    out.unsampled = walk.unsampled_count;
+    out.unreached = walk.unreached;
     // Objects first met here get their allocation events before the snapshot closes; their
     // deaths are told by their tags.
     for (const Unseen& u : walk.unseen)
@@ -577,6 +783,8 @@ void walkHeap(Recorder& r, uint32_t gc, uint64_t watermark) {
         if (err != JVMTI_ERROR_NONE)
             w.meta("warning", "FollowReferences failed with JVMTI error " + std::to_string(err));
     });
+    out.ns = static_cast<uint64_t>(r.now() - began);
+    return out;
 }
 
 }  // namespace memcity::agent

@@ -53,6 +53,22 @@ void untagAll(Recorder& recorder);
 // watermark is `watermark`): references grouped by object as the VM reports them, weak/soft/
 // phantom referents marked, roots with their details. Objects met untagged are given ids and
 // allocation events; objects born after the GC are neither named nor followed.
-void walkHeap(Recorder& recorder, uint32_t gc, uint64_t watermark);
+//
+// A sampled recording's walk names every object it reaches instead: the samples by their ids,
+// the rest by their addresses (kUnsampledIdBase + the heap word they start at; no tag) listed in
+// the snapshot's OBJECTS chunks, and then the objects of the GC's heap it did not reach (kept by
+// roots JVMTI does not report), so that a reader has the GC's heap whole. It
+// tells what was allocated since the GC by address (`at_gc`, as countHeap), and is not taken
+// where it cannot: no bounds known, or another GC before it began.
+struct SnapshotTaken {
+    bool taken = false;
+    const char* missed = nullptr;  // why not, where not taken
+    bool lasting = false;          // that reason holds at every GC (no use asking again)
+    uint64_t unsampled = 0;        // a sampled one's objects that are no samples
+    uint64_t unreached = 0;        // of them, those no reported root reaches
+    uint64_t ns = 0;               // the walk's time
+};
+SnapshotTaken walkHeap(Recorder& recorder, uint32_t gc, uint64_t watermark,
+                       std::span<const SpaceBounds> at_gc = {});
 
 }  // namespace memcity::agent

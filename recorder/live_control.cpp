@@ -9,7 +9,10 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
+#include <string>
+#include <thread>
 
 #include "jvmti_util.h"
 #include "recorder.h"
@@ -222,6 +225,9 @@ live::AgentStatus LiveControl::status() {
     s.when.every_gc = when_every_.load();
     s.when.full_gc = when_full_.load();
     s.when.used_above = when_used_above_.load();
+    s.snapshots = recorder_.snapshotsTaken();
+    s.snapshot_gc = recorder_.lastSnapshotGc();
+    s.snapshot_asked = recorder_.snapshotAsked();
     if (detaching_) {
         s.state = live::ProgramState::kDetached;
     } else if (paused_) {
@@ -271,12 +277,39 @@ bool LiveControl::handle(JNIEnv* jni, Client& client, std::string_view line) {
             when_used_above_ = request->when.used_above;
             sendLine(client.fd, "ok");
             return true;
+        case Command::kSnapshot: sendLine(client.fd, takeSnapshot(request->now)); return true;
         case Command::kDetach:
             sendLine(client.fd, "ok");
             detaching_ = true;
             return false;
     }
     return false;
+}
+
+std::string LiveControl::takeSnapshot(bool now) {
+    if (!now) {
+        recorder_.askSnapshot();
+        return "ok";
+    }
+    // A forced GC would hold a paused program again at its end, before the agent walks it.
+    if (paused_ || held_)
+        return "error the program is paused: 'snapshot' (without now) takes one at the GC after the next "
+               "step";
+    const uint64_t taken = recorder_.snapshotsTaken(), missed = recorder_.snapshotsMissed();
+    recorder_.askSnapshot();
+    if (jvmtiError err = jvmti_->ForceGarbageCollection(); err != JVMTI_ERROR_NONE)
+        return "error the JVM refused to collect (JVMTI error " + std::to_string(err) + ")";
+    // The agent thread writes that GC and walks its heap: a large heap takes seconds.
+    using Clock = std::chrono::steady_clock;
+    const auto deadline = Clock::now() + std::chrono::seconds(kSnapshotWaitSeconds);
+    while (Clock::now() < deadline && !stopping_.load(std::memory_order_acquire)) {
+        if (recorder_.snapshotsTaken() != taken) return "ok";
+        if (recorder_.snapshotsMissed() != missed)
+            return std::string("error the snapshot was missed: ") + recorder_.lastSnapshotMiss();
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return "error no snapshot within " + std::to_string(kSnapshotWaitSeconds) +
+           " s of the forced GC (it is still asked for)";
 }
 
 void LiveControl::serve(JNIEnv* jni) {

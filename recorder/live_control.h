@@ -2,7 +2,7 @@
 // GCspy's control stream. A thread of the agent's ("memcity-control") listens on a Unix socket
 // in the recording user's private directory, takes only that user's connections, and answers
 // their requests: pause the program at the next GC's end, step it GC by GC, resume it, pause it
-// when a condition holds, end the recording.
+// when a condition holds, take a reference snapshot, end the recording.
 //
 // Pausing, at GC g's end:
 //  1. the GC finish callback (inside the JVM's pause) decides that the program stops here and
@@ -74,6 +74,10 @@ private:
     void waitSlow();
     // One request, answered on `client`; false closes the connection (garbage, detach).
     bool handle(JNIEnv* jni, Client& client, std::string_view line);
+    // "snapshot [now]": asks the recorder for one at the next GC; `now` forces that GC and waits
+    // (at most kSnapshotWaitSeconds) until the snapshot is taken or missed. The reply line.
+    static constexpr int kSnapshotWaitSeconds = 120;
+    std::string takeSnapshot(bool now);
     live::AgentStatus status();
     void suspendProgram(JNIEnv* jni);
     void resumeProgram(JNIEnv* jni);

@@ -66,10 +66,15 @@ Result<AgentOptions> parseAgentOptions(const char* text) {
             if (!number(value, 1, 256, &o.depth)) return bad("a number of frames from 1 to 256");
         } else if (key == "refs") {
             refs_given = true;
-            if (value == "off")
+            uint32_t percent = 0;
+            if (value == "off") {
                 o.refs_every = 0;
-            else if (!number(value, 1, 1'000'000, &o.refs_every))
-                return bad("a number of GCs, or off");
+            } else if (value.ends_with('%') && number(value.substr(0, value.size() - 1), 1, 100, &percent)) {
+                o.refs_every = 0;
+                o.refs_percent = percent;
+            } else if (!number(value, 1, 1'000'000, &o.refs_every)) {
+                return bad("a number of GCs, a share of the run from 1% to 100%, or off");
+            }
         } else if (key == "finalgc") {
             final_gc_given = true;
             if (!yesNo(value, &o.final_gc)) return bad("yes or no");
@@ -110,12 +115,8 @@ Result<AgentOptions> parseAgentOptions(const char* text) {
         }
     }
     if (o.sampled()) {
-        // Its heap holds the sampler's picks only: a reference snapshot would need the rest of
-        // the heap, which the trace has no place for yet.
-        if (refs_given && o.refs_every != 0)
-            return Error{"option refs=" + std::to_string(o.refs_every) +
-                         ": a sampled recording (interval=) takes no reference snapshots yet; use refs=off"};
-        o.refs_every = 0;
+        // A walk of a large heap costs seconds: a service's snapshots are taken when asked.
+        if (!refs_given) o.refs_every = 0;
         // A service's exit is not held up by a full GC: the trace ends at its last GC.
         if (!final_gc_given) o.final_gc = false;
     }

@@ -25,7 +25,10 @@ struct AgentOptions {
     std::string file = "memcity.mct";  // where the trace goes
     uint32_t depth = 8;                // frames per allocation site
     uint32_t refs_every = 1;           // reference snapshot after every Nth GC; 0 = off
-    bool final_gc = true;              // a last GC at exit, so the last deaths are recorded
+    // refs=P%: snapshots at GCs while the walks so far and the next take at most P percent of
+    // the run (a budget; with refs_every 0); 0 = none.
+    double refs_percent = 0;
+    bool final_gc = true;  // a last GC at exit, so the last deaths are recorded
     SiteMode sites = SiteMode::kWalk;
     DeathMode deaths = DeathMode::kWeak;
     bool quiet = false;  // no summary line on stderr at exit
@@ -36,7 +39,8 @@ struct AgentOptions {
     bool control = true;
     // Sampled recording (docs/recorder.md, "Sampled recording"): the JVM's heap sampler reports
     // one allocation per `interval` bytes on average, and each stands for the others; 0 records
-    // every allocation. Reference snapshots are then off unless refs= asks for them.
+    // every allocation. Reference snapshots are then off unless refs= asks for them (or a
+    // client does, through the control channel).
     uint64_t interval = 0;
     // Sampled recording: the share of the run (percent) that class censuses at young GCs may
     // take; a census follows every full GC whatever it says. 0: full GCs only.

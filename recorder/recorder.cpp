@@ -38,7 +38,6 @@ int64_t wallNs() {
 Recorder::Recorder(jvmtiEnv* jvmti, JavaVM* vm, AgentOptions options, bool can_suspend)
     : jvmti_(jvmti), vm_(vm), options_(std::move(options)), can_suspend_(can_suspend) {
     with_writer_ = [this](const std::function<void(TraceWriter&)>& f) { withWriter(f); };
-    classes_.setWithFields(!options_.sampled());
     classes_.setOnAdded([this](uint32_t index, jclass klass, uint64_t known_mirror) {
         recordMirror(index, klass, known_mirror);
     });
@@ -510,14 +509,19 @@ void Recorder::processGcs(JNIEnv* jni) {
     // faster than the agent thread wakes, the heap of a skipped GC is gone: the next GC has it.
     const uint64_t last = finished - 1;
     const GcSlot& newest = gc_ring_[last % kGcRing];
-    const bool walk =
-        options_.refs_every != 0 && (!walked_any_ || last >= last_walked_gc_ + options_.refs_every ||
-                                     (snapshot_last_ && last != last_walked_gc_));
+    // (A client's request stands until a snapshot is taken.)
+    const bool walk_due =
+        snapshot_asked_.load(std::memory_order_acquire) ||
+        (options_.refs_every != 0 && (!walked_any_ || last >= last_walked_gc_ + options_.refs_every ||
+                                      (snapshot_last_ && last != last_walked_gc_)));
+    // refs=P%: a snapshot wherever the walks stay within their share of the run (the heap's size
+    // taken as it was before this GC: at most what it is after).
+    const bool walk = walk_due || snapshotInBudget(estimated_before_);
     if (mark_complete || walk) waitForAllocations();
     // The objects' addresses hold only until the next collection begins: read first, written
-    // once the GC is.
+    // once the GC is. (A sampled recording's heap map has none: its heap is the samples.)
     const std::optional<std::vector<ObjectAddress>> addresses =
-        walk ? takeAddresses(last, newest.next_object_id) : std::nullopt;
+        walk && !options_.sampled() ? takeAddresses(last, newest.next_object_id) : std::nullopt;
     // What the threads allocated so far goes first; ids place objects around the GCs anyway.
     flushAllThreads();
     // The VM's heap figures, read once for the batch.
@@ -572,7 +576,8 @@ void Recorder::processGcs(JNIEnv* jni) {
     // Right after the newest GC: objects met untagged (by a walk, or classes no event announced)
     // were alive at it, and take ids from its block.
     const bool exit_census = countsExitHeap();
-    const bool census = exit_census || censusDue(newest, used);
+    // A sampled snapshot's GC is counted too: its per-type figures exact where its references are.
+    const bool census = exit_census || censusDue(newest, used) || (walk && options_.sampled());
     bool counted = false;
     if (walk || census) {
         const uint64_t block = newest.next_object_id - newest.reserved;
@@ -582,11 +587,27 @@ void Recorder::processGcs(JNIEnv* jni) {
         if (jni) registerLoadedClasses(jni);
         prepareWalk();
         if (walk) {
-            walked_any_ = true;
-            last_walked_gc_ = last;
             flushDeaths(false);
             if (addresses) writeAddresses(last, *addresses);
-            walkHeap(*this, static_cast<uint32_t>(last), newest.next_object_id);
+            const SnapshotTaken taken =
+                walkHeap(*this, static_cast<uint32_t>(last), newest.next_object_id,
+                         options_.sampled() ? boundsAtGc(newest) : std::span<const SpaceBounds>());
+            if (taken.taken) {
+                walked_any_ = true;
+                last_walked_gc_ = last;
+                snapshot_asked_.store(false, std::memory_order_release);
+                last_snapshot_gc_.store(static_cast<int64_t>(last), std::memory_order_release);
+                ++snapshots_taken_;
+                snapshot_ns_ += taken.ns;
+                last_snapshot_ns_ = taken.ns;
+                last_snapshot_bytes_ = std::max<uint64_t>(used, 1);
+                unsampled_listed_ += taken.unsampled;
+                unreached_listed_ += taken.unreached;
+            } else {
+                snapshot_missed_.store(taken.missed ? taken.missed : "", std::memory_order_release);
+                if (taken.lasting) snapshot_asked_.store(false, std::memory_order_release);
+                ++snapshots_missed_;
+            }
         }
         // After a full GC, the JVM's own count of its heap, for the trace's self-check (after the
         // walk, so that the objects it met are counted as the trace's; objects it meets untagged
@@ -640,6 +661,19 @@ std::span<const SpaceBounds> Recorder::boundsAtGc(const GcSlot& slot) const {
         return std::span<const SpaceBounds>(slot.end.spaces.data(),
                                             std::min(facts->spaces().size(), kMaxSpaces));
     return std::span<const SpaceBounds>(gc_regions_.data(), gc_region_count_.load(std::memory_order_acquire));
+}
+
+bool Recorder::snapshotInBudget(uint64_t used) const {
+    if (options_.refs_percent <= 0) return false;
+    // A walk costs about as much per byte of heap in use as the last one did (before any, some
+    // ns a byte: HotSpot follows every reference, and the agent names every object).
+    constexpr double kFirstNsPerByte = 10.0;
+    const double ns_per_byte = last_snapshot_bytes_ ? static_cast<double>(last_snapshot_ns_) /
+                                                          static_cast<double>(last_snapshot_bytes_)
+                                                    : kFirstNsPerByte;
+    const double next_ns = ns_per_byte * static_cast<double>(used);
+    const double budget_ns = options_.refs_percent / 100.0 * static_cast<double>(now());
+    return static_cast<double>(snapshot_ns_) + next_ns <= budget_ns;
 }
 
 bool Recorder::censusDue(const GcSlot& slot, uint64_t used) const {

@@ -184,6 +184,19 @@ public:
     // although its allocation was never reported, so it takes an id from the block every GC
     // keeps below its watermark (a fresh id, born after the GC, once the block is used up).
     uint64_t walkObjectId();
+    // An id for an object a sampled snapshot names that is no sample: above every id taken so far
+    // (safe inside a heap walk's callback).
+    uint64_t snapshotObjectId() { return next_id_.fetch_add(1, std::memory_order_relaxed); }
+    // A client asks for a reference snapshot at the next GC the agent writes (one that cannot be
+    // taken there is taken at the one after).
+    void askSnapshot() { snapshot_asked_.store(true, std::memory_order_release); }
+    bool snapshotAsked() const { return snapshot_asked_.load(std::memory_order_acquire); }
+    // Snapshots taken so far, those missed (a walk another GC overtook, a collector whose spaces
+    // are unknown), the GC of the last one taken (-1: none), and why the last miss was one.
+    uint64_t snapshotsTaken() const { return snapshots_taken_.load(std::memory_order_acquire); }
+    uint64_t snapshotsMissed() const { return snapshots_missed_.load(std::memory_order_acquire); }
+    int64_t lastSnapshotGc() const { return last_snapshot_gc_.load(std::memory_order_acquire); }
+    const char* lastSnapshotMiss() const { return snapshot_missed_.load(std::memory_order_acquire); }
     // Runs `iterate` (a JVMTI heap iteration that names untagged objects) with no allocation
     // callback under way, and returns what it returns.
     template <typename Iterate>
@@ -419,6 +432,18 @@ private:
     // Where a census can tell what was allocated since GC `slot` by address: the spaces' or
     // regions' extents at its end (empty: it cannot).
     std::span<const SpaceBounds> boundsAtGc(const GcSlot& slot) const;
+    // refs=P%: whether a snapshot of a heap of `used` bytes keeps the walks within the budget.
+    bool snapshotInBudget(uint64_t used) const;
+    // Reference snapshots (agent thread): asked for by a client (askSnapshot), taken, missed
+    // (and why, the last time), the walks' time, the last one's and the heap it walked, and the
+    // objects sampled ones listed that were no samples.
+    // (Counts, the last GC and the reason are read by the control thread.)
+    std::atomic<bool> snapshot_asked_{false};
+    std::atomic<uint64_t> snapshots_taken_{0}, snapshots_missed_{0};
+    std::atomic<int64_t> last_snapshot_gc_{-1};
+    std::atomic<const char*> snapshot_missed_{""};  // a literal
+    uint64_t snapshot_ns_ = 0, last_snapshot_ns_ = 0, last_snapshot_bytes_ = 0;
+    uint64_t unsampled_listed_ = 0, unreached_listed_ = 0;
 
     // Deaths, by the number of GCs finished when their ObjectFree arrived.
     std::mutex deaths_mutex_;

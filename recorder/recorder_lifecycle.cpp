@@ -571,6 +571,17 @@ void Recorder::finish(JNIEnv* jni) {
                           static_cast<unsigned long long>(addresses_missed_));
             w.meta("addresses", text);
         });
+    if (options_.sampled() && snapshots_taken_ + snapshots_missed_ > 0) {
+        char ms[32];
+        std::snprintf(ms, sizeof ms, "%.1f", static_cast<double>(snapshot_ns_) / 1e6);
+        std::string line = std::to_string(snapshots_taken_) + " taken in " + ms + " ms, listing " +
+                           std::to_string(unsampled_listed_) + " objects besides the samples (" +
+                           std::to_string(unreached_listed_) + " of them reached by no root JVMTI reports)";
+        if (snapshots_missed_ > 0)
+            line +=
+                "; " + std::to_string(snapshots_missed_) + " missed (the last: " + lastSnapshotMiss() + ")";
+        withWriter([&](TraceWriter& w) { w.meta("snapshots.taken", line); });
+    }
     uint64_t objects = next_id_.load(), gcs = gcs_written_, bytes = 0;
     Status closed;
     {

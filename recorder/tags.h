@@ -26,5 +26,8 @@ inline constexpr jlong kAgentObjectTag = kClassTagBit | jlong{kNoClass};
 inline uint64_t objectIdOfTag(jlong tag) {
     return static_cast<uint64_t>((tag & ~(kAliasTagBit | kWeakTagBit)) - 1);
 }
+// A sampled snapshot names the objects that are no samples by their addresses, from here up (an
+// id above every sample's: ids are counted from 0, one per sample).
+inline constexpr uint64_t kUnsampledIdBase = uint64_t{1} << 48;
 
 }  // namespace memcity::agent

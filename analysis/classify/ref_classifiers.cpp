@@ -104,8 +104,8 @@ public:
             out.push_back(kNone);
         else if (head == HeapGraph::kMultipleContainers)
             out.push_back(kSeveral);
-        else
-            out.push_back((Key{heap.type(head)} << 32) | heap.site(head));
+        else  // (a position of the graph's heap: a sampled trace's may be past the samples')
+            out.push_back((Key{g->heap().type(head)} << 32) | g->heap().site(head));
     }
     std::string label(const SymbolTable& symbols, Key key) const override {
         if (key == kNone) return "not in a data structure";
@@ -159,13 +159,16 @@ public:
     void classify(const HeapView& heap, size_t pos, std::vector<Key>& out) const override {
         const HeapGraph* g = heap.graph();
         if (!g) return;
+        // The neighbours are positions of the graph's heap: a sampled trace's holds the objects
+        // its snapshot listed besides the samples, after them, each standing for itself.
+        const HeapView neighbours = g->whole() ? g->heap().withGraph(g) : heap;
         std::vector<std::vector<Key>>& paths = scratchPaths();
         size_t used = 0;
         auto add = [&](uint32_t target) {
             if (simple_)
-                addSimple(heap, target, used);
+                addSimple(neighbours, target, used);
             else
-                addCombined(heap, target, used);
+                addCombined(neighbours, target, used);
         };
         if (points_to_)
             g->refs().forEachTarget(pos, add);

@@ -3,6 +3,11 @@
 // roots (§4.3.2), the data structure it is contained in (seed 004 §7.2), its in- and out-degree,
 // and the points-to and pointed-from transformers (seed 000 §3.7), which classify the objects an
 // object references, or that reference it, by an inner chain.
+//
+// A sampled trace's graph at a snapshot GC (HeapGraph::whole()) is the heap made whole: the
+// view they are given is the samples' (its positions are the graph's first ones), but an
+// object's neighbours and its data structure's head may be objects the snapshot alone listed.
+// Those are read through the graph's heap, each standing for itself (its site and thread unknown).
 #pragma once
 
 #include <memory>

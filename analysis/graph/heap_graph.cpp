@@ -117,6 +117,22 @@ HeapGraph::HeapGraph(const HeapView& heap, HeapSnapshot snapshot)
     computeReachable();
 }
 
+HeapGraph::HeapGraph(std::unique_ptr<const WholeHeap> whole, HeapSnapshot snapshot)
+    : HeapGraph(whole->view(), std::move(snapshot)) {
+    whole_ = std::move(whole);  // (the view reads it where it is: moving the pointer keeps it there)
+}
+
+Bitset HeapGraph::fit(const Bitset& group) const {
+    if (group.size() == size()) return group;
+    Bitset out(size());
+    for (size_t w = 0; w < group.words().size() && w < out.words().size(); ++w)
+        out.words()[w] = group.words()[w];
+    if (group.size() > size())  // (bits past the graph's heap, in the last word)
+        for (size_t i = size(); i < std::min(group.size(), out.words().size() * 64); ++i)
+            out.reset(i);
+    return out;
+}
+
 void HeapGraph::computeReachable() {
     std::vector<uint64_t> words;
     const ObjectStore& store = heap_.store();
@@ -450,13 +466,21 @@ Result<std::unique_ptr<HeapGraph>> loadGraph(const HeapHistory& h, const HeapSta
                 if (g > gc && !after) after = g;
             }
         std::string msg = "GC " + std::to_string(gc) + " has no reference snapshot";
-        if (!before && !after) return Error{msg + ": the trace has none (record with --refs N)"};
+        if (!before && !after)
+            return Error{msg + (h.sampled() ? ": this sampled recording has none"
+                                            : ": the trace has none (record with --refs N)")};
         msg += "; the nearest ";
         if (before && after)
             msg += "are GCs " + std::to_string(*before) + " and " + std::to_string(*after);
         else
             msg += "is GC " + std::to_string(before ? *before : *after);
         return Error{msg + " ('memcity gcs' marks them)"};
+    }
+    if (h.sampled()) {
+        auto whole = h.wholeSnapshotFor(heap);
+        if (!whole) return whole.error();
+        if (!*whole) return Error{"GC " + std::to_string(gc) + ": its reference snapshot is incomplete"};
+        return std::make_unique<HeapGraph>(std::move((*whole)->heap), std::move((*whole)->snapshot));
     }
     auto snap = h.snapshotFor(heap);
     if (!snap) return snap.error();

@@ -28,6 +28,7 @@
 #include "heap/heap_history.h"
 #include "heap/heap_state.h"
 #include "heap/snapshot.h"
+#include "heap/whole_heap.h"
 
 namespace memcity {
 
@@ -69,10 +70,20 @@ class HeapGraph {
 public:
     // `snapshot` must have been loaded against the positions of `heap` (HeapHistory::snapshotFor).
     HeapGraph(const HeapView& heap, HeapSnapshot snapshot);
+    // A sampled trace's: the references of the heap made whole at the snapshot's GC, which it
+    // keeps (`snapshot` loaded against whole->view()'s positions). Its heap() is that whole heap:
+    // the samples' positions first (a group of the samples' heap is a group of it, padded with
+    // fit()), then the objects the snapshot alone lists.
+    HeapGraph(std::unique_ptr<const WholeHeap> whole, HeapSnapshot snapshot);
     HeapGraph(const HeapGraph&) = delete;
     HeapGraph& operator=(const HeapGraph&) = delete;
 
     const HeapView& heap() const { return heap_; }
+    // The whole heap behind a sampled trace's graph; null for an exact one.
+    const WholeHeap* whole() const { return whole_.get(); }
+    // A group of positions of the heap the graph was loaded for, as a group of its own (a sampled
+    // trace's whole heap has more positions: those are not in it).
+    Bitset fit(const Bitset& group) const;
     const HeapSnapshot& snapshot() const { return snapshot_; }
     const RefGraph& refs() const { return snapshot_.graph; }
     size_t size() const { return heap_.positions(); }
@@ -127,6 +138,7 @@ private:
     void computeClosest() const;
     void computeContainers() const;
 
+    std::unique_ptr<const WholeHeap> whole_;  // a sampled trace's (heap_ reads it)
     HeapView heap_;
     HeapSnapshot snapshot_;
     Bitset reachable_;

@@ -4,6 +4,7 @@
 
 #include "heap/addresses.h"
 #include "heap/batch_pipeline.h"
+#include "heap/whole_heap.h"
 
 namespace memcity {
 
@@ -43,7 +44,17 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
         lo.diagnostics = &data.diagnostics;
         lo.from_roots = from_roots;
         lo.threads = options.more ? 1 : options.threads;  // a followed trace's chunks: this thread only
-        auto snap = snapshotReachability(trace, info, view, lo, reach_scratch);
+        // A sampled trace's: over the heap made whole by the objects the snapshot lists.
+        std::unique_ptr<WholeHeap> whole;
+        if (data.sampling.sampled()) {
+            auto w = WholeHeap::load(trace, info, view);
+            if (!w) {
+                data.diagnostics.add(Anomaly::kIncompleteSnapshot, [&] { return w.error().message; });
+                return;
+            }
+            whole = std::move(*w);
+        }
+        auto snap = snapshotReachability(trace, info, whole ? whole->view() : view, lo, reach_scratch);
         if (!snap) {
             data.diagnostics.add(Anomaly::kIncompleteSnapshot, [&] { return snap.error().message; });
             return;
@@ -52,6 +63,7 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
         r.has_snapshot = true;
         r.reachable_objects = rr.reachable_objects;
         r.reachable_bytes = rr.reachable_bytes;
+        // (A sampled one's snapshot lists the objects no reported root reaches too.)
         r.unreached_objects = rr.unreached_objects;
         r.unreached_bytes = rr.unreached_bytes;
         r.snapshot_edges = snap->edges;
@@ -132,14 +144,17 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
                 events_since_checkpoint += chunk.meta;
                 break;
             }
-            case ChunkKind::kRefs: {
+            case ChunkKind::kRefs:
+            case ChunkKind::kObjects: {
                 auto it = std::find_if(open.begin(), open.end(),
                                        [&](const SnapshotInfo& s) { return s.gc == chunk.meta; });
                 if (it == open.end()) {
-                    open.push_back({chunk.meta, {}, 0, false});
+                    open.push_back({chunk.meta, {}, 0, false, {}, 0});
                     it = open.end() - 1;
                 }
-                it->refs_chunks.push_back(static_cast<uint32_t>(c));
+                (static_cast<ChunkKind>(chunk.kind) == ChunkKind::kRefs ? it->refs_chunks
+                                                                        : it->unsampled_chunks)
+                    .push_back(static_cast<uint32_t>(c));
                 break;
             }
             case ChunkKind::kAddrs: {
@@ -154,11 +169,12 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
                 break;
             }
             case ChunkKind::kRoots: {
-                SnapshotInfo info{chunk.meta, {}, static_cast<uint32_t>(c), true};
+                SnapshotInfo info{chunk.meta, {}, static_cast<uint32_t>(c), true, {}, 0};
                 auto it = std::find_if(open.begin(), open.end(),
                                        [&](const SnapshotInfo& s) { return s.gc == chunk.meta; });
                 if (it != open.end()) {
                     info.refs_chunks = std::move(it->refs_chunks);
+                    info.unsampled_chunks = std::move(it->unsampled_chunks);
                     open.erase(it);
                 }
                 auto p = trace.payload(c, scratch);
@@ -166,17 +182,27 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
                 ByteReader r(p->data(), p->size());
                 uint64_t gc = r.varint();
                 uint64_t refs_chunks = r.varint();
+                uint64_t unsampled_chunks = 0;
+                if (data.sampling.sampled()) {  // (sources, edges, roots, then the unsampled objects')
+                    for (int k = 0; k < 3; ++k)
+                        r.varint();
+                    unsampled_chunks = r.varint();
+                    info.unsampled = r.varint();
+                }
                 if (r.failed() || gc != chunk.meta)
                     return trace.errorAt(
                         c, 0, "roots chunk header does not match its chunk (GC " + std::to_string(gc) + ")");
                 const uint32_t ended = replayer.scalars().gcs_ended;
-                if (refs_chunks != info.refs_chunks.size() || info.gc >= ended) {
+                if (refs_chunks != info.refs_chunks.size() ||
+                    unsampled_chunks != info.unsampled_chunks.size() || info.gc >= ended) {
                     data.diagnostics.add(Anomaly::kIncompleteSnapshot, [&] {
                         return trace.describe(c, 0,
                                               "snapshot of GC " + std::to_string(info.gc) + " has " +
-                                                  std::to_string(info.refs_chunks.size()) +
-                                                  " refs chunks, its roots chunk says " +
-                                                  std::to_string(refs_chunks) +
+                                                  std::to_string(info.refs_chunks.size()) + " refs and " +
+                                                  std::to_string(info.unsampled_chunks.size()) +
+                                                  " objects chunks, its roots chunk says " +
+                                                  std::to_string(refs_chunks) + " and " +
+                                                  std::to_string(unsampled_chunks) +
                                                   (info.gc >= ended ? " (and that GC has not ended)" : ""));
                     });
                     break;
@@ -324,6 +350,7 @@ Status HeapHistory::forEachHeap(uint32_t from, uint32_t to, const std::function<
 }
 
 Result<std::optional<HeapSnapshot>> HeapHistory::snapshotFor(const HeapState& heap) const {
+    if (sampled()) return std::optional<HeapSnapshot>{};
     const SnapshotInfo* best = nullptr;
     for (const SnapshotInfo& s : data_->snapshots)
         if (s.gc <= heap.gc()) best = &s;
@@ -333,6 +360,20 @@ Result<std::optional<HeapSnapshot>> HeapHistory::snapshotFor(const HeapState& he
     auto snap = loadSnapshot(*trace_, *best, heap.store(), lo);
     if (!snap) return snap.error();
     return std::optional<HeapSnapshot>(std::move(*snap));
+}
+
+Result<std::optional<HeapHistory::WholeSnapshot>> HeapHistory::wholeSnapshotFor(const HeapState& heap) const {
+    if (!sampled()) return std::optional<WholeSnapshot>{};
+    auto it = std::find_if(data_->snapshots.begin(), data_->snapshots.end(),
+                           [&](const SnapshotInfo& s) { return s.gc == heap.gc(); });
+    if (it == data_->snapshots.end()) return std::optional<WholeSnapshot>{};
+    auto whole = WholeHeap::load(*trace_, *it, heap.view());
+    if (!whole) return whole.error();
+    SnapshotLoadOptions lo;
+    lo.watermark = data_->watermarks[it->gc];
+    auto snap = loadSnapshot(*trace_, *it, (*whole)->store(), lo);
+    if (!snap) return snap.error();
+    return std::optional<WholeSnapshot>(WholeSnapshot{std::move(*whole), std::move(*snap)});
 }
 
 }  // namespace memcity

@@ -20,6 +20,7 @@
 #include "heap/heap_state.h"
 #include "heap/replayer.h"
 #include "heap/snapshot.h"
+#include "heap/whole_heap.h"
 #include "trace/trace_reader.h"
 #include "util/result.h"
 
@@ -100,7 +101,17 @@ public:
 
     // The latest complete snapshot taken at or before the heap's GC, loaded against the heap's
     // positions (references of objects that died since are dropped). Empty when there is none.
+    // A sampled trace's snapshots are read only at their own GC, against the heap made whole
+    // (wholeHeapFor): empty here.
     Result<std::optional<HeapSnapshot>> snapshotFor(const HeapState& heap) const;
+    // A sampled trace's heap at a GC with a complete snapshot, made whole by the objects the
+    // snapshot lists (heap/whole_heap.h), and the snapshot loaded against it. Empty when the
+    // trace is not sampled or that GC has no complete snapshot.
+    struct WholeSnapshot {
+        std::unique_ptr<WholeHeap> heap;
+        HeapSnapshot snapshot;
+    };
+    Result<std::optional<WholeSnapshot>> wholeSnapshotFor(const HeapState& heap) const;
 
     // Each object's address after the heap's GC, by position in heap.store() (0: not listed);
     // empty when the trace has no addresses for that GC. Error when an ADDRS chunk is corrupt.

@@ -57,6 +57,10 @@ struct SnapshotInfo {
     std::vector<uint32_t> refs_chunks;
     uint32_t roots_chunk = 0;
     bool complete = false;
+    // A sampled trace's snapshot: its OBJECTS chunks (the objects it reached that were not
+    // sampled, heap/whole_heap.h) and how many objects they list, as its roots chunk says.
+    std::vector<uint32_t> unsampled_chunks;
+    uint64_t unsampled = 0;
 };
 
 // One decoded event of an EVENTS chunk, ready to apply (see EventBatch).

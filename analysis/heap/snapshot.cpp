@@ -185,7 +185,7 @@ Status readRoots(const TraceFile& trace, const SnapshotInfo& info, const IdIndex
     if (!payload) return payload.error();
     RootsHeader header;
     RootsVisitor rv{index, store, options.watermark, options.diagnostics, trace, info.roots_chunk, snap};
-    DecodeStatus st = decodeRoots(*payload, trace.symbols(), &header, rv);
+    DecodeStatus st = decodeRoots(*payload, trace.symbols(), trace.header().sampled(), &header, rv);
     if (!st.ok) return trace.errorAt(info.roots_chunk, st.offset, st.message);
     if (header.sources != sources || header.edges != edges) {
         return trace.errorAt(info.roots_chunk, 0,
@@ -290,7 +290,7 @@ Result<std::optional<SnapshotReach>> listedReachability(const TraceFile& trace, 
     auto payload = trace.payload(info.roots_chunk, scratch.bytes);
     if (!payload) return payload.error();
     RootsHeader header;
-    DecodeStatus st = decodeRoots(*payload, trace.symbols(), &header, v);
+    DecodeStatus st = decodeRoots(*payload, trace.symbols(), trace.header().sampled(), &header, v);
     if (!st.ok) return trace.errorAt(info.roots_chunk, st.offset, st.message);
     if (v.fallback || header.sources != v.sources || header.edges != v.edges) return None{};
     // Sizes only of what was not reached (few): the reached are the heap's live bytes but those.

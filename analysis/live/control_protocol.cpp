@@ -110,9 +110,14 @@ Result<Request> parseRequest(std::string_view line) {
         r.command = Command::kResume;
     else if (verb == "detach")
         r.command = Command::kDetach;
-    else
+    else if (verb == "snapshot") {
+        r.command = Command::kSnapshot;
+        if (rest == "now") return Request{Command::kSnapshot, {}, true};
+        if (!rest.empty())
+            return Error{"'snapshot' takes 'now' or nothing, not '" + std::string(rest.substr(0, 40)) + "'"};
+    } else
         return Error{"unknown request '" + std::string(verb.substr(0, 40)) +
-                     "' (hello, status, pause, step, resume, when, detach)"};
+                     "' (hello, status, pause, step, resume, when, snapshot, detach)"};
     if (!rest.empty()) return Error{"'" + std::string(verb) + "' takes no argument"};
     return r;
 }
@@ -126,6 +131,7 @@ std::string formatRequest(const Request& r) {
         case Command::kResume: return "resume";
         case Command::kWhen: return "when " + formatConditions(r.when);
         case Command::kDetach: return "detach";
+        case Command::kSnapshot: return r.now ? "snapshot now" : "snapshot";
     }
     return "status";
 }
@@ -155,7 +161,10 @@ std::string formatStatus(const AgentStatus& s) {
                       " state=" + std::string(stateName(s.state));
     if (s.paused_gc >= 0) out += " gc=" + std::to_string(s.paused_gc) + " why=" + formatReasons(s.why);
     out += " gcs=" + std::to_string(s.gcs) + " pause=" + (s.can_pause ? "yes" : "no") +
-           " when=" + formatConditions(s.when) + " file=" + s.file;
+           " when=" + formatConditions(s.when) + " snapshots=" + std::to_string(s.snapshots);
+    if (s.snapshot_gc >= 0) out += " snapshot_gc=" + std::to_string(s.snapshot_gc);
+    if (s.snapshot_asked) out += " snapshot=asked";
+    out += " file=" + s.file;
     return out;
 }
 
@@ -198,6 +207,12 @@ Result<AgentStatus> parseStatus(std::string_view line) {
                 if (word == "used") s.why |= kPauseUsed;
                 if (word == "every-gc") s.why |= kPauseEvery;
             }
+        } else if (key == "snapshots" && number) {
+            s.snapshots = n;
+        } else if (key == "snapshot_gc" && number) {
+            s.snapshot_gc = static_cast<int64_t>(n);
+        } else if (key == "snapshot") {
+            s.snapshot_asked = value == "asked";
         } else if (key == "when") {
             auto c = parseConditions(value);
             if (!c) return c.error();

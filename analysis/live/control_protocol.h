@@ -12,6 +12,8 @@
 //   resume                   resume, and pause at no GC unless a condition says so
 //   when CONDITIONS          pause conditions: "none", or comma-separated "full", "used>SIZE",
 //                            "every-gc" (see parseConditions)
+//   snapshot [now]           a reference snapshot at the next GC the agent writes (now: forces
+//                            that GC, and replies once the snapshot is taken or missed)
 //   detach                   finish the trace and stop recording; the program goes on
 // Replies: "ok ..." or "error WHAT". A line that is not a request, too long or not printable
 // gets "error ..." and the connection is closed. When the last client goes, a paused program
@@ -54,17 +56,19 @@ Result<PauseConditions> parseConditions(std::string_view text);
 std::string formatConditions(const PauseConditions& c);  // "full,used>67108864" or "none": as read
 
 enum class Command : uint8_t {
-    kHello,   // the status, and the protocol's version
-    kStatus,  // the status
-    kPause,   // pause at the next GC's end
-    kStep,    // resume, and pause at the next GC's end
-    kResume,  // resume
-    kWhen,    // set the pause conditions
-    kDetach,  // finish the trace, stop recording
+    kHello,     // the status, and the protocol's version
+    kStatus,    // the status
+    kPause,     // pause at the next GC's end
+    kStep,      // resume, and pause at the next GC's end
+    kResume,    // resume
+    kWhen,      // set the pause conditions
+    kDetach,    // finish the trace, stop recording
+    kSnapshot,  // a reference snapshot at the next GC
 };
 struct Request {
     Command command = Command::kStatus;
     PauseConditions when;  // kWhen
+    bool now = false;      // kSnapshot: force that GC, and reply once the snapshot is written
 };
 // Parses one request line, without its newline. Error: what is wrong with it.
 Result<Request> parseRequest(std::string_view line);
@@ -96,10 +100,16 @@ struct AgentStatus {
     uint64_t gcs = 0;        // GCs finished so far
     bool can_pause = true;   // the JVM lets the agent suspend threads
     PauseConditions when;
+    // Reference snapshots: taken so far, the GC of the last one (-1: none), whether one was
+    // asked for and is not taken yet.
+    uint64_t snapshots = 0;
+    int64_t snapshot_gc = -1;
+    bool snapshot_asked = false;
     std::string file;  // the trace, an absolute path
 };
-// "ok version=1 pid=1234 state=paused gc=12 why=full gcs=13 pause=yes when=full file=/tmp/app.mct"
-// (the file last: the rest of the line).
+// "ok version=1 pid=1234 state=paused gc=12 why=full gcs=13 pause=yes when=full snapshots=2
+// snapshot_gc=9 snapshot=asked file=/tmp/app.mct" (the file last: the rest of the line;
+// snapshot_gc and snapshot only where they hold).
 std::string formatStatus(const AgentStatus& s);
 // Parses a status reply. Error: "error ..." replies as their text, or what is malformed.
 Result<AgentStatus> parseStatus(std::string_view line);

@@ -206,7 +206,9 @@ Ref SimHeap::newObject(uint32_t type, uint32_t site, uint32_t nrefs, uint32_t le
     }
     Object& o = objects_[r];
     o.recorded = options_.sampling_interval == 0 || sampleNext(size);
-    o.id = o.recorded ? next_id_++ : 0;
+    // Every object takes the id the exact twin gives it (a sampled trace's ids have gaps), so
+    // that a sample is the same object in both.
+    o.id = next_id_++;
     o.type = type;
     o.nrefs = nrefs;
     o.refs = static_cast<uint32_t>(refs_.size());
@@ -397,12 +399,10 @@ void SimHeap::collect(bool explicit_gc) {
     out_.deaths(g, dead);
     const bool sampled = options_.sampling_interval != 0;
     if (sampled && explicit_gc) writeCensus(g);
-    // A sampled trace has no snapshots (its heap is only the samples).
-    const bool snapshot =
-        !sampled && options_.refs_every != 0 && (explicit_gc || g % options_.refs_every == 0);
+    const bool snapshot = options_.refs_every != 0 && (explicit_gc || g % options_.refs_every == 0);
     // Addresses at every fourth snapshot GC and every explicit one: they cost about as much as
-    // the snapshot itself.
-    writeLayout(g, snapshot && (explicit_gc || g % (4 * std::max(options_.refs_every, 1u)) == 0));
+    // the snapshot itself. (Not in a sampled trace, whose heap is only the samples.)
+    writeLayout(g, !sampled && snapshot && (explicit_gc || g % (4 * std::max(options_.refs_every, 1u)) == 0));
     if (snapshot) writeSnapshot(g);
 
     vm_live_after_ = info.live_bytes;
@@ -495,9 +495,29 @@ void SimHeap::writeLayout(uint32_t gc, bool addresses) {
 
 void SimHeap::writeSnapshot(uint32_t gc) {
     out_.beginSnapshot(gc);
+    // Every live object is reachable (a collection keeps nothing else). A sampled trace's snapshot
+    // names each by its sample's id, or, left out, by a fresh one above every sample's (as the
+    // agent's walk does; here from a range of their own, so that the ids of later objects stay
+    // the exact twin's), and lists those as its unsampled objects.
+    std::vector<uint64_t> id_of(objects_.size(), 0);
+    for (Ref r = 0; r < objects_.size(); ++r) {
+        const Object& o = objects_[r];
+        if (!o.used) continue;
+        if (o.recorded) {
+            id_of[r] = o.id;
+            continue;
+        }
+        id_of[r] = next_snapshot_id_++;
+        AllocEvent e;
+        e.id = id_of[r];
+        e.type = o.type;
+        if (types_[o.type].is_array) e.length = o.length;
+        e.size = o.size;
+        out_.snapshotUnsampled(e);
+    }
     std::vector<std::pair<uint64_t, Ref>> order;
     for (Ref r = 0; r < objects_.size(); ++r)
-        if (objects_[r].used && objects_[r].nrefs > 0) order.emplace_back(objects_[r].id, r);
+        if (objects_[r].used && objects_[r].nrefs > 0) order.emplace_back(id_of[r], r);
     std::sort(order.begin(), order.end());
     std::vector<Edge> edges;
     for (const auto& [id, r] : order) {
@@ -508,7 +528,7 @@ void SimHeap::writeSnapshot(uint32_t gc) {
             Ref v = refs_[o.refs + i];
             if (v == kNull) continue;
             Edge e;
-            e.target = objects_[v].id;
+            e.target = id_of[v];
             e.field = t.is_array ? 0 : t.ref_fields[i];
             e.strength = static_cast<uint8_t>(!t.is_array && t.weak[i] ? format::RefStrength::kWeak
                                                                        : format::RefStrength::kStrong);
@@ -519,15 +539,14 @@ void SimHeap::writeSnapshot(uint32_t gc) {
     using format::RootKind;
     for (const Static& s : statics_)
         if (s.value != kNull)
-            out_.snapshotRoot(Root::make(static_cast<uint32_t>(RootKind::kStaticField), objects_[s.value].id,
+            out_.snapshotRoot(Root::make(static_cast<uint32_t>(RootKind::kStaticField), id_of[s.value],
                                          {s.owner, s.field}));
     for (const Local& l : locals_)
-        out_.snapshotRoot(Root::make(static_cast<uint32_t>(RootKind::kStackLocal), objects_[l.value].id,
+        out_.snapshotRoot(Root::make(static_cast<uint32_t>(RootKind::kStackLocal), id_of[l.value],
                                      {l.thread, l.method, l.slot, l.depth}));
     for (const ThreadData& t : threads_)
         if (t.running)
-            out_.snapshotRoot(
-                Root::make(static_cast<uint32_t>(RootKind::kThread), objects_[t.object].id, {t.id}));
+            out_.snapshotRoot(Root::make(static_cast<uint32_t>(RootKind::kThread), id_of[t.object], {t.id}));
     out_.endSnapshot();
 }
 

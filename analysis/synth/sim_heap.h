@@ -221,6 +221,8 @@ private:
              next_thread_ = 0;
     uint32_t thread_type_ = 0, thread_site_ = 0;
     uint64_t next_id_ = 0;
+    // A sampled snapshot's unsampled objects' ids: above any object's of the run.
+    uint64_t next_snapshot_id_ = uint64_t{1} << 40;
     uint64_t sampler_ = 0;  // the sampling draws' splitmix64 state
     // A sampled trace's draw for an object of `size` bytes.
     bool sampleNext(uint64_t size);

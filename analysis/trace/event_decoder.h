@@ -306,24 +306,86 @@ DecodeStatus decodeRefs(std::span<const uint8_t> payload, const SymbolTable& sym
     return {};
 }
 
+// An OBJECTS visitor (a sampled trace's snapshot: objects of its GC's heap that were not
+// sampled, in any order) provides: void onObject(const AllocEvent& e, size_t offset); with id,
+// type, length and size (decoded: never 0) set.
+template <class Visitor>
+DecodeStatus decodeUnsampled(std::span<const uint8_t> payload, const SymbolTable& symbols, uint32_t alignment,
+                             uint32_t* gc_out, Visitor& v) {
+    ByteReader r(payload.data(), payload.size());
+    const uint64_t gc = r.varint();
+    uint64_t id = r.varint();
+    if (r.failed())
+        return detail::decodeError(r.failOffset(), std::string("objects chunk: ") + r.failReason());
+    if (gc > 0x7fffffff)
+        return detail::decodeError(0, "objects chunk: GC index " + std::to_string(gc) + " is absurd");
+    *gc_out = static_cast<uint32_t>(gc);
+    const auto& types = symbols.types();
+    while (!r.atEnd()) {
+        const size_t at = r.offset();
+        const int64_t delta = r.svarint();
+        const uint64_t type = r.varint();
+        const uint64_t length = r.varint();
+        uint64_t size = r.varint();
+        if (r.failed()) break;
+        const uint64_t next = id + static_cast<uint64_t>(delta);
+        if (delta == 0 || (delta > 0) != (next > id))
+            return detail::decodeError(
+                at, "objects chunk: object " + std::to_string(id) + " is followed by itself " +
+                        "or by an id past the 64-bit range (delta " + std::to_string(delta) + ")");
+        id = next;
+        if (type >= types.size() || !types[type].defined)
+            return detail::decodeError(at, "object " + std::to_string(id) + " names type " +
+                                               std::to_string(type) + ", which is not defined");
+        const TypeInfo& t = types[type];
+        if ((length != 0) != t.isArray())
+            return detail::decodeError(
+                at, std::string(length != 0 ? "array " : "instance ") + "object " + std::to_string(id) +
+                        " has " + (t.isArray() ? "array" : "non-array") + " type " + printable(t.name));
+        AllocEvent e;
+        e.id = id;
+        e.type = static_cast<uint32_t>(type);
+        if (length != 0) e.length = length - 1;
+        if (t.isArray() && e.length > kMaxObjectBytes)
+            return detail::decodeError(at, "array length " + std::to_string(e.length) + " of object " +
+                                               std::to_string(id) + " is absurd");
+        if (size == 0) size = t.isArray() ? arrayBytes(t, e.length, alignment) : t.instance_size;
+        if (size == 0 || size > kMaxObjectBytes)
+            return detail::decodeError(at, "object " + std::to_string(id) + " of type " + printable(t.name) +
+                                               " has no valid size (" + std::to_string(size) + ")");
+        e.size = size;
+        v.onObject(e, at);
+    }
+    if (r.failed())
+        return detail::decodeError(r.failOffset(), std::string("objects record: ") + r.failReason());
+    return {};
+}
+
 struct RootsHeader {
     uint32_t gc = 0;
     uint64_t refs_chunks = 0;  // REFS chunks of this snapshot
     uint64_t sources = 0;      // objects with outgoing edges listed
     uint64_t edges = 0;
     uint64_t roots = 0;
+    // A sampled trace's snapshot (format 2): its OBJECTS chunks and the objects they list.
+    uint64_t unsampled_chunks = 0, unsampled = 0;
 };
 
 // A ROOTS visitor provides: void onRoot(const Root& root, size_t offset);
+// `sampled`: the trace is sampled (TraceHeader::sampled), whose ROOTS header has two more counts.
 template <class Visitor>
-DecodeStatus decodeRoots(std::span<const uint8_t> payload, const SymbolTable& symbols, RootsHeader* header,
-                         Visitor& v) {
+DecodeStatus decodeRoots(std::span<const uint8_t> payload, const SymbolTable& symbols, bool sampled,
+                         RootsHeader* header, Visitor& v) {
     ByteReader r(payload.data(), payload.size());
     uint64_t gc = r.varint();
     header->refs_chunks = r.varint();
     header->sources = r.varint();
     header->edges = r.varint();
     header->roots = r.varint();
+    if (sampled) {
+        header->unsampled_chunks = r.varint();
+        header->unsampled = r.varint();
+    }
     if (r.failed())
         return detail::decodeError(r.failOffset(), std::string("roots chunk header: ") + r.failReason());
     if (gc > 0x7fffffff)

@@ -46,7 +46,10 @@ enum class ChunkKind : uint16_t {
     kRoots = 5,    // GC roots of a snapshot; closes the snapshot (meta = GC index)
     kIndex = 6,    // footer index
     kAddrs = 7,    // part of the objects' addresses at a GC (meta = GC index)
+    kObjects = 8,  // a sampled trace's snapshot: objects it reached that were not sampled (meta = GC index)
 };
+inline constexpr uint16_t kLastChunkKind =
+    static_cast<uint16_t>(ChunkKind::kObjects);  // kinds 1..it are known
 std::string_view chunkKindName(uint16_t kind);
 
 // ---- Trailer (16 bytes at the very end): u64 index chunk offset | u64 kTrailerMagic ----

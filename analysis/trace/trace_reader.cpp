@@ -27,6 +27,7 @@ std::string_view format::chunkKindName(uint16_t kind) {
         case ChunkKind::kRoots: return "roots";
         case ChunkKind::kIndex: return "index";
         case ChunkKind::kAddrs: return "addrs";
+        case ChunkKind::kObjects: return "objects";
     }
     return "unknown";
 }
@@ -348,7 +349,7 @@ Status TraceFile::readFooterIndex(std::string* why_not) {
         gc_end_chunks_.emplace_back(static_cast<uint32_t>(gc), static_cast<uint32_t>(chunk));
     }
     for (const ChunkRef& c : chunks_)
-        if (c.kind < 1 || c.kind > static_cast<uint16_t>(ChunkKind::kAddrs)) ++unknown_chunks_;
+        if (c.kind < 1 || c.kind > format::kLastChunkKind) ++unknown_chunks_;
     had_index_ = true;
     valid_bytes_ = size_;
     return {};
@@ -380,7 +381,7 @@ Status TraceFile::scanChunks(uint64_t from) {
             offset = c.end();  // an index without its trailer: skip it
             continue;
         }
-        if (c.kind < 1 || c.kind > static_cast<uint16_t>(ChunkKind::kAddrs)) ++unknown_chunks_;
+        if (c.kind < 1 || c.kind > format::kLastChunkKind) ++unknown_chunks_;
         chunks_.push_back(c);
         offset = c.end();
     }
@@ -397,7 +398,7 @@ Status TraceFile::scanChunks(uint64_t from) {
                            "the trace is cut off here (the last chunk is incomplete); read " +
                                std::to_string(chunks_.size() - 1) + " complete chunks before it");
             chunks_.pop_back();
-            if (last.kind < 1 || last.kind > static_cast<uint16_t>(ChunkKind::kAddrs)) --unknown_chunks_;
+            if (last.kind < 1 || last.kind > format::kLastChunkKind) --unknown_chunks_;
             offset = size_;
         }
     }

@@ -342,8 +342,12 @@ void TraceWriter::beginSnapshot(uint32_t gc) {
     snapshot_edges_ = 0;
     snapshot_ref_chunks_ = 0;
     snapshot_roots_ = 0;
+    snapshot_prev_unsampled_ = 0;
+    snapshot_unsampled_ = 0;
+    snapshot_unsampled_chunks_ = 0;
     refs_.clear();
     roots_.clear();
+    unsampled_.clear();
 }
 
 void TraceWriter::flushRefs() {
@@ -375,6 +379,37 @@ void TraceWriter::snapshotObject(uint64_t source, std::span<const Edge> edges) {
     if (refs_.size() >= options_.chunk_bytes) flushRefs();
 }
 
+void TraceWriter::flushUnsampled() {
+    if (unsampled_.empty()) return;
+    flushSymbols();
+    writeChunk(ChunkKind::kObjects, unsampled_.bytes(), snapshot_gc_);
+    unsampled_.clear();
+    ++snapshot_unsampled_chunks_;
+}
+
+void TraceWriter::snapshotUnsampled(const AllocEvent& e) {
+    if (!in_snapshot_) {
+        fail("snapshotUnsampled outside a snapshot");
+        return;
+    }
+    if (options_.sampling_interval == 0) {
+        fail("snapshotUnsampled in a trace that is not sampled");
+        return;
+    }
+    if (unsampled_.empty()) {
+        unsampled_.varint(snapshot_gc_);
+        unsampled_.varint(snapshot_prev_unsampled_);  // each OBJECTS chunk decodes on its own
+    }
+    // (In any order: a walk lists objects as it meets them.)
+    unsampled_.svarint(static_cast<int64_t>(e.id - snapshot_prev_unsampled_));
+    snapshot_prev_unsampled_ = e.id;
+    unsampled_.varint(e.type);
+    unsampled_.varint(e.isArray() ? e.length + 1 : 0);
+    unsampled_.varint(e.size);
+    ++snapshot_unsampled_;
+    if (unsampled_.size() >= options_.chunk_bytes) flushUnsampled();
+}
+
 void TraceWriter::snapshotRoot(const Root& root) {
     if (!in_snapshot_) {
         fail("snapshotRoot outside a snapshot");
@@ -399,16 +434,32 @@ void TraceWriter::endSnapshot() {
         return;
     }
     flushRefs();
+    flushUnsampled();
     ByteWriter payload;
     payload.varint(snapshot_gc_);
     payload.varint(snapshot_ref_chunks_);
     payload.varint(snapshot_sources_);
     payload.varint(snapshot_edges_);
     payload.varint(snapshot_roots_);
+    if (options_.sampling_interval != 0) {  // a sampled trace's: its unsampled objects (OBJECTS)
+        payload.varint(snapshot_unsampled_chunks_);
+        payload.varint(snapshot_unsampled_);
+    }
     payload.append(roots_.bytes().data(), roots_.size());
     flushSymbols();
     writeChunk(ChunkKind::kRoots, payload.bytes(), snapshot_gc_);
     roots_.clear();
+    in_snapshot_ = false;
+}
+
+void TraceWriter::cancelSnapshot() {
+    if (!in_snapshot_) {
+        fail("cancelSnapshot without beginSnapshot");
+        return;
+    }
+    refs_.clear();
+    roots_.clear();
+    unsampled_.clear();
     in_snapshot_ = false;
 }
 

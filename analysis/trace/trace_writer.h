@@ -98,7 +98,14 @@ public:
     void beginSnapshot(uint32_t gc);
     void snapshotObject(uint64_t source, std::span<const Edge> edges);  // each source once per snapshot
     void snapshotRoot(const Root& root);
+    // A sampled trace's snapshot lists the objects of its GC's heap that were not sampled, each
+    // once, with an id above every sample's, in any order: id, type, length and size as in
+    // alloc() (site, thread, time unused).
+    void snapshotUnsampled(const AllocEvent& e);
     void endSnapshot();
+    // Closes a snapshot without its roots chunk: what it wrote so far stays, and a reader takes
+    // no such snapshot (it has no roots chunk); what it had buffered is dropped.
+    void cancelSnapshot();
 
     // Writes everything buffered so far as complete chunks.
     void flush();
@@ -120,6 +127,7 @@ private:
     void flushSymbols();
     void flushEvents();
     void flushRefs();
+    void flushUnsampled();
     void fail(const std::string& what);
     void ensureEvents();
 
@@ -143,6 +151,7 @@ private:
     uint64_t last_alloc_id_ = ~uint64_t{0};
     ByteWriter refs_;
     ByteWriter roots_;
+    ByteWriter unsampled_;
     std::vector<uint8_t> compressed_;
     void* zstd_ = nullptr;  // ZSTD_CCtx
 
@@ -155,6 +164,9 @@ private:
     uint64_t snapshot_edges_ = 0;
     uint32_t snapshot_ref_chunks_ = 0;
     uint64_t snapshot_roots_ = 0;
+    uint64_t snapshot_prev_unsampled_ = 0;
+    uint64_t snapshot_unsampled_ = 0;
+    uint32_t snapshot_unsampled_chunks_ = 0;
 
     std::vector<ChunkEntry> chunks_;
     std::vector<std::pair<uint32_t, uint32_t>> gc_end_chunks_;  // (gc, chunk number)

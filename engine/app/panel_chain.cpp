@@ -96,8 +96,9 @@ void drawChainPanel(Ui& ui) {
     ImGui::Begin("Classifiers", nullptr,
                  ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
                      ImGuiWindowFlags_NoSavedSettings);
-    // A sampled recording has no references: the classifiers that read them are greyed out.
-    const std::string_view no_references = s.referencesUnavailable();
+    // A sampled recording has references at its snapshot GCs only, not over the timeline: the
+    // classifiers that read them are greyed out, with the reason.
+    const std::string no_references = s.referencesUnavailable();
     const explore::ChainCheck check = explore::checkChain(edit, no_references);
     ImGui::TextDisabled("classifiers, outermost first");
     bool changed = entries("classifiers", edit.classifiers, check.classifier_errors);

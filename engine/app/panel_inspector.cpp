@@ -1,8 +1,9 @@
 // The inspector of the selection (one or several nodes): counts, shallow / deep / retained size,
 // the GC roots that keep it alive (directly and closest), its paths to them aggregated by type,
 // what it retains, its curve over time, and born / died / permanent against a base GC. A sampled
-// recording's are estimates (≈, with their intervals and samples); what needs reference snapshots
-// is greyed out with the reason.
+// recording's are estimates (≈, with their intervals and samples); at (or near) its reference
+// snapshots, the reference section is about the selection's sampled objects, exact for them and
+// labelled so; without any snapshot it is greyed out with the reason.
 #include <imgui.h>
 
 #include <algorithm>
@@ -156,16 +157,34 @@ void drawInspectorPanel(Ui& ui) {
                            bytes(in->objects.bytes).c_str(),
                            share(in->objects.bytes, in->heap.bytes).c_str());
     }
+    // A sampled recording's snapshot: what the group's sampled objects reach and retain in the
+    // heap made whole there, exact for them (never the group's retained size).
+    const bool of_samples = in->closure && in->closure_samples;
+    if (of_samples) {
+        ImGui::Separator();
+        ImGui::TextWrapped("its %llu sampled objects at GC %u (exact for them):",
+                           static_cast<unsigned long long>(*in->closure_samples), *in->snapshot_gc);
+    }
     if (in->closure &&
         ImGui::BeginTable("##sizes", 4, ImGuiTableFlags_RowBg | ImGuiTableFlags_SizingStretchProp)) {
-        const Sizes heap = in->heap;
-        sizeRow("shallow", in->closure->shallow, heap, "the group's own objects");
-        sizeRow("deep", in->closure->deep, heap, "its transitive closure: everything it reaches");
-        sizeRow("retained", in->closure->retained, heap, "its GC closure: what would be freed with it");
+        // (A sampled recording's shares are of the whole heap at the snapshot, which is exact.)
+        const Sizes heap = of_samples ? in->closure_heap : in->heap;
+        sizeRow("shallow", in->closure->shallow, heap,
+                of_samples ? "the sampled objects themselves" : "the group's own objects");
+        sizeRow("deep", in->closure->deep, heap,
+                of_samples ? "everything the sampled objects reach"
+                           : "its transitive closure: everything it reaches");
+        sizeRow("retained", in->closure->retained, heap,
+                of_samples ? "what would be freed with the sampled objects (not the group's retained size)"
+                           : "its GC closure: what would be freed with it");
         if (in->closure->unreached.objects)
             sizeRow("unrooted", in->closure->unreached, heap, "alive, root not reported");
         ImGui::EndTable();
-        if (in->snapshot_gc) ImGui::TextDisabled("references from the snapshot of GC %u", *in->snapshot_gc);
+        if (of_samples)
+            ImGui::TextDisabled("references from the snapshot of GC %u: the whole heap, %s (exact)",
+                                *in->snapshot_gc, bytes(in->closure_heap.bytes).c_str());
+        else if (in->snapshot_gc)
+            ImGui::TextDisabled("references from the snapshot of GC %u", *in->snapshot_gc);
     }
     if (in->base_gc && in->objects_sampled) {
         ImGui::Separator();
@@ -190,10 +209,16 @@ void drawInspectorPanel(Ui& ui) {
         ImGui::TextDisabled("(shift-drag in the timeline picks the base GC)");
     }
     if (in->closure) {
-        counted("GC roots referencing it directly", in->direct_roots, "none");
-        counted("closest GC roots", in->closest_roots, "no reported root reaches it");
-        counted("every GC root reaching it", in->reaching_roots, "no reported root reaches it");
-        if (ImGui::CollapsingHeader("paths to the roots, by type", ImGuiTreeNodeFlags_DefaultOpen)) {
+        counted(of_samples ? "GC roots referencing its sampled objects directly"
+                           : "GC roots referencing it directly",
+                in->direct_roots, "none");
+        counted(of_samples ? "closest GC roots of its sampled objects" : "closest GC roots",
+                in->closest_roots, "no reported root reaches it");
+        counted(of_samples ? "every GC root reaching its sampled objects" : "every GC root reaching it",
+                in->reaching_roots, "no reported root reaches it");
+        if (ImGui::CollapsingHeader(of_samples ? "paths from its sampled objects to the roots, by type"
+                                               : "paths to the roots, by type",
+                                    ImGuiTreeNodeFlags_DefaultOpen)) {
             for (const explore::InspectedPath& p : in->paths) {
                 ImGui::Bullet();
                 ImGui::TextWrapped("%s", p.text.c_str());
@@ -208,8 +233,10 @@ void drawInspectorPanel(Ui& ui) {
                 ImGui::TextDisabled("%llu objects: alive, root not reported",
                                     static_cast<unsigned long long>(in->unreached_objects));
         }
-        counted("retained objects by type", in->retained_by_type, "nothing");
-        if (ImGui::CollapsingHeader("objects retaining the most on their own")) {
+        counted(of_samples ? "retained by its sampled objects, by type" : "retained objects by type",
+                in->retained_by_type, "nothing");
+        if (ImGui::CollapsingHeader(of_samples ? "sampled objects retaining the most on their own"
+                                               : "objects retaining the most on their own")) {
             for (const explore::InspectedObject& o : in->largest_objects)
                 ImGui::BulletText("object %llu %s: %s", static_cast<unsigned long long>(o.id), o.type.c_str(),
                                   bytes(o.retained.bytes).c_str());

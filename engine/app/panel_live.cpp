@@ -32,6 +32,14 @@ void drawLiveControls(Ui& ui) {
             break;
         case ProgramState::kDetached: ImGui::TextDisabled("recording ended"); return;
     }
+    // A reference snapshot (a sampled recording takes none unless asked): at a GC forced for it.
+    ImGui::SameLine();
+    if (!paused && ImGui::SmallButton("snapshot now")) s.liveRequest({live::Command::kSnapshot, {}, true});
+    if (ImGui::IsItemHovered())
+        ImGui::SetTooltip(
+            "force a GC and walk its heap: references, GC roots and retained sizes at that GC\n"
+            "(%llu taken so far%s)",
+            static_cast<unsigned long long>(st.snapshots), st.snapshot_asked ? "; one is asked for" : "");
     if (!st.can_pause) {
         ImGui::SameLine();
         ImGui::TextDisabled("(this JVM does not let memcity suspend threads)");

@@ -163,9 +163,21 @@ void drawStatusBar(Ui& ui) {
         if (ImGui::IsItemHovered()) {
             ImGui::BeginTooltip();
             ImGui::TextUnformatted(scene::samplingNote(s.samplingInterval()).c_str());
-            ImGui::TextDisabled(
-                "retained and deep sizes, GC roots, paths, classifiers that read references: %.*s",
-                static_cast<int>(scene::kNoSnapshotsReason.size()), scene::kNoSnapshotsReason.data());
+            const std::string snapshots = scene::snapshotGcsText(s.gcs());
+            if (snapshots.empty()) {
+                ImGui::TextDisabled(
+                    "retained and deep sizes, GC roots, paths, classifiers that read references: %.*s",
+                    static_cast<int>(scene::kNoSnapshotsReason.size()), scene::kNoSnapshotsReason.data());
+            } else {
+                ImGui::TextDisabled(
+                    "GC roots, paths, what a group's sampled objects retain: the inspector, "
+                    "from the snapshots of %s (the heap made whole there)",
+                    snapshots.c_str());
+                ImGui::TextDisabled("classifiers that read references: %s",
+                                    s.referencesUnavailable().c_str());
+                ImGui::TextDisabled("the tree table's deep and retained sizes: %s",
+                                    s.sizesUnavailable().c_str());
+            }
             ImGui::TextDisabled("the heap map's objects: %.*s",
                                 static_cast<int>(scene::kNoAddressesReason.size()),
                                 scene::kNoAddressesReason.data());

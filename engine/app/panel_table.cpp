@@ -155,7 +155,7 @@ void drawTablePanel(Ui& ui) {
     }
     const bool sampled = table.series().sampled();
     if (sampled) columns.push_back(C::kSamples);
-    const std::string_view no_sizes = s.sizesUnavailable();
+    const std::string no_sizes = s.sizesUnavailable();
     const char* table_id = s.diffShown() ? (sampled ? "##treediffsampled" : "##treediff")
                                          : (sampled ? "##treesampled" : "##tree");
     if (ImGui::BeginTable(table_id, static_cast<int>(columns.size()), kFlags)) {

@@ -189,16 +189,22 @@ void drawTimelinePanel(Ui& ui, render::DrawList& frame) {
             ImGui::Text("live %s", scene::estimateText(r.live_sampled, Metric::kBytes).c_str());
             ImGui::Text("%s", scene::estimateText(r.live_sampled, Metric::kObjects).c_str());
             ImGui::TextDisabled("from %s", scene::samplesText(r.live_sampled.samples).c_str());
-            ImGui::TextDisabled("reachable: n/a (%.*s)", static_cast<int>(scene::kNoSnapshotsReason.size()),
-                                scene::kNoSnapshotsReason.data());
+            // Reachable bytes are exact at a snapshot (the heap made whole there), said below.
+            if (!r.has_snapshot && scene::snapshotGcsText(s.gcs()).empty())
+                ImGui::TextDisabled("reachable: n/a (%.*s)",
+                                    static_cast<int>(scene::kNoSnapshotsReason.size()),
+                                    scene::kNoSnapshotsReason.data());
+            else if (!r.has_snapshot)
+                ImGui::TextDisabled("reachable: n/a (no reference snapshot at this GC)");
         } else {
             ImGui::Text("live %s (%llu objects)",
                         scene::formatAxisBytes(static_cast<double>(r.live_bytes)).c_str(),
                         static_cast<unsigned long long>(r.live_objects));
         }
         if (r.has_snapshot)
-            ImGui::Text("reachable %s",
-                        scene::formatAxisBytes(static_cast<double>(r.reachable_bytes)).c_str());
+            ImGui::Text("reachable %s%s",
+                        scene::formatAxisBytes(static_cast<double>(r.reachable_bytes)).c_str(),
+                        s.sampled() ? " (exact: its snapshot)" : "");
         ImGui::Text("pause %.2f ms", static_cast<double>(r.pause_ns) / 1e6);
         ImGui::TextDisabled("right-click: pin / unpin (the trees view)");
         for (const Window& w : s.windows())

@@ -161,7 +161,7 @@ private:
         }
     }
 
-    // live-pause, live-step, live-resume, live-pause-when: sent through the trace's control
+    // live-pause, live-step, live-resume, live-snapshot, live-pause-when: sent through the trace's control
     // channel; each waits (up to a minute) until the program is where it asked, and what it
     // paused at is on screen. The commands after them do not wait for the trace's end.
     Status liveCommand(const explore::ScriptCommand& c) {
@@ -193,6 +193,27 @@ private:
             const uint64_t ticket = s.liveRequest({live::Command::kStep, {}});
             if (!until([&] { return answered(ticket) && pausedAtShown(paused_at); }, 60))
                 return Error{"live-step: the program reached no next GC within 60 s" + liveError()};
+        } else if (c.verb == "live-snapshot") {
+            // A reference snapshot: at the next GC, or (now) at a GC forced for it, waited for.
+            if (!c.rest.empty() && c.rest != "now")
+                return Error{"live-snapshot: expected 'now' or nothing, got '" + c.rest + "'"};
+            const bool now = c.rest == "now";
+            const uint64_t taken = s.liveState().status.snapshots;
+            const uint64_t ticket = s.liveRequest({live::Command::kSnapshot, {}, now});
+            if (!until([&] { return answered(ticket); }, now ? 160 : 30))
+                return Error{"live-snapshot: the agent did not answer" + liveError()};
+            if (!s.liveState().error.empty()) return Error{"live-snapshot: " + s.liveState().error};
+            // The snapshot's GC, once the session has read it.
+            if (now && !until(
+                           [&] {
+                               const live::AgentStatus& st = s.liveState().status;
+                               return st.snapshots > taken && st.snapshot_gc >= 0 &&
+                                      s.gcs().size() > static_cast<size_t>(st.snapshot_gc) &&
+                                      s.gcs()[static_cast<size_t>(st.snapshot_gc)].has_snapshot &&
+                                      s.settled(true);
+                           },
+                           60))
+                return Error{"live-snapshot: the trace did not show the snapshot within 60 s" + liveError()};
         } else if (c.verb == "live-resume") {
             const uint64_t ticket = s.liveRequest({live::Command::kResume, {}});
             if (!until([&] { return answered(ticket); }, 30))
@@ -473,10 +494,19 @@ private:
                               << scene::estimateText(all, Metric::kObjects) << ", "
                               << scene::samplesText(all.samples) << "\n";
                 }
-                std::cout << "unavailable: retained and deep sizes, GC roots, paths, classifiers that read "
-                             "references ("
-                          << scene::kNoSnapshotsReason << "); the heap map's objects ("
-                          << scene::kNoAddressesReason << ")\n";
+                if (const std::string at = scene::snapshotGcsText(s.gcs()); at.empty())
+                    std::cout
+                        << "unavailable: retained and deep sizes, GC roots, paths, classifiers that read "
+                           "references ("
+                        << scene::kNoSnapshotsReason << "); the heap map's objects ("
+                        << scene::kNoAddressesReason << ")\n";
+                else
+                    std::cout
+                        << "reference snapshots: " << at
+                        << " (the inspector: what a group's sampled objects reference and retain there)\n"
+                        << "unavailable: classifiers that read references (" << s.referencesUnavailable()
+                        << "); the tree table's deep and retained sizes (" << s.sizesUnavailable()
+                        << "); the heap map's objects (" << scene::kNoAddressesReason << ")\n";
             }
             if (const HeapMap* map = s.heapMap().shown(); map && s.view() == scene::ViewKind::kHeapMap) {
                 uint64_t selected = 0;
@@ -885,6 +915,11 @@ const std::vector<Runner::Verb>& Runner::verbs() {
          [](Runner& r, const Cmd& c) { return r.liveCommand(c); },
          K::kLive},
         {{"live-resume", 0, 0, "live-resume: let the program run"},
+         [](Runner& r, const Cmd& c) { return r.liveCommand(c); },
+         K::kLive},
+        {{"live-snapshot", 0, 1,
+          "live-snapshot [now]: a reference snapshot at the program's next GC; now: at a GC forced for it, "
+          "waiting until the snapshot is shown"},
          [](Runner& r, const Cmd& c) { return r.liveCommand(c); },
          K::kLive},
         {{"live-pause-when", 1, explore::kRestOfLine,

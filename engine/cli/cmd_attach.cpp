@@ -1,6 +1,7 @@
-// memcity attach PID -o FILE [--sampled [--interval BYTES]] [--depth N] [--refs N|off]
+// memcity attach PID -o FILE [--sampled [--interval BYTES]] [--depth N] [--refs N|P%|off]
 //                [--sites MODE] [--seconds S] [--live]
 // memcity detach PID
+// memcity snapshot PID [--now]
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -170,6 +171,24 @@ int runAttach(const Words& words, const LiveView& live) {
     return 0;
 }
 
+namespace {
+
+// The control channel of the JVM `pid` that memcity records (in its /tmp: not through the
+// attach mechanism, which a JVM recorded from its start may have turned off). Error: one line,
+// "memcity COMMAND: ...".
+Result<live::ControlClient> connectToRecorder(pid_t pid, const std::string& command) {
+    if (kill(pid, 0) != 0 && errno == ESRCH)
+        return Error{"memcity " + command + ": process " + std::to_string(pid) + " does not exist"};
+    const std::string socket = live::socketPath(geteuid(), pid);
+    auto client = live::ControlClient::connect("/proc/" + std::to_string(pid) + "/root" + socket, 2.0);
+    if (!client)
+        return Error{"memcity " + command + ": process " + std::to_string(pid) +
+                     " is not being recorded by memcity (no control channel at " + socket + ")"};
+    return client;
+}
+
+}  // namespace
+
 int runDetach(const Words& words) {
     auto args = Args::parse("detach", words);
     if (!args) {
@@ -182,17 +201,9 @@ int runDetach(const Words& words) {
         std::cerr << pid.error().message << "\n";
         return 1;
     }
-    // Its channel, in its /tmp (not through the attach mechanism: a JVM recorded from its start
-    // may have that turned off).
-    if (kill(*pid, 0) != 0 && errno == ESRCH) {
-        std::cerr << "memcity detach: process " << *pid << " does not exist\n";
-        return 1;
-    }
-    const std::string socket = live::socketPath(geteuid(), *pid);
-    auto client = live::ControlClient::connect("/proc/" + std::to_string(*pid) + "/root" + socket, 2.0);
+    auto client = connectToRecorder(*pid, "detach");
     if (!client) {
-        std::cerr << "memcity detach: process " << *pid
-                  << " is not being recorded by memcity (no control channel at " << socket << ")\n";
+        std::cerr << client.error().message << "\n";
         return 1;
     }
     const std::string file = client->last().file;
@@ -206,6 +217,39 @@ int runDetach(const Words& words) {
     }
     std::cout << "memcity detach: process " << *pid << " is no longer recorded; its trace is " << file
               << "\n";
+    return 0;
+}
+
+int runSnapshot(const Words& words) {
+    auto args = Args::parse("snapshot", words);
+    if (!args) {
+        std::cerr << args.error().message << "\n";
+        return 1;
+    }
+    if (args->help()) return printHelp("snapshot");
+    auto pid = parsePid(*args, "snapshot");
+    if (!pid) {
+        std::cerr << pid.error().message << "\n";
+        return 1;
+    }
+    auto client = connectToRecorder(*pid, "snapshot");
+    if (!client) {
+        std::cerr << client.error().message << "\n";
+        return 1;
+    }
+    const bool now = args->has("--now");
+    // (The agent answers "snapshot now" once the walk is written: seconds for a large heap.)
+    auto status = client->call({live::Command::kSnapshot, {}, now}, now ? 150.0 : 5.0);
+    if (!status) {
+        std::cerr << "memcity snapshot: " << status.error().message << "\n";
+        return 1;
+    }
+    if (now)
+        std::cout << "memcity snapshot: process " << *pid << ": the reference snapshot of GC "
+                  << status->snapshot_gc << " is written to " << status->file << "\n";
+    else
+        std::cout << "memcity snapshot: process " << *pid
+                  << " takes a reference snapshot at its next GC (into " << status->file << ")\n";
     return 0;
 }
 

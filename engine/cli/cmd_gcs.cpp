@@ -1,6 +1,8 @@
 // memcity gcs FILE [--from A] [--to B] [--json]
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <span>
 
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -167,26 +169,35 @@ void printJson(const LoadedTrace& t, uint32_t from, uint32_t to) {
 }
 
 // A sampled trace's GCs: every heap figure estimated, with its interval and samples, but at the
-// GCs the JVM counted (a census: "="), and the JVM's own used bytes beside them.
+// GCs the JVM counted (a census: "="), and the JVM's own used bytes beside them; at the GCs with
+// a reference snapshot, the bytes the roots reach (exact: the snapshot makes the heap whole).
 void printSampledTable(const LoadedTrace& t, uint32_t from, uint32_t to) {
     sayEstimates(*t.history, std::cout);
-    std::printf("%5s %-6s %-20s %10s %9s %14s %30s %10s %14s %14s %8s\n", "GC", "kind", "cause", "time",
-                "pause", "live objs", "live (95% interval)", "JVM after", "allocated", "freed", "samples");
+    const std::span<const GcRecord> all(t.history->gcs());
+    const size_t end = std::min<size_t>(size_t{to} + 1, all.size());
+    const std::span<const GcRecord> shown = from < end ? all.subspan(from, end - from) : all.subspan(0, 0);
+    if (std::any_of(shown.begin(), shown.end(), [](const GcRecord& g) { return g.has_snapshot; }))
+        std::cout << "reachable: exact, at the GCs with a reference snapshot (the heap made whole there)\n";
+    std::printf("%5s %-6s %-20s %10s %9s %14s %30s %10s %14s %14s %10s %8s\n", "GC", "kind", "cause", "time",
+                "pause", "live objs", "live (95% interval)", "JVM after", "allocated", "freed", "reachable",
+                "samples");
     const auto& gcs = t.history->gcs();
     for (uint32_t i = from; i <= to && i < gcs.size(); ++i) {
         const GcRecord& g = gcs[i];
         const std::string cause = printable(causeOf(*t.trace, g), 20);
         auto objects = [](const SampleSums& s) { return estimateValueText(s, false); };
         auto bytes = [](const SampleSums& s) { return estimateValueText(s, true); };
-        std::printf("%5u %-6s %-20s %10s %9s %s %s %10s %s %s %8s\n", g.index,
-                    std::string(format::gcKindName(g.kind)).c_str(), cause.c_str(),
-                    formatDuration(g.end_ns).c_str(),
-                    formatDuration(static_cast<int64_t>(g.pause_ns)).c_str(),
-                    padLeft(objects(g.live_sampled), 14).c_str(),
-                    padLeft(estimateText(g.live_sampled, true), 30).c_str(),
-                    g.jvm >= 0 ? formatBytes(g.vm_heap_after).c_str() : "-",
-                    padLeft(bytes(g.allocated_sampled), 14).c_str(),
-                    padLeft(bytes(g.freed_sampled), 14).c_str(), formatCount(g.live_sampled.samples).c_str());
+        const bool reach = g.has_snapshot && g.reachable_objects;
+        std::printf(
+            "%5u %-6s %-20s %10s %9s %s %s %10s %s %s %10s %8s\n", g.index,
+            std::string(format::gcKindName(g.kind)).c_str(), cause.c_str(), formatDuration(g.end_ns).c_str(),
+            formatDuration(static_cast<int64_t>(g.pause_ns)).c_str(),
+            padLeft(objects(g.live_sampled), 14).c_str(),
+            padLeft(estimateText(g.live_sampled, true), 30).c_str(),
+            g.jvm >= 0 ? formatBytes(g.vm_heap_after).c_str() : "-",
+            padLeft(bytes(g.allocated_sampled), 14).c_str(), padLeft(bytes(g.freed_sampled), 14).c_str(),
+            reach ? formatBytes(g.reachable_bytes).c_str() : "-",
+            formatCount(g.live_sampled.samples).c_str());
     }
 }
 

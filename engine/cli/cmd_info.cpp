@@ -14,8 +14,8 @@
 namespace memcity::cli {
 namespace {
 
-// The chunk kinds this reader knows: meta .. addrs.
-constexpr uint16_t kKnownChunkKinds = static_cast<uint16_t>(format::ChunkKind::kAddrs);
+// The chunk kinds this reader knows: meta .. objects.
+constexpr uint16_t kKnownChunkKinds = format::kLastChunkKind;
 
 struct ChunkCounts {
     size_t total = 0, compressed = 0, unknown = 0;

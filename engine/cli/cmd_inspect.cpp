@@ -6,6 +6,11 @@
 // roots that reference it directly and the roots closest to it, its shortest paths to the roots
 // aggregated by type, what it retains, by type, and the group's objects that retain the most
 // on their own (the dominator tree).
+//
+// A sampled trace at a GC with a reference snapshot (its heap made whole there): the group's
+// objects are estimated from its samples as everywhere, and the rest is about the group's
+// sampled objects, exact for them over the whole heap's references; it is never the group's
+// retained size, which samples do not estimate.
 #include <cstdio>
 #include <functional>
 #include <iostream>
@@ -19,8 +24,10 @@
 #include "cli/json_writer.h"
 #include "cli/load.h"
 #include "cli/one_trace.h"
+#include "cli/sampled_output.h"
 #include "cli/text_format.h"
 #include "graph/group_report.h"
+#include "scene/estimates.h"
 
 namespace memcity::cli {
 namespace {
@@ -94,8 +101,10 @@ int runInspect(const Words& words) {
     const std::string& file = loaded->trace->path();
     const std::optional<uint32_t> last = lastSnapshotGc(h);
     if (!args->has("--gc") && !last) {
-        std::cerr << "memcity inspect: " << file
-                  << ": the trace has no reference snapshot (record with --refs N); inspect needs one\n";
+        std::cerr << "memcity inspect: " << file << ": "
+                  << (h.sampled() ? std::string(scene::kNoSnapshotsReason)
+                                  : "the trace has no reference snapshot (record with --refs N)")
+                  << "; inspect needs one\n";
         return 1;
     }
     const uint64_t gc = args->has("--gc") ? *gc_opt : *last;
@@ -153,11 +162,17 @@ int runInspect(const Words& words) {
     Bitset group(view.positions());
     for (const Bitset& m : tree.members(view, nodes, options))
         group |= m;
+    // A sampled trace's: what the samples stand for, and the heap made whole at the snapshot, in
+    // which the report places them (its positions begin with theirs).
+    const bool sampled = view.sampled();
+    SampleSums estimate;
+    if (sampled) group.forEach([&](size_t pos) { estimate.add(view.weight(pos), view.size(pos)); });
+    const HeapView closure_view = graph.whole() ? graph.heap().withGraph(&graph) : view;
 
     GroupReportOptions report_options;
     report_options.max_paths = *paths_opt;
     report_options.threads = options.threads;
-    auto report = buildGroupReport(graph, group, report_options);
+    auto report = buildGroupReport(graph, graph.fit(group), report_options);
     if (!report) {
         std::cerr << "memcity inspect: " << file << ": " << report.error().message << "\n";
         return 1;
@@ -175,10 +190,18 @@ int runInspect(const Words& words) {
         j.beginObject();
         j.field("file", file).field("gc", gc).field("snapshot_gc", static_cast<uint64_t>(graph.snapshotGc()));
         j.field("classifiers", chain.spec());
+        jsonSampling(j, h);
         j.key("nodes").beginArray();
         for (const std::string& n : names)
             j.value(n);
         j.endArray();
+        if (sampled) {
+            // The group's estimate; the sizes, roots and paths below are its sampled objects'
+            // (exact for them), and "heap" the whole heap at the snapshot (exact).
+            jsonEstimate(j, "objects_estimate", estimate, false);
+            jsonEstimate(j, "bytes_estimate", estimate, true);
+            j.field("sampled_objects", c.shallow.objects);
+        }
         auto sizes = [&](const char* name, const Sizes& s) {
             j.key(name).beginObject().field("objects", s.objects).field("bytes", s.bytes).endObject();
         };
@@ -236,10 +259,20 @@ int runInspect(const Words& words) {
         return 0;
     }
 
-    std::cout << file << ", GC " << gc << " (references from its snapshot), by " << chain.spec() << "\n";
+    std::cout << file << ", GC " << gc
+              << (sampled ? " (references from its snapshot, the heap made whole there), by "
+                          : " (references from its snapshot), by ")
+              << chain.spec() << "\n";
     for (const std::string& n : names)
         std::cout << "  group: " << printable(n, 160) << "\n";
-    const uint64_t heap_bytes = view.liveBytes();
+    if (sampled) {
+        sayEstimates(h, std::cout);
+        std::cout << "  the group: " << estimateText(estimate, false) << " objects, "
+                  << estimateText(estimate, true) << " from "
+                  << formatCountOf(estimate.samples, "sample", "samples") << "\n";
+    }
+    // What the sizes are a share of: the heap of the report (a sampled trace's made whole).
+    const uint64_t heap_bytes = report->heap.bytes;
     auto pct = [&](uint64_t b) {
         char buf[16];
         std::snprintf(buf, sizeof buf, "%5.1f%%",
@@ -251,10 +284,25 @@ int runInspect(const Words& words) {
                     formatBytes(s.bytes).c_str(), pct(s.bytes).c_str(), note);
     };
     std::cout << "\n";
-    row("shallow", c.shallow, "the group's own objects");
-    row("deep", c.deep, "its transitive closure: everything it reaches");
-    row("retained", c.retained, "its GC closure: what would be freed with it");
+    if (sampled) {
+        std::cout << "its " << formatCountOf(c.shallow.objects, "sampled object", "sampled objects")
+                  << " (exact for them), in the whole heap of GC " << gc << ": "
+                  << formatCountOf(report->heap.objects, "object", "objects") << ", "
+                  << formatBytes(report->heap.bytes) << " (exact)\n";
+        row("shallow", c.shallow, "the sampled objects themselves");
+        row("deep", c.deep, "everything they reach");
+        row("retained", c.retained, "what would be freed with them (not the group's retained size)");
+    } else {
+        row("shallow", c.shallow, "the group's own objects");
+        row("deep", c.deep, "its transitive closure: everything it reaches");
+        row("retained", c.retained, "its GC closure: what would be freed with it");
+    }
     if (c.unreached.objects) row("unreached", c.unreached, "alive, root not reported");
+    if (sampled)
+        std::cout << "  note: what the samples retain together is not what the group retains, so the group's "
+                     "retained size is not estimated\n";
+    // Whose roots, paths and retained objects these are.
+    const std::string who = sampled ? "its sampled objects" : "the group";
     auto table = [&](const char* title, const std::vector<CountedName>& v, const char* none) {
         std::cout << "\n" << title << "\n";
         if (v.empty()) std::cout << "  " << none << "\n";
@@ -262,12 +310,16 @@ int runInspect(const Words& words) {
             std::printf("  %14s objects %12s  %s\n", formatCount(k.objects).c_str(),
                         formatBytes(k.bytes).c_str(), printable(k.name, 160).c_str());
     };
-    table("GC roots referencing the group directly:", report->direct_roots, "none");
-    table("closest GC roots (the roots fewest references away from each object):", report->closest_roots,
-          "none: no reported root reaches the group");
-    table("every GC root reaching the group (its rooted objects, by root):", report->reaching_roots,
-          "none: no reported root reaches the group");
-    std::cout << "\nshortest paths to the GC roots, by type (objects, references):\n";
+    const std::string none_reach = "none: no reported root reaches " + who;
+    table(("GC roots referencing " + who + " directly:").c_str(), report->direct_roots, "none");
+    table((sampled ? "closest GC roots of its sampled objects (the roots fewest references away from each):"
+                   : "closest GC roots (the roots fewest references away from each object):"),
+          report->closest_roots, none_reach.c_str());
+    table(("every GC root reaching " + who + " (its rooted objects, by root):").c_str(),
+          report->reaching_roots, none_reach.c_str());
+    std::cout << (sampled ? "\nshortest paths from its sampled objects to the GC roots, by type (objects, "
+                            "references):\n"
+                          : "\nshortest paths to the GC roots, by type (objects, references):\n");
     for (const RootPath& p : paths.paths)
         std::printf("  %14s %4u  %s\n", formatCount(p.objects).c_str(), p.shortest,
                     printable(describePath(graph, p), 400).c_str());
@@ -276,17 +328,24 @@ int runInspect(const Words& words) {
                     formatCount(paths.other_paths).c_str());
     if (paths.unreached_objects)
         std::printf("  %14s       alive, root not reported\n", formatCount(paths.unreached_objects).c_str());
-    table("retained objects by type:", report->retained_by_type, "nothing");
-    std::cout << "\nthe group's objects that retain the most on their own (dominator tree):\n";
-    if (report->largest_objects.empty()) std::cout << "  none: no reported root reaches the group\n";
+    table(sampled ? "retained by its sampled objects, by type:" : "retained objects by type:",
+          report->retained_by_type, "nothing");
+    std::cout << (sampled ? "\nits sampled objects that retain the most on their own (dominator tree):\n"
+                          : "\nthe group's objects that retain the most on their own (dominator tree):\n");
+    if (report->largest_objects.empty()) std::cout << "  " << none_reach << "\n";
     for (const SingleRetainer& o : report->largest_objects)
         std::printf("  %14s objects %12s  object %llu, %s\n", formatCount(o.retained.objects).c_str(),
                     formatBytes(o.retained.bytes).c_str(), static_cast<unsigned long long>(o.id),
                     printable(symbols.type(o.type).name, 160).c_str());
     if (closure_chain) {
-        printSetTree(view, *closure_chain, report->deep_set, options, "deep (everything it reaches)");
-        printSetTree(view, *closure_chain, report->retained_set, options, "retained (freed with it)");
-        printSetTree(view, *closure_chain, report->reaching_set, options, "rooted objects reaching it");
+        // (Sets of the report's heap: a sampled trace's is the whole heap, each object for itself.)
+        printSetTree(
+            closure_view, *closure_chain, report->deep_set, options,
+            sampled ? "deep (everything its sampled objects reach)" : "deep (everything it reaches)");
+        printSetTree(closure_view, *closure_chain, report->retained_set, options,
+                     sampled ? "retained (freed with its sampled objects)" : "retained (freed with it)");
+        printSetTree(closure_view, *closure_chain, report->reaching_set, options,
+                     sampled ? "rooted objects reaching its sampled objects" : "rooted objects reaching it");
         if (Status st = pluginErrors(*closure_chain); !st) {
             std::cerr << "memcity inspect: " << st.error().message << "\n";
             return 1;

@@ -160,9 +160,11 @@ int runRender(const Words& words) {
                         std::to_string(window->from) + " .. --gc " + std::to_string(*gc));
         diff_from = static_cast<uint32_t>(*from);
     }
+    // A sampled recording's references exist at its snapshot GCs only: not over a series, as the
+    // window's views take them (the explorer refuses them too).
     if (h.sampled() && opts->chain.needsReferences())
         return fail("memcity render: '" + opts->chain.spec() +
-                    "' reads references: " + std::string(scene::kNoSnapshotsReason));
+                    "' reads references: " + scene::sampledReferencesReason(h.gcs()));
     printDiagnostics(*loaded, std::cerr, false);
 
     auto series = buildSeries(*loaded, opts->chain, {.window = *window}, "render");

@@ -17,6 +17,7 @@
 #include "cli/sampled_output.h"
 #include "cli/text_format.h"
 #include "graph/closure.h"
+#include "scene/estimates.h"
 
 namespace memcity::cli {
 namespace {
@@ -146,8 +147,24 @@ int runReport(const Words& words) {
         std::cerr << "memcity report: " << loaded->trace->path() << ": the trace has no GCs\n";
         return 1;
     }
+    // A group's retained size is not estimated from samples: what the samples retain together is
+    // not what the group retains (inspect shows what a group's sampled objects retain).
+    if (h.sampled() && args->has("--retained")) {
+        const std::string at = scene::snapshotGcsText(h.gcs());
+        std::cerr << "memcity report: " << loaded->trace->path()
+                  << ": --retained: a sampled recording's groups have no retained size (what their samples "
+                     "retain is not what the groups retain); "
+                  << (at.empty()
+                          ? std::string(scene::kNoSnapshotsReason)
+                          : "'memcity inspect --gc G --node PATH' shows what a group's sampled objects "
+                            "retain at its snapshots (" +
+                                at + ")")
+                  << "\n";
+        return 1;
+    }
     // Classifiers that read references, and retained sizes, need the GC's reference snapshot;
-    // without --gc they take the last GC that has one.
+    // without --gc they take the last GC that has one (a sampled recording's references exist
+    // there only: its samples are classified by them, as estimates).
     const bool references = chain.needsReferences() || args->has("--retained");
     uint64_t gc = h.gcCount() - 1;
     if (args->has("--gc")) {

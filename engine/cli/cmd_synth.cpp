@@ -66,6 +66,8 @@ int runSynth(const Words& words) {
                 << *interval << "'\n";
             return 1;
         }
+        // A sampled recording takes reference snapshots only when asked.
+        if (!args->value("--refs")) o.refs_every = 0;
     }
     auto t0 = std::chrono::steady_clock::now();
     if (Status s = synth::synthesize(name, *out, o); !s) {

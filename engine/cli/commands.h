@@ -30,6 +30,7 @@ using LiveView = std::function<void(const std::string& trace, const std::functio
 int runRecord(const Words& args, const LiveView& live = {});
 int runAttach(const Words& args, const LiveView& live = {});
 int runDetach(const Words& args);
+int runSnapshot(const Words& args);
 int runDump(const Words& args, const LiveView& live = {});
 int runReport(const Words& args);
 int runDiff(const Words& args);

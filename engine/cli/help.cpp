@@ -96,7 +96,7 @@ and any that overlap; --json adds the tiles of BYTES each (docs/heapmap.md).
          [](const Words& a, const Services&) { return runSpaces(a); }},
         {"record",
          "record a Java program's heap into a trace",
-         R"(usage: memcity record -o FILE [--sampled [--interval BYTES]] [--depth N] [--refs N|off]
+         R"(usage: memcity record -o FILE [--sampled [--interval BYTES]] [--depth N] [--refs N|P%|off]
                      [--gc-every BYTES] [--no-final-gc] [--sites walk|jvmti|check]
                      [--live [--script FILE]] -- java ARGS...
 
@@ -110,8 +110,11 @@ With --sampled, for a busy service: the JVM's heap sampler picks one allocation 
 (--interval) on average, each with its site and thread, and its death is recorded as before;
 every view then shows estimates with their intervals. The JVM keeps its own flags, the
 program runs within about 5% of its plain speed, and a class census after every full GC (and
-at young GCs, within 1% of the run) makes the per-type figures exact there. No reference
-snapshots. docs/recorder.md, "Sampled recording", says how to choose. When the command is not
+at young GCs, within 1% of the run) makes the per-type figures exact there. Reference
+snapshots only where asked for: --refs N or --refs P% (the walks kept within P% of the run's
+time), or 'memcity snapshot PID' while it runs; each walks the whole heap (seconds for
+gigabytes) and makes that GC's heap whole, with its roots, paths and retained sizes.
+docs/recorder.md, "Sampled recording", says how to choose. When the command is not
 the java launcher itself (a script), the agent is passed through JAVA_TOOL_OPTIONS, and
 every JVM it starts is recorded: the first into FILE, the others beside it (app.PID.mct
 for app.mct).
@@ -125,7 +128,9 @@ memcity exits with the program's exit status, after a summary of the trace.
              {"--interval", "BYTES", "",
               "with --sampled: one sample per BYTES allocated on average (default 512k)"},
              {"--depth", "N", "", "frames per allocation site (default 8)"},
-             {"--refs", "N|off", "", "reference snapshot after every Nth GC (default 1), or none"},
+             {"--refs", "N|P%|off", "",
+              "reference snapshot after every Nth GC (default 1; with --sampled off),\nwherever the walks "
+              "stay within P% of the run's time, or none"},
              {"--gc-every", "BYTES", "",
               "a young GC after about BYTES allocated (e.g. 4m): the young generation\nsized to it, so that "
               "a short program has GCs to travel through"},
@@ -144,7 +149,7 @@ memcity exits with the program's exit status, after a summary of the trace.
          [](const Words& a, const Services& s) { return runRecord(a, s.live); }},
         {"attach",
          "record a JVM that is already running, from now on",
-         R"(usage: memcity attach PID -o FILE [--sampled [--interval BYTES]] [--depth N] [--refs N|off]
+         R"(usage: memcity attach PID -o FILE [--sampled [--interval BYTES]] [--depth N] [--refs N|P%|off]
                      [--sites walk|jvmti|check] [--seconds S] [--live [--script FILE]]
 
 Loads memcity's recorder into the running HotSpot JVM PID (JDK 17 or newer, of your own user)
@@ -169,7 +174,9 @@ print a warning about dynamically loaded agents on the program's stderr.
              {"--interval", "BYTES", "",
               "with --sampled: one sample per BYTES allocated on average (default 512k)"},
              {"--depth", "N", "", "frames per allocation site (default 8)"},
-             {"--refs", "N|off", "", "reference snapshot after every Nth GC (default 1), or none"},
+             {"--refs", "N|P%|off", "",
+              "reference snapshot after every Nth GC (default 1; with --sampled off),\nwherever the walks "
+              "stay within P% of the run's time, or none"},
              {"--sites", "MODE", "", "walk (default), jvmti or check (see 'memcity record --help')"},
              {"--seconds", "S", "", "stop recording after S seconds"},
              {"--live", "", "",
@@ -192,6 +199,28 @@ memcity does not record PID.
          {},
 
          [](const Words& a, const Services&) { return runDetach(a); }},
+        {"snapshot",
+         "ask a JVM that memcity records for a reference snapshot",
+         R"(usage: memcity snapshot PID [--now]
+
+Asks the recorder of the JVM PID (started by 'memcity attach' or 'memcity record') for a
+reference snapshot at the next GC it writes: every object and reference, and the GC roots, so
+that retained sizes, roots and paths are known at that GC. A sampled recording takes none
+unless asked, and its snapshot makes that GC's heap whole: the objects that are no samples are
+listed too. The walk stops the program a while: some 0.4 us per object, 12 s for a heap of
+1 GiB in 37 million objects (a dozen full GCs of it; docs/recorder.md).
+
+With --now, memcity forces that GC and waits until the snapshot is written, then says which GC
+has it. Exit status 1, with one line, when memcity does not record PID, when the program is
+paused (step it: the next GC has the snapshot), or when the snapshot was missed (another GC
+overtook the walk; it is then taken at the next one).
+
+)",
+         {
+             {"--now", "", "", "force a GC now, and wait until its snapshot is written"},
+         },
+
+         [](const Words& a, const Services&) { return runSnapshot(a); }},
         {"report",
          "the heap at one GC as a classification tree: type, site, thread, age...",
          R"(usage: memcity report FILE [--gc N] [--classify CHAIN] [--filter EXPR]
@@ -497,7 +526,8 @@ Scenarios (docs/scenarios.md gives each one's expected answers):
              {"--refs", "N|off", "", "reference snapshot after every Nth GC (default 1), or none"},
              {"--sampled", "BYTES", "",
               "the same run as a sampled recording at this mean interval (e.g. 64k):\nonly the objects the "
-              "JVM's heap sampler would pick, a census at every\nexplicit GC, no snapshots"},
+              "JVM's heap sampler would pick, a census at every\nexplicit GC, and snapshots only with "
+              "--refs"},
              {"--no-compress", "", "", "write chunks without zstd"},
              {"--list", "", "", "list the scenarios"},
          },

@@ -21,7 +21,7 @@ Result<pid_t> parsePid(const Args& args, const char* command) {
         pid > 4194304)
         return Error{std::string("memcity ") + command +
                      ": give the process id of a running JVM, e.g. 'memcity " + command + " 1234" +
-                     (std::strcmp(command, "detach") == 0 ? "'" : " -o app.mct'") +
+                     (std::strcmp(command, "attach") == 0 ? " -o app.mct'" : "'") +
                      " (jps or jcmd lists them)"};
     return static_cast<pid_t>(pid);
 }

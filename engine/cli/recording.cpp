@@ -34,10 +34,18 @@ Result<RecordingOptions> readRecordingOptions(const Args& args, std::string_view
     o.sites = args.value("--sites").value_or("walk");
     if (o.sites != "walk" && o.sites != "jvmti" && o.sites != "check")
         return Error{me + "--sites expects walk, jvmti or check, got '" + o.sites + "'"};
-    o.refs = args.value("--refs").value_or("1");
+    // (A sampled recording takes none unless asked: a walk of a service's heap costs seconds.)
+    o.refs = args.value("--refs").value_or(args.has("--sampled") ? "off" : "1");
     uint64_t refs_n = 0;
-    if (o.refs != "off" && (!parseUnsigned(o.refs, &refs_n) || refs_n == 0))
-        return Error{me + "--refs expects a positive integer or 'off', got '" + o.refs + "'"};
+    const bool percent = o.refs.ends_with('%') &&
+                         parseUnsigned(std::string_view(o.refs).substr(0, o.refs.size() - 1), &refs_n) &&
+                         refs_n >= 1 && refs_n <= 100;
+    if (o.refs != "off" && !percent && (!parseUnsigned(o.refs, &refs_n) || refs_n == 0 || refs_n > 1'000'000))
+        return Error{
+            me +
+            "--refs expects a number of GCs from 1 to 1000000, a share of the run from 1% to 100%, or "
+            "'off', got '" +
+            o.refs + "'"};
     if (auto interval = args.value("--interval")) {
         if (!args.has("--sampled"))
             return Error{me + "--interval is the sampling interval of --sampled: add --sampled"};
@@ -47,12 +55,6 @@ Result<RecordingOptions> readRecordingOptions(const Args& args, std::string_view
                          *interval + "'"};
     } else if (args.has("--sampled")) {
         o.interval = kDefaultSamplingInterval;
-    }
-    if (o.interval != 0) {
-        if (args.has("--refs") && o.refs != "off")
-            return Error{me + "--sampled takes no reference snapshots yet (--refs " + o.refs +
-                         "): the trace holds the sampled objects only"};
-        o.refs = "off";
     }
     // The JVM opens the trace: where it will see it, said here in one line rather than by a JVM
     // that fails to start; the agent's options are comma-separated.

@@ -110,7 +110,16 @@ std::string formatInspection(const Inspection& in) {
              sampledText(*in.heap_sampled));
     else
         line("GC " + std::to_string(in.gc) + ": " + sizesText(in.objects) + " of " + sizesText(in.heap));
-    if (in.closure) {
+    if (in.closure && in.closure_samples) {
+        // Exact facts about the group's sampled objects, never the group's retained size.
+        line("snapshot GC " + std::to_string(*in.snapshot_gc) + ": the whole heap " +
+             sizesText(in.closure_heap) + " (exact)");
+        line("its " + std::to_string(*in.closure_samples) + " sampled objects (exact for them): shallow " +
+             sizesText(in.closure->shallow) + "; deep " + sizesText(in.closure->deep) + "; retained " +
+             sizesText(in.closure->retained));
+        if (in.closure->unreached.objects)
+            line("alive, root not reported: " + sizesText(in.closure->unreached));
+    } else if (in.closure) {
         line("snapshot GC " + std::to_string(*in.snapshot_gc));
         line("shallow: " + sizesText(in.closure->shallow));
         line("deep: " + sizesText(in.closure->deep));
@@ -204,10 +213,16 @@ Result<Inspection> inspect(const HeapHistory& history, const ClassifierChain& ch
         GroupReportOptions ro;
         ro.threads = request.threads;
         ro.cancelled = [&token] { return token.cancelled(); };
-        auto report = buildGroupReport(*s.graph, snap_group, ro);
+        // (A sampled trace's graph is of the heap made whole: the samples' positions come first.)
+        auto report = buildGroupReport(*s.graph, s.graph->fit(snap_group), ro);
         if (!report) return token.cancelled() ? kCancelled : report.error();
         out.snapshot_gc = *snap;
         out.closure = report->closure;
+        out.closure_heap = report->heap;
+        if (s.graph->whole()) {
+            out.closure_samples = report->closure.shallow.objects;
+            out.notes.push_back(scene::sampledClosureNote(*out.closure_samples, *snap));
+        }
         out.direct_roots = std::move(report->direct_roots);
         out.closest_roots = std::move(report->closest_roots);
         out.reaching_roots = std::move(report->reaching_roots);
@@ -258,6 +273,9 @@ Result<Inspection> inspect(const HeapHistory& history, const ClassifierChain& ch
 Result<SizesResult> groupSizes(const HeapHistory& history, const ClassifierChain& chain, uint32_t gc,
                                const std::vector<std::vector<std::string>>& groups, unsigned threads,
                                const CancelToken& token) {
+    // A group's retained size is not estimated from samples (what they retain is not what the
+    // group does): the session asks for none (Session::sizesUnavailable).
+    if (history.sampled()) return Error{scene::sampledSizesReason(history.gcs())};
     const std::optional<uint32_t> snap = snapshotGcFor(history, gc);
     if (!snap) return Error{"the trace has no reference snapshot"};
     auto heap = classifiedHeap(history, chain, *snap, true, threads);

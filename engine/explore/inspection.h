@@ -50,12 +50,19 @@ struct Inspection {
     Sizes objects;  // the group at gc (its shallow size)
     // A sampled recording's (heap/sampling.h): heap and objects above are estimates (rounded),
     // born / died / permanent too, and these the sums behind the first two (95% interval,
-    // samples); there are never reference snapshots (notes says so).
+    // samples).
     std::optional<SampleSums> heap_sampled, objects_sampled;
     // From the reference snapshot at snapshot_gc (gc itself, or the nearest before, else after);
     // absent when the trace has none (note says so).
     std::optional<uint32_t> snapshot_gc;
     std::optional<GroupClosure> closure;  // shallow / deep / retained / unreached at snapshot_gc
+    Sizes closure_heap;  // every live object at snapshot_gc: what the closure's sizes are a share of
+    // A sampled recording's snapshot makes the heap of snapshot_gc whole (heap/whole_heap.h): then
+    // the closure, the roots, the paths, the retained types and the largest retainers are those of
+    // the group's sampled objects at snapshot_gc (this many), exact for them over the whole
+    // heap's references, and closure_heap is exact. They are never the group's retained size,
+    // which samples do not estimate (notes says so); objects stays the group's estimate.
+    std::optional<uint64_t> closure_samples;
     std::vector<CountedName> direct_roots, closest_roots, reaching_roots, retained_by_type;
     std::vector<InspectedPath> paths;
     uint64_t other_paths = 0, other_path_objects = 0, unreached_objects = 0;
@@ -85,6 +92,7 @@ Result<Inspection> inspect(const HeapHistory& history, const ClassifierChain& ch
 std::optional<uint32_t> snapshotGcFor(const HeapHistory& history, uint32_t gc);
 
 // Deep and retained sizes of many groups (the tree table's columns) at the snapshot GC for `gc`.
+// Errors: no snapshot; a sampled recording (a group's retained size is not estimated from samples).
 struct GroupSizes {
     Sizes deep, retained;
 };

@@ -109,7 +109,11 @@ void LiveLink::run() {
             next_poll = Clock::now() + (client ? kPoll : kRetry);
             continue;
         }
-        auto status = client->call(request ? request->second : live::Request{live::Command::kStatus, {}});
+        // ("snapshot now" is answered once the heap is walked: seconds for a large one.)
+        const bool walk =
+            request && request->second.command == live::Command::kSnapshot && request->second.now;
+        auto status = client->call(request ? request->second : live::Request{live::Command::kStatus, {}},
+                                   walk ? 150.0 : 5.0);
         const uint64_t answered = request ? request->first : 0;
         if (status) {
             publish([&](LiveState& s) {

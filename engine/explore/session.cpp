@@ -345,7 +345,8 @@ void Session::recompute() {
     }
     if (h->sampled() && chain->needsReferences()) {
         // (A chain the session was opened with: applyChain refuses it on a sampled recording.)
-        series_error_ = "'" + chain->spec() + "' reads references: " + std::string(scene::kNoSnapshotsReason);
+        series_error_ =
+            "'" + chain->spec() + "' reads references: " + scene::sampledReferencesReason(h->gcs());
         return;
     }
     auto shared_chain = std::make_shared<const ClassifierChain>(std::move(*chain));
@@ -379,8 +380,12 @@ void Session::recompute() {
         });
 }
 
-std::string_view Session::sizesUnavailable() const {
-    return sampled() ? scene::kNoSnapshotsReason : std::string_view();
+std::string Session::sizesUnavailable() const {
+    return sampled() ? scene::sampledSizesReason(gcs_) : std::string();
+}
+
+std::string Session::referencesUnavailable() const {
+    return sampled() ? scene::sampledReferencesReason(gcs_) : std::string();
 }
 
 Status Session::applyChain(const ChainConfig& config) {

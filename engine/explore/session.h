@@ -112,15 +112,21 @@ public:
     // --- a sampled recording (heap/sampling.h, scene/estimates.h) ---------------------------------
     // Its interval in bytes, known once the trace is open; 0 for a recording of every allocation.
     // Every count and size the session then serves is an estimate (GcRecord::live_sampled,
-    // ItemInfo::sampled, TableRow::sampled, Inspection::objects_sampled say how sure each is), and
-    // what reads references or addresses is unavailable for the reason scene/estimates.h gives.
+    // ItemInfo::sampled, TableRow::sampled, Inspection::objects_sampled say how sure each is).
+    // Its reference snapshots, where it took some, make the heap whole at their GCs: the
+    // inspector shows what the selection's sampled objects reference and retain there
+    // (Inspection::closure_samples). What reads addresses is unavailable for the reason
+    // scene/estimates.h gives.
     uint64_t samplingInterval() const { return load_.sampling_interval; }
     bool sampled() const { return load_.sampling_interval != 0; }
-    // Why the tree table's deep and retained sizes are not to be had ("" where they may be):
-    // scene::kNoSnapshotsReason for a sampled recording.
-    std::string_view sizesUnavailable() const;
-    // Why the classifiers that read references cannot be used here ("" where they can): the same.
-    std::string_view referencesUnavailable() const { return sizesUnavailable(); }
+    // Why the tree table's deep and retained sizes are not to be had ("" where they may be): a
+    // sampled recording's would be the groups' retained sizes, which samples do not estimate
+    // (scene::sampledSizesReason).
+    std::string sizesUnavailable() const;
+    // Why the classifiers that read references cannot be used here ("" where they can): a
+    // sampled recording has references at its snapshot GCs only, not over the timeline
+    // (scene::sampledReferencesReason names them).
+    std::string referencesUnavailable() const;
 
     // --- the series and the chain -------------------------------------------------------------
     // The series shown (null until the first GC of a loading trace is classified).

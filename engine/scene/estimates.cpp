@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <vector>
 
 #include "util/units.h"
 
@@ -40,6 +41,49 @@ std::string samplingNote(uint64_t interval) {
     return "one allocation per " + intervalText(interval) +
            " on average was recorded; objects and bytes are estimates (\u2248) with " +
            std::to_string(static_cast<int>(kConfidence * 100)) + "% intervals";
+}
+
+std::string snapshotGcsText(std::span<const GcRecord> gcs) {
+    std::vector<uint32_t> at;
+    for (const GcRecord& g : gcs)
+        if (g.has_snapshot) at.push_back(g.index);
+    if (at.empty()) return {};
+    if (at.size() == 1) return "GC " + std::to_string(at[0]);
+    std::string out = "GCs ";
+    constexpr size_t kListed = 6;  // more: the first three, "…", the last
+    if (at.size() > kListed) {
+        for (size_t i = 0; i < 3; ++i)
+            out += std::to_string(at[i]) + ", ";
+        return out + "\u2026 " + std::to_string(at.back()) + " (" + std::to_string(at.size()) + " in all)";
+    }
+    for (size_t i = 0; i + 1 < at.size(); ++i)
+        out += std::to_string(at[i]) + (i + 2 < at.size() ? ", " : " ");
+    return out + "and " + std::to_string(at.back());
+}
+
+std::string sampledReferencesReason(std::span<const GcRecord> gcs) {
+    const std::string at = snapshotGcsText(gcs);
+    if (at.empty()) return std::string(kNoSnapshotsReason);
+    uint32_t last = 0;
+    for (const GcRecord& g : gcs)
+        if (g.has_snapshot) last = g.index;
+    return "references exist at " + at + " only: the timeline's other GCs cannot be classified by them " +
+           "('memcity report --gc " + std::to_string(last) + "' classifies one)";
+}
+
+std::string sampledSizesReason(std::span<const GcRecord> gcs) {
+    const std::string at = snapshotGcsText(gcs);
+    if (at.empty()) return std::string(kNoSnapshotsReason);
+    return "a group's deep and retained sizes are not estimated from samples; at " + at +
+           " the inspector shows what its sampled objects retain";
+}
+
+std::string sampledClosureNote(uint64_t sampled_objects, uint32_t snapshot_gc) {
+    return "sizes, roots and paths are those of its " + formatCount(sampled_objects) +
+           (sampled_objects == 1 ? " sampled object" : " sampled objects") + " at GC " +
+           std::to_string(snapshot_gc) +
+           ", exact for them over the whole heap's references; what the samples retain together is not "
+           "what the group retains, so the group's retained size is not estimated";
 }
 
 SampleSums sampledSumAt(const TreeSeries& series, std::span<const uint32_t> ids, double t) {

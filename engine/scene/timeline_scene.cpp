@@ -335,7 +335,8 @@ TimelineScene buildTimelineScene(const TimelineLayout& layout, std::span<const G
     if (options.legend) {
         std::vector<std::pair<std::string, uint32_t>> entries = {
             {estimates ? "live \u2248 (95% interval)" : "live", kLiveLine}};
-        if (any_reachable) entries.push_back({"reachable", kReachableLine});
+        // (A sampled recording's reachable bytes are not estimates: its snapshots make the heap whole.)
+        if (any_reachable) entries.push_back({estimates ? "reachable (exact)" : "reachable", kReachableLine});
         if (any_jvm) entries.push_back({"JVM used", kJvmLine});
         if (any_full) entries.push_back({"full GC", render::rgba(255, 255, 255, 140)});
         bool leak = false, overhead = false, churn = false;

@@ -6,7 +6,8 @@
 // (leak / GC overhead / churn, narrowed leak windows stronger), the grid, live bytes after each
 // GC (GcRecord::live_bytes at end_ns) as a filled area under a polyline (a sampled recording's
 // with its 95% interval as a lighter band: TimelineLayoutOptions::estimates), reachable bytes as a
-// line through the GCs with a snapshot (a dot at each), GC pauses as thin bars in a strip under
+// line through the GCs with a snapshot (a dot at each; a sampled recording's are exact, its
+// snapshot making the heap whole, and the legend says so), GC pauses as thin bars in a strip under
 // the plot (from start_ns to end_ns, height ∝ pause_ns or a fixed tick), a tick per GC on the
 // time axis, the cursor at fractional GC time t (labelled in the row above the plot), axis labels
 // (time in s / ms / us from the first GC's start, bytes in B / KiB / MiB / GiB; a label that

@@ -295,7 +295,7 @@ TEST(ExplorerWindow, ASampledRecordingShowsEstimatesAndSaysWhatItLacks) {
     // The chain that reads references is refused, with the reason, in one line.
     EXPECT_EQ(r.status, 1) << r.err << r.out;
     EXPECT_NE(
-        r.err.find(":11: classifier 2: reads references: a sampled recording has no reference snapshots\n"),
+        r.err.find(":11: classifier 2: reads references: this sampled recording has no reference snapshot\n"),
         std::string::npos)
         << r.err;
     EXPECT_NE(
@@ -306,7 +306,7 @@ TEST(ExplorerWindow, ASampledRecordingShowsEstimatesAndSaysWhatItLacks) {
     EXPECT_NE(r.out.find("overall: \u2248 "), std::string::npos) << r.out;
     EXPECT_NE(
         r.out.find("unavailable: retained and deep sizes, GC roots, paths, classifiers that read references "
-                   "(a sampled recording has no reference snapshots); the heap map's objects (a sampled "
+                   "(this sampled recording has no reference snapshot); the heap map's objects (a sampled "
                    "recording has no object addresses)\n"),
         std::string::npos)
         << r.out;
@@ -314,8 +314,8 @@ TEST(ExplorerWindow, ASampledRecordingShowsEstimatesAndSaysWhatItLacks) {
     EXPECT_NE(r.out.find("group: " + leak + "\nGC 9: \u2248 "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find(" from 30 samples, of \u2248 "), std::string::npos) << r.out;
     EXPECT_NE(
-        r.out.find("note: deep and retained sizes, GC roots and the paths to them: a sampled recording has "
-                   "no reference snapshots\n"),
+        r.out.find("note: deep and retained sizes, GC roots and the paths to them: this sampled recording "
+                   "has no reference snapshot\n"),
         std::string::npos)
         << r.out;
     // The table's copy: the intervals and samples beside the estimates, no retained sizes.

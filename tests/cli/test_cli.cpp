@@ -91,7 +91,22 @@ TEST(Cli, UsageErrorsAreOneLineAndFail) {
         {"record -o /tmp/x.mct --depth 0 -- java -version",
          "memcity record: --depth expects an integer from 1 to 256, got '0'"},
         {"record -o /tmp/x.mct --refs never -- java -version",
-         "memcity record: --refs expects a positive integer or 'off', got 'never'"},
+         "memcity record: --refs expects a number of GCs from 1 to 1000000, a share of the run from 1% to "
+         "100%, "
+         "or 'off', got 'never'"},
+        {"record -o /tmp/x.mct --sampled --refs 0% -- java -version",
+         "memcity record: --refs expects a number of GCs from 1 to 1000000, a share of the run from 1% to "
+         "100%, "
+         "or 'off', got '0%'"},
+        {"record -o /tmp/x.mct --refs 101% -- java -version",
+         "memcity record: --refs expects a number of GCs from 1 to 1000000, a share of the run from 1% to "
+         "100%, "
+         "or 'off', got '101%'"},
+        {"snapshot",
+         "memcity snapshot: give the process id of a running JVM, e.g. 'memcity snapshot 1234' (jps or "
+         "jcmd lists them)"},
+        {"snapshot 4194304 --now", "memcity snapshot: process 4194304 does not exist"},
+        {"snapshot 1 --later", "memcity snapshot: unknown option '--later' (see 'memcity snapshot --help')"},
         {"record -o /tmp/x.mct --gc-every 4x -- java -version",
          "memcity record: --gc-every expects a size from 1m to 1024g (e.g. 4m), got '4x'"},
         {"record -o /tmp/x.mct --gc-every 512k -- java -version",

@@ -10,7 +10,11 @@
 
 #include "explore/session.h"
 #include "explore/tree_table.h"
+#include "graph/group_report.h"
+#include "graph/heap_graph.h"
 #include "scene/estimates.h"
+#include "synth/synth.h"
+#include "unit/loaded_heap.h"
 #include "unit/sampled_trace.h"
 
 namespace memcity::explore {
@@ -170,8 +174,8 @@ TEST(Sampled, TheInspectorEstimatesTheGroupAndSaysWhyItHasNoRoots) {
               std::string::npos)
         << text;
     EXPECT_NE(
-        text.find("note: deep and retained sizes, GC roots and the paths to them: a sampled recording has "
-                  "no reference snapshots\n"),
+        text.find("note: deep and retained sizes, GC roots and the paths to them: this sampled recording "
+                  "has no reference snapshot\n"),
         std::string::npos)
         << text;
     EXPECT_EQ(text.find("retained: "), std::string::npos) << text;
@@ -186,11 +190,12 @@ TEST(Sampled, ClassifiersThatReadReferencesAreRefusedWithTheReason) {
     const ChainCheck check = checkChain(config, s->referencesUnavailable());
     EXPECT_FALSE(check.ok());
     EXPECT_EQ(check.classifier_errors[0], "");
-    EXPECT_EQ(check.classifier_errors[1], "reads references: a sampled recording has no reference snapshots");
+    EXPECT_EQ(check.classifier_errors[1],
+              "reads references: this sampled recording has no reference snapshot");
     Status st = s->applyChain(config);
     ASSERT_FALSE(st.ok());
     EXPECT_EQ(st.error().message,
-              "classifier 2: reads references: a sampled recording has no reference snapshots");
+              "classifier 2: reads references: this sampled recording has no reference snapshot");
     EXPECT_EQ(s->chain().spec(), "type");  // unchanged
     // Without a reason, the same chain checks out (an exact trace's snapshots may hold them).
     EXPECT_TRUE(checkChain(config).ok());
@@ -202,7 +207,7 @@ TEST(Sampled, ClassifiersThatReadReferencesAreRefusedWithTheReason) {
     opened_with.waitSettled();
     EXPECT_TRUE(opened_with.loaded());
     EXPECT_EQ(opened_with.seriesError(),
-              "'type,rooted' reads references: a sampled recording has no reference snapshots");
+              "'type,rooted' reads references: this sampled recording has no reference snapshot");
 }
 
 TEST(Sampled, TheHeapMapDrawsTheSpacesAndGreysOutItsObjectStreams) {
@@ -240,6 +245,204 @@ TEST(Sampled, TheHeapMapDrawsTheSpacesAndGreysOutItsObjectStreams) {
     s->waitSettled();
     EXPECT_EQ(s->takeNotice(), "a sampled recording has no object addresses: a tile's objects are not known");
     EXPECT_TRUE(s->selection().empty());
+}
+
+// --- a sampled recording with reference snapshots ---------------------------------------------
+// synth's growing-map sampled at 16 KiB, with a snapshot at every 10th GC (and the explicit one),
+// and the same run recorded whole: at a snapshot GC the sampled heap is made whole, so what a
+// group's sampled objects reference and retain is exact, and the exact twin says what it is.
+
+struct SnapshotTwins {
+    std::string sampled, exact;
+};
+
+const SnapshotTwins& snapshotTwins() {
+    static const SnapshotTwins t = [] {
+        SnapshotTwins out{::memcity::testing::tempPath("explore-sampled-refs"),
+                          ::memcity::testing::tempPath("explore-exact-refs")};
+        synth::SynthOptions o;
+        o.scale = 2;
+        o.refs_every = 10;
+        EXPECT_TRUE(synth::synthesize("growing-map", out.exact, o).ok());
+        o.writer.sampling_interval = 16 << 10;
+        EXPECT_TRUE(synth::synthesize("growing-map", out.sampled, o).ok());
+        return out;
+    }();
+    return t;
+}
+
+const std::string kLocation = "com.dynatrace.easytravel.jpa.business.Location";
+
+std::unique_ptr<Session> openedWithSnapshots() {
+    SessionOptions o;
+    auto chain = chainConfigOf("type");
+    EXPECT_TRUE(chain.ok());
+    if (chain) o.chain = *chain;
+    auto s = std::make_unique<Session>(o);
+    s->open(snapshotTwins().sampled);
+    s->waitSettled();
+    EXPECT_TRUE(s->loaded()) << s->load().error;
+    EXPECT_EQ(s->seriesError(), "");
+    return s;
+}
+
+std::vector<uint32_t> snapshotGcsOf(const Session& s) {
+    std::vector<uint32_t> out;
+    for (const GcRecord& g : s.gcs())
+        if (g.has_snapshot) out.push_back(g.index);
+    return out;
+}
+
+// The closure of the objects of `ids` in the exact twin's heap of `gc`, and that heap's size.
+GroupReport exactReportOf(const std::vector<uint64_t>& ids, uint32_t gc) {
+    ::memcity::testing::LoadedHistory exact(snapshotTwins().exact);
+    EXPECT_TRUE(exact.history);
+    if (!exact.history) return {};
+    auto heap = exact.history->heapAt(gc);
+    EXPECT_TRUE(heap.ok());
+    auto graph = loadGraph(*exact.history, *heap);
+    EXPECT_TRUE(graph.ok());
+    if (!heap || !graph) return {};
+    Bitset group((*graph)->size());
+    for (uint64_t id : ids) {
+        const size_t pos = (*graph)->heap().find(id);
+        EXPECT_LT(pos, (*graph)->size()) << "object " << id << " is not in the exact heap";
+        if (pos < (*graph)->size()) group.set(pos);
+    }
+    auto report = buildGroupReport(**graph, group);
+    EXPECT_TRUE(report.ok());
+    return report ? std::move(*report) : GroupReport{};
+}
+
+// The ids of the samples of type `type` alive at `gc`.
+std::vector<uint64_t> sampledIdsOf(const std::string& type, uint32_t gc) {
+    ::memcity::testing::LoadedHistory sampled(snapshotTwins().sampled);
+    std::vector<uint64_t> out;
+    if (!sampled.history) return out;
+    auto heap = sampled.history->heapAt(gc);
+    EXPECT_TRUE(heap.ok());
+    if (!heap) return out;
+    const HeapView v = heap->view();
+    v.forEachLive([&](size_t pos) {
+        if (v.symbols().type(v.type(pos)).name == type) out.push_back(v.id(pos));
+    });
+    return out;
+}
+
+TEST(SampledSnapshots, TheInspectorReportsTheGroupsSampledObjectsExactlyAtASnapshot) {
+    auto s = openedWithSnapshots();
+    const std::vector<uint32_t> snaps = snapshotGcsOf(*s);
+    ASSERT_GE(snaps.size(), 3u);
+    const uint32_t gc = snaps[snaps.size() - 2];  // (the last is the explicit GC at the end)
+    ASSERT_TRUE(s->goToGc(gc).ok());
+    ASSERT_TRUE(s->selectPath(kLocation).ok());
+    s->waitSettled();
+    ASSERT_TRUE(s->inspection().has_value()) << s->inspectionError();
+    const Inspection& in = *s->inspection();
+    ASSERT_EQ(in.gc, gc);
+    // The group's own figures stay estimates.
+    ASSERT_TRUE(in.objects_sampled.has_value());
+    EXPECT_GT(in.objects.objects, in.objects_sampled->samples);
+    // The reference section: the group's sampled objects, exact for them.
+    ASSERT_TRUE(in.closure.has_value());
+    ASSERT_EQ(in.snapshot_gc, gc);
+    ASSERT_TRUE(in.closure_samples.has_value());
+    EXPECT_EQ(*in.closure_samples, in.objects_sampled->samples);
+    EXPECT_EQ(in.closure->shallow.objects, *in.closure_samples);
+    EXPECT_GT(in.closure->deep.objects, in.closure->shallow.objects);  // each a name String and a Date
+    // ... and the exact twin's closure of the same objects is the same.
+    const std::vector<uint64_t> ids = sampledIdsOf(kLocation, gc);
+    ASSERT_EQ(ids.size(), *in.closure_samples);
+    const GroupReport exact = exactReportOf(ids, gc);
+    EXPECT_EQ(in.closure->shallow, exact.closure.shallow);
+    EXPECT_EQ(in.closure->deep, exact.closure.deep);
+    EXPECT_EQ(in.closure->retained, exact.closure.retained);
+    EXPECT_EQ(in.closure_heap, exact.heap);  // the whole heap, not the samples'
+    EXPECT_EQ(in.closure_heap.objects, s->gcs()[gc].live_objects == 0 ? 0 : exact.heap.objects);
+    EXPECT_GT(in.closure_heap.objects, in.heap_sampled->samples);
+    ASSERT_FALSE(in.paths.empty());
+    EXPECT_NE(in.paths.front().text.find("JourneyService"), std::string::npos) << in.paths.front().text;
+    EXPECT_FALSE(in.closest_roots.empty());
+    // Labelled as such, and never as the group's retained size.
+    const std::string note = scene::sampledClosureNote(*in.closure_samples, gc);
+    EXPECT_NE(std::find(in.notes.begin(), in.notes.end(), note), in.notes.end());
+    EXPECT_NE(note.find("the group's retained size is not estimated"), std::string::npos);
+    const std::string text = formatInspection(in);
+    EXPECT_NE(text.find("its " + std::to_string(*in.closure_samples) +
+                        " sampled objects (exact for them): shallow " +
+                        std::to_string(in.closure->shallow.objects) + " objects, "),
+              std::string::npos)
+        << text;
+    EXPECT_EQ(text.find("\nretained: "), std::string::npos) << text;
+}
+
+TEST(SampledSnapshots, BetweenSnapshotsTheInspectorReadsTheNearestOne) {
+    auto s = openedWithSnapshots();
+    const std::vector<uint32_t> snaps = snapshotGcsOf(*s);
+    ASSERT_GE(snaps.size(), 2u);
+    const uint32_t gc = snaps[1] + 1;  // no snapshot there: the nearest before it is snaps[1]
+    ASSERT_FALSE(s->gcs()[gc].has_snapshot);
+    ASSERT_TRUE(s->goToGc(gc).ok());
+    ASSERT_TRUE(s->selectPath(kLocation).ok());
+    s->waitSettled();
+    ASSERT_TRUE(s->inspection().has_value()) << s->inspectionError();
+    const Inspection& in = *s->inspection();
+    EXPECT_EQ(in.snapshot_gc, snaps[1]);
+    ASSERT_TRUE(in.closure_samples.has_value());
+    EXPECT_EQ(*in.closure_samples, sampledIdsOf(kLocation, snaps[1]).size());
+    const std::string moved = "GC " + std::to_string(gc) +
+                              " has no reference snapshot: roots and retained sizes are those of GC " +
+                              std::to_string(snaps[1]);
+    EXPECT_NE(std::find(in.notes.begin(), in.notes.end(), moved), in.notes.end());
+}
+
+TEST(SampledSnapshots, TimelineClassifiersAndTableSizesStayUnavailableWithThePreciseReason) {
+    auto s = openedWithSnapshots();
+    const std::vector<uint32_t> snaps = snapshotGcsOf(*s);
+    ASSERT_FALSE(snaps.empty());
+    const std::string at = scene::snapshotGcsText(s->gcs());
+    EXPECT_EQ(at.rfind("GCs 0, 10, 20, ", 0), 0u) << at;
+    const std::string refs = s->referencesUnavailable();
+    EXPECT_EQ(refs.rfind("references exist at " + at + " only: ", 0), 0u) << refs;
+    EXPECT_NE(refs.find("'memcity report --gc " + std::to_string(snaps.back()) + "'"), std::string::npos)
+        << refs;
+    ChainConfig config = s->chain();
+    config.classifiers = {"type", "roots"};
+    Status st = s->applyChain(config);
+    ASSERT_FALSE(st.ok());
+    EXPECT_EQ(st.error().message, "classifier 2: reads references: " + refs);
+    const std::string sizes = s->sizesUnavailable();
+    EXPECT_EQ(sizes, "a group's deep and retained sizes are not estimated from samples; at " + at +
+                         " the inspector shows what its sampled objects retain");
+    // Nothing computes them either.
+    auto h = s->history();
+    ASSERT_NE(h, nullptr);
+    auto chain = buildChain(s->chain());
+    ASSERT_TRUE(chain.ok());
+    auto none = groupSizes(*h, *chain, snaps.front(), {{kLocation}}, 1, CancelToken{});
+    ASSERT_FALSE(none.ok());
+    EXPECT_EQ(none.error().message, sizes);
+}
+
+TEST(SampledSnapshots, TheGcListIsShortenedAndANoSnapshotTraceKeepsItsReason) {
+    std::vector<GcRecord> gcs(40);
+    for (uint32_t i = 0; i < gcs.size(); ++i)
+        gcs[i].index = i;
+    EXPECT_EQ(scene::snapshotGcsText(gcs), "");
+    EXPECT_EQ(scene::sampledReferencesReason(gcs), scene::kNoSnapshotsReason);
+    EXPECT_EQ(scene::sampledSizesReason(gcs), scene::kNoSnapshotsReason);
+    gcs[12].has_snapshot = true;
+    EXPECT_EQ(scene::snapshotGcsText(gcs), "GC 12");
+    gcs[30].has_snapshot = true;
+    EXPECT_EQ(scene::snapshotGcsText(gcs), "GCs 12 and 30");
+    EXPECT_EQ(scene::sampledReferencesReason(gcs),
+              "references exist at GCs 12 and 30 only: the timeline's other GCs cannot be classified by them "
+              "('memcity report --gc 30' classifies one)");
+    gcs[2].has_snapshot = true;
+    EXPECT_EQ(scene::snapshotGcsText(gcs), "GCs 2, 12 and 30");
+    for (uint32_t g : {20u, 22u, 24u, 26u})
+        gcs[g].has_snapshot = true;
+    EXPECT_EQ(scene::snapshotGcsText(gcs), "GCs 2, 12, 20, \u2026 30 (7 in all)");
 }
 
 }  // namespace

@@ -84,7 +84,27 @@ std::string build(const std::string& dir, const std::string& name, bool compress
                 b.writer().extension(static_cast<uint32_t>(memcity::format::ExtensionKind::kGcComplete),
                                      memcity::encodeGcComplete({static_cast<uint32_t>(g)}));
         }
-        if (snapshots) {
+        if (snapshots && sampled) {
+            // A sampled trace's: the heap made whole by two objects that are no samples (ids
+            // above every sample's), sample -> instance -> array, the sample a static's.
+            const uint64_t base = (uint64_t{1} << 20) + 4 * static_cast<uint64_t>(g);
+            b.writer().beginSnapshot(static_cast<uint32_t>(g));
+            AllocEvent instance;
+            instance.id = base;
+            instance.type = 1;
+            b.writer().snapshotUnsampled(instance);
+            AllocEvent array;
+            array.id = base + 2;
+            array.type = 3;
+            array.length = 5;
+            b.writer().snapshotUnsampled(array);
+            const Edge from_sample[] = {TraceBuilder::strong(base)};
+            const Edge from_instance[] = {TraceBuilder::strong(base + 2, 0)};
+            b.writer().snapshotObject(id - 5, from_sample);
+            b.writer().snapshotObject(base, from_instance);
+            b.writer().snapshotRoot(TraceBuilder::staticRoot(id - 5));
+            b.writer().endSnapshot();
+        } else if (snapshots) {
             b.snapshot(static_cast<uint32_t>(g),
                        {{id - 5, {TraceBuilder::strong(id - 3), TraceBuilder::weak(id - 2)}},
                         {id - 3, {TraceBuilder::strong(id - 1, 0)}}},
@@ -140,12 +160,13 @@ int main(int argc, char** argv) {
     build(dir, "jvm-zstd", true, 3, false, true);
     const std::string sampled = build(dir, "sampled", false, 4, false, true, true);
     build(dir, "sampled-zstd", true, 3, false, true, true);
+    build(dir, "sampled-snapshots", false, 3, true, true, true);
     auto bytes = memcity::testing::readFile(full);
     bytes.resize(bytes.size() * 3 / 5);
     memcity::testing::writeFile(dir + "/cut.mct", bytes);
     bytes = memcity::testing::readFile(sampled);
     bytes.resize(bytes.size() * 3 / 5);
     memcity::testing::writeFile(dir + "/cut-sampled.mct", bytes);
-    std::printf("wrote 10 traces to %s\n", dir.c_str());
+    std::printf("wrote 11 traces to %s\n", dir.c_str());
     return 0;
 }

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "classify/classifier.h"
+#include "classify/tree.h"
 #include "recorder/process.h"
 #include "trace/event_decoder.h"
 #include "unit/trace_builder.h"
@@ -57,6 +59,43 @@ std::string JavaPrograms::describeAnomalies(const Diagnostics& d) {
     for (size_t i = 0; i < Diagnostics::kKinds; ++i)
         if (d[static_cast<Anomaly>(i)].count) s += d[static_cast<Anomaly>(i)].first + "\n";
     return s;
+}
+
+JavaPrograms::MadeWhole JavaPrograms::expectMadeWholeAsCounted(const HeapHistory& h, uint32_t gc,
+                                                               HeapState& heap) {
+    MadeWhole out;
+    const GcRecord& rec = h.gcs()[gc];
+    EXPECT_TRUE(rec.has_snapshot);
+    EXPECT_GE(rec.calibration, 0);  // (a sampled snapshot's GC is counted too)
+    auto state = h.heapAt(gc);
+    EXPECT_TRUE(state.ok());
+    if (!state) return out;
+    heap = std::move(*state);
+    auto graph = loadGraph(h, heap);
+    EXPECT_TRUE(graph.ok()) << (graph.ok() ? "" : graph.error().message);
+    if (!graph) return out;
+    EXPECT_NE((*graph)->whole(), nullptr);
+    const HeapView whole = (*graph)->heap();
+    EXPECT_FALSE(whole.sampled());
+    EXPECT_EQ(rec.reachable_objects + rec.unreached_objects, whole.liveObjects());
+    EXPECT_EQ(rec.reachable_bytes + rec.unreached_bytes, whole.liveBytes());
+    auto chain = parseChain("type");
+    EXPECT_TRUE(chain.ok());
+    if (!chain) return out;
+    const ClassificationTree counted = ClassificationTree::build(heap.view(), *chain);
+    const ClassificationTree made = ClassificationTree::build(whole, *chain);
+    for (uint32_t id : counted.sortedChildren(ClassificationTree::kRoot, Metric::kBytes)) {
+        if (!counted.node(id).sampled.bytesEstimate().exact) continue;  // a type the census counted
+        const std::string type = counted.label(id);
+        const uint32_t m = made.find({type});
+        EXPECT_NE(m, kNoNode) << type;
+        if (m == kNoNode) continue;
+        EXPECT_EQ(made.node(m).objects, counted.node(id).objects) << type;
+        EXPECT_EQ(made.node(m).bytes, counted.node(id).bytes) << type;
+        ++out.types;
+    }
+    out.graph = std::move(*graph);
+    return out;
 }
 
 std::map<std::string, uint64_t> JavaPrograms::allocationsByType(const TraceFile& f, uint64_t* longest) {

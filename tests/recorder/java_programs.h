@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "graph/heap_graph.h"
 #include "heap/heap_history.h"
 #include "trace/trace_reader.h"
 
@@ -38,6 +39,15 @@ protected:
     // Allocation events per type name, over the whole trace; `longest`: the longest array's length.
     static std::map<std::string, uint64_t> allocationsByType(const TraceFile& f, uint64_t* longest = nullptr);
     static std::map<std::string, uint64_t> liveByType(const HeapHistory& h, uint32_t gc);
+    // A sampled trace's GC `gc` with a snapshot: its heap made whole holds every type the census
+    // counted there with the census's objects and bytes, and what the roots reach and what they
+    // do not add up to it (failures added to the test). Returns the heap made whole's graph
+    // (null on failure), with `heap` the samples' heap it was made from, and the types compared.
+    struct MadeWhole {
+        std::unique_ptr<HeapGraph> graph;
+        size_t types = 0;
+    };
+    static MadeWhole expectMadeWholeAsCounted(const HeapHistory& h, uint32_t gc, HeapState& heap);
     static std::string tracePath(const std::string& name);
 
     static std::filesystem::path classes_;  // the compiled programs

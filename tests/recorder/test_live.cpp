@@ -19,6 +19,8 @@
 #include "classify/classifier.h"
 #include "classify/tree.h"
 #include "explore/loader.h"
+#include "graph/group_report.h"
+#include "graph/heap_graph.h"
 #include "live/control_client.h"
 #include "recorder/java_programs.h"
 #include "recorder/process.h"
@@ -246,6 +248,73 @@ TEST_P(Live, AttachSampledEstimatesWhatTheProgramAllocates) {
     ASSERT_NE(node, kNoNode);
     EXPECT_EQ(tree.node(node).objects, 50'000u);
     EXPECT_TRUE(tree.node(node).sampled.objectsEstimate().exact);
+}
+
+// A sampled recording takes a reference snapshot when asked ('memcity snapshot'), at a GC forced
+// for it (--now, answered once it is written) or at the program's next. At the forced one, the
+// heap made whole is the JVM's: every LiveTarget$Known the program keeps, every type the census
+// counted with the census's count and bytes, nearly every object reachable; and the samples of Known are
+// kept by the static list they are in.
+TEST_P(Live, ASampledRecordingTakesASnapshotWhenAsked) {
+    Process target = startTarget();
+    ASSERT_TRUE(say(target, "alloc 100000", "allocated 100000"));
+    const std::string trace = tracePath("snapshot-sampled");
+    Process attach = attachTo(trace, {"--sampled", "--interval", "4k"});
+    ASSERT_TRUE(say(target, "alloc 50000", "allocated 50000"));
+    Process now = run({kMemcity, "snapshot", std::to_string(pid_), "--now"}, 200);
+    ASSERT_EQ(now.status, 0) << now.stderr_text;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(now.stdout_text, m, std::regex("snapshot of GC ([0-9]+) is written")))
+        << now.stdout_text;
+    const auto forced = static_cast<uint32_t>(std::stoul(m[1]));
+    ASSERT_TRUE(say(target, "drop", "dropped"));
+    Process next = run({kMemcity, "snapshot", std::to_string(pid_)}, 60);
+    ASSERT_EQ(next.status, 0) << next.stderr_text;
+    EXPECT_NE(next.stdout_text.find("takes a reference snapshot at its next GC"), std::string::npos)
+        << next.stdout_text;
+    ASSERT_TRUE(say(target, "gc", "gc"));
+    ASSERT_EQ(run({kMemcity, "detach", std::to_string(pid_)}, 60).status, 0);
+    finish(attach, 60);
+    EXPECT_EQ(attach.status, 0) << attach.stderr_text;
+    expectRefusal(run({kMemcity, "snapshot", std::to_string(pid_), "--now"}, 60),
+                  "is not being recorded by memcity");
+    quit(target, "done 150000");
+
+    Loaded l = loadSound(trace);
+    ASSERT_TRUE(l.history);
+    const HeapHistory& h = *l.history;
+    ASSERT_TRUE(h.sampled());
+    std::vector<uint32_t> snapshots;
+    for (const GcRecord& g : h.gcs())
+        if (g.has_snapshot) snapshots.push_back(g.index);
+    ASSERT_EQ(snapshots.size(), 2u);
+    EXPECT_EQ(snapshots[0], forced);
+    EXPECT_GT(snapshots[1], forced);
+    EXPECT_EQ(h.gcs()[forced].kind, static_cast<uint8_t>(format::GcKind::kMajor));
+    HeapState heap;
+    MadeWhole made = expectMadeWholeAsCounted(h, forced, heap);
+    ASSERT_TRUE(made.graph);
+    EXPECT_GE(made.types, 20u);
+    const HeapGraph& g = *made.graph;
+    EXPECT_LT(h.gcs()[forced].unreached_bytes * 100, g.heap().liveBytes());
+    auto chain = parseChain("type");
+    ASSERT_TRUE(chain.ok());
+    const ClassificationTree whole = ClassificationTree::build(g.heap(), *chain);
+    const uint32_t known = whole.find({"LiveTarget$Known"});
+    ASSERT_NE(known, kNoNode);
+    EXPECT_EQ(whole.node(known).objects, 150'000u);
+    const HeapView samples = heap.view();
+    Bitset group(samples.positions());
+    samples.forEachLive([&](size_t pos) {
+        if (samples.symbols().type(samples.type(pos)).name == "LiveTarget$Known") group.set(pos);
+    });
+    ASSERT_GT(group.count(), 100u);
+    auto report = buildGroupReport(g, g.fit(group));
+    ASSERT_TRUE(report.ok()) << report.error().message;
+    EXPECT_EQ(report->closure.unreached.objects, 0u);
+    ASSERT_FALSE(report->closest_roots.empty());
+    EXPECT_NE(report->closest_roots.front().name.find("kept"), std::string::npos)
+        << report->closest_roots.front().name;
 }
 
 // A sampled recording is paused and resumed as an exact one: at the GC's end the program stops,
@@ -557,6 +626,37 @@ TEST_P(Live, TheWindowPausesStepsAndResumesTheProgram) {
     EXPECT_EQ(states[3], "program: running (pause when none)");
     EXPECT_GT(fs::file_size(png), 10000u);
     loadSound(trace);
+}
+
+// A window's script asks a sampled recording for a snapshot (live-snapshot now): it returns once
+// the window shows the GC that has it, and the state says where references are.
+TEST_P(Live, TheWindowAsksASampledRecordingForASnapshot) {
+    if (!testing::haveXvfb()) GTEST_SKIP() << "no " << testing::kXvfb;
+    const std::string trace = tracePath("live-snapshot");
+    const std::string script = trace + ".script";
+    std::ofstream(script) << "wait-gc 0\nlive-snapshot now\nprint state\n";
+    Process rec =
+        startTarget({"/usr/bin/env", "DISPLAY=" + testing::VirtualDisplay::name(), kMemcity, "record",
+                     "--live", "--script", script, "-o", trace, "--sampled", "--interval", "16k", "--"});
+    for (auto until = Clock::now() + 90s; Clock::now() < until;) {
+        if (write(rec.in, "gc\n", 3) != 3) break;
+        for (int i = 0; i < 3; ++i)
+            pump(rec, 100);
+        if (rec.stderr_text.find("the window was closed") != std::string::npos) break;
+    }
+    ASSERT_NE(rec.stderr_text.find("the window was closed; the program goes on"), std::string::npos)
+        << rec.stderr_text << rec.stdout_text;
+    const std::string printed = rec.stdout_text;
+    quit(rec, "done 0");
+    std::smatch m;
+    ASSERT_TRUE(
+        std::regex_search(printed, m, std::regex("reference snapshots: GC ([0-9]+) \\(the inspector")))
+        << printed;
+    Loaded l = loadSound(trace);
+    ASSERT_TRUE(l.history);
+    const auto gc = static_cast<size_t>(std::stoul(m[1].str()));
+    ASSERT_LT(gc, l.history->gcs().size());
+    EXPECT_TRUE(l.history->gcs()[gc].has_snapshot);
 }
 
 INSTANTIATE_TEST_SUITE_P(Jdk, Live, ::testing::Values(kJdk17, kJdk25), [](const auto& p) {

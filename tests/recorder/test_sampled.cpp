@@ -14,6 +14,9 @@
 #include "classify/classifier.h"
 #include "classify/series.h"
 #include "classify/tree.h"
+#include "graph/group_report.h"
+#include "graph/heap_graph.h"
+#include "heap/whole_heap.h"
 #include "recorder/java_programs.h"
 #include "recorder/process.h"
 #include "windows/windows.h"
@@ -22,6 +25,8 @@ namespace memcity {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::kJavaHome;
+using testing::kMemcity;
 using testing::Process;
 using testing::run;
 
@@ -233,6 +238,95 @@ TEST_F(Sampled, TheLeakIsFoundAsInTheExactRecording) {
     const std::string grows = top(r.exact, r.exact_gcs);
     EXPECT_EQ(grows, top(r.sampled, r.sampled_gcs));
     EXPECT_EQ(grows.rfind("long[] / LeakyService.handle(LeakyService.java:", 0), 0u) << grows;
+}
+
+// A sampled recording with a reference snapshot after every GC (--refs 1): at each System.gc(),
+// a serial full GC that leaves only what is alive, the heap made whole is the JVM's heap: every
+// type the census counted has its census count and bytes, nearly every object is reachable from
+// the roots JVMTI reports (the rest listed as unreached), and the leaked long[] samples' roots are
+// the static map they are filed in. Between the System.gc()s, the young GCs' snapshots are whole
+// too (every object they list reachable from the roots, none twice).
+TEST_F(Sampled, ASnapshotMakesTheHeapWholeAsTheJvmCountsIt) {
+    const std::string trace = tracePath("leaky-sampled-refs");
+    Process p = run(record(trace, {"-XX:+UseSerialGC"}, {"LeakyService", "100000", "3"},
+                           {"--sampled", "--interval", "4k", "--refs", "1"}),
+                    300);
+    ASSERT_EQ(p.status, 0) << p.stderr_text;
+    EXPECT_NE(p.stdout_text.find("served 100000 requests"), std::string::npos) << p.stdout_text;
+    Loaded l = load(trace);
+    ASSERT_TRUE(l.history);
+    const HeapHistory& h = *l.history;
+    EXPECT_EQ(h.diagnostics().errorCount(), 0u) << describeAnomalies(h.diagnostics());
+    ASSERT_TRUE(h.sampled());
+    const std::vector<uint32_t> system = systemGcs(*l.file, h);
+    ASSERT_EQ(system.size(), 3u);
+    size_t snapshots = 0;
+    for (const GcRecord& g : h.gcs())
+        snapshots += g.has_snapshot;
+    // (A walk another GC overtook is not taken; the serial collector's single thread leaves few.)
+    EXPECT_GE(snapshots * 10, h.gcs().size() * 8) << snapshots << " of " << h.gcs().size();
+    size_t types = 0;
+    for (uint32_t gc : system) {
+        SCOPED_TRACE("System.gc() at GC " + std::to_string(gc));
+        HeapState heap;
+        MadeWhole made = expectMadeWholeAsCounted(h, gc, heap);
+        ASSERT_TRUE(made.graph);
+        types += made.types;
+        const HeapGraph& g = *made.graph;
+        // Every object reachable but those kept by roots JVMTI does not report (the JVM's own
+        // handles to class metadata: some 0.1% of this heap), listed too.
+        EXPECT_LT(h.gcs()[gc].unreached_bytes * 100, g.heap().liveBytes());
+        // The leaked histories' samples: filed in LeakyService.SESSIONS, which is what keeps them.
+        const HeapView samples = heap.view();
+        Bitset leaked(samples.positions());
+        samples.forEachLive([&](size_t pos) {
+            if (samples.symbols().type(samples.type(pos)).name == "long[]") leaked.set(pos);
+        });
+        if (gc == system.front()) continue;  // (the leak starts with the second phase)
+        ASSERT_GT(leaked.count(), 10u);
+        auto report = buildGroupReport(g, g.fit(leaked));
+        ASSERT_TRUE(report.ok()) << report.error().message;
+        EXPECT_EQ(report->closure.unreached.objects, 0u);
+        ASSERT_FALSE(report->reaching_roots.empty());
+        bool sessions = false;
+        for (const CountedName& r : report->reaching_roots)
+            sessions |= r.name.find("SESSIONS") != std::string::npos;
+        EXPECT_TRUE(sessions) << report->reaching_roots.front().name;
+    }
+    EXPECT_GE(types, 30u);
+}
+
+// H2 (a database no one here wrote) recorded sampled under its JVM's own collector (G1), with a
+// snapshot after every GC: at every snapshot, young GCs' too, the
+// heap made whole holds every type the census counted with the census's own count and bytes, and
+// what the reported roots reach and what they do not add up to it.
+TEST_F(Sampled, AnH2SnapshotIsTheHeapTheCensusCounts) {
+    const std::string h2 = "/usr/share/java/h2.jar";
+    if (!fs::exists(h2)) GTEST_SKIP() << "libh2-java is not installed (scripts/setup installs it)";
+    const std::string trace = tracePath("h2-sampled-refs");
+    Process p = run({kMemcity, "record", "-o", trace, "--sampled", "--interval", "16k", "--refs", "1", "--",
+                     kJavaHome + "/bin/java", "-cp", classes_.string() + ":" + h2, "H2Workload", "10000"},
+                    300);
+    ASSERT_EQ(p.status, 0) << p.stderr_text;
+    EXPECT_NE(p.stdout_text.find("checksum 18571"), std::string::npos) << p.stdout_text;
+    Loaded l = load(trace);
+    ASSERT_TRUE(l.history);
+    const HeapHistory& h = *l.history;
+    EXPECT_EQ(h.diagnostics().errorCount(), 0u) << describeAnomalies(h.diagnostics());
+    size_t snapshots = 0, types = 0;
+    for (const GcRecord& rec : h.gcs()) {
+        if (!rec.has_snapshot) continue;
+        SCOPED_TRACE("GC " + std::to_string(rec.index));
+        ++snapshots;
+        HeapState heap;
+        types += expectMadeWholeAsCounted(h, rec.index, heap).types;
+    }
+    EXPECT_GE(snapshots, 2u);
+    EXPECT_GE(types, 20 * snapshots);
+    // The walks, as the trace sums them up.
+    const auto& meta = l.file->meta();
+    EXPECT_TRUE(
+        std::any_of(meta.begin(), meta.end(), [](const auto& kv) { return kv.first == "snapshots.taken"; }));
 }
 
 }  // namespace

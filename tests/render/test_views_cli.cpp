@@ -155,8 +155,8 @@ TEST(RenderCli, ASampledRecordingSaysWhatItCannotDraw) {
     r = run("render " + t + " --classify type,rooted -o " + out);
     EXPECT_EQ(r.status, 1);
     EXPECT_EQ(r.err,
-              "memcity render: 'type,rooted' reads references: a sampled recording has no reference "
-              "snapshots\n");
+              "memcity render: 'type,rooted' reads references: this sampled recording has no reference "
+              "snapshot\n");
     // What it has draws, the diff among it (its cohorts are estimates, and the title marks them).
     r = run("render " + t + " --view city --classify type --diff-from 4 --gc 9 --size 480x270 -o " + out);
     EXPECT_EQ(r.status, 0) << r.err;

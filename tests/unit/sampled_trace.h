@@ -1,7 +1,7 @@
 // A small sampled recording for the views' and the explorer's tests (format 2.0: its allocations
 // are the JVM heap sampler's picks, one per 64 KiB on average, and each stands for 1/p objects of
-// its size, heap/sampling.h). A shop over 12 GCs, with the collector's spaces after each GC but,
-// as every sampled recording, no reference snapshots and no addresses:
+// its size, heap/sampling.h). A shop over 12 GCs, with the collector's spaces after each GC but
+// no reference snapshots (a sampled recording takes them only on request) and no addresses:
 //   site 3 "com.shop.Checkout.run:42": per GC 4 com.shop.Order (48 B), 5 java.lang.String (24 B),
 //       a byte[200000] and a byte[8192], all dead at the next GC (request data);
 //   site 4 "com.shop.Audit.record:17": per GC 3 com.shop.AuditEntry (40 B) and 2

@@ -14,8 +14,9 @@ namespace memcity::live {
 namespace {
 
 TEST(ControlProtocol, RequestsParseAndFormatBack) {
-    for (const char* line : {"hello", "status", "pause", "step", "resume", "detach", "when none", "when full",
-                             "when used>67108864", "when full,used>1024,every-gc"}) {
+    for (const char* line :
+         {"hello", "status", "pause", "step", "resume", "detach", "snapshot", "snapshot now", "when none",
+          "when full", "when used>67108864", "when full,used>1024,every-gc"}) {
         auto r = parseRequest(line);
         ASSERT_TRUE(r.ok()) << line << ": " << r.error().message;
         EXPECT_EQ(formatRequest(*r), line);
@@ -25,6 +26,8 @@ TEST(ControlProtocol, RequestsParseAndFormatBack) {
     EXPECT_EQ(sized->when.used_above, uint64_t{64} << 20);
     EXPECT_TRUE(sized->when.full_gc);
     EXPECT_FALSE(sized->when.every_gc);
+    EXPECT_TRUE(parseRequest("snapshot now")->now);
+    EXPECT_FALSE(parseRequest("snapshot")->now);
 }
 
 TEST(ControlProtocol, BadRequestsSayWhatIsWrong) {
@@ -32,8 +35,9 @@ TEST(ControlProtocol, BadRequestsSayWhatIsWrong) {
         std::string line, says;
     };
     for (const Case& c : std::vector<Case>{
-             {"fly", "unknown request 'fly' (hello, status, pause, step, resume, when, detach)"},
+             {"fly", "unknown request 'fly' (hello, status, pause, step, resume, when, snapshot, detach)"},
              {"pause now", "'pause' takes no argument"},
+             {"snapshot later", "'snapshot' takes 'now' or nothing, not 'later'"},
              {"when", "no condition"},
              {"when full,later", "unknown condition 'later'"},
              {"when used>", "'used>': expected used>SIZE"},
@@ -59,12 +63,15 @@ TEST(ControlProtocol, StatusRoundTrips) {
     s.can_pause = true;
     s.when.full_gc = true;
     s.when.used_above = 1 << 20;
+    s.snapshots = 3;
+    s.snapshot_gc = 12;
+    s.snapshot_asked = true;
     s.file = "/tmp/a dir/with spaces=and equals.mct";
     const std::string line = formatStatus(s);
     EXPECT_EQ(
         line,
         "ok version=1 pid=4242 state=paused gc=17 why=asked,used gcs=18 pause=yes when=full,used>1048576 "
-        "file=/tmp/a dir/with spaces=and equals.mct");
+        "snapshots=3 snapshot_gc=12 snapshot=asked file=/tmp/a dir/with spaces=and equals.mct");
     auto back = parseStatus(line);
     ASSERT_TRUE(back.ok()) << back.error().message;
     EXPECT_EQ(back->pid, 4242);
@@ -74,11 +81,16 @@ TEST(ControlProtocol, StatusRoundTrips) {
     EXPECT_EQ(back->gcs, 18u);
     EXPECT_EQ(back->when, s.when);
     EXPECT_EQ(back->file, s.file);
+    EXPECT_EQ(back->snapshots, 3u);
+    EXPECT_EQ(back->snapshot_gc, 12);
+    EXPECT_TRUE(back->snapshot_asked);
     // A later version's fields are skipped; an error reply is an error.
     auto later = parseStatus("ok version=1 pid=1 state=running colour=blue gcs=0 pause=no when=none file=/x");
     ASSERT_TRUE(later.ok()) << later.error().message;
     EXPECT_FALSE(later->can_pause);
     EXPECT_EQ(later->paused_gc, -1);
+    EXPECT_EQ(later->snapshot_gc, -1);  // (an agent before snapshots, or none taken)
+    EXPECT_FALSE(later->snapshot_asked);
     auto error = parseStatus("error the agent is tired");
     ASSERT_FALSE(error.ok());
     EXPECT_EQ(error.error().message, "the agent is tired");

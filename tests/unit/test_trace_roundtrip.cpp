@@ -170,7 +170,7 @@ TEST(RoundTrip, SnapshotsSurvive) {
             RootsHeader h;
             auto p = f->payload(i, scratch);
             ASSERT_TRUE(p.ok());
-            ASSERT_TRUE(decodeRoots(*p, f->symbols(), &h, v).ok);
+            ASSERT_TRUE(decodeRoots(*p, f->symbols(), false, &h, v).ok);
             EXPECT_EQ(h.sources, 2u);
             EXPECT_EQ(h.edges, 3u);
             EXPECT_EQ(h.refs_chunks, 1u);

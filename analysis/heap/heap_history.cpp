@@ -5,6 +5,7 @@
 #include "heap/addresses.h"
 #include "heap/batch_pipeline.h"
 #include "heap/whole_heap.h"
+#include "trace/trace_writer.h"
 
 namespace memcity {
 
@@ -238,11 +239,19 @@ Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOpti
     if (Status s = writeDeferred(); !s) return s.error();
     if (!failure) return failure.error();
     for (const SnapshotInfo& s : open) {
+        // A walk its producer abandoned (another GC overtook it) is no broken snapshot.
+        const std::string gc = std::to_string(s.gc);
+        if (std::any_of(trace.meta().begin(), trace.meta().end(), [&](const auto& kv) {
+                return kv.first == TraceWriter::kAbandonedSnapshotKey && kv.second == gc;
+            }))
+            continue;
+        // (Opened by a REFS or an OBJECTS chunk: one of them is there.)
+        const uint32_t first = s.refs_chunks.empty() ? s.unsampled_chunks.front() : s.refs_chunks.front();
         data.diagnostics.add(
             trace.truncated() ? Anomaly::kSnapshotCutOff : Anomaly::kIncompleteSnapshot, [&] {
-                return trace.describe(s.refs_chunks.front(), 0,
-                                      "snapshot of GC " + std::to_string(s.gc) +
-                                          " has references but no roots chunk" +
+                return trace.describe(first, 0,
+                                      "snapshot of GC " + gc +
+                                          " has references or objects but no roots chunk" +
                                           (trace.truncated() ? " (the trace is cut off)" : ""));
             });
     }

@@ -457,6 +457,10 @@ void TraceWriter::cancelSnapshot() {
         fail("cancelSnapshot without beginSnapshot");
         return;
     }
+    // What it flushed already stays in the file without a roots chunk: said, so that a reader
+    // drops it quietly rather than take it for a broken snapshot.
+    if (snapshot_ref_chunks_ + snapshot_unsampled_chunks_ > 0)
+        meta(kAbandonedSnapshotKey, std::to_string(snapshot_gc_));
     refs_.clear();
     roots_.clear();
     unsampled_.clear();

@@ -103,9 +103,11 @@ public:
     // alloc() (site, thread, time unused).
     void snapshotUnsampled(const AllocEvent& e);
     void endSnapshot();
-    // Closes a snapshot without its roots chunk: what it wrote so far stays, and a reader takes
-    // no such snapshot (it has no roots chunk); what it had buffered is dropped.
+    // Closes a snapshot without its roots chunk: what it had buffered is dropped, and what it
+    // wrote so far stays, named by the META pair kAbandonedSnapshotKey = its GC index, so that a
+    // reader drops it quietly.
     void cancelSnapshot();
+    static constexpr std::string_view kAbandonedSnapshotKey = "snapshot.abandoned";
 
     // Writes everything buffered so far as complete chunks.
     void flush();

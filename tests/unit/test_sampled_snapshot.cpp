@@ -331,5 +331,41 @@ TEST(SampledSnapshot, AListedObjectAmongTheSamplesMakesTheSnapshotUnusable) {
     EXPECT_FALSE(loadGraph(*t.history, *heap).ok());
 }
 
+// A walk its producer abandoned after some of it was written (another GC overtook it) is
+// dropped quietly: no anomaly, no snapshot at that GC, the next one's taken as usual.
+TEST(SampledSnapshot, AnAbandonedWalkIsDroppedQuietly) {
+    WriterOptions o;
+    o.sampling_interval = 1000;
+    o.chunk_bytes = 16;  // (its objects reach the file before it is abandoned)
+    testing::TraceBuilder b("whole-abandoned", o);
+    TraceWriter& w = b.writer();
+    b.alloc(1);
+    b.gc(0, 2);
+    w.beginSnapshot(0);
+    for (uint64_t id : {uint64_t{20}, uint64_t{10}, uint64_t{30}}) {
+        AllocEvent a;
+        a.id = id;
+        a.type = 1;
+        w.snapshotUnsampled(a);
+    }
+    w.cancelSnapshot();
+    b.gc(1, 3);
+    w.beginSnapshot(1);
+    AllocEvent a;
+    a.id = 40;
+    a.type = 1;
+    w.snapshotUnsampled(a);
+    const Edge from_sample[] = {testing::TraceBuilder::strong(40)};
+    w.snapshotObject(1, from_sample);
+    w.snapshotRoot(Root::make(static_cast<uint32_t>(format::RootKind::kJniGlobal), 1, {}));
+    w.endSnapshot();
+    testing::LoadedHistory t(b.finish());
+    ASSERT_TRUE(t.history);
+    EXPECT_EQ(t.history->diagnostics().errorCount() + t.history->diagnostics().noteCount(), 0u);
+    EXPECT_FALSE(t.history->gcs()[0].has_snapshot);
+    ASSERT_TRUE(t.history->gcs()[1].has_snapshot);
+    EXPECT_EQ(t.history->gcs()[1].reachable_objects, 2u);
+}
+
 }  // namespace
 }  // namespace memcity

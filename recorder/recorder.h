@@ -184,8 +184,8 @@ public:
     // although its allocation was never reported, so it takes an id from the block every GC
     // keeps below its watermark (a fresh id, born after the GC, once the block is used up).
     uint64_t walkObjectId();
-    // An id for an object a sampled snapshot names that is no sample: above every id taken so far
-    // (safe inside a heap walk's callback).
+    // An id for a class mirror a sampled snapshot names (no sample, and no trace object): above
+    // every id taken so far (safe inside a heap walk's callback).
     uint64_t snapshotObjectId() { return next_id_.fetch_add(1, std::memory_order_relaxed); }
     // A client asks for a reference snapshot at the next GC the agent writes (one that cannot be
     // taken there is taken at the one after).

@@ -81,6 +81,16 @@ protected:
         if (write(p.in, out.data(), out.size()) != static_cast<ssize_t>(out.size())) return false;
         return !testing::waitForOutput(p, "(" + answer + ")", timeout_s).empty();
     }
+    // A recording under `memcity record --live --script`: a GC asked of LiveTarget every 0.3 s
+    // until the script's window has closed (at most 90 s).
+    static void gcUntilTheWindowCloses(Process& rec) {
+        for (auto until = Clock::now() + 90s; Clock::now() < until;) {
+            if (write(rec.in, "gc\n", 3) != 3) break;
+            for (int i = 0; i < 3; ++i)
+                pump(rec, 100);
+            if (rec.stderr_text.find("the window was closed") != std::string::npos) break;
+        }
+    }
     // Quits LiveTarget (`done`: its last line), which ends with status 0, with memcity around it.
     static void quit(Process& p, const std::string& done) {
         EXPECT_TRUE(say(p, "quit", done)) << p.stdout_text;
@@ -598,13 +608,7 @@ TEST_P(Live, TheWindowPausesStepsAndResumesTheProgram) {
                           << png << "\nlive-pause-when none\nlive-resume\nprint state\n";
     Process rec = startTarget({"/usr/bin/env", "DISPLAY=" + testing::VirtualDisplay::name(), kMemcity,
                                "record", "--live", "--script", script, "-o", trace, "--refs", "off", "--"});
-    // Until the window has closed: a GC asked for every 0.3 s.
-    for (auto until = Clock::now() + 90s; Clock::now() < until;) {
-        if (write(rec.in, "gc\n", 3) != 3) break;
-        for (int i = 0; i < 3; ++i)
-            pump(rec, 100);
-        if (rec.stderr_text.find("the window was closed") != std::string::npos) break;
-    }
+    gcUntilTheWindowCloses(rec);
     ASSERT_NE(rec.stderr_text.find("the window was closed; the program goes on"), std::string::npos)
         << rec.stderr_text << rec.stdout_text;
     const std::string printed = rec.stdout_text;
@@ -638,12 +642,7 @@ TEST_P(Live, TheWindowAsksASampledRecordingForASnapshot) {
     Process rec =
         startTarget({"/usr/bin/env", "DISPLAY=" + testing::VirtualDisplay::name(), kMemcity, "record",
                      "--live", "--script", script, "-o", trace, "--sampled", "--interval", "16k", "--"});
-    for (auto until = Clock::now() + 90s; Clock::now() < until;) {
-        if (write(rec.in, "gc\n", 3) != 3) break;
-        for (int i = 0; i < 3; ++i)
-            pump(rec, 100);
-        if (rec.stderr_text.find("the window was closed") != std::string::npos) break;
-    }
+    gcUntilTheWindowCloses(rec);
     ASSERT_NE(rec.stderr_text.find("the window was closed; the program goes on"), std::string::npos)
         << rec.stderr_text << rec.stdout_text;
     const std::string printed = rec.stdout_text;

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <vector>
 
@@ -29,6 +30,12 @@ bool printableLine(std::string_view line) {
     return true;
 }
 
+std::string octalMode(mode_t mode) {
+    char text[8];
+    std::snprintf(text, sizeof text, "%03o", static_cast<unsigned>(mode & 0777));
+    return text;
+}
+
 }  // namespace
 
 std::string socketDirectory(uid_t uid) {
@@ -42,14 +49,17 @@ std::string socketPath(uid_t uid, pid_t pid) {
 Status ensurePrivateDirectory(const std::string& dir, uid_t uid) {
     if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
         return Error{dir + ": cannot create the directory: " + std::strerror(errno)};
+    return checkPrivateDirectory(dir, uid);
+}
+
+Status checkPrivateDirectory(const std::string& dir, uid_t uid) {
     struct stat st {};
     if (::lstat(dir.c_str(), &st) != 0) return Error{dir + ": " + std::strerror(errno)};
     if (!S_ISDIR(st.st_mode)) return Error{dir + ": not a directory (a link or a file is in its place)"};
     if (st.st_uid != uid)
         return Error{dir + ": belongs to uid " + std::to_string(st.st_uid) + ", not to uid " +
                      std::to_string(uid)};
-    if (st.st_mode & 077)
-        return Error{dir + ": others may enter it (mode " + std::to_string(st.st_mode & 0777) + ")"};
+    if (st.st_mode & 077) return Error{dir + ": others may enter it (mode " + octalMode(st.st_mode) + ")"};
     return {};
 }
 

@@ -37,8 +37,11 @@ inline constexpr int kProtocolVersion = 1;
 // process id `pid` in it.
 std::string socketDirectory(uid_t uid);
 std::string socketPath(uid_t uid, pid_t pid);
-// Creates `dir` (mode 0700) if it is missing, and checks that it is a directory (not a link)
-// owned by `uid` that nobody else can enter. Error: one line naming the path and what is wrong.
+// Checks (lstat: the path itself, not where a link leads) that `dir` is a directory owned by
+// `uid` that nobody else can enter (no group or other permission bits). Error: one line naming
+// the path and what is wrong.
+Status checkPrivateDirectory(const std::string& dir, uid_t uid);
+// Creates `dir` (mode 0700) if it is missing, then checkPrivateDirectory.
 Status ensurePrivateDirectory(const std::string& dir, uid_t uid);
 
 // When the agent pauses the program, besides a pause asked for.

@@ -2,18 +2,24 @@
 // of a running JVM, taken through its attach mechanism (as jcmd PID GC.heap_dump does), each
 // imported into the trace as it arrives and then deleted.
 #include <signal.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <thread>
 
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/jvm_attach.h"
 #include "cli/jvm_target_args.h"
+#include "cli/raw_dump.h"
 #include "cli/text_format.h"
 #include "hprof/hprof_import.h"
 
@@ -21,7 +27,49 @@ namespace memcity::cli {
 
 void printImported(const hprof::DumpStats& s, bool verbose, std::ostream& out);
 
+Status checkWrittenDump(const std::string& path, uid_t owner) {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) != 0)
+        return Error{path + ": the JVM did not write it: " + std::strerror(errno)};
+    if (!S_ISREG(st.st_mode))
+        return Error{path + ": not a regular file (a link or something else is in the dump's place)"};
+    if (st.st_uid != owner)
+        return Error{path + ": belongs to uid " + std::to_string(st.st_uid) + ", not to the JVM's uid " +
+                     std::to_string(owner)};
+    if (st.st_nlink != 1) return Error{path + ": has other names (a hard link): not the dump the JVM wrote"};
+    if (st.st_size == 0) return Error{path + ": the JVM wrote an empty dump"};
+    return {};
+}
+
 namespace {
+
+// A fresh directory only we can enter (mkdtemp: mode 0700, a name nobody could predict), where
+// the JVM writes the raw dumps: nothing another user planted can be taken for one. Removed, with
+// what is left in it, when it goes.
+class PrivateDumpDirectory {
+public:
+    static Result<std::unique_ptr<PrivateDumpDirectory>> create() {
+        std::error_code ec;
+        const std::filesystem::path base = std::filesystem::temp_directory_path(ec);
+        if (ec) return Error{"memcity dump: no directory for temporary files: " + ec.message()};
+        std::string name = (base / "memcity-dump-XXXXXX").string();
+        if (!::mkdtemp(name.data()))
+            return Error{name.substr(0, name.size() - 6) +
+                         "*: cannot create a private directory for the dumps: " + std::strerror(errno)};
+        return std::unique_ptr<PrivateDumpDirectory>(new PrivateDumpDirectory(name));
+    }
+    ~PrivateDumpDirectory() {
+        std::error_code ec;
+        std::filesystem::remove_all(path_, ec);
+    }
+    PrivateDumpDirectory(const PrivateDumpDirectory&) = delete;
+    PrivateDumpDirectory& operator=(const PrivateDumpDirectory&) = delete;
+    const std::string& path() const { return path_; }
+
+private:
+    explicit PrivateDumpDirectory(std::string path) : path_(std::move(path)) {}
+    std::string path_;
+};
 
 using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
@@ -40,7 +88,18 @@ Result<uint64_t> dumpLoop(const DumpOptions& o, const std::function<bool()>& sto
     auto importer = hprof::Importer::create(o.out, "memcity dump");
     if (!importer) return importer.error();
     namespace fs = std::filesystem;
-    const fs::path raw_dir = o.keep ? fs::path(o.out).parent_path() : fs::temp_directory_path();
+    // Kept dumps go next to the output (the user's own choice of directory); the others into a
+    // private directory of this run.
+    std::unique_ptr<PrivateDumpDirectory> private_dir;
+    if (!o.keep) {
+        auto made = PrivateDumpDirectory::create();
+        if (!made) {
+            (void)(*importer)->close();
+            return made.error();
+        }
+        private_dir = std::move(*made);
+    }
+    const fs::path raw_dir = o.keep ? fs::path(o.out).parent_path() : fs::path(private_dir->path());
     const std::string stem = fs::path(o.out).stem().string();
     uint64_t taken = 0;
     auto next = Clock::now();
@@ -60,6 +119,11 @@ Result<uint64_t> dumpLoop(const DumpOptions& o, const std::function<bool()>& sto
                                     .string();
         std::error_code ec;
         fs::remove(raw, ec);
+        // (HotSpot does not overwrite a file, and answers as if it had written it.)
+        if (struct stat st{}; ::lstat(raw.c_str(), &st) == 0) {
+            (void)(*importer)->close();
+            return Error{raw + ": is in the way of the dump and cannot be removed"};
+        }
         // The pause: the whole operation, from the request to the JVM's answer (a full GC first,
         // unless --all, then the dump written, all at one safepoint) is its upper bound.
         const auto t0 = Clock::now();
@@ -81,6 +145,11 @@ Result<uint64_t> dumpLoop(const DumpOptions& o, const std::function<bool()>& sto
                 text.pop_back();
             return Error{"process " + std::to_string(o.pid) +
                          " did not write its heap dump: " + (text.empty() ? "no reason given" : text)};
+        }
+        // The JVM runs as our user (checkAttachable refuses another's).
+        if (Status written = checkWrittenDump(raw, ::geteuid()); !written.ok()) {
+            (void)(*importer)->close();
+            return written.error();
         }
         auto stats = (*importer)->add(raw, static_cast<uint64_t>(op_s * 1e9));
         if (!o.keep) fs::remove(raw, ec);

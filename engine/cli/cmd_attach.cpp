@@ -211,6 +211,12 @@ int runDetach(const Words& words) {
         std::cerr << "memcity detach: " << d.error().message << "\n";
         return 1;
     }
+    // The trace the agent names is opened only if it is a file of ours.
+    if (Status own = live::checkAgentTrace(file); !own.ok()) {
+        std::cerr << "memcity detach: process " << *pid
+                  << " is no longer recorded, but its trace is not opened: " << own.error().message << "\n";
+        return 1;
+    }
     if (!waitForFinishedTrace(file, std::chrono::seconds(30))) {
         std::cerr << "memcity detach: " << file << " is still being written 30 s after the detach\n";
         return 1;

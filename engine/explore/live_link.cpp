@@ -93,6 +93,16 @@ void LiveLink::run() {
                 });
                 return;
             }
+            // (A trace from elsewhere may name any path: only our own socket directory's are tried.)
+            if (socket && socket->size() > 0)
+                if (Status own = live::checkOwnSocketPath(*socket); !own.ok()) {
+                    publish([&](LiveState& s) {
+                        s.connected = false;
+                        s.ended = true;
+                        s.error = own.error().message;
+                    });
+                    return;
+                }
             if (socket) {
                 auto c = live::ControlClient::connect(*socket, 2.0);
                 if (c) {

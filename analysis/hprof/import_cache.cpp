@@ -1,13 +1,17 @@
 #include "hprof/import_cache.h"
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
+#include "live/control_protocol.h"
 #include "trace/trace_reader.h"
 #include "util/units.h"
 
@@ -26,15 +30,31 @@ bool isHeapDump(const std::string& path) {
     return n > 0 && looksLikeDump({head, static_cast<size_t>(n)});
 }
 
-namespace {
 
-fs::path cacheDir() {
-    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "memcity";
-    if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "memcity";
-    return fs::temp_directory_path() / "memcity-cache";
+Result<std::string> importCacheDirectory() {
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+        return (fs::path(xdg) / "memcity").string();
+    if (const char* home = std::getenv("HOME"); home && *home)
+        return (fs::path(home) / ".cache" / "memcity").string();
+    if (const passwd* pw = ::getpwuid(::getuid()); pw && pw->pw_dir && pw->pw_dir[0] == '/')
+        return (fs::path(pw->pw_dir) / ".cache" / "memcity").string();
+    std::error_code ec;
+    const fs::path tmp = fs::temp_directory_path(ec);
+    if (ec)
+        return Error{
+            "no cache for imported heap dumps: no HOME, no home directory and no temporary directory"};
+    auto dir = privateCacheDirectory(tmp.string(), ::getuid());
+    if (!dir)
+        return Error{"no cache for imported heap dumps (no HOME, no home directory): " + dir.error().message};
+    return dir;
 }
 
-}  // namespace
+Result<std::string> privateCacheDirectory(const std::string& base, uid_t uid) {
+    const std::string dir = (fs::path(base) / ("memcity-cache-" + std::to_string(uid))).string();
+    // (The same check as the control channel's socket directory.)
+    if (Status s = live::ensurePrivateDirectory(dir, uid); !s.ok()) return s.error();
+    return dir;
+}
 
 Result<CachedImport> cachedImportOf(const std::string& path) {
     std::error_code ec;
@@ -45,7 +65,9 @@ Result<CachedImport> cachedImportOf(const std::string& path) {
     const std::string key = std::to_string(std::hash<std::string>{}(absolute.string())) + "-" +
                             std::to_string(st.st_size) + "-" + std::to_string(st.st_mtim.tv_sec);
     // A directory per dump, the trace named after it: titles and messages show "app.hprof.mct".
-    const fs::path dir = cacheDir() / "imports" / key;
+    auto cache = importCacheDirectory();
+    if (!cache) return Error{path + ": " + cache.error().message};
+    const fs::path dir = fs::path(*cache) / "imports" / key;
     fs::create_directories(dir, ec);
     if (ec) return Error{dir.string() + ": " + ec.message()};
     CachedImport place;
@@ -81,7 +103,7 @@ Result<PruneResult> importIntoCache(const CachedImport& place,
     }
     fs::rename(place.partial, place.trace, ec);
     if (ec) return Error{place.trace + ": " + ec.message()};
-    return pruneImports((cacheDir() / "imports").string(), place.dir, importCacheLimit(),
+    return pruneImports((fs::path(place.dir).parent_path()).string(), place.dir, importCacheLimit(),
                         std::chrono::hours(24 * 30));
 }
 

@@ -3,6 +3,8 @@
 // the user's cache, which later opens of the same dump (same path, size and time) reuse.
 #pragma once
 
+#include <sys/types.h>
+
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -25,6 +27,17 @@ struct CachedImport {
     bool ready = false;
 };
 Result<CachedImport> cachedImportOf(const std::string& path);
+
+// The cache's directory: $XDG_CACHE_HOME/memcity, else $HOME/.cache/memcity, else (neither
+// set) the .cache/memcity of the user's home directory in the password database, else
+// privateCacheDirectory(temporary directory, uid). Error: why there is none (imports are then
+// not cached).
+Result<std::string> importCacheDirectory();
+// `base`/memcity-cache-UID, created with mode 0700 if missing, and checked (lstat) to be a
+// directory, not a link, owned by `uid`, that nobody else can enter: a shared directory's
+// predictable name that another user may have made first. Error: one line naming it and what is
+// wrong.
+Result<std::string> privateCacheDirectory(const std::string& base, uid_t uid);
 
 // The cache's imports (a directory per dump under `imports`), pruned: an import not opened for
 // `max_age` goes, then the least recently opened ones until the rest take at most `max_bytes`;

@@ -3,6 +3,7 @@
 #include "classify/plugin_classifier.h"
 
 #include <dlfcn.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 #include <atomic>
@@ -10,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <mutex>
 
 #include "classify/memcity_plugin.h"
@@ -284,6 +286,57 @@ bool isPluginSpec(std::string_view item) {
     return item == "plugin" || item.starts_with("plugin(");
 }
 
+Status checkPluginSpec(std::string_view item_text, bool absolute_only) {
+    const std::string item(item_text);
+    auto spec = parsePluginSpec(item);
+    if (!spec) return spec.error();
+    if (absolute_only && !spec->path.starts_with("/"))
+        return Error{"classifier '" + item + "': " + spec->path +
+                     ": a relative path; give the plugin's absolute path (/.../x.so)"};
+    return {};
+}
+
+namespace {
+
+// The libraries opened so far, by resolved path, each with the file's identity when it was
+// opened: a chain applied again, or many windows, open a library once.
+struct OpenedLibrary {
+    struct stat st {};
+    std::shared_ptr<Library> library;
+};
+std::mutex g_libraries_mutex;
+std::map<std::string, OpenedLibrary> g_libraries;
+std::atomic<size_t> g_library_loads{0};
+
+bool sameFile(const struct stat& a, const struct stat& b) {
+    return a.st_dev == b.st_dev && a.st_ino == b.st_ino && a.st_size == b.st_size &&
+           a.st_mtim.tv_sec == b.st_mtim.tv_sec && a.st_mtim.tv_nsec == b.st_mtim.tv_nsec;
+}
+
+// The library at `resolved`, opened now or earlier. Error: dlopen's text.
+Result<std::shared_ptr<Library>> openLibrary(const std::string& resolved, const struct stat& st) {
+    std::lock_guard lock(g_libraries_mutex);
+    if (auto it = g_libraries.find(resolved); it != g_libraries.end()) {
+        if (sameFile(it->second.st, st)) return it->second.library;
+        g_libraries.erase(it);  // changed: closed once its classifiers are gone
+    }
+    auto library = std::make_shared<Library>();
+    library->handle = dlopen(resolved.c_str(), RTLD_NOW | RTLD_LOCAL);
+    ++g_library_loads;
+    if (!library->handle) {
+        const char* why = dlerror();
+        return Error{why ? why : "dlopen failed"};
+    }
+    g_libraries[resolved] = {st, library};
+    return library;
+}
+
+}  // namespace
+
+size_t pluginLibraryLoads() {
+    return g_library_loads.load();
+}
+
 Result<std::unique_ptr<Classifier>> loadPluginClassifier(std::string_view item_text) {
     const std::string item(item_text);
     const std::string where = "classifier '" + item + "': ";
@@ -299,12 +352,12 @@ Result<std::unique_ptr<Classifier>> loadPluginClassifier(std::string_view item_t
         std::fclose(f);
     else
         return Error{where + path + ": cannot open: " + std::strerror(errno)};
-    auto library = std::make_shared<Library>();
-    library->handle = dlopen(absolute.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!library->handle) {
-        const char* why = dlerror();
-        return Error{where + path + ": not a loadable shared object: " + (why ? why : "dlopen failed")};
-    }
+    const std::filesystem::path resolved = std::filesystem::canonical(absolute, ec);
+    struct stat st {};
+    if (ec || ::stat(resolved.c_str(), &st) != 0) return Error{where + path + ": cannot open"};
+    auto opened = openLibrary(resolved.string(), st);
+    if (!opened) return Error{where + path + ": not a loadable shared object: " + opened.error().message};
+    std::shared_ptr<Library> library = std::move(*opened);
     dlerror();
     void* symbol = dlsym(library->handle, MEMCITY_PLUGIN_ENTRY_NAME);
     if (!symbol)

@@ -99,7 +99,8 @@ void drawChainPanel(Ui& ui) {
     // A sampled recording has references at its snapshot GCs only, not over the timeline: the
     // classifiers that read them are greyed out, with the reason.
     const std::string no_references = s.referencesUnavailable();
-    const explore::ChainCheck check = explore::checkChain(edit, no_references);
+    const explore::ChainCheck check =
+        explore::checkChain(edit, no_references, /*absolute_plugin_paths=*/true);
     ImGui::TextDisabled("classifiers, outermost first");
     bool changed = entries("classifiers", edit.classifiers, check.classifier_errors);
     if (ImGui::BeginCombo("##add", "add a classifier...")) {

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "classify/plugin_classifier.h"
+
 namespace memcity::explore {
 
 std::string ChainConfig::spec() const {
@@ -29,10 +31,17 @@ std::string ChainCheck::firstError() const {
     return {};
 }
 
-ChainCheck checkChain(const ChainConfig& config, std::string_view no_references) {
+ChainCheck checkChain(const ChainConfig& config, std::string_view no_references, bool absolute_plugin_paths) {
     ChainCheck check;
     if (config.classifiers.empty()) check.chain_error = "add at least one classifier";
     for (const std::string& entry : config.classifiers) {
+        // A plugin is checked, not loaded: the editor checks every frame while its path is typed,
+        // and a partial path may name some other library. It loads when the chain is applied.
+        if (isPluginSpec(entry)) {
+            const Status plugin = checkPluginSpec(entry, absolute_plugin_paths);
+            check.classifier_errors.push_back(plugin.ok() ? std::string() : plugin.error().message);
+            continue;
+        }
         auto chain = parseChain(entry);
         if (!chain) {
             check.classifier_errors.push_back(chain.error().message);

@@ -39,7 +39,11 @@ struct ChainCheck {
 // `no_references`: why the trace has no references to read (scene::kNoSnapshotsReason for a
 // sampled recording), "" when it may have them; each classifier that reads references then has
 // "reads references: " and that reason as its error.
-ChainCheck checkChain(const ChainConfig& config, std::string_view no_references = {});
+// Plugins are checked, never loaded (see checkPluginSpec); with `absolute_plugin_paths` (the
+// chain editor, which has no directory of the user's to take a relative path from) a relative
+// path= is an error.
+ChainCheck checkChain(const ChainConfig& config, std::string_view no_references = {},
+                      bool absolute_plugin_paths = false);
 
 // The chain with its filters. Error: the first problem checkChain finds.
 Result<ClassifierChain> buildChain(const ChainConfig& config);

@@ -3,7 +3,10 @@
 // loading or running a plugin that must fail in one line.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <map>
 
@@ -359,6 +362,48 @@ TEST(Plugin, BreachesWhileClassifyingAreReportedAfterTheBuild) {
         EXPECT_EQ(at(tree, {"A", "(plugin error)"}), (Counts{2, 32})) << c.path;
         EXPECT_EQ(at(tree, {}), (Counts{8, 1456}));
     }
+}
+
+}  // namespace
+}  // namespace memcity
+
+namespace memcity {
+namespace {
+
+// A chain applied again (or checked, or loaded by several windows) opens its library once; a
+// changed file is opened anew.
+TEST(Plugin, TheLoaderOpensALibraryOncePerFile) {
+    const std::filesystem::path copy =
+        std::filesystem::temp_directory_path() / ("memcity-once-" + std::to_string(::getpid()) + ".so");
+    std::filesystem::copy_file(kSizeClass, copy, std::filesystem::copy_options::overwrite_existing);
+    const std::string item = "plugin(path=" + copy.string() + ",limits=16)";
+    const size_t before = pluginLibraryLoads();
+    for (int k = 0; k < 5; ++k) {
+        auto c = loadPluginClassifier(item);
+        ASSERT_TRUE(c) << c.error().message;
+    }
+    EXPECT_EQ(pluginLibraryLoads(), before + 1);
+    // Checking an item never loads it.
+    EXPECT_TRUE(checkPluginSpec(item, true).ok());
+    EXPECT_EQ(pluginLibraryLoads(), before + 1);
+    // A new file at the path (another modification time and inode): loaded again.
+    std::filesystem::remove(copy);
+    std::filesystem::copy_file(kSizeClass, copy);
+    std::filesystem::last_write_time(copy,
+                                     std::filesystem::file_time_type::clock::now() + std::chrono::hours(1));
+    ASSERT_TRUE(loadPluginClassifier(item));
+    EXPECT_EQ(pluginLibraryLoads(), before + 2);
+    std::filesystem::remove(copy);
+}
+
+TEST(Plugin, ACheckRefusesARelativePathWhereOnlyAbsoluteOnesAreTaken) {
+    const Status relative = checkPluginSpec("plugin(path=./x.so)", true);
+    ASSERT_FALSE(relative.ok());
+    EXPECT_EQ(relative.error().message,
+              "classifier 'plugin(path=./x.so)': ./x.so: a relative path; give the plugin's absolute path "
+              "(/.../x.so)");
+    EXPECT_TRUE(checkPluginSpec("plugin(path=./x.so)", false).ok());
+    EXPECT_FALSE(checkPluginSpec("plugin(path=/x.so", true).ok());
 }
 
 }  // namespace

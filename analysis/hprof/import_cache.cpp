@@ -30,7 +30,6 @@ bool isHeapDump(const std::string& path) {
     return n > 0 && looksLikeDump({head, static_cast<size_t>(n)});
 }
 
-
 Result<std::string> importCacheDirectory() {
     if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
         return (fs::path(xdg) / "memcity").string();

@@ -113,9 +113,7 @@ private:
 
 TEST(ControlClientPeer, AReplyWithTerminalEscapesIsRefused) {
     TempDir dir;
-    FakeAgent agent(dir.path,
-                    "ok version=1 pid=1 state=running gcs=0 pause=yes when=none snapshots=0 "
-                    "file=/tmp/\x1b]0;owned\x07x.mct\n");
+    FakeAgent agent(dir.path, "ok version=1 pid=1 state=\x1b]0;owned\x07running gcs=0 file=/tmp/x.mct\n");
     auto c = live::ControlClient::connect(agent.path(), 2.0);
     ASSERT_FALSE(c);
     EXPECT_NE(c.error().message.find("control characters"), std::string::npos) << c.error().message;

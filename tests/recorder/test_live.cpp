@@ -717,7 +717,7 @@ TEST_P(Live, AttachRefusesWhenTheControlDirectoryIsNotPrivate) {
     if (run({"unshare", "-m", "true"}, 10).status != 0)
         GTEST_SKIP() << "no mount namespaces here (unshare -m)";
     Process target = startTarget(
-        {"unshare", "-m", "sh", "-c", "mount --bind \"$0\" \"$1\" && shift 2 && exec \"$@\"", hostile, dir});
+        {"unshare", "-m", "sh", "-c", "mount --bind \"$0\" \"$1\" && shift && exec \"$@\"", hostile, dir});
     const std::string trace = tracePath("hostile");
     Process attach = run({kMemcity, "attach", std::to_string(pid_), "-o", trace}, 60);
     EXPECT_EQ(attach.status, 1) << attach.stderr_text;
@@ -749,6 +749,9 @@ TEST_P(Live, ASignalEndsAPausedProgram) {
         ASSERT_TRUE(paused.ok() && paused->state == live::ProgramState::kPaused);
         ASSERT_EQ(kill(pid_, sig), 0);
         const auto sent = Clock::now();
+        // (Its stdin stays open: at its end LiveTarget would exit 0 on its own.)
+        while (pump(rec, 100) && Clock::now() - sent < 20s) {
+        }
         finish(rec, 20);
         const double took = std::chrono::duration<double>(Clock::now() - sent).count();
         EXPECT_LT(took, 10.0) << "signal " << sig;

@@ -2,6 +2,8 @@
 // C++ exception may unwind into the JVM, so each handler is guarded.
 #include <jvmti.h>
 
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <exception>
@@ -149,6 +151,19 @@ extern "C" JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM* vm, char* options, void
         return fail("no JNI environment on the attaching thread");
     Recorder* recorder = nullptr;
     if (jint err = setUp(vm, options, &recorder); err != JNI_OK) return err;
+    // Only a client can end an attached recording: without the control channel's private
+    // directory, nothing is recorded (nothing created, the JVMTI environment given back).
+    if (recorder->options().control) {
+        const uid_t uid = ::geteuid();
+        if (memcity::Status s =
+                memcity::live::ensurePrivateDirectory(memcity::live::socketDirectory(uid), uid);
+            !s) {
+            recorder->jvmti()->DisposeEnvironment();
+            delete recorder;
+            return fail("no live control: " + s.error().message + "; nothing is recorded",
+                        AttachCode::kNoControl);
+        }
+    }
     jthread current = nullptr;
     recorder->jvmti()->GetCurrentThread(&current);
     // A recorder that ended by detach stays allocated: late callbacks of its threads may still
@@ -158,7 +173,8 @@ extern "C" JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM* vm, char* options, void
     if (current) jni->DeleteLocalRef(current);
     if (!s) {
         recorder->detach(jni);  // whatever had begun is undone; the trace, if any, is closed
-        return fail(s.error().message);
+        return fail(s.error().message,
+                    recorder->noControl() ? AttachCode::kNoControl : AttachCode::kCannotStart);
     }
     return JNI_OK;
 }

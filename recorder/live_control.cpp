@@ -10,8 +10,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <thread>
 
 #include "jvmti_util.h"
@@ -68,8 +70,10 @@ LiveControl::~LiveControl() {
         if (fd >= 0) ::close(fd);
 }
 
-Status LiveControl::start(JNIEnv* jni, const std::string& trace_file) {
+Status LiveControl::start(JNIEnv* jni, const std::string& trace_file, bool owned) {
     trace_file_ = trace_file;
+    owned_ = owned;
+    owner_deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(kOwnerWaitSeconds);
     const uid_t uid = ::geteuid();
     const std::string dir = live::socketDirectory(uid);
     if (Status s = live::ensurePrivateDirectory(dir, uid); !s) return s;
@@ -149,7 +153,31 @@ void LiveControl::onGcEnd(uint32_t gc, bool full, uint64_t used_after) {
     held_.store(true, std::memory_order_release);
 }
 
-void LiveControl::waitSlow() {
+bool LiveControl::onSignalThread() const {
+    jthread current = nullptr;
+    if (jvmti_->GetCurrentThread(&current) != JVMTI_ERROR_NONE || !current) return false;
+    jvmtiThreadInfo info{};
+    const bool named = jvmti_->GetThreadInfo(current, &info) == JVMTI_ERROR_NONE;
+    // The dispatcher makes a thread "SIGINT handler" (jdk.internal.misc.Signal) to run the
+    // handler: a sampled recording may see no allocation of the first, but sees the second start.
+    const std::string_view name = named && info.name ? info.name : "";
+    const bool dispatcher =
+        name == "Signal Dispatcher" || (name.starts_with("SIG") && name.ends_with(" handler"));
+    if (named && info.name) jvmti_->Deallocate(reinterpret_cast<unsigned char*>(info.name));
+    // (Its thread group and class loader, local references, go when the callback returns.)
+    return dispatcher;
+}
+
+void LiveControl::waitSlow(JNIEnv* jni) {
+    if (onSignalThread()) {
+        // A signal for the program (Ctrl-C, SIGTERM): its handler's thread is being made. The
+        // program runs, so that the handler can end it (the recording finishes with it).
+        pause_asked_ = false;
+        when_every_ = when_full_ = false;
+        when_used_above_ = 0;
+        resumeProgram(jni);
+        return;
+    }
     std::unique_lock lock(hold_mutex_);
     hold_cv_.wait(lock, [&] { return !held_.load(std::memory_order_acquire); });
 }
@@ -282,6 +310,15 @@ bool LiveControl::handle(JNIEnv* jni, Client& client, std::string_view line) {
             sendLine(client.fd, "ok");
             detaching_ = true;
             return false;
+        case Command::kOwn:
+            if (!owned_ || owner_seen_) {
+                sendLine(client.fd, owned_ ? "error the recording has its owner already"
+                                           : "error this recording has no owner (memcity attach gives one)");
+                return true;
+            }
+            client.owner = owner_seen_ = true;
+            sendLine(client.fd, "ok");
+            return true;
     }
     return false;
 }
@@ -321,6 +358,14 @@ void LiveControl::serve(JNIEnv* jni) {
         for (const Client& c : clients_)
             fds.push_back({c.fd, POLLIN, 0});
         fds.push_back({wake_read_, POLLIN, 0});  // last: stop() (a negative fd is left out)
+        // An owned recording whose owner never came (the client died while the agent loaded).
+        if (owned_ && !owner_seen_ && std::chrono::steady_clock::now() > owner_deadline_) {
+            std::fprintf(stderr,
+                         "memcity agent: no client claimed the recording within %d s of attach: it stops\n",
+                         kOwnerWaitSeconds);
+            detaching_ = true;
+            break;
+        }
         const int ready = ::poll(fds.data(), fds.size(), kPollMs);
         if (ready <= 0 || fds.back().revents) continue;  // the loop's condition sees stopping_
         fds.pop_back();
@@ -350,6 +395,11 @@ void LiveControl::serve(JNIEnv* jni) {
                 keep = false;
             }
             if (!keep) {
+                // The owner gone (whatever ended it): the recording ends, as at a detach.
+                if (c.owner && !detaching_) {
+                    std::fprintf(stderr, "memcity agent: the recording's client went away: it stops\n");
+                    detaching_ = true;
+                }
                 ::close(c.fd);
                 c.fd = -1;
                 lost = true;

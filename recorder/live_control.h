@@ -15,11 +15,17 @@
 //  3. resume undoes both: the threads resumed, the hold released.
 // Nothing here blocks the JVM: the GC callback only reads and writes atomics, and a client that
 // sends garbage, or goes away, is dropped (a paused program resumes when its last client goes).
+// An owned recording (memcity attach) ends, as at a detach, when its owner's connection closes:
+// the kernel closes it however the client ends (exit, SIGHUP, SIGKILL, a crash).
+// A signal the program handles in Java (Ctrl-C, SIGTERM, SIGHUP) releases a pause: the JVM's
+// Signal Dispatcher thread, which runs while the program is paused, allocates the handler's
+// thread, and finding the program held there it resumes it (see waitSlow).
 #pragma once
 
 #include <jvmti.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>
@@ -42,9 +48,12 @@ public:
     LiveControl(const LiveControl&) = delete;
     LiveControl& operator=(const LiveControl&) = delete;
 
+    // How long an owned recording waits for its owner's "own" before it ends.
+    static constexpr int kOwnerWaitSeconds = 10;
     // Listens at live::socketPath(euid, pid), in a private directory it checks, and starts the
-    // control thread. Error: one line (the recording goes on without control).
-    Status start(JNIEnv* jni, const std::string& trace_file);
+    // control thread. `owned`: the recording ends when its owner goes (see the top of this
+    // file). Error: one line (the recording goes on without control).
+    Status start(JNIEnv* jni, const std::string& trace_file, bool owned);
     // Resumes a paused or held program, closes the socket and every connection, and waits for
     // the control thread to end; called at exit and at detach (not on the control thread
     // itself, which ends on its own after a detach).
@@ -56,9 +65,10 @@ public:
     // pause was asked for or a condition holds. `full`: a full GC; `used_after`: the JVM's used
     // bytes after it (0 if unknown).
     void onGcEnd(uint32_t gc, bool full, uint64_t used_after);
-    // Allocation and thread-start callbacks of the program's threads: wait while it is held.
-    void waitWhileHeld() {
-        if (held_.load(std::memory_order_acquire)) waitSlow();
+    // Allocation and thread-start callbacks of the program's threads (`jni`: the calling
+    // thread's): wait while it is held.
+    void waitWhileHeld(JNIEnv* jni) {
+        if (held_.load(std::memory_order_acquire)) waitSlow(jni);
     }
     // The agent thread, after it wrote the GCs so far: suspends a held program's threads.
     void afterGcsWritten(JNIEnv* jni, uint64_t gcs_written);
@@ -69,9 +79,14 @@ public:
 private:
     struct Client {
         int fd = -1;
-        std::string in;  // bytes read past the last request line
+        std::string in;      // bytes read past the last request line
+        bool owner = false;  // sent "own": its close ends the recording
     };
-    void waitSlow();
+    // Waits for the hold's release, unless the caller is the JVM's Signal Dispatcher or a
+    // signal handler's thread: a signal the program handles (Ctrl-C) resumes the program and
+    // drops the pause conditions.
+    void waitSlow(JNIEnv* jni);
+    bool onSignalThread() const;
     // One request, answered on `client`; false closes the connection (garbage, detach).
     bool handle(JNIEnv* jni, Client& client, std::string_view line);
     // "snapshot [now]": asks the recorder for one at the next GC; `now` forces that GC and waits
@@ -112,6 +127,9 @@ private:
     std::atomic<bool> running_{false};  // the control thread runs
     std::thread::id serving_;           // the control thread
     std::atomic<bool> detaching_{false};
+    bool owned_ = false;                                    // control thread only, after start
+    bool owner_seen_ = false;                               // control thread only
+    std::chrono::steady_clock::time_point owner_deadline_;  // an owned recording's wait for "own"
 };
 
 }  // namespace memcity::agent

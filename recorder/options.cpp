@@ -98,6 +98,8 @@ Result<AgentOptions> parseAgentOptions(const char* text) {
                 return bad("weak or tags");
         } else if (key == "shared") {
             if (!yesNo(value.empty() ? "yes" : value, &o.shared)) return bad("yes or no");
+        } else if (key == "owned") {
+            if (!yesNo(value.empty() ? "yes" : value, &o.owned)) return bad("yes or no");
         } else if (key == "control") {
             if (!yesNo(value, &o.control)) return bad("yes or no");
         } else if (key == "interval") {
@@ -111,7 +113,7 @@ Result<AgentOptions> parseAgentOptions(const char* text) {
         } else {
             return Error{"unknown option '" + std::string(key) +
                          "' (options: file=, depth=, refs=, finalgc=, sites=, deaths=, interval=, census=, "
-                         "quiet, shared, control=)"};
+                         "quiet, shared, control=, owned)"};
         }
     }
     if (o.sampled()) {

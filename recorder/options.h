@@ -37,6 +37,10 @@ struct AgentOptions {
     bool shared = false;
     // A live control channel (live_control.h): a local socket only this user can open.
     bool control = true;
+    // Attached by a client that owns the recording (memcity attach): the recording ends, as at
+    // a detach, when the client's owner connection closes (it died, or its session ended), or
+    // when no client claims it within LiveControl::kOwnerWaitSeconds of the start.
+    bool owned = false;
     // Sampled recording (docs/recorder.md, "Sampled recording"): the JVM's heap sampler reports
     // one allocation per `interval` bytes on average, and each stands for the others; 0 records
     // every allocation. Reference snapshots are then off unless refs= asks for them (or a

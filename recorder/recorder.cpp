@@ -264,7 +264,7 @@ void Recorder::onThreadStart(JNIEnv* jni, jthread thread) {
     if (!recording()) return;
     // A thread that starts while the program is paused waits with it (not the agent's own).
     if (LiveControl* control = control_.load(std::memory_order_acquire); control && !t_agent_allocating)
-        control->waitWhileHeld();
+        control->waitWhileHeld(jni);
     threadState(jni, thread);
 }
 
@@ -367,7 +367,7 @@ void Recorder::onAlloc(JNIEnv* jni, jthread thread, jobject object, jclass klass
     }
     // While the program is paused at a GC (live control), its threads wait here before their
     // objects are recorded: they are the next GC's.
-    if (LiveControl* control = control_.load(std::memory_order_acquire)) control->waitWhileHeld();
+    if (LiveControl* control = control_.load(std::memory_order_acquire)) control->waitWhileHeld(jni);
     // The first allocation after a GC the JVM did not report: its deaths are posted now, on this
     // thread, before another GC can come and take them (see noticeUnreportedGcs).
     if (noticeUnreportedGcs() && unreported_pending_.exchange(false)) onUnreportedGc();

@@ -118,6 +118,9 @@ public:
     void detach(JNIEnv* jni);
     // Whether the recording ended by detach (the JVM runs on without it).
     bool detached() const { return detached_.load(std::memory_order_acquire); }
+    // Whether attach failed because the live control channel could not start (an attached
+    // recording that nothing could end is not begun).
+    bool noControl() const { return no_control_; }
     // Starts an agent thread `name` (a Java thread of the agent's own) running body(arg).
     Status startAgentThread(JNIEnv* jni, const char* name, jvmtiStartFunction body, void* arg);
 
@@ -506,8 +509,9 @@ private:
     std::atomic<uint64_t> heap_iterations_{0};  // twice per iteration (see enterAllocation)
     std::mutex released_mutex_;                 // scanWeak (GC callback) adds, the agent thread releases
     std::vector<jweak> released_;
-    int64_t startup_ns_ = 0;  // VM init's (or attach's) work (the heap walk above all)
-    bool attached_ = false;   // recording began in a running JVM
+    int64_t startup_ns_ = 0;   // VM init's (or attach's) work (the heap walk above all)
+    bool attached_ = false;    // recording began in a running JVM
+    bool no_control_ = false;  // attached, and the control channel could not start
     const bool can_suspend_;
     std::atomic<bool> detached_{false};
     std::atomic<bool> shutting_down_{false};  // the JVM exits (onVmDeath began)

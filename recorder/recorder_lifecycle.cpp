@@ -355,9 +355,14 @@ void Recorder::beginRecording(JNIEnv* jni, jthread vm_thread) {
     // The live control channel (see live_control.h), unless asked not to.
     if (options_.control) {
         auto control = std::make_unique<LiveControl>(*this, jvmti_, can_suspend_);
-        if (Status s = control->start(jni, options_.file); s) {
+        if (Status s = control->start(jni, options_.file, options_.owned); s) {
             control_.store(control.get(), std::memory_order_release);
             control_owner_ = std::move(control);
+        } else if (attached_) {
+            // Attached, nothing but a client could end the recording: it does not begin.
+            no_control_ = true;
+            error_ = "no live control: " + s.error().message;
+            recording_ = false;
         } else {
             withWriter([&](TraceWriter& w) { w.meta("control", ""); });
             std::fprintf(stderr, "memcity agent: no live control: %s\n", s.error().message.c_str());

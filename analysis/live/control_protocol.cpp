@@ -120,6 +120,8 @@ Result<Request> parseRequest(std::string_view line) {
         r.command = Command::kResume;
     else if (verb == "detach")
         r.command = Command::kDetach;
+    else if (verb == "own")
+        r.command = Command::kOwn;
     else if (verb == "snapshot") {
         r.command = Command::kSnapshot;
         if (rest == "now") return Request{Command::kSnapshot, {}, true};
@@ -127,7 +129,7 @@ Result<Request> parseRequest(std::string_view line) {
             return Error{"'snapshot' takes 'now' or nothing, not '" + std::string(rest.substr(0, 40)) + "'"};
     } else
         return Error{"unknown request '" + std::string(verb.substr(0, 40)) +
-                     "' (hello, status, pause, step, resume, when, snapshot, detach)"};
+                     "' (hello, status, pause, step, resume, when, snapshot, detach, own)"};
     if (!rest.empty()) return Error{"'" + std::string(verb) + "' takes no argument"};
     return r;
 }
@@ -142,6 +144,7 @@ std::string formatRequest(const Request& r) {
         case Command::kWhen: return "when " + formatConditions(r.when);
         case Command::kDetach: return "detach";
         case Command::kSnapshot: return r.now ? "snapshot now" : "snapshot";
+        case Command::kOwn: return "own";
     }
     return "status";
 }
@@ -257,6 +260,9 @@ std::string attachCodeMessage(int code) {
                    "hold it)";
         case AttachCode::kCannotStart:
             return "the agent could not start (its message is in the program's output)";
+        case AttachCode::kNoControl:
+            return "the agent's control channel could not start, so it stopped without recording (its "
+                   "message is in the program's output)";
     }
     return "the agent failed with code " + std::to_string(code);
 }

@@ -15,6 +15,8 @@
 //   snapshot [now]           a reference snapshot at the next GC the agent writes (now: forces
 //                            that GC, and replies once the snapshot is taken or missed)
 //   detach                   finish the trace and stop recording; the program goes on
+//   own                      this connection owns the recording (memcity attach): when it
+//                            closes, for whatever reason, the agent detaches
 // Replies: "ok ..." or "error WHAT". A line that is not a request, too long or not printable
 // gets "error ..." and the connection is closed. When the last client goes, a paused program
 // resumes and the conditions are dropped: no program stays paused without someone to resume it.
@@ -43,6 +45,8 @@ std::string socketPath(uid_t uid, pid_t pid);
 Status checkPrivateDirectory(const std::string& dir, uid_t uid);
 // Creates `dir` (mode 0700) if it is missing, then checkPrivateDirectory.
 Status ensurePrivateDirectory(const std::string& dir, uid_t uid);
+// The same check, creating nothing.
+Status checkPrivateDirectory(const std::string& dir, uid_t uid);
 
 // When the agent pauses the program, besides a pause asked for.
 struct PauseConditions {
@@ -67,6 +71,7 @@ enum class Command : uint8_t {
     kWhen,      // set the pause conditions
     kDetach,    // finish the trace, stop recording
     kSnapshot,  // a reference snapshot at the next GC
+    kOwn,       // this connection owns the recording: the agent detaches when it closes
 };
 struct Request {
     Command command = Command::kStatus;
@@ -125,6 +130,7 @@ enum class AttachCode : int {
     kNoJvmti = 4,           // no JVMTI 11 (the JVM is older than Java 11)
     kRefused = 5,           // the JVM refused a capability (another agent holds it)
     kCannotStart = 6,       // the trace could not be created, or the start failed
+    kNoControl = 7,         // the control channel could not start: the agent stopped (nothing recorded)
 };
 // What a code means, for a one-line error: "a memcity agent records this JVM already".
 std::string attachCodeMessage(int code);

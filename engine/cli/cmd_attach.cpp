@@ -99,11 +99,22 @@ int runAttach(const Words& words, const LiveView& live) {
     const std::string& file = recording->file;
     std::error_code removed;
     std::filesystem::remove(file, removed);
-    const std::string options = agentOptionsFor(*recording) + ",quiet";
+    // owned: the recording ends when this process's connection closes, whatever ends it.
+    const std::string options = agentOptionsFor(*recording) + ",quiet,owned";
     const auto t0 = Clock::now();
     auto code = loadAgent(*pid, *agent, options);
     if (!code) {
         std::cerr << "memcity attach: " << code.error().message << "\n";
+        return 1;
+    }
+    if (*code == static_cast<int>(live::AttachCode::kNoControl)) {
+        // What the agent found wrong with its socket directory, as this process sees it.
+        const std::string dir =
+            "/proc/" + std::to_string(target->pid) + "/root" + live::socketDirectory(target->uid);
+        const Status why = live::checkPrivateDirectory(dir, target->uid);
+        std::cerr << "memcity attach: " << who(*target) << ": the agent's control channel could not start ("
+                  << (why ? std::string("see the program's output") : why.error().message)
+                  << "); nothing was recorded and the agent stopped\n";
         return 1;
     }
     if (*code != 0) {
@@ -122,6 +133,11 @@ int runAttach(const Words& words, const LiveView& live) {
                      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count())
               << "); " << (seconds > 0 ? "for " + std::to_string(static_cast<int>(seconds)) + " s, or " : "")
               << "Ctrl-C or 'memcity detach " << *pid << "' stops it\n";
+    // This connection owns the recording: if this process dies, the agent detaches.
+    if (auto owned = client->call({live::Command::kOwn, {}}); !owned)
+        std::cerr << "memcity attach: the agent did not take this client as the recording's owner ("
+                  << owned.error().message << "): if this process dies, 'memcity detach " << *pid
+                  << "' stops the recording\n";
 
     // The recording ends at --seconds, at Ctrl-C, when the window closes (--live), when another
     // memcity detaches it, or when the JVM exits; the JVM goes on in each case.

@@ -1,6 +1,7 @@
 // memcity record -o FILE [--depth N] [--refs N|off] [--gc-every BYTES] [--no-final-gc]
 //                [--sites walk|jvmti|check] -- java ARGS...
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -40,6 +41,13 @@ std::vector<std::string> otherJvmTraces(const std::string& file, std::filesystem
     }
     std::sort(out.begin(), out.end());
     return out;
+}
+
+// The program memcity record runs: SIGTERM and SIGHUP sent to memcity go on to it.
+volatile sig_atomic_t g_program = 0;
+
+void forwardToProgram(int sig) {
+    if (g_program > 0) kill(static_cast<pid_t>(g_program), sig);
 }
 
 bool mentions(const std::vector<std::string>& args, std::string_view a, std::string_view b = {}) {
@@ -139,12 +147,17 @@ int runRecord(const Words& words, const LiveView& live) {
     const auto started = std::filesystem::file_time_type::clock::now();
 
     auto t0 = std::chrono::steady_clock::now();
+    const pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         std::cerr << "memcity record: cannot start " << command[0] << "\n";
         return 1;
     }
     if (pid == 0) {
+        // If memcity dies (killed outright), the program ends as at SIGTERM, and the agent's
+        // shutdown hook closes the trace complete: no recording runs on that nobody reports.
+        prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (getppid() != parent) _exit(127);
         if (!is_java) setenv("JAVA_TOOL_OPTIONS", tool_options.c_str(), 1);
         std::vector<char*> cargv;
         for (std::string& a : argv)
@@ -154,8 +167,16 @@ int runRecord(const Words& words, const LiveView& live) {
         std::cerr << "memcity record: cannot run " << command[0] << ": " << std::strerror(errno) << "\n";
         _exit(127);
     }
-    // Ctrl-C goes to the program; memcity waits for it and then reports.
+    // Ctrl-C goes to the program; memcity waits for it and then reports. SIGTERM and SIGHUP
+    // (a session that ends) are passed on to it, with the same end.
     signal(SIGINT, SIG_IGN);
+    g_program = pid;
+    struct sigaction forward {
+    }, old_term{}, old_hup{};
+    forward.sa_handler = forwardToProgram;
+    sigemptyset(&forward.sa_mask);
+    sigaction(SIGTERM, &forward, &old_term);
+    sigaction(SIGHUP, &forward, &old_hup);
     if (recording->live) {
         // Whether the program has not exited (it is not reaped: it is waited for below).
         auto running = [pid] {
@@ -172,6 +193,9 @@ int runRecord(const Words& words, const LiveView& live) {
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     signal(SIGINT, SIG_DFL);
+    sigaction(SIGTERM, &old_term, nullptr);
+    sigaction(SIGHUP, &old_hup, nullptr);
+    g_program = 0;
     const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     if (WIFEXITED(status) && code == 127) return 1;

@@ -114,6 +114,19 @@ protected:
         in.read(reinterpret_cast<char*>(&n), sizeof n);
         return n;
     }
+    // The churner's allocations so far (LiveTarget's "churn").
+    uint64_t churned() const {
+        std::ifstream in(counter_file_, std::ios::binary);
+        uint64_t n[2] = {0, 0};
+        in.read(reinterpret_cast<char*>(n), sizeof n);
+        return n[1];
+    }
+    // The churner's allocations per second, over `span`.
+    double churnRate(std::chrono::milliseconds span = 1000ms) const {
+        const uint64_t a = churned();
+        std::this_thread::sleep_for(span);
+        return static_cast<double>(churned() - a) * 1000.0 / static_cast<double>(span.count());
+    }
     std::string socketPath() const { return live::socketPath(geteuid(), pid_); }
     // Polls the agent until its program is paused (or `timeout`).
     static Result<live::AgentStatus> waitPaused(live::ControlClient& c, std::chrono::seconds timeout = 20s) {
@@ -656,6 +669,115 @@ TEST_P(Live, TheWindowAsksASampledRecordingForASnapshot) {
     const auto gc = static_cast<size_t>(std::stoul(m[1].str()));
     ASSERT_LT(gc, l.history->gcs().size());
     EXPECT_TRUE(l.history->gcs()[gc].has_snapshot);
+}
+
+// memcity attach killed outright (as a closed ssh session's SIGHUP, or a crash, would end it):
+// the agent ends the recording as a detach does, at once. The trace is complete, and the
+// program allocates at its plain speed again.
+TEST_P(Live, AKilledAttachClientEndsTheRecording) {
+    Process target = startTarget();
+    ASSERT_TRUE(say(target, "churn", "churning"));
+    std::this_thread::sleep_for(500ms);  // the churner's code compiled
+    const double plain = churnRate();
+    ASSERT_GT(plain, 0.0);
+    const std::string trace = tracePath("killed-client");
+    Process attach = attachTo(trace);
+    const double recorded = churnRate();
+    ASSERT_EQ(kill(attach.pid, SIGKILL), 0);
+    const auto killed = Clock::now();
+    bool complete = false;
+    while (!complete && Clock::now() - killed < 10s) {
+        auto f = TraceFile::open(trace);
+        complete = f.ok() && !f->beingWritten();
+        if (!complete) std::this_thread::sleep_for(20ms);
+    }
+    const double took = std::chrono::duration<double>(Clock::now() - killed).count();
+    ASSERT_TRUE(complete) << "the trace is still being written 10 s after its client was killed";
+    EXPECT_LT(took, 1.5) << "the recording ended " << took << " s after its client was killed";
+    std::this_thread::sleep_for(1s - std::min<Clock::duration>(1s, Clock::now() - killed));
+    const double after = churnRate();
+    // Recording every allocation slows the churner many times over; detached, it is back.
+    EXPECT_GT(after, 0.5 * plain) << "plain " << plain << "/s, recorded " << recorded << "/s, after " << after
+                                  << "/s";
+    EXPECT_FALSE(fs::exists(socketPath()));
+    finish(attach, 10);
+    loadSound(trace);
+    quit(target, "done 0");
+}
+
+// The control channel's directory is not private (another user made it, or its mode lets
+// others in): memcity attach says so, and the agent records nothing and stops. The target sees
+// a directory of mode 0777 over its /tmp/memcity-UID (a mount of its own namespace only).
+TEST_P(Live, AttachRefusesWhenTheControlDirectoryIsNotPrivate) {
+    const std::string hostile = testing::tempPath("hostile-dir");
+    fs::create_directory(hostile);
+    fs::permissions(hostile, fs::perms::all);
+    const std::string dir = live::socketDirectory(geteuid());
+    ASSERT_TRUE(live::ensurePrivateDirectory(dir, geteuid()).ok());
+    if (run({"unshare", "-m", "true"}, 10).status != 0)
+        GTEST_SKIP() << "no mount namespaces here (unshare -m)";
+    Process target = startTarget(
+        {"unshare", "-m", "sh", "-c", "mount --bind \"$0\" \"$1\" && shift && exec \"$@\"", hostile, dir});
+    const std::string trace = tracePath("hostile");
+    Process attach = run({kMemcity, "attach", std::to_string(pid_), "-o", trace}, 60);
+    EXPECT_EQ(attach.status, 1) << attach.stderr_text;
+    EXPECT_NE(attach.stderr_text.find("control channel could not start"), std::string::npos)
+        << attach.stderr_text;
+    EXPECT_NE(attach.stderr_text.find("others may enter it"), std::string::npos) << attach.stderr_text;
+    EXPECT_FALSE(fs::exists(trace) && fs::file_size(trace) > 0) << "the agent recorded";
+    // Nothing of the agent's stays: the program goes on, and a second attach is not refused as
+    // "recorded already" (it fails the same way).
+    ASSERT_TRUE(say(target, "alloc 100", "allocated 100"));
+    Process again = run({kMemcity, "attach", std::to_string(pid_), "-o", trace}, 60);
+    EXPECT_NE(again.stderr_text.find("control channel could not start"), std::string::npos)
+        << again.stderr_text;
+    quit(target, "done 100");
+    fs::remove_all(hostile);
+}
+
+// SIGTERM and Ctrl-C (SIGINT) end a program paused at a GC: the pause is released, the JVM
+// exits as the signal asks, and the trace is complete.
+TEST_P(Live, ASignalEndsAPausedProgram) {
+    for (int sig : {SIGTERM, SIGINT}) {
+        const std::string trace = tracePath("paused-signal");
+        Process rec = startTarget({kMemcity, "record", "-o", trace, "--refs", "off", "--"});
+        auto client = live::ControlClient::connect(socketPath());
+        ASSERT_TRUE(client.ok()) << client.error().message;
+        ASSERT_TRUE(client->call({live::Command::kPause, {}}).ok());
+        ASSERT_EQ(write(rec.in, "gc\n", 3), 3);
+        auto paused = waitPaused(*client);
+        ASSERT_TRUE(paused.ok() && paused->state == live::ProgramState::kPaused);
+        ASSERT_EQ(kill(pid_, sig), 0);
+        const auto sent = Clock::now();
+        // (Its stdin stays open: at its end LiveTarget would exit 0 on its own.)
+        while (pump(rec, 100) && Clock::now() - sent < 20s) {
+        }
+        finish(rec, 20);
+        const double took = std::chrono::duration<double>(Clock::now() - sent).count();
+        EXPECT_LT(took, 10.0) << "signal " << sig;
+        EXPECT_EQ(rec.status, 128 + sig) << rec.stderr_text;
+        auto f = TraceFile::open(trace);
+        ASSERT_TRUE(f.ok()) << f.error().message;
+        EXPECT_FALSE(f->beingWritten()) << "signal " << sig;
+        loadSound(trace);
+    }
+}
+
+// memcity record killed outright: its program ends as at SIGTERM, and the trace is complete
+// (no recording runs on that nobody reports).
+TEST_P(Live, AKilledRecordEndsItsProgramWithACompleteTrace) {
+    const std::string trace = tracePath("killed-record");
+    Process rec = startTarget({kMemcity, "record", "-o", trace, "--refs", "off", "--"});
+    ASSERT_EQ(kill(rec.pid, SIGKILL), 0);
+    const auto killed = Clock::now();
+    while (kill(pid_, 0) == 0 && Clock::now() - killed < 20s)
+        std::this_thread::sleep_for(20ms);
+    EXPECT_NE(kill(pid_, 0), 0) << "the program runs on after memcity record was killed";
+    finish(rec, 10);
+    auto f = TraceFile::open(trace);
+    ASSERT_TRUE(f.ok()) << f.error().message;
+    EXPECT_FALSE(f->beingWritten());
+    loadSound(trace);
 }
 
 INSTANTIATE_TEST_SUITE_P(Jdk, Live, ::testing::Values(kJdk17, kJdk25), [](const auto& p) {

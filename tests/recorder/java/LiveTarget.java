@@ -4,6 +4,8 @@
 //             LiveTarget$Known and keeps them; "allocated N"
 //   drop      forgets them; "dropped"
 //   gc        System.gc(); "gc"
+//   churn     a thread that allocates garbage without end, counting its allocations into
+//             bytes 8-15 of the counter file; "churning"
 //   quit      "done <Known allocated in all>", and exits 0
 // A spinner thread counts without allocating, into the first 8 bytes of the file its first
 // argument names (memory-mapped): a test reads there whether the program runs.
@@ -31,7 +33,7 @@ public class LiveTarget {
     public static void main(String[] args) throws Exception {
         MappedByteBuffer counter;
         try (RandomAccessFile file = new RandomAccessFile(args[0], "rw")) {
-            counter = file.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, 8);
+            counter = file.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, 16);
         }
         Thread spinner = new Thread(() -> {
             for (long n = 1;; ++n) counter.putLong(0, n);
@@ -61,6 +63,17 @@ public class LiveTarget {
             } else if (line.equals("gc")) {
                 System.gc();
                 System.out.println("gc");
+            } else if (line.equals("churn")) {
+                Thread churner = new Thread(() -> {
+                    Object[] slot = new Object[1];
+                    for (long n = 1;; ++n) {
+                        slot[0] = new byte[16];
+                        counter.putLong(8, n);
+                    }
+                }, "churner");
+                churner.setDaemon(true);
+                churner.start();
+                System.out.println("churning");
             } else if (line.equals("quit")) {
                 break;
             }

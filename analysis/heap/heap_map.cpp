@@ -8,13 +8,17 @@ namespace memcity {
 namespace {
 
 // The tile size asked for, doubled until the spaces take at most kMaxTiles tiles (a space may
-// span the address space in a corrupt trace).
+// span the address space in a corrupt trace). The count saturates at kMaxTiles + 1: 64 spaces
+// as large as the address space would wrap a plain sum to a small number. At the largest tile
+// (2^62) a space takes at most 5 tiles, and a GC_SPACES event has at most kMaxSpaces spaces.
 constexpr uint64_t kMaxTiles = uint64_t{1} << 22;
 uint64_t boundedTile(uint64_t tile, const std::vector<SpaceMap>& spaces) {
     for (;; tile *= 2) {
         uint64_t tiles = 0;
-        for (const SpaceMap& s : spaces)
-            tiles += s.state.capacity() / tile + 1;
+        for (const SpaceMap& s : spaces) {
+            tiles += std::min(s.state.capacity() / tile + 1, kMaxTiles + 1);
+            if (tiles > kMaxTiles) break;
+        }
         if (tiles <= kMaxTiles || tile >= (uint64_t{1} << 62)) return tile;
     }
 }

@@ -6,6 +6,13 @@
 #include "trace/event_decoder.h"
 
 namespace memcity {
+namespace {
+
+// The fewest bytes an unsampled object takes in an OBJECTS chunk: its id's delta, type, length
+// and size, a varint each (decodeUnsampled).
+constexpr uint64_t kMinListedObjectBytes = 4;
+
+}  // namespace
 
 Result<std::unique_ptr<WholeHeap>> WholeHeap::load(const TraceFile& trace, const SnapshotInfo& info,
                                                    const HeapView& samples) {
@@ -25,6 +32,18 @@ Result<std::unique_ptr<WholeHeap>> WholeHeap::load(const TraceFile& trace, const
         if (w->shapes_.intern(from[static_cast<uint32_t>(id)]) != id)
             return Error{trace.path() + ": the shapes of GC " + std::to_string(samples.gc()) +
                          "'s heap could not be copied"};
+
+    // The count the roots chunk declares is reserved for below: no more than its objects chunks
+    // can hold (an object takes at least 4 bytes there), so a hostile count is an error, not
+    // a reservation of gigabytes.
+    uint64_t listed_bytes = 0;
+    for (uint32_t chunk : info.unsampled_chunks)
+        if (chunk < trace.chunks().size()) listed_bytes += trace.chunks()[chunk].raw_size;
+    if (info.unsampled > listed_bytes / kMinListedObjectBytes)
+        return Error{trace.path() + ": the snapshot of GC " + std::to_string(info.gc) + " says it lists " +
+                     std::to_string(info.unsampled) + " unsampled objects, more than its " +
+                     std::to_string(info.unsampled_chunks.size()) + " objects chunks of " +
+                     std::to_string(listed_bytes) + " bytes can hold"};
 
     // The samples, position by position (a tombstone stays one).
     const ObjectStore& src = samples.store();

@@ -105,7 +105,7 @@ struct ClassInfo {
     std::vector<ClassField> fields;
     std::vector<StaticField> statics;
     // Computed.
-    uint32_t value_bytes = 0;  // of an instance's values in the dump: this class's fields and its supers'
+    uint64_t value_bytes = 0;  // of an instance's values in the dump: this class's fields and its supers'
     uint64_t layout_size = 0;  // the layout model's instance size
     uint64_t base_layout_size = 0;  // the same without `extra`
     uint64_t extra = 0;             // bytes the addresses say the model lacks
@@ -122,7 +122,10 @@ struct ClassInfo {
         uint32_t field;  // its index in the owner's fields
         uint8_t strength;
     };
-    std::vector<RefSlot> refs;  // every reference field of the chain
+    // Every reference field of the chain; only for a class with an instance whose values hold
+    // them all (what else could read them), so the slots of all classes together are bounded by
+    // the dump's bytes, not by its classes times their chains' fields.
+    std::vector<RefSlot> refs;
 };
 
 // Names and symbols that stay the same from one dump to the next.
@@ -269,7 +272,9 @@ struct Dump final : Visitor {
         c.statics = d.statics;
     }
     void instance(const InstanceDump& d) override {
-        objects.push_back({d.id, d.offset, classOf(d.class_id), 0, ObjKind::kInstance});
+        // (An instance's length: its values' bytes.)
+        objects.push_back({d.id, d.offset, classOf(d.class_id), static_cast<uint32_t>(d.values.size()),
+                           ObjKind::kInstance});
         counted(d.offset);
     }
     void objectArray(const ObjectArrayDump& d) override {
@@ -298,10 +303,23 @@ public:
 private:
     Status prepare();
     void pickModel();
+    // Calls fn(k) for class `ci` and each superclass of it that `done(k)` is false for, the
+    // highest first (a class after its superclass), without recursing: a chain may be as long as
+    // the dump has classes. The chains must end (prepare() cuts cycles).
+    template <typename Done, typename Fn>
+    void superFirst(uint32_t ci, Done&& done, Fn&& fn) {
+        std::vector<uint32_t> chain;
+        for (uint32_t k = ci; k != kNone && !done(k) && chain.size() <= d_.classes.size();
+             k = d_.classes[k].super)
+            chain.push_back(k);
+        for (auto k = chain.rbegin(); k != chain.rend(); ++k)
+            fn(*k);
+    }
     void layOut(uint32_t ci);
+    void layOutOne(uint32_t ci);  // (its superclass laid out)
     void layOutAll();
     void decideContended();
-    uint8_t strengthOf(uint32_t ci) const;
+    uint8_t ownStrength(const ClassInfo& c) const;
     bool isPseudoStatic(const StaticField& f) const;
     std::vector<FieldSpec> staticFields(const ClassInfo& c) const;
     void gapStatistics();
@@ -311,6 +329,7 @@ private:
     uint32_t elementBytes(const ClassInfo& c) const;
     void defineTypes();
     uint32_t defineType(uint32_t ci);
+    void defineOneType(uint32_t ci);  // (its superclass defined)
     void defineThreads();
     // By address, with progress within laying out from `progress_from` to `progress_to` between
     // its passes (where a cancel is heard).

@@ -45,14 +45,25 @@ Status DumpImport::prepare() {
     if (merged)
         for (Obj& o : d_.objects)
             if (same[o.cls] != kNone) o.cls = same[o.cls];
-    // Super chains must end: a cycle (a corrupt dump) is cut where it closes.
-    for (uint32_t i = 0; i < d_.classes.size(); ++i) {
-        uint32_t steps = 0;
-        for (uint32_t c = i; c != kNone && d_.classes[c].super != kNone; c = d_.classes[c].super)
-            if (++steps > d_.classes.size()) {
-                d_.classes[c].super = kNone;
-                break;
+    // Super chains must end: a cycle (a corrupt dump) is cut where it closes. Each class is
+    // walked once: 1 while on the chain being walked, 2 once its chain is known to end.
+    {
+        std::vector<uint8_t> state(d_.classes.size(), 0);
+        std::vector<uint32_t> path;
+        for (uint32_t i = 0; i < d_.classes.size(); ++i) {
+            path.clear();
+            for (uint32_t c = i; c != kNone && state[c] != 2; c = d_.classes[c].super) {
+                state[c] = 1;
+                path.push_back(c);
+                const uint32_t s = d_.classes[c].super;
+                if (s != kNone && state[s] == 1) {
+                    d_.classes[c].super = kNone;
+                    break;
+                }
             }
+            for (uint32_t c : path)
+                state[c] = 2;
+        }
     }
     for (uint32_t i = 0; i < d_.classes.size(); ++i)
         if (d_.classes[i].dumped) d_.objects.push_back({d_.classes[i].class_id, i, i, 0, ObjKind::kMirror});
@@ -189,15 +200,16 @@ void DumpImport::pickModel() {
 }
 
 void DumpImport::layOut(uint32_t ci) {
+    // Its superclasses first, from the highest not laid out yet.
+    superFirst(
+        ci, [&](uint32_t k) { return d_.classes[k].laid_out; }, [&](uint32_t k) { layOutOne(k); });
+}
+
+void DumpImport::layOutOne(uint32_t ci) {
     ClassInfo& c = d_.classes[ci];
-    if (c.laid_out) return;
     c.laid_out = true;
     FieldLayout base(model_.header);
-    if (c.super != kNone) {
-        layOut(c.super);
-        const ClassInfo& s = d_.classes[c.super];
-        base = *s.layout;
-    }
+    if (c.super != kNone) base = *d_.classes[c.super].layout;
     std::vector<FieldSpec> fields;
     const bool contended_class = isContendedClass(c.internal);
     c.value_bytes = c.super != kNone ? d_.classes[c.super].value_bytes : 0;
@@ -247,16 +259,14 @@ void DumpImport::decideContended() {
     layOutAll();
 }
 
-uint8_t DumpImport::strengthOf(uint32_t ci) const {
-    // java.lang.ref.Reference's subclasses hold their referent weakly, softly or as a phantom.
-    for (uint32_t k = ci, steps = 0; k != kNone && steps <= d_.classes.size();
-         k = d_.classes[k].super, ++steps) {
-        const std::string& n = d_.classes[k].internal;
-        if (n == "java/lang/ref/WeakReference") return static_cast<uint8_t>(format::RefStrength::kWeak);
-        if (n == "java/lang/ref/SoftReference") return static_cast<uint8_t>(format::RefStrength::kSoft);
-        if (n == "java/lang/ref/PhantomReference" || n == "java/lang/ref/FinalReference")
-            return static_cast<uint8_t>(format::RefStrength::kPhantom);
-    }
+uint8_t DumpImport::ownStrength(const ClassInfo& c) const {
+    // java.lang.ref.Reference's subclasses hold their referent weakly, softly or as a phantom
+    // (a class's strength: its own, else its superclass's).
+    const std::string& n = c.internal;
+    if (n == "java/lang/ref/WeakReference") return static_cast<uint8_t>(format::RefStrength::kWeak);
+    if (n == "java/lang/ref/SoftReference") return static_cast<uint8_t>(format::RefStrength::kSoft);
+    if (n == "java/lang/ref/PhantomReference" || n == "java/lang/ref/FinalReference")
+        return static_cast<uint8_t>(format::RefStrength::kPhantom);
     return 0;
 }
 

@@ -12,9 +12,15 @@
 namespace memcity::hprof::detail {
 
 uint32_t DumpImport::defineType(uint32_t ci) {
+    // Its superclasses first, from the highest not defined yet.
+    superFirst(
+        ci, [&](uint32_t k) { return d_.classes[k].type != 0; }, [&](uint32_t k) { defineOneType(k); });
+    return d_.classes[ci].type;
+}
+
+void DumpImport::defineOneType(uint32_t ci) {
     ClassInfo& c = d_.classes[ci];
-    if (c.type) return c.type;
-    const uint32_t super_type = c.super != kNone ? defineType(c.super) : 0;
+    const uint32_t super_type = c.super != kNone ? d_.classes[c.super].type : 0;
     Symbols& sym = st_.symbols;
     // The same class in the next dump: its name, which of that name it is, its fields.
     std::string key = c.internal + '\n' + std::to_string(occurrence_[ci]) + '\n';
@@ -25,7 +31,7 @@ uint32_t DumpImport::defineType(uint32_t ci) {
         c.type = it->second;
         c.field_symbols = sym.type_fields[c.type];
         c.static_symbols = sym.type_statics[c.type];
-        return c.type;
+        return;
     }
     c.type = it->second = ++sym.next_type;
     const std::string name = javaNameOfInternal(c.internal);
@@ -62,7 +68,6 @@ uint32_t DumpImport::defineType(uint32_t ci) {
     }
     sym.type_fields[c.type] = c.field_symbols;
     sym.type_statics[c.type] = c.static_symbols;
-    return c.type;
 }
 
 void DumpImport::defineTypes() {
@@ -75,12 +80,28 @@ void DumpImport::defineTypes() {
 }
 
 void DumpImport::findReferenceSlots() {
+    // Each class's strength: its own, else its superclass's (each class once, supers first).
+    std::vector<uint8_t> known(d_.classes.size(), 0);
+    for (uint32_t ci = 0; ci < d_.classes.size(); ++ci)
+        superFirst(
+            ci, [&](uint32_t k) { return known[k] != 0; },
+            [&](uint32_t k) {
+                ClassInfo& c = d_.classes[k];
+                c.strength = ownStrength(c);
+                if (c.strength == 0 && c.super != kNone) c.strength = d_.classes[c.super].strength;
+                known[k] = 1;
+            });
+    // Which classes have an instance whose values hold all their fields (no other is read).
+    std::vector<uint8_t> read(d_.classes.size(), 0);
+    for (const Obj& o : d_.objects)
+        if (o.kind() == ObjKind::kInstance && o.length >= d_.classes[o.cls].value_bytes) read[o.cls] = 1;
     // Each class's reference fields where its instances' values hold them: its own fields
     // first, then its superclass's, and so on up.
     for (uint32_t ci = 0; ci < d_.classes.size(); ++ci) {
         ClassInfo& c = d_.classes[ci];
-        c.strength = strengthOf(ci);
-        uint32_t at = 0;
+        c.refs.clear();
+        if (!read[ci]) continue;
+        uint32_t at = 0;  // (below the values' length, a u4)
         for (uint32_t k = ci; k != kNone; k = d_.classes[k].super) {
             const ClassInfo& owner = d_.classes[k];
             const bool reference_class = owner.internal == "java/lang/ref/Reference";
@@ -103,7 +124,8 @@ void DumpImport::forEachReference(const Obj& o, Fn&& fn) const {
         case ObjKind::kInstance: {
             const ClassInfo& c = d_.classes[o.cls];
             const uint64_t values = instanceValuesAt(o.where(), ids_);
-            if (values + c.value_bytes > bytes_.size()) return;
+            // (Values shorter than the class's fields: a corrupt dump, whose slots are not read.)
+            if (o.length < c.value_bytes || values + c.value_bytes > bytes_.size()) return;
             for (const ClassInfo::RefSlot& s : c.refs)
                 fn(be(data + values + s.at, ids_), &s);
             return;
@@ -175,11 +197,12 @@ bool DumpImport::holds(uint64_t address) const {
 bool DumpImport::fieldOf(const Obj& o, std::string_view name, uint64_t* value, uint8_t* type) const {
     if (o.kind() != ObjKind::kInstance) return false;
     const uint64_t values = instanceValuesAt(o.where(), ids_);
+    const uint64_t values_end = std::min<uint64_t>(values + o.length, bytes_.size());
     uint64_t at = values;
     for (uint32_t k = o.cls; k != kNone; k = d_.classes[k].super) {
         for (const ClassField& f : d_.classes[k].fields) {
             const uint32_t n = valueSize(f.type, ids_);
-            if (at + n > bytes_.size()) return false;
+            if (at + n > values_end) return false;
             if (d_.stringOf(f.name_id) == name) {
                 *value = be(bytes_.data() + at, n);
                 *type = f.type;

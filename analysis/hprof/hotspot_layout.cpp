@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <iterator>
 
 namespace memcity::hprof {
 
@@ -46,11 +47,30 @@ FieldLayout::FieldLayout(uint32_t header_bytes) {
 }
 
 void FieldLayout::placeAt(uint64_t offset, uint64_t size) {
-    Range r{offset, offset + size};
+    // Touching ranges are one: a layout keeps its holes, not its fields (a class of 65,535
+    // fields is a few ranges, and so is every subclass's copy of it).
+    const Range r{offset, offset + size};
     auto it = std::lower_bound(used_.begin(), used_.end(), r.begin,
                                [](const Range& u, uint64_t b) { return u.begin < b; });
-    used_.insert(it, r);
+    const bool joins_previous = it != used_.begin() && std::prev(it)->end == r.begin;
+    const bool joins_next = it != used_.end() && it->begin == r.end;
+    if (joins_previous && joins_next) {
+        std::prev(it)->end = it->end;
+        used_.erase(it);
+    } else if (joins_previous) {
+        std::prev(it)->end = r.end;
+    } else if (joins_next) {
+        it->begin = r.begin;
+    } else {
+        used_.insert(it, r);
+    }
     end_ = std::max(end_, r.end);
+}
+
+void FieldLayout::seal() {
+    // No hole below the floor is searched again: all of it is one range.
+    floor_ = end_;
+    used_.assign(1, Range{0, end_});
 }
 
 void FieldLayout::place(uint64_t size) {
@@ -76,7 +96,7 @@ void FieldLayout::place(uint64_t size) {
 FieldLayout FieldLayout::extend(std::span<const FieldSpec> fields) const {
     FieldLayout out = *this;
     // After a superclass's @Contended padding, fields only go after its end.
-    if (out.sealed()) out.floor_ = out.end_;
+    if (out.sealed()) out.seal();
     for (uint8_t size : primitivesLargestFirst(fields))
         out.place(size);
     for (const FieldSpec& f : fields)
@@ -90,14 +110,14 @@ FieldLayout FieldLayout::extend(std::span<const FieldSpec> fields) const {
         for (const FieldSpec& f : fields)
             if (f.reference && f.contended) out.placeAt(alignUp(out.end_, f.size), f.size);
         out.end_ += kContendedPadding;
-        out.floor_ = out.end_;
+        out.seal();
     }
     return out;
 }
 
 void FieldLayout::reserve(uint64_t bytes) {
     placeAt(alignUp(end_, 8), bytes);
-    floor_ = end_;
+    seal();
 }
 
 bool isContendedClass(std::string_view name) {

@@ -84,8 +84,10 @@ private:
     // the last of equal holes, or at the end.
     void place(uint64_t size);
     void placeAt(uint64_t offset, uint64_t size);
+    // Sets the floor at the end: the layout so far is one range.
+    void seal();
 
-    std::vector<Range> used_;  // sorted, disjoint
+    std::vector<Range> used_;  // sorted, disjoint, none touching the next
     uint64_t end_ = 0;
     uint64_t floor_ = 0;  // holes below it are not searched
 };

@@ -2,7 +2,9 @@
 
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -10,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <map>
 #include <thread>
@@ -54,6 +57,127 @@ std::string_view primitiveArrayName(uint8_t type) {
 using detail::Dump;
 using detail::DumpImport;
 
+namespace {
+
+// Inflates the gzip file open at `fd` (`path`, for messages) member after member (jcmd
+// GC.heap_dump -gz writes many one after another), reading it a block at a time, and hands
+// each inflated block to sink(data, bytes); past `limit` inflated bytes (`limit_what` says
+// what it is) it stops with an error naming the file and the limit: a few megabytes of gzip can
+// say gigabytes.
+template <typename Sink>
+Status inflateFile(int fd, const std::string& path, uint64_t limit, std::string_view limit_what,
+                   Sink&& sink) {
+    z_stream z{};
+    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return Error{path + ": zlib failed to start"};
+    std::vector<uint8_t> in(1 << 20), out(1 << 20);
+    uint64_t fed = 0, inflated = 0;
+    bool eof = false;
+    Status status;
+    for (;;) {
+        if (z.avail_in == 0 && !eof) {
+            const ssize_t n = ::read(fd, in.data(), in.size());
+            if (n < 0) {
+                status = Error{path + ": read failed at offset " + std::to_string(fed) + ": " +
+                               std::strerror(errno)};
+                break;
+            }
+            eof = n == 0;
+            z.next_in = in.data();
+            z.avail_in = static_cast<uInt>(n);
+            fed += static_cast<uint64_t>(n);
+        }
+        z.next_out = out.data();
+        z.avail_out = static_cast<uInt>(out.size());
+        const int rc = inflate(&z, Z_NO_FLUSH);
+        const size_t got = out.size() - z.avail_out;
+        if (got > limit - inflated) {
+            status = Error{path + ": inflates to more than " + std::to_string(limit) + " bytes (" +
+                           std::string(limit_what) + ")"};
+            break;
+        }
+        inflated += got;
+        if (got > 0) {
+            if (Status s = sink(out.data(), got); !s) {
+                status = s;
+                break;
+            }
+        }
+        if (rc == Z_STREAM_END) {
+            if (z.avail_in == 0 && eof) break;
+            if (z.avail_in == 0) {  // (the next member, if any, is in the next block)
+                const ssize_t n = ::read(fd, in.data(), in.size());
+                if (n <= 0) {
+                    if (n < 0)
+                        status = Error{path + ": read failed at offset " + std::to_string(fed) + ": " +
+                                       std::strerror(errno)};
+                    break;
+                }
+                z.next_in = in.data();
+                z.avail_in = static_cast<uInt>(n);
+                fed += static_cast<uint64_t>(n);
+            }
+            inflateReset(&z);
+            continue;
+        }
+        if (rc == Z_BUF_ERROR && z.avail_in == 0 && eof) {
+            status = Error{path + ": gzip data cut off at offset " + std::to_string(fed) + " (inflated " +
+                           std::to_string(inflated) + " bytes)"};
+            break;
+        }
+        if (rc != Z_OK && rc != Z_BUF_ERROR) {
+            status = Error{path + ": bad gzip data at offset " + std::to_string(fed - z.avail_in) + " (" +
+                           (z.msg ? z.msg : "zlib error") + ")"};
+            break;
+        }
+    }
+    inflateEnd(&z);
+    return status;
+}
+
+// A gzip dump inflated into a file of its own, unlinked at once (no one else can open it, and
+// it is gone when the import ends or dies), in $TMPDIR or /tmp: at most the free space there
+// (less a margin) and the process's file size limit; the caller maps it as it maps a plain dump.
+Result<int> inflateToTemporary(int fd, const std::string& path) {
+    const char* tmpdir = std::getenv("TMPDIR");
+    const std::string dir = tmpdir && *tmpdir ? tmpdir : "/tmp";
+    std::string name = dir + "/memcity-inflated-XXXXXX";
+    const int out = ::mkostemp(name.data(), O_CLOEXEC);
+    if (out < 0)
+        return Error{path + ": no temporary file in " + dir + " to inflate into: " + std::strerror(errno)};
+    ::unlink(name.c_str());
+    uint64_t limit = UINT64_MAX;
+    std::string what;
+    struct statvfs fs {};
+    if (::fstatvfs(out, &fs) == 0) {
+        const uint64_t free_bytes = uint64_t{fs.f_bavail} * fs.f_frsize;
+        const uint64_t margin = std::max<uint64_t>(free_bytes / 20, uint64_t{64} << 20);
+        limit = free_bytes > margin ? free_bytes - margin : 0;
+        what = "the free space in " + dir + " less a margin";
+    }
+    struct rlimit fsize {};
+    if (::getrlimit(RLIMIT_FSIZE, &fsize) == 0 && fsize.rlim_cur != RLIM_INFINITY && fsize.rlim_cur < limit) {
+        limit = fsize.rlim_cur;
+        what = "the file size limit";
+    }
+    Status s = inflateFile(fd, path, limit, what, [&](const uint8_t* data, size_t bytes) -> Status {
+        for (size_t done = 0; done < bytes;) {
+            const ssize_t n = ::write(out, data + done, bytes - done);
+            if (n <= 0)
+                return Error{path + ": cannot write its inflated dump to " + dir + ": " +
+                             std::strerror(n < 0 ? errno : ENOSPC)};
+            done += static_cast<size_t>(n);
+        }
+        return Status{};
+    });
+    if (!s) {
+        ::close(out);
+        return s.error();
+    }
+    return out;
+}
+
+}  // namespace
+
 Result<std::vector<uint8_t>> readDumpFile(const std::string& path, bool* gzip) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return Error{path + ": " + std::strerror(errno)};
@@ -62,10 +186,29 @@ Result<std::vector<uint8_t>> readDumpFile(const std::string& path, bool* gzip) {
         ::close(fd);
         return Error{path + ": not a regular file"};
     }
-    std::vector<uint8_t> raw(static_cast<size_t>(st.st_size));
+    uint8_t magic[2] = {0, 0};
+    const bool compressed = ::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+    if (gzip) *gzip = compressed;
+    std::vector<uint8_t> out;
+    if (compressed) {
+        Status s = inflateFile(fd, path, kMaxDumpInMemory, "what a dump read into memory may hold",
+                               [&](const uint8_t* data, size_t bytes) -> Status {
+                                   out.insert(out.end(), data, data + bytes);
+                                   return Status{};
+                               });
+        ::close(fd);
+        if (!s) return s.error();
+        return out;
+    }
+    if (static_cast<uint64_t>(st.st_size) > kMaxDumpInMemory) {
+        ::close(fd);
+        return Error{path + ": " + std::to_string(st.st_size) + " bytes, more than " +
+                     std::to_string(kMaxDumpInMemory) + " to read into memory"};
+    }
+    out.resize(static_cast<size_t>(st.st_size));
     size_t got = 0;
-    while (got < raw.size()) {
-        const ssize_t n = ::read(fd, raw.data() + got, raw.size() - got);
+    while (got < out.size()) {
+        const ssize_t n = ::read(fd, out.data() + got, out.size() - got);
         if (n <= 0) {
             ::close(fd);
             return Error{path + ": read failed at offset " + std::to_string(got)};
@@ -73,47 +216,6 @@ Result<std::vector<uint8_t>> readDumpFile(const std::string& path, bool* gzip) {
         got += static_cast<size_t>(n);
     }
     ::close(fd);
-    const bool compressed = raw.size() >= 2 && raw[0] == 0x1f && raw[1] == 0x8b;
-    if (gzip) *gzip = compressed;
-    if (!compressed) return raw;
-    // jcmd GC.heap_dump -gz writes many gzip members one after another: inflate each.
-    std::vector<uint8_t> out;
-    out.reserve(raw.size() * 4);
-    z_stream z{};
-    if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) return Error{path + ": zlib failed to start"};
-    z.next_in = raw.data();
-    z.avail_in = static_cast<uInt>(std::min<size_t>(raw.size(), UINT32_MAX));
-    size_t fed = z.avail_in;
-    std::vector<uint8_t> buffer(1 << 20);
-    for (;;) {
-        z.next_out = buffer.data();
-        z.avail_out = static_cast<uInt>(buffer.size());
-        const int rc = inflate(&z, Z_NO_FLUSH);
-        out.insert(out.end(), buffer.data(), buffer.data() + (buffer.size() - z.avail_out));
-        if (z.avail_in == 0 && fed < raw.size()) {
-            const size_t more = std::min<size_t>(raw.size() - fed, UINT32_MAX);
-            z.next_in = raw.data() + fed;
-            z.avail_in = static_cast<uInt>(more);
-            fed += more;
-        }
-        if (rc == Z_STREAM_END) {
-            if (z.avail_in == 0) break;
-            inflateReset(&z);
-            continue;
-        }
-        if (rc == Z_BUF_ERROR && z.avail_in == 0) {
-            inflateEnd(&z);
-            return Error{path + ": gzip data cut off at offset " + std::to_string(fed) + " (inflated " +
-                         std::to_string(out.size()) + " bytes)"};
-        }
-        if (rc != Z_OK && rc != Z_BUF_ERROR) {
-            const uint64_t at = fed - z.avail_in;
-            inflateEnd(&z);
-            return Error{path + ": bad gzip data at offset " + std::to_string(at) + " (" +
-                         (z.msg ? z.msg : "zlib error") + ")"};
-        }
-    }
-    inflateEnd(&z);
     return out;
 }
 
@@ -140,28 +242,41 @@ Result<std::unique_ptr<Importer>> Importer::create(const std::string& trace_path
 }
 
 Result<DumpStats> Importer::add(const std::string& dump_path, uint64_t pause_ns) {
-    // A plain dump is mapped (a copy of a gigabyte costs seconds); a gzip one is inflated.
-    const int fd = ::open(dump_path.c_str(), O_RDONLY | O_CLOEXEC);
+    // A plain dump is mapped (a copy of a gigabyte costs seconds); a gzip one is inflated into
+    // a temporary file, which is mapped the same way (memory stays bounded however much it says).
+    int fd = ::open(dump_path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) return Error{dump_path + ": " + std::strerror(errno)};
     struct stat st {};
     uint8_t magic[2] = {0, 0};
     const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    const bool gzip = regular && ::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
-    if (regular && !gzip && st.st_size > 0) {
-        const auto size = static_cast<size_t>(st.st_size);
-        void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (!regular) {
         ::close(fd);
-        if (map == MAP_FAILED) return Error{dump_path + ": cannot be mapped: " + std::strerror(errno)};
-        ::madvise(map, size, MADV_SEQUENTIAL);
-        auto stats =
-            add(dump_path, std::span<const uint8_t>(static_cast<const uint8_t*>(map), size), pause_ns);
-        ::munmap(map, size);
-        return stats;
+        return Error{dump_path + ": not a regular file"};
     }
+    const bool gzip = ::pread(fd, magic, 2, 0) == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+    if (gzip) {
+        auto inflated = inflateToTemporary(fd, dump_path);
+        ::close(fd);
+        if (!inflated) return inflated.error();
+        fd = *inflated;
+        if (::fstat(fd, &st) != 0) {
+            ::close(fd);
+            return Error{dump_path + ": its inflated dump cannot be read: " + std::strerror(errno)};
+        }
+    }
+    if (st.st_size == 0) {
+        ::close(fd);
+        return add(dump_path, std::span<const uint8_t>{}, pause_ns);
+    }
+    const auto size = static_cast<size_t>(st.st_size);
+    void* map = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
     ::close(fd);
-    auto bytes = readDumpFile(dump_path);
-    if (!bytes) return bytes.error();
-    auto stats = add(dump_path, *bytes, pause_ns);
+    if (map == MAP_FAILED)
+        return Error{dump_path + (gzip ? ": its inflated dump of " + std::to_string(size) + " bytes" : "") +
+                     ": cannot be mapped: " + std::strerror(errno)};
+    ::madvise(map, size, MADV_SEQUENTIAL);
+    auto stats = add(dump_path, std::span<const uint8_t>(static_cast<const uint8_t*>(map), size), pause_ns);
+    ::munmap(map, size);
     if (stats) stats->gzip = gzip;
     return stats;
 }

@@ -49,7 +49,10 @@ struct DumpStats {
     double seconds = 0;  // reading and writing it
 };
 
-// Reads a whole file into memory, gunzipping it if it is gzip-compressed (jcmd GC.heap_dump -gz).
+// Reads a whole file into memory, gunzipping it if it is gzip-compressed (jcmd GC.heap_dump -gz);
+// a file, or its inflated dump, of more than kMaxDumpInMemory bytes is an error (Importer::add
+// maps a dump instead, and inflates a gzip one into a temporary file).
+inline constexpr uint64_t kMaxDumpInMemory = uint64_t{1} << 30;
 Result<std::vector<uint8_t>> readDumpFile(const std::string& path, bool* gzip = nullptr);
 // Whether the bytes begin like a heap dump (or a gzip file, which may hold one).
 bool looksLikeDump(std::span<const uint8_t> head);

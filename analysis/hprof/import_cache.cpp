@@ -73,8 +73,7 @@ Result<CachedImport> cachedImportOf(const std::string& path) {
     place.dump = path;
     place.dir = dir.string();
     place.trace = (dir / (absolute.filename().string() + ".mct")).string();
-    // (Per process: two imports of one dump at once write apart, and the last one's trace stays.)
-    place.partial = place.trace + "." + std::to_string(::getpid()) + ".part";
+    place.partial = partialTracePath(place.trace);
     place.dump_bytes = static_cast<uint64_t>(st.st_size);
     if (fs::exists(place.trace, ec))
         if (auto t = TraceFile::open(place.trace); t.ok() && t->hadFooterIndex()) {
@@ -84,24 +83,45 @@ Result<CachedImport> cachedImportOf(const std::string& path) {
     return place;
 }
 
-Result<PruneResult> importIntoCache(const CachedImport& place,
-                                    std::function<bool(ImportStep, double)> progress) {
+std::string partialTracePath(const std::string& trace) {
+    return trace + "." + std::to_string(::getpid()) + ".part";
+}
+
+Status importWhole(std::span<const std::string> dumps, const std::string& partial, const std::string& trace,
+                   std::function<bool(ImportStep, double)> progress,
+                   const std::function<void(const DumpStats&)>& imported) {
     std::error_code ec;
-    auto importer = Importer::create(place.partial, "memcity import");
+    auto importer = Importer::create(partial, "memcity import");
     if (!importer) return importer.error();
     (*importer)->onProgress(std::move(progress));
-    auto stats = (*importer)->add(place.dump);
-    if (!stats) {
-        (*importer)->abandon();
-        fs::remove(place.partial, ec);
-        return stats.error();
+    for (const std::string& dump : dumps) {
+        auto stats = (*importer)->add(dump);
+        if (!stats) {
+            (*importer)->abandon();
+            fs::remove(partial, ec);
+            return stats.error();
+        }
+        if (imported) imported(*stats);
     }
     if (Status s = (*importer)->close(); !s.ok()) {
-        fs::remove(place.partial, ec);
+        fs::remove(partial, ec);
         return s.error();
     }
-    fs::rename(place.partial, place.trace, ec);
-    if (ec) return Error{place.trace + ": " + ec.message()};
+    fs::rename(partial, trace, ec);
+    if (ec) {
+        std::error_code ignored;
+        fs::remove(partial, ignored);
+        return Error{trace + ": " + ec.message()};
+    }
+    return {};
+}
+
+Result<PruneResult> importIntoCache(const CachedImport& place,
+                                    std::function<bool(ImportStep, double)> progress) {
+    if (Status s = importWhole(std::span<const std::string>(&place.dump, 1), place.partial, place.trace,
+                               std::move(progress));
+        !s)
+        return s.error();
     return pruneImports((fs::path(place.dir).parent_path()).string(), place.dir, importCacheLimit(),
                         std::chrono::hours(24 * 30));
 }

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <functional>
+#include <span>
 #include <string>
 
 #include "hprof/hprof_import.h"
@@ -51,6 +52,17 @@ PruneResult pruneImports(const std::string& imports, const std::string& keep, ui
                          std::chrono::seconds max_age);
 // The cache's size limit: MEMCITY_CACHE_MAX (a size: 500m, 20g), else 8 GiB.
 uint64_t importCacheLimit();
+
+// The private file an import into `trace` writes until it is whole: "TRACE.PID.part", beside it
+// (per process: two imports into one trace at once write apart, and the last one's stays).
+std::string partialTracePath(const std::string& trace);
+// Imports `dumps` (in order, one GC each) into `partial`, then renames it to `trace`: `trace`
+// changes only when every dump was imported and the trace closed. `progress` (may be empty):
+// Importer::onProgress. `imported` (may be empty): called with each dump's figures. On an error,
+// which names the dump (or the file), `partial` is removed and `trace` is as it was.
+Status importWhole(std::span<const std::string> dumps, const std::string& partial, const std::string& trace,
+                   std::function<bool(ImportStep, double)> progress = {},
+                   const std::function<void(const DumpStats&)>& imported = {});
 
 // Imports the dump into `place.partial`, renames it to `place.trace` and prunes the cache
 // (what went is returned). `progress` (may be empty): Importer::onProgress (the partial trace is

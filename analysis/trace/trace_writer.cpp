@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zstd.h>
 
@@ -17,12 +18,68 @@ namespace memcity {
 using format::ChunkKind;
 using format::SymbolRecord;
 
+namespace {
+
+std::string heldMessage(const std::string& path) {
+    return path + ": another memcity is writing it (a recording in progress); choose another file";
+}
+
+// Opens `path` and takes `lock` on it without waiting. Sets *fd (-1 for a missing file). Error
+// when a writer holds it, or it cannot be opened.
+Status lockExisting(const std::string& path, int lock, int* fd) {
+    *fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+    if (*fd < 0) {
+        if (errno == ENOENT) return {};
+        return Error{path + ": cannot open: " + std::strerror(errno)};
+    }
+    if (::flock(*fd, lock | LOCK_NB) == 0) return {};
+    const int e = errno;
+    ::close(*fd);
+    *fd = -1;
+    if (e == EWOULDBLOCK) return Error{heldMessage(path)};
+    return Error{path + ": cannot lock: " + std::strerror(e)};
+}
+
+}  // namespace
+
+Status checkNoTraceWriter(const std::string& path) {
+    int fd = -1;
+    Status s = lockExisting(path, LOCK_SH, &fd);
+    if (fd >= 0) ::close(fd);
+    return s;
+}
+
+Status removeUnlessBeingWritten(const std::string& path) {
+    int fd = -1;
+    if (Status s = lockExisting(path, LOCK_EX, &fd); !s) return s;
+    if (fd < 0) return {};
+    Status result;
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+        result = Error{path + ": cannot remove: " + std::strerror(errno)};
+    ::close(fd);
+    return result;
+}
+
 Result<std::unique_ptr<TraceWriter>> TraceWriter::create(const std::string& path,
                                                          const WriterOptions& options) {
-    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    // Not truncated yet: the file may be another writer's recording, which only its lock tells.
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
     if (fd < 0) return Error{path + ": cannot create: " + std::strerror(errno)};
-    // Held until the file is closed (or the process dies): readers know it is still being written.
-    (void)::flock(fd, LOCK_EX | LOCK_NB);
+    // Held until the file is closed (or the process dies): readers know it is still being
+    // written, and another writer keeps off it.
+    if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        const int e = errno;
+        ::close(fd);
+        if (e == EWOULDBLOCK) return Error{heldMessage(path)};
+        return Error{path + ": cannot lock: " + std::strerror(e)};
+    }
+    // (Only a regular file: a device such as /dev/null has nothing to truncate.)
+    struct stat st {};
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ::ftruncate(fd, 0) != 0) {
+        const int e = errno;
+        ::close(fd);
+        return Error{path + ": cannot truncate: " + std::strerror(e)};
+    }
     std::unique_ptr<TraceWriter> w(new TraceWriter(path, fd, options));
     if (!w->ok()) return w->status().error();
     return w;

@@ -46,6 +46,9 @@ struct TypeDef {
 
 class TraceWriter {
 public:
+    // Creates the trace at `path`, or replaces what is there: the file is locked (until the writer
+    // closes it, or its process dies) before anything in it is touched. Error, nothing changed:
+    // another writer holds it ("PATH: another memcity is writing it ..."), or it cannot be created.
     static Result<std::unique_ptr<TraceWriter>> create(const std::string& path,
                                                        const WriterOptions& options = {});
     ~TraceWriter();
@@ -173,5 +176,13 @@ private:
     std::vector<ChunkEntry> chunks_;
     std::vector<std::pair<uint32_t, uint32_t>> gc_end_chunks_;  // (gc, chunk number)
 };
+
+// Whether a TraceWriter (of any process) holds `path`: Error, naming the path, when one does; a
+// missing file is fine. For a command that is about to record into `path`.
+Status checkNoTraceWriter(const std::string& path);
+// Removes the file at `path` unless a TraceWriter holds it (then the Error of checkNoTraceWriter,
+// and the file stays): the file is unlinked under the writer's lock, so a recording that began
+// before is never unlinked. A missing file is fine.
+Status removeUnlessBeingWritten(const std::string& path);
 
 }  // namespace memcity

@@ -87,6 +87,7 @@ Status Explorer::start() {
             settings_path_ = *path;
             if (auto loaded = explore::loadSettings(settings_path_)) {
                 settings_ = loaded->settings;
+                settings_base_ = settings_;
                 for (const std::string& w : loaded->warnings)
                     std::cerr << "warning: " << w << "\n";
             } else {
@@ -373,8 +374,10 @@ void Explorer::saveSettings() {
     settings_.view = std::string(scene::viewKindName(session_->view()));
     settings_.metric = std::string(metricName(session_->chain().metric));
     settings_.sort = std::string(sortStrategyName(session_->chain().sort));
-    if (Status st = explore::saveSettings(settings_path_, settings_); !st)
+    if (Status st = explore::saveSettingsChanges(settings_path_, settings_base_, settings_); !st)
         std::cerr << "warning: " << st.error().message << "\n";
+    else
+        settings_base_ = settings_;
 }
 
 int Explorer::run() {

@@ -76,6 +76,9 @@ private:
     ExplorerOptions options_;
     std::string settings_path_;
     explore::Settings settings_;
+    // The settings as loaded, or as saved last: a save writes what changed since (other windows
+    // save theirs into the same file).
+    explore::Settings settings_base_;
     std::unique_ptr<Platform> platform_;
     std::unique_ptr<render::Renderer> renderer_;
     ImGuiContext* imgui_ = nullptr;

@@ -23,6 +23,7 @@
 #include "cli/text_format.h"
 #include "live/control_client.h"
 #include "trace/trace_reader.h"
+#include "trace/trace_writer.h"
 
 namespace memcity::cli {
 namespace {
@@ -96,9 +97,13 @@ int runAttach(const Words& words, const LiveView& live) {
         std::cerr << agent.error().message << "\n";
         return 1;
     }
+    // The agent replaces the file once it holds it; until then it stays as it is (an agent that
+    // fails to load leaves it), and another recording's file is refused here.
     const std::string& file = recording->file;
-    std::error_code removed;
-    std::filesystem::remove(file, removed);
+    if (Status held = checkNoTraceWriter(file); !held) {
+        std::cerr << "memcity attach: " << held.error().message << "\n";
+        return 1;
+    }
     // owned: the recording ends when this process's connection closes, whatever ends it.
     const std::string options = agentOptionsFor(*recording) + ",quiet,owned";
     const auto t0 = Clock::now();

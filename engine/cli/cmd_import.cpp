@@ -1,10 +1,14 @@
 // memcity import DUMP.hprof... -o OUT.mct: heap dumps into a trace, one GC per dump.
+#include <sys/stat.h>
+
+#include <filesystem>
 #include <iostream>
 
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/text_format.h"
 #include "hprof/hprof_import.h"
+#include "hprof/import_cache.h"
 
 namespace memcity::cli {
 
@@ -14,6 +18,18 @@ std::string modelName(const hprof::ObjectModel& m) {
     if (m.header == 8) return "compact headers";
     if (m.oop == 4) return "compressed oops";
     return m.header == 12 ? "uncompressed oops" : "uncompressed oops and class pointers";
+}
+
+// Whether `a` and `b` name one file: the same file where both exist, else the same path once
+// resolved (symbolic links, "..").
+bool sameFile(const std::string& a, const std::string& b) {
+    struct stat sa {
+    }, sb{};
+    if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    std::error_code ea, eb;
+    const auto ca = std::filesystem::weakly_canonical(a, ea), cb = std::filesystem::weakly_canonical(b, eb);
+    return !ea && !eb && ca == cb;
 }
 
 }  // namespace
@@ -51,21 +67,20 @@ int runImport(const Words& words) {
         std::cerr << "memcity import: expected one or more heap dumps (FILE.hprof)\n";
         return 1;
     }
-    auto importer = hprof::Importer::create(*out, "memcity import");
-    if (!importer) {
-        std::cerr << "error: " << importer.error().message << "\n";
-        return 1;
-    }
-    for (const std::string& dump : args->positionals()) {
-        auto stats = (*importer)->add(dump);
-        if (!stats) {
-            std::cerr << "error: " << stats.error().message << "\n";
-            (void)(*importer)->close();
+    // Written whole or not at all: into a private file beside OUT, renamed over it once every dump
+    // is in; a dump that is OUT itself is refused (the import would replace it).
+    for (const std::string& dump : args->positionals())
+        if (sameFile(dump, *out)) {
+            std::cerr << "memcity import: the output " << *out << " is the dump " << dump
+                      << " itself: choose another -o\n";
             return 1;
         }
-        printImported(*stats, args->has("--verbose"), std::cout);
-    }
-    if (Status s = (*importer)->close(); !s.ok()) {
+    const std::vector<std::string>& dumps = args->positionals();
+    const bool verbose = args->has("--verbose");
+    if (Status s = hprof::importWhole(
+            dumps, hprof::partialTracePath(*out), *out, {},
+            [&](const hprof::DumpStats& stats) { printImported(stats, verbose, std::cout); });
+        !s) {
         std::cerr << "error: " << s.error().message << "\n";
         return 1;
     }

@@ -17,6 +17,7 @@
 #include "cli/load.h"
 #include "cli/recording.h"
 #include "cli/text_format.h"
+#include "trace/trace_writer.h"
 
 namespace memcity::cli {
 namespace {
@@ -141,9 +142,12 @@ int runRecord(const Words& words, const LiveView& live) {
     }
 
     // With shared, the first JVM to create FILE records into it and any later one beside it
-    // (FILE.PID.mct): an old FILE would send them all beside it.
-    std::error_code removed;
-    std::filesystem::remove(file, removed);
+    // (FILE.PID.mct): an old FILE would send them all beside it. One that a recording still
+    // writes stays, and this one is refused.
+    if (Status held = removeUnlessBeingWritten(file); !held) {
+        std::cerr << "memcity record: " << held.error().message << "\n";
+        return 1;
+    }
     const auto started = std::filesystem::file_time_type::clock::now();
 
     auto t0 = std::chrono::steady_clock::now();
@@ -208,6 +212,14 @@ int runRecord(const Words& words, const LiveView& live) {
     auto loaded = loadTrace(file);
     if (!loaded) {
         std::cerr << "memcity record: " << loaded.error().message << "\n";
+        return code ? code : 1;
+    }
+    // The java launcher is the JVM: a trace another process wrote (a recording begun meanwhile into
+    // the same file) is not this one's, and its summary is not said as this one's.
+    const std::string* writer_pid = loaded->trace->metaValue("pid");
+    if (is_java && writer_pid && *writer_pid != std::to_string(pid)) {
+        std::cerr << "memcity record: " << recording->out << " was written by another JVM (pid "
+                  << *writer_pid << "), not this command's (pid " << pid << ")\n";
         return code ? code : 1;
     }
     printRecordingSummary(*loaded, recording->out,

@@ -1,6 +1,7 @@
 #include "explore/settings.h"
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -147,6 +148,9 @@ bool parseFloat(const std::string& s, float lo, float hi, float& out) {
     return true;
 }
 
+// The comment formatSettings writes first (not kept as an extra: it is written anew).
+constexpr std::string_view kFirstLine = "# memcity explorer settings (format: engine/explore/settings.h)";
+
 // One parse of a settings file.
 class Parser {
 public:
@@ -160,9 +164,17 @@ public:
             text.remove_prefix(nl == std::string_view::npos ? text.size() : nl + 1);
             ++line_no_;
             if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+            raw_ = line;
+            const size_t warned = out_.warnings.size();
+            read_ = true;
             parseLine(trim(line));
+            // What this version does not read is kept for the next save (a later version's key,
+            // a malformed line, a comment other than the one formatSettings writes).
+            if (!trim(line).empty() && trim(line)[0] != '[' && section_ != Section::kIgnored &&
+                line != kFirstLine && (!read_ || out_.warnings.size() > warned))
+                (section_ == Section::kMain ? out_.extras.main : chain_extras_).emplace_back(line);
         }
-        finishChain();
+        endSection();
         return std::move(out_);
     }
 
@@ -179,7 +191,12 @@ private:
     void warn(const std::string& what) { warn(line_no_, what); }
 
     void parseLine(std::string_view line) {
-        if (line.empty() || line[0] == '#' || line[0] == ';') return;
+        if (line.empty()) return;
+        if (section_ != Section::kMain && line[0] != '[') section_lines_.emplace_back(raw_);
+        if (line[0] == '#' || line[0] == ';') {
+            read_ = false;
+            return;
+        }
         if (line[0] == '[') return parseHeader(line);
         const size_t eq = line.find('=');
         if (eq == std::string_view::npos)
@@ -195,8 +212,9 @@ private:
     }
 
     void parseHeader(std::string_view line) {
-        finishChain();
+        endSection();
         section_ = Section::kIgnored;
+        section_lines_.assign(1, std::string(raw_));
         if (line.back() != ']') return warn("malformed section header \"" + printable(line) + "\"");
         const std::string_view inner = trim(line.substr(1, line.size() - 2));
         constexpr std::string_view kChainWord = "chain";
@@ -212,14 +230,23 @@ private:
         chain_line_ = line_no_;
     }
 
-    void finishChain() {
-        if (section_ != Section::kChain) return;
-        section_ = Section::kIgnored;
-        if (chain_.spec.empty()) {
+    // Ends the section that is open: a chain is read (or, without a spec, kept as it was); a
+    // section this version does not read is kept.
+    void endSection() {
+        if (section_ == Section::kChain && chain_.spec.empty()) {
             warn(chain_line_, "chain \"" + printable(chain_name_) + "\" has no spec; skipped");
-            return;
+            section_ = Section::kIgnored;
+        } else if (section_ == Section::kChain) {
+            out_.settings.chains[chain_name_] = std::move(chain_);
+            auto& kept = out_.extras.chain[chain_name_];
+            kept.insert(kept.end(), chain_extras_.begin(), chain_extras_.end());
         }
-        out_.settings.chains[chain_name_] = std::move(chain_);
+        if (section_ == Section::kIgnored)
+            out_.extras.sections.insert(out_.extras.sections.end(), section_lines_.begin(),
+                                        section_lines_.end());
+        section_lines_.clear();
+        chain_extras_.clear();
+        section_ = Section::kMain;
     }
 
     // Decodes the value of a known key; false (with a warning) when it is malformed.
@@ -271,8 +298,10 @@ private:
                                                       "recent",
                                                       "camera_speed",
                                                       "ui_scale"};
-        if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown))
-            return;  // a later version's
+        if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown)) {
+            read_ = false;  // a later version's
+            return;
+        }
         std::string v;
         if (!decode(key, raw, v)) return;
         if (key == "window.width" || key == "window.height") {
@@ -317,7 +346,10 @@ private:
     }
 
     void setChain(const std::string& key, std::string_view raw) {
-        if (key != "spec" && key != "filter") return;  // a later version's
+        if (key != "spec" && key != "filter") {
+            read_ = false;  // a later version's
+            return;
+        }
         std::string v;
         if (!decode(key, raw, v)) return;
         (key == "spec" ? chain_.spec : chain_.filter) = std::move(v);
@@ -330,6 +362,10 @@ private:
     std::string chain_name_;
     SavedChain chain_;
     size_t chain_line_ = 0;
+    std::string_view raw_;  // the line being read, as written
+    bool read_ = true;      // whether this version read it (false: a comment, a later version's key)
+    std::vector<std::string> section_lines_;  // the open section's lines, as written
+    std::vector<std::string> chain_extras_;   // the open chain's lines this version does not read
 };
 
 std::string systemError(int e) {
@@ -338,8 +374,8 @@ std::string systemError(int e) {
 
 }  // namespace
 
-std::string formatSettings(const Settings& s) {
-    std::string out = "# memcity explorer settings (format: engine/explore/settings.h)\n";
+std::string formatSettings(const Settings& s, const SettingsExtras& extras) {
+    std::string out = std::string(kFirstLine) + "\n";
     auto line = [&out](std::string_view key, const std::string& value) {
         out += key;
         out += " = ";
@@ -364,11 +400,19 @@ std::string formatSettings(const Settings& s) {
     line("ui_scale", number(s.ui_scale));
     for (const std::string& r : s.recent_files)
         line("recent", quote(r));
+    auto verbatim = [&out](const std::vector<std::string>& lines) {
+        for (const std::string& l : lines)
+            out += l + "\n";
+    };
+    verbatim(extras.main);
     for (const auto& [name, chain] : s.chains) {
         out += "\n[chain " + quote(name) + "]\n";
         line("spec", quote(chain.spec));
         line("filter", quote(chain.filter));
+        if (auto it = extras.chain.find(name); it != extras.chain.end()) verbatim(it->second);
     }
+    if (!extras.sections.empty()) out += "\n";
+    verbatim(extras.sections);
     return out;
 }
 
@@ -387,10 +431,13 @@ Result<std::string> defaultSettingsPath() {
     return Error{"no place for the settings: none of MEMCITY_SETTINGS, XDG_CONFIG_HOME, HOME is set"};
 }
 
-Result<LoadedSettings> loadSettings(const std::string& path) {
+namespace {
+
+// The text of the file at `path`; empty when there is none.
+Result<std::string> readText(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
-        if (errno == ENOENT) return LoadedSettings{};
+        if (errno == ENOENT) return std::string();
         return Error{path + ": cannot open: " + systemError(errno)};
     }
     std::string text;
@@ -407,22 +454,35 @@ Result<LoadedSettings> loadSettings(const std::string& path) {
         text.append(buf, static_cast<size_t>(n));
     }
     ::close(fd);
-    return parseSettings(text, path);
+    return text;
 }
 
-Status saveSettings(const std::string& path, const Settings& settings) {
-    namespace fs = std::filesystem;
+}  // namespace
+
+Result<LoadedSettings> loadSettings(const std::string& path) {
+    auto text = readText(path);
+    if (!text) return text.error();
+    return parseSettings(*text, path);
+}
+
+namespace {
+
+// Creates the folder of `path` (if any). Error: names it.
+Status makeFolderOf(const std::string& path) {
     if (path.empty()) return Error{"cannot save settings: empty path"};
-    const fs::path dir = fs::path(path).parent_path();
-    if (!dir.empty()) {
-        std::error_code ec;
-        fs::create_directories(dir, ec);
-        if (ec) return Error{dir.string() + ": cannot create folder: " + ec.message()};
-    }
+    const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+    if (dir.empty()) return {};
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return Error{dir.string() + ": cannot create folder: " + ec.message()};
+    return {};
+}
+
+// Replaces `path` by `text` atomically (saveSettings), its folder made already.
+Status replaceWith(const std::string& path, const std::string& text) {
     const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
     const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return Error{path + ": cannot create temporary file " + tmp + ": " + systemError(errno)};
-    const std::string text = formatSettings(settings);
     size_t done = 0;
     int e = 0;
     while (done < text.size()) {
@@ -446,6 +506,73 @@ Status saveSettings(const std::string& path, const Settings& settings) {
         return Error{path + ": cannot replace: " + systemError(e)};
     }
     return {};
+}
+
+}  // namespace
+
+Status saveSettings(const std::string& path, const Settings& settings) {
+    if (Status s = makeFolderOf(path); !s) return s;
+    return replaceWith(path, formatSettings(settings));
+}
+
+Settings mergeSettings(const Settings& disk, const Settings& base, const Settings& now) {
+    Settings merged = disk;
+    auto take = [](auto& out, const auto& was, const auto& is) {
+        if (is != was) out = is;
+    };
+    take(merged.window_width, base.window_width, now.window_width);
+    take(merged.window_height, base.window_height, now.window_height);
+    take(merged.window_x, base.window_x, now.window_x);
+    take(merged.window_y, base.window_y, now.window_y);
+    take(merged.maximised, base.maximised, now.maximised);
+    take(merged.vsync, base.vsync, now.vsync);
+    take(merged.panels.chain_editor, base.panels.chain_editor, now.panels.chain_editor);
+    take(merged.panels.table, base.panels.table, now.panels.table);
+    take(merged.panels.inspector, base.panels.inspector, now.panels.inspector);
+    take(merged.panels.timeline, base.panels.timeline, now.panels.timeline);
+    take(merged.panels.stats, base.panels.stats, now.panels.stats);
+    take(merged.view, base.view, now.view);
+    take(merged.metric, base.metric, now.metric);
+    take(merged.sort, base.sort, now.sort);
+    take(merged.camera_speed, base.camera_speed, now.camera_speed);
+    take(merged.ui_scale, base.ui_scale, now.ui_scale);
+    if (now.recent_files != base.recent_files) {
+        std::vector<std::string> recent = now.recent_files;
+        for (const std::string& r : disk.recent_files)
+            if (recent.size() < kMaxRecentFiles && std::find(recent.begin(), recent.end(), r) == recent.end())
+                recent.push_back(r);
+        merged.recent_files = std::move(recent);
+    }
+    for (const auto& [name, chain] : now.chains)
+        if (auto it = base.chains.find(name); it == base.chains.end() || it->second != chain)
+            merged.chains[name] = chain;
+    for (const auto& [name, chain] : base.chains)
+        if (!now.chains.contains(name)) merged.chains.erase(name);
+    return merged;
+}
+
+Status saveSettingsChanges(const std::string& path, const Settings& base, const Settings& now) {
+    if (Status s = makeFolderOf(path); !s) return s;
+    // A lock file of its own: the settings file is replaced (a new inode) by every save.
+    const std::string lock_path = path + ".lock";
+    const int lock = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (lock < 0) return Error{lock_path + ": cannot open: " + systemError(errno)};
+    while (::flock(lock, LOCK_EX) != 0) {
+        if (errno == EINTR) continue;
+        const int e = errno;
+        ::close(lock);
+        return Error{lock_path + ": cannot lock: " + systemError(e)};
+    }
+    auto text = readText(path);
+    Status result;
+    if (!text) {
+        result = text.error();
+    } else {
+        const LoadedSettings disk = parseSettings(*text, path);
+        result = replaceWith(path, formatSettings(mergeSettings(disk.settings, base, now), disk.extras));
+    }
+    ::close(lock);  // (lets the lock go)
+    return result;
 }
 
 void addRecentFile(Settings& settings, const std::string& path) {

@@ -74,9 +74,19 @@ struct Settings {
     bool operator==(const Settings&) const = default;
 };
 
+// The lines of a settings file this version does not read (keys and sections of a later
+// version, malformed lines, comments), kept verbatim so that a save writes them back.
+struct SettingsExtras {
+    std::vector<std::string> main;                          // of the part before any section
+    std::map<std::string, std::vector<std::string>> chain;  // of a chain's section, by chain name
+    std::vector<std::string> sections;  // whole sections (header first) that are not chains read
+    bool operator==(const SettingsExtras&) const = default;
+};
+
 struct LoadedSettings {
     Settings settings;
     std::vector<std::string> warnings;  // "PATH: line N: what", in line order
+    SettingsExtras extras;
 };
 
 // Where the settings live: $MEMCITY_SETTINGS if set, else $XDG_CONFIG_HOME/memcity/settings.ini
@@ -87,8 +97,9 @@ Result<std::string> defaultSettingsPath();
 // Reads the settings at `path` (see "Reading"). A missing file gives the defaults, without
 // warnings. Errors (the file exists but cannot be read) name the path and the system's reason.
 Result<LoadedSettings> loadSettings(const std::string& path);
-// The file text for `settings` (what saveSettings writes).
-std::string formatSettings(const Settings& settings);
+// The file text for `settings` (what saveSettings writes), with `extras` after what they were
+// found with (the main part's after its keys, a chain's after its keys, sections at the end).
+std::string formatSettings(const Settings& settings, const SettingsExtras& extras = {});
 // Parses file text; `path` only names the file in warnings.
 LoadedSettings parseSettings(const std::string& text, const std::string& path);
 
@@ -96,6 +107,16 @@ LoadedSettings parseSettings(const std::string& text, const std::string& path);
 // disk, then renamed over `path` (readers see the old or the new file, never half of one).
 // Creates the folder. Errors name the path (or the folder) and the system's reason.
 Status saveSettings(const std::string& path, const Settings& settings);
+
+// What another explorer saved since, kept: `disk` with each setting that `now` changed from `base`
+// set as in `now`. Chains: one that `now` added or changed is `now`'s, one it removed goes, the rest
+// are `disk`'s. Recent files: `now`'s first (when it changed them), then `disk`'s others, capped.
+Settings mergeSettings(const Settings& disk, const Settings& base, const Settings& now);
+// Saves what this explorer changed, from `base` (what it loaded, or saved last) to `now`, into the
+// file as it is now: under a lock (PATH.lock, beside it) the file is read again, merged
+// (mergeSettings), its lines this version does not read kept (SettingsExtras), and replaced
+// atomically as saveSettings does. Errors as saveSettings's, or the lock's (naming PATH.lock).
+Status saveSettingsChanges(const std::string& path, const Settings& base, const Settings& now);
 
 // Puts `path`, made absolute (against the current folder, lexically normalised), first in
 // settings.recent_files, removing an earlier entry for it and the oldest past kMaxRecentFiles.

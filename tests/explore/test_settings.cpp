@@ -348,3 +348,79 @@ TEST(Settings, RecentFilesAreAbsoluteDedupedAndCapped) {
 
 }  // namespace
 }  // namespace memcity::explore
+
+namespace memcity::explore {
+namespace {
+
+// Two explorers: each loaded the file at its start and saves at its end. The second save keeps
+// the chain the first one saved, and each keeps what the other changed.
+TEST(SettingsChanges, TwoSessionsSavingDifferentChainsBothKept) {
+    const std::string dir = ::memcity::testing::tempDir("settings-merge");
+    const std::string path = dir + "/settings.ini";
+    Settings start;
+    start.chains["old"] = {"type", ""};
+    start.chains["gone"] = {"package", ""};
+    ASSERT_TRUE(saveSettings(path, start).ok());
+
+    auto a_loaded = loadSettings(path), b_loaded = loadSettings(path);
+    ASSERT_TRUE(a_loaded.ok() && b_loaded.ok());
+    Settings a = a_loaded->settings, b = b_loaded->settings;
+    a.chains["from a"] = {"package,type", "size > 1024"};
+    a.view = "icicle";
+    a.chains.erase("gone");
+    b.chains["from b"] = {"site", ""};
+    b.ui_scale = 2.0f;
+    ASSERT_TRUE(saveSettingsChanges(path, a_loaded->settings, a).ok());
+    ASSERT_TRUE(saveSettingsChanges(path, b_loaded->settings, b).ok());
+
+    auto after = loadSettings(path);
+    ASSERT_TRUE(after.ok());
+    EXPECT_TRUE(after->warnings.empty());
+    const std::map<std::string, SavedChain> chains = {
+        {"from a", {"package,type", "size > 1024"}}, {"from b", {"site", ""}}, {"old", {"type", ""}}};
+    EXPECT_EQ(after->settings.chains, chains);
+    EXPECT_EQ(after->settings.view, "icicle");
+    EXPECT_EQ(after->settings.ui_scale, 2.0f);
+    std::error_code ec;
+    EXPECT_FALSE(fs::exists(path + ".tmp-" + std::to_string(::getpid()), ec));
+}
+
+// Lines this version does not read (a later version's keys and sections, malformed lines,
+// comments) are written back as they were.
+TEST(SettingsChanges, UnknownAndMalformedLinesSurviveASave) {
+    const std::string dir = ::memcity::testing::tempDir("settings-keep");
+    const std::string path = dir + "/settings.ini";
+    const std::vector<std::string> kept = {
+        "future.key = 1",      "# my note",          "this line has no equals sign",
+        "ui_scale = banana",   "  [chain \"c\"]",    "    spec = type",
+        "colour = red",        "[layout \"later\"]", "view = sunburst",
+        "[chain \"no spec\"]", "filter = x",
+    };
+    {
+        std::ofstream f(path);
+        for (const std::string& l : kept)
+            f << l << "\n";
+    }
+    auto loaded = loadSettings(path);
+    ASSERT_TRUE(loaded.ok());
+    Settings now = loaded->settings;
+    now.view = "icicle";
+    ASSERT_TRUE(saveSettingsChanges(path, loaded->settings, now).ok());
+
+    std::ifstream f(path);
+    std::stringstream text;
+    text << f.rdbuf();
+    for (const std::string& l : kept) {
+        if (l.find("[chain \"c\"]") != std::string::npos || l.find("spec = type") != std::string::npos)
+            continue;  // read, and written anew
+        EXPECT_NE(text.str().find("\n" + l + "\n"), std::string::npos) << l << " in:\n" << text.str();
+    }
+    auto again = loadSettings(path);
+    ASSERT_TRUE(again.ok());
+    EXPECT_EQ(again->settings.view, "icicle");
+    EXPECT_EQ(again->settings.chains.at("c"), (SavedChain{"type", ""}));
+    EXPECT_EQ(again->extras, loaded->extras);  // and a second save keeps them the same way
+}
+
+}  // namespace
+}  // namespace memcity::explore

@@ -15,6 +15,7 @@
 #include "hprof/hotspot_layout.h"
 #include "hprof/hprof_import.h"
 #include "hprof/import_cache.h"
+#include "trace/trace_reader.h"
 #include "unit/hprof_builder.h"
 #include "unit/trace_builder.h"
 
@@ -512,6 +513,48 @@ TEST(HprofImportCache, OldAndLeastRecentlyOpenedImportsGo) {
         0u);
     EXPECT_EQ(hprof::pruneImports((imports / "none").string(), "", 0, std::chrono::hours(1)).removed, 0u);
     fs::remove_all(imports);
+}
+
+}  // namespace
+}  // namespace memcity
+
+namespace memcity {
+namespace {
+
+// memcity import writes its output whole or not at all, and never over the dump it reads.
+TEST(HprofImportCli, TheOutputIsReplacedOnlyByAWholeImportAndNeverIsTheDump) {
+    const std::string dir = testing::tempDir("import-out");
+    const std::string dump = dir + "/little.hprof", out = dir + "/out.mct";
+    const std::vector<uint8_t> heap = hprof::testing::littleHeap();
+    testing::writeFile(dump, heap);
+
+    // The dump as its own output (by the same path, or another name of it): refused, the dump intact.
+    std::filesystem::create_symlink(dump, dir + "/alias.mct");
+    for (const std::string& target : {dump, dir + "/alias.mct"}) {
+        auto same = testing::runMemcity("import " + dump + " -o " + target);
+        EXPECT_EQ(same.status, 1);
+        EXPECT_EQ(same.err, "memcity import: the output " + target + " is the dump " + dump +
+                                " itself: choose another -o\n");
+        EXPECT_EQ(testing::readFile(dump), heap);
+    }
+
+    // A failed import (the second dump is not one) leaves an existing output as it was.
+    const std::vector<uint8_t> before = {'k', 'e', 'e', 'p'};
+    testing::writeFile(out, before);
+    testing::writeFile(dir + "/bad.hprof", {'n', 'o', 't', ' ', 'a', ' ', 'd', 'u', 'm', 'p'});
+    auto failed = testing::runMemcity("import " + dump + " " + dir + "/bad.hprof -o " + out);
+    EXPECT_EQ(failed.status, 1);
+    EXPECT_NE(failed.err.find(dir + "/bad.hprof"), std::string::npos) << failed.err;
+    EXPECT_EQ(testing::readFile(out), before);
+
+    // A whole one replaces it; no partial file stays in either case.
+    auto ok = testing::runMemcity("import " + dump + " -o " + out);
+    EXPECT_EQ(ok.status, 0) << ok.err;
+    auto trace = TraceFile::open(out);
+    ASSERT_TRUE(trace.ok()) << trace.error().message;
+    EXPECT_TRUE(trace->hadFooterIndex());
+    for (const auto& e : std::filesystem::directory_iterator(dir))
+        EXPECT_NE(e.path().extension(), ".part") << e.path();
 }
 
 }  // namespace

@@ -165,13 +165,15 @@ std::string wrappingSpacesTrace() {
     return b.finish();
 }
 
-// A linear chain of 60,000 classes (a 3 MB dump) and an instance of the lowest.
+// A linear chain of 60,000 classes (a 3 MB dump), the lowest first, and an instance of it.
 std::string deepChainDump() {
     hprof::testing::Builder b(4);
     constexpr uint64_t kClasses = 60'000;
+    // (Each class before its superclass, in the file and by id: a walk that lays out or defines
+    // a class's superclass first goes the whole chain deep at the first class.)
     for (uint64_t k = 1; k <= kClasses; ++k)
-        b.classDump(0x1000 + k, k == 1 ? 0 : 0x1000 + k - 1, 16, {}, {}, {});
-    b.instanceValues(0x100000, 0x1000 + kClasses, {});
+        b.classDump(0x1000 + k, k == kClasses ? 0 : 0x1000 + k + 1, 16, {}, {}, {});
+    b.instanceValues(0x100000, 0x1001, {});
     b.heapDump();
     b.heapDumpEnd();
     const std::string path = testing::tempPath("hostile-deep") + ".hprof";

@@ -543,12 +543,13 @@ CliEnd runLimited(const std::vector<std::string>& args) {
 struct Crafted {
     const char* name;
     std::function<std::string()> make;  // the file's path
-    std::vector<std::string> commands;  // each run as `memcity COMMAND FILE`, or `import FILE -o X`
-    bool fails;                         // an error (one line naming the file), or a result
+    std::vector<std::string> commands;  // "COMMAND OPTIONS..." run as `memcity COMMAND FILE OPTIONS...`
+                                        // (import with `-o X` added)
+    bool fails;  // an error (exit status 1), or a result (0; a part that cannot be read is a warning)
 };
 
-// Every crafted file, every command that reads it: an exit, never a signal; a failure is one
-// line on stderr naming the file; a success says nothing there.
+// Every crafted file, every command that reads it: an exit, never a signal; every line on stderr
+// (warnings, then an error, one a line) names the file; a failure ends in its error.
 TEST(HostileFiles, TheCommandLineEndsInAResultOrAOneLineError) {
     const std::vector<Crafted> corpus = {
         {"wrapping spaces", wrappingSpacesTrace, {"spaces --tile 64", "report", "gcs"}, false},

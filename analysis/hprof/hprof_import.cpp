@@ -176,6 +176,28 @@ Result<int> inflateToTemporary(int fd, const std::string& path) {
     return out;
 }
 
+// How many elements of `element_bytes` each to reserve for ahead, of the `wanted` a dump's size
+// suggests: no more than a quarter of what this process may still map (RLIMIT_AS counts a
+// reservation whose pages are never touched; a dump mapped in 3 GiB of a 4 GiB limit leaves
+// little) nor a quarter of the machine's memory (an allocation past it is refused). The vector
+// grows past it if the dump holds more.
+size_t reservable(uint64_t wanted, size_t element_bytes) {
+    const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGESIZE);
+    uint64_t budget =
+        pages > 0 && page > 0 ? static_cast<uint64_t>(pages) * static_cast<uint64_t>(page) : UINT64_MAX;
+    struct rlimit as {};
+    if (::getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY) {
+        uint64_t mapped = 0;  // (statm's first number: the pages mapped now)
+        if (std::FILE* f = std::fopen("/proc/self/statm", "r")) {
+            unsigned long long n = 0;
+            if (std::fscanf(f, "%llu", &n) == 1 && page > 0) mapped = n * static_cast<uint64_t>(page);
+            std::fclose(f);
+        }
+        budget = std::min<uint64_t>(budget, as.rlim_cur > mapped ? as.rlim_cur - mapped : 0);
+    }
+    return static_cast<size_t>(std::min<uint64_t>(wanted, budget / 4 / element_bytes));
+}
+
 }  // namespace
 
 Result<std::vector<uint8_t>> readDumpFile(const std::string& path, bool* gzip) {
@@ -288,8 +310,9 @@ Result<DumpStats> Importer::add(const std::string& name, std::span<const uint8_t
     stats.path = name;
     stats.file_bytes = bytes.size();
     Dump dump;
-    // An object takes 30 to 60 bytes of a dump: reserve for them all (untouched pages cost nothing).
-    dump.objects.reserve(bytes.size() / 24 + 1024);
+    // An object takes 30 to 60 bytes of a dump: reserve for them all (untouched pages cost no
+    // memory, only address space: as much as there is to spare).
+    dump.objects.reserve(reservable(bytes.size() / 24 + 1024, sizeof(detail::Obj)));
     // The trace is begun with the first dump's header (its time is the trace's start): a
     // window following the trace has it from then on.
     dump.on_header = [&](const Header& h) -> Status {
@@ -330,7 +353,7 @@ Result<DumpStats> Importer::add(const std::string& name, std::span<const uint8_t
     Status read_status;
     if (split) {
         Dump part;
-        part.objects.reserve(bytes.size() / 48 + 1024);
+        part.objects.reserve(reservable(bytes.size() / 48 + 1024, sizeof(detail::Obj)));
         part.on_objects = [&](uint64_t offset) {
             if (second_from.load() == 0) second_from = offset;
             second_at = offset;

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fuzz/fuzz_pipeline.h"
@@ -57,6 +58,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
 
     // The split read.
     fuzz::Touch touches[3];
+    // Only the first part sees the header: tell the others the identifiers' size.
+    if (const size_t end =
+            std::string_view(reinterpret_cast<const char*>(dump.data()), dump.size()).find('\0');
+        end != std::string_view::npos && end + 5 <= dump.size())
+        for (fuzz::Touch& t : touches)
+            t.ids = dump[end + 4];
     hprof::Visitor* parts[3] = {&touches[0], &touches[1], &touches[2]};
     const size_t count = 1 + (pick >> 2 & 3) % 3;
     if (Status s = hprof::readSplit(dump, std::span<hprof::Visitor* const>(parts, count)); !s.ok())

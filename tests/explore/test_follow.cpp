@@ -142,6 +142,28 @@ TEST(Follow, ACorruptChunkAddedWhileFollowedIsAnErrorAndKeepsWhatWasRead) {
     EXPECT_EQ(t->chunks().size(), first);
 }
 
+// The chunks read before are not read again: one changed in place after it was read is not
+// taken for the cut (grow() keeps their checks, and would lose one it had handed out).
+TEST(Follow, AChunkChangedAfterItWasReadIsNotDroppedByALaterGrow) {
+    testing::TraceBuilder b("follow-changed");
+    b.alloc(1).gc(0, 2).flush();
+    auto t = TraceFile::open(b.path());
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    ASSERT_TRUE(t->beingWritten());
+    const size_t first = t->chunks().size();
+    ASSERT_GT(first, 0u);
+    const int fd = ::open(b.path().c_str(), O_WRONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::pwrite(fd, "X", 1, static_cast<off_t>(t->chunks().back().payloadOffset())), 1);
+    ASSERT_EQ(::pwrite(fd, "MCK1", 4, static_cast<off_t>(t->fileSize())), 4);  // a chunk to come
+    ::close(fd);
+    auto grown = t->grow();
+    ASSERT_TRUE(grown.ok()) << grown.error().message;
+    EXPECT_EQ(*grown, 0u);
+    EXPECT_EQ(t->chunks().size(), first);
+    EXPECT_TRUE(t->beingWritten());
+}
+
 TEST(Follow, TheLoaderRebuildsEachGcAsItLandsAndEndsAsAWholeLoad) {
     const std::string source = scenario("multi-cache");
     const std::string path = testing::tempPath("follow-live");

@@ -8,6 +8,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -46,8 +47,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // The writer: the file under its lock, the first part in it.
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     if (fd < 0 || ::flock(fd, LOCK_EX | LOCK_NB) != 0) std::abort();
-    const size_t cuts[] = {input.size() * (pick & 3) / 4, input.size() * (2 + ((pick >> 2) & 1)) / 4,
-                           input.size()};
+    // Three cuts in order: at 0, 1/4, 2/4 or 3/4; at 2/4 or 3/4 (no earlier than the first); the end.
+    const size_t first = input.size() * (pick & 3) / 4;
+    const size_t cuts[] = {first, std::max(first, input.size() * (2 + ((pick >> 2) & 1)) / 4), input.size()};
     appendAll(fd, input.data(), cuts[0]);
     auto file = TraceFile::open(path);
     size_t written = cuts[0];

@@ -18,6 +18,7 @@
 //     3 L:u16 W:u16 R:u8  a GC with a reference snapshot: a chain through the first L % 65536
 //                         live objects, one object referencing W of them, R % 8 + 1 static roots
 //     4 K:u8              the live object K % live moves
+//   past a cap (kMaxObjects in all, kMaxGcs, kMaxSnapshots) an allocation, GC or snapshot does nothing.
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -35,7 +36,13 @@ using memcity::Edge;
 using memcity::fuzz::ByteReader;
 using memcity::testing::TraceBuilder;
 
-constexpr size_t kMaxObjects = size_t{1} << 18;  // keeps one run under a second or so
+// Caps that keep one run to tens of milliseconds (a few hundred at worst) under the sanitizers,
+// so that the fuzzer tries tens of programs a second: the objects a program allocates in all,
+// its GCs (each rebuilt and classified by the series) and its reference snapshots. Deep and large
+// structures stay within them: a chain through every object, an object referencing all of them.
+constexpr uint64_t kMaxObjects = 20000;
+constexpr uint32_t kMaxGcs = 128;
+constexpr uint32_t kMaxSnapshots = 4;
 
 struct Program {
     Program(ByteReader reader, TraceBuilder& builder) : in(reader), b(builder) {}
@@ -46,7 +53,7 @@ struct Program {
     uint32_t types = 5, sites = 2;
     std::vector<uint64_t> live;
     uint64_t next_id = 1;
-    uint32_t gcs = 0;
+    uint32_t gcs = 0, snapshots = 0;
     std::vector<std::string> names;  // the extra types' names, alive while the writer is
 
     // The extra symbols: a chain of subclasses (instances and reference arrays by turns), and
@@ -76,7 +83,7 @@ struct Program {
 
     void allocate() {
         const uint32_t n = in.u16() % 4096 + 1, t = in.u8(), s = in.u8();
-        for (uint32_t i = 0; i < n && live.size() < kMaxObjects; ++i) {
+        for (uint32_t i = 0; i < n && next_id <= kMaxObjects; ++i) {
             const uint32_t type = 1 + (t + i) % types, site = 1 + (s + i / 3) % sites;
             const uint32_t thread = 1 + i % 2;
             const uint64_t id = next_id++;
@@ -91,6 +98,7 @@ struct Program {
     }
 
     void gc(uint8_t m) {
+        if (gcs >= kMaxGcs) return;
         const size_t every = m % 7 + 2, which = m / 7 % 2;
         std::vector<uint64_t> dead, kept;
         for (size_t k = 0; k < live.size(); ++k)
@@ -114,8 +122,10 @@ struct Program {
 
     void snapshot() {
         const size_t chain = in.u16(), wide = in.u16(), roots = in.u8() % 8 + 1;
+        const uint32_t before = gcs;
         gc(in.u8());
-        if (live.empty()) return;
+        if (gcs == before || snapshots == kMaxSnapshots || live.empty()) return;
+        ++snapshots;
         std::map<uint64_t, std::vector<Edge>> edges;
         for (size_t k = 0; k + 1 < live.size() && k < chain; ++k)
             edges[live[k]].push_back(TraceBuilder::strong(live[k + 1]));

@@ -7,18 +7,19 @@
 //
 // The program:
 //   byte 0: bit 0 zstd chunks, bit 1 the collector's spaces and the objects' addresses at every
-//           GC, bits 2-3 the chunk size (96, 512, 4096 or 65536 bytes)
+//           GC, bits 2-3 the chunk size (96, 512, 4096 or 65536 bytes), bits 4-5 both set: a
+//           large program (kMaxLargeObjects rather than kMaxObjects)
 //   byte 1: extra types: a chain of that many classes, each the subclass of the one before
 //   byte 2: extra sites: that many, site k with k % 48 + 1 frames
 //   byte 3: the pipeline's choice of classifier chain, filter and GC
 //   then operations, one byte each (its value mod 5) and their arguments:
-//     0 N:u16 T:u8 S:u8   N % 4096 + 1 objects, types from T on, sites from S on
+//     0 N:u16 T:u8 S:u8   N % 1024 + 1 objects, types from T on, sites from S on
 //     1 M:u8              a GC; the live objects k with k % (M % 7 + 2) == M / 7 % 2 die
 //     2                   flush (the first one opens the trace while it is written)
 //     3 L:u16 W:u16 R:u8  a GC with a reference snapshot: a chain through the first L % 65536
 //                         live objects, one object referencing W of them, R % 8 + 1 static roots
 //     4 K:u8              the live object K % live moves
-//   past a cap (kMaxObjects in all, kMaxGcs, kMaxSnapshots) an allocation, GC or snapshot does nothing.
+//   past a cap (objects in all, kMaxGcs, kMaxSnapshots) an allocation, GC or snapshot does nothing.
 #include <cstdio>
 #include <cstdlib>
 #include <map>
@@ -40,8 +41,9 @@ using memcity::testing::TraceBuilder;
 // so that the fuzzer tries tens of programs a second: the objects a program allocates in all,
 // its GCs (each rebuilt and classified by the series) and its reference snapshots. Deep and large
 // structures stay within them: a chain through every object, an object referencing all of them.
-constexpr uint64_t kMaxObjects = 20000;
-constexpr uint32_t kMaxGcs = 128;
+constexpr uint64_t kMaxObjects = 4096;
+constexpr uint64_t kMaxLargeObjects = 20000;  // one program in four may be large
+constexpr uint32_t kMaxGcs = 64;
 constexpr uint32_t kMaxSnapshots = 4;
 
 struct Program {
@@ -50,6 +52,7 @@ struct Program {
     ByteReader in;
     TraceBuilder& b;
     bool jvm = false;
+    uint64_t max_objects = kMaxObjects;
     uint32_t types = 5, sites = 2;
     std::vector<uint64_t> live;
     uint64_t next_id = 1;
@@ -82,8 +85,8 @@ struct Program {
     }
 
     void allocate() {
-        const uint32_t n = in.u16() % 4096 + 1, t = in.u8(), s = in.u8();
-        for (uint32_t i = 0; i < n && next_id <= kMaxObjects; ++i) {
+        const uint32_t n = in.u16() % 1024 + 1, t = in.u8(), s = in.u8();
+        for (uint32_t i = 0; i < n && next_id <= max_objects; ++i) {
             const uint32_t type = 1 + (t + i) % types, site = 1 + (s + i / 3) % sites;
             const uint32_t thread = 1 + i % 2;
             const uint64_t id = next_id++;
@@ -158,6 +161,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     TraceBuilder builder("fuzz", options);
     Program p(in, builder);  // reads on from byte 1
     p.jvm = (flags & 2) != 0;
+    if ((flags & 0x30) == 0x30) p.max_objects = kMaxLargeObjects;
     const uint8_t extra_types = p.in.u8(), extra_sites = p.in.u8();
     p.defineSymbols(extra_types, extra_sites);
     const uint8_t choice = p.in.u8();

@@ -190,27 +190,27 @@ int builderCorpus(const std::string& dir) {
     allocs(small, 10, 3, 1);
     snapshot(small, 8, 4, 1, 5);
     programs.emplace_back("small", small);
-    // A long reference chain (20,000 objects in a list, the target's cap) and a wide object, zstd
+    // A long reference chain (20,000 objects in a list, a large program's cap) and a wide object, zstd
     // chunks.
-    Program deep = {0x01 | 0x08, 0, 0, 7};
-    for (int k = 0; k < 5; ++k)
-        allocs(deep, 4000, static_cast<uint8_t>(k % 2 == 0 ? 0 : 1), 0);
+    Program deep = {0x01 | 0x08 | 0x30, 0, 0, 7};
+    for (int k = 0; k < 20; ++k)
+        allocs(deep, 999, static_cast<uint8_t>(k % 2 == 0 ? 0 : 1), 0);
     snapshot(deep, 20000, 2000, 3, 0xff);
     programs.emplace_back("deep-chain", deep);
     // Many GCs with spaces and addresses, flushed and followed while written.
     Program gcs = {0x02 | 0x04, 3, 1, 1};
-    for (int k = 0; k < 120; ++k) {
+    for (int k = 0; k < 60; ++k) {
         allocs(gcs, static_cast<uint16_t>(5 + k % 40), static_cast<uint8_t>(k), static_cast<uint8_t>(k / 3));
         gcs.insert(gcs.end(), {1, static_cast<uint8_t>(k * 13)});
-        if (k % 50 == 0) gcs.push_back(2);
-        if (k % 60 == 0) gcs.insert(gcs.end(), {4, static_cast<uint8_t>(k)});
+        if (k % 20 == 0) gcs.push_back(2);
+        if (k % 15 == 0) gcs.insert(gcs.end(), {4, static_cast<uint8_t>(k)});
     }
     snapshot(gcs, 100, 50, 7, 3);
     programs.emplace_back("many-gcs", gcs);
     // Many classes (a hierarchy 255 deep) and sites (255, up to 48 frames each), wide objects.
-    Program classes = {0x0c, 255, 255, 9};
+    Program classes = {0x0c | 0x30, 255, 255, 9};
     for (int k = 0; k < 20; ++k)
-        allocs(classes, 1000, static_cast<uint8_t>(k * 7), static_cast<uint8_t>(k * 11));
+        allocs(classes, 999, static_cast<uint8_t>(k * 7), static_cast<uint8_t>(k * 11));
     classes.push_back(2);
     snapshot(classes, 500, 30000, 5, 1);
     for (int k = 0; k < 20; ++k)

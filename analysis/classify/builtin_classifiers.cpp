@@ -476,12 +476,15 @@ std::string ClassifierChain::spec() const {
 }
 
 Result<ClassifierChain> parseChain(std::string_view text) {
+    // The errors echo the text: a newline in it (a chain from a settings file, a script or the
+    // editor) is written \n, as any control character is escaped, so that they stay one line.
+    auto oneLine = [](const Error& e) { return Error{printable(e.message, std::string::npos)}; };
     auto items = splitChain(text);
-    if (!items) return items.error();
+    if (!items) return oneLine(items.error());
     ClassifierChain chain;
     for (const std::string& item : *items) {
         auto c = isPluginSpec(item) ? loadPluginClassifier(item) : makeClassifier(item);
-        if (!c) return c.error();
+        if (!c) return oneLine(c.error());
         chain.classifiers.push_back(std::move(*c));
     }
     return chain;

@@ -124,9 +124,9 @@ private:
 
 Result<std::unique_ptr<Filter>> parseFilter(std::string_view expression) {
     auto e = expr::Expression::parse(expression);
-    if (!e) return e.error();
-    if (!e->isFilter())
-        return Error{"'" + std::string(expression) +
+    if (!e) return Error{printable(e.error().message, std::string::npos)};
+    if (!e->isFilter())  // the expression is echoed on one line (a newline in it is written \n)
+        return Error{"'" + printable(expression, std::string::npos) +
                      "' is not a condition (a filter must be true or false, e.g. 'size > 1k')"};
     return std::unique_ptr<Filter>(std::make_unique<ExprFilter>(std::move(*e)));
 }

@@ -182,7 +182,9 @@ std::string formatStatus(const AgentStatus& s) {
 }
 
 Result<AgentStatus> parseStatus(std::string_view line) {
-    if (line.starts_with("error ")) return Error{std::string(line.substr(6))};
+    if (line.starts_with("error "))
+        return Error{line.size() > 6 ? std::string(line.substr(6))
+                                     : "the agent answered an error without a reason"};
     if (!line.starts_with("ok "))
         return Error{"not a status reply: '" + std::string(line.substr(0, 60)) + "'"};
     AgentStatus s;

@@ -116,16 +116,34 @@ Result<size_t> TraceFile::grow() {
     // Scanned again when the writer is gone, even with nothing new: the note is then the one a
     // reader that came after it would get.
     if (size_ > valid_bytes_ || !writing) {
+        const size_t unknown_before = unknown_chunks_;
+        // What was added is no trace: the chunks read before it stay as they were (a scan that
+        // failed part way has added some), cut off where the bad one starts, and the file is
+        // not followed any more (a later grow() would add the same chunks again).
+        auto keepWhatWasRead = [&](Error e) -> Error {
+            chunks_.resize(before);
+            unknown_chunks_ = unknown_before;
+            trailer_present_ = false;
+            truncated_ = true;
+            truncation_note_ = e.message;
+            being_written_ = false;
+            ::close(fd_);
+            fd_ = -1;
+            return e;
+        };
         trailer_present_ = size_ >= uint64_t{header_.header_size} + format::kTrailerSize &&
                            loadU64(data_ + size_ - 8) == format::kTrailerMagic;
         truncated_ = false;
         truncation_note_.clear();
-        if (Status s = scanChunks(valid_bytes_); !s) return s.error();
+        if (Status s = scanChunks(valid_bytes_); !s) return keepWhatWasRead(s.error());
         auto verified = std::make_unique<std::atomic<uint8_t>[]>(chunks_.size());
         for (size_t i = 0; i < before; ++i)
             verified[i].store(verified_[i].load(std::memory_order_relaxed), std::memory_order_relaxed);
         verified_ = std::move(verified);
-        if (Status s = readSymbolChunks(before); !s) return s.error();
+        if (Status s = readSymbolChunks(before); !s) {
+            valid_bytes_ = before == 0 ? header_.header_size : chunks_[before - 1].end();
+            return keepWhatWasRead(s.error());
+        }
     }
     if (trailer_present_ || !writing) {
         being_written_ = false;
@@ -356,6 +374,7 @@ Status TraceFile::readFooterIndex(std::string* why_not) {
 }
 
 Status TraceFile::scanChunks(uint64_t from) {
+    const size_t had = chunks_.size();
     uint64_t offset = from;
     while (offset < size_) {
         ChunkRef c;
@@ -387,7 +406,8 @@ Status TraceFile::scanChunks(uint64_t from) {
     }
     // A crash can also leave a last chunk whose header made it to disk but whose payload did not
     // (zeros after a power loss): without a trailer, a last chunk that fails its checksum is the cut.
-    if (!trailer_present_ && !chunks_.empty()) {
+    // Only one this scan added: those before it were read whole (grow() keeps their checks).
+    if (!trailer_present_ && chunks_.size() > had) {
         const ChunkRef& last = chunks_.back();
         uint32_t crc = crc32c(0, data_ + last.offset, 20);
         crc = crc32c(crc, data_ + last.payloadOffset(), last.stored_size);

@@ -106,6 +106,64 @@ TEST(Follow, ATraceThatShrinksWhileFollowedIsAnError) {
     EXPECT_FALSE(t->beingWritten());
 }
 
+// What the writer adds that is no trace (a chunk's header overwritten) is an error; the chunks
+// read before it stay as they were, each readable, and the trace is no longer followed.
+TEST(Follow, ACorruptChunkAddedWhileFollowedIsAnErrorAndKeepsWhatWasRead) {
+    WriterOptions options;
+    options.chunk_bytes = 96;
+    testing::TraceBuilder b("follow-corrupt", options);
+    b.alloc(1).gc(0, 2).flush();
+    auto t = TraceFile::open(b.path());
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    ASSERT_TRUE(t->beingWritten());
+    const size_t first = t->chunks().size();
+    for (uint64_t id = 2; id < 40; ++id)
+        b.alloc(id);
+    b.gc(1, 40).flush();
+    auto later = TraceFile::open(b.path());
+    ASSERT_TRUE(later.ok()) << later.error().message;
+    ASSERT_GE(later->chunks().size(), first + 2);
+    const uint64_t bad = later->chunks()[first + 1].offset;
+    const int fd = ::open(b.path().c_str(), O_WRONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::pwrite(fd, "XXXX", 4, static_cast<off_t>(bad)), 4);
+    ::close(fd);
+    auto grown = t->grow();
+    ASSERT_FALSE(grown.ok());
+    EXPECT_EQ(grown.error().message.rfind(b.path() + ": offset " + std::to_string(bad) + ": ", 0), 0u)
+        << grown.error().message;
+    EXPECT_FALSE(t->beingWritten());
+    EXPECT_TRUE(t->truncated());
+    EXPECT_EQ(t->chunks().size(), first);
+    std::vector<uint8_t> scratch;
+    for (size_t i = 0; i < t->chunks().size(); ++i)
+        EXPECT_TRUE(t->payload(i, scratch).ok()) << i;
+    EXPECT_EQ(*t->grow(), 0u);  // not followed any more: nothing is added twice
+    EXPECT_EQ(t->chunks().size(), first);
+}
+
+// The chunks read before are not read again: one changed in place after it was read is not
+// taken for the cut (grow() keeps their checks, and would lose one it had handed out).
+TEST(Follow, AChunkChangedAfterItWasReadIsNotDroppedByALaterGrow) {
+    testing::TraceBuilder b("follow-changed");
+    b.alloc(1).gc(0, 2).flush();
+    auto t = TraceFile::open(b.path());
+    ASSERT_TRUE(t.ok()) << t.error().message;
+    ASSERT_TRUE(t->beingWritten());
+    const size_t first = t->chunks().size();
+    ASSERT_GT(first, 0u);
+    const int fd = ::open(b.path().c_str(), O_WRONLY | O_CLOEXEC);
+    ASSERT_GE(fd, 0);
+    ASSERT_EQ(::pwrite(fd, "X", 1, static_cast<off_t>(t->chunks().back().payloadOffset())), 1);
+    ASSERT_EQ(::pwrite(fd, "MCK1", 4, static_cast<off_t>(t->fileSize())), 4);  // a chunk to come
+    ::close(fd);
+    auto grown = t->grow();
+    ASSERT_TRUE(grown.ok()) << grown.error().message;
+    EXPECT_EQ(*grown, 0u);
+    EXPECT_EQ(t->chunks().size(), first);
+    EXPECT_TRUE(t->beingWritten());
+}
+
 TEST(Follow, TheLoaderRebuildsEachGcAsItLandsAndEndsAsAWholeLoad) {
     const std::string source = scenario("multi-cache");
     const std::string path = testing::tempPath("follow-live");

@@ -7,39 +7,12 @@
 #include <cstdlib>
 #include <span>
 
+#include "fuzz/hprof_touch.h"
 #include "hprof/hprof_import.h"
 #include "hprof/hprof_reader.h"
 
-namespace {
-
 using namespace memcity::hprof;
-
-struct Touch final : Visitor {
-    uint32_t ids = 4;
-    uint64_t sum = 0;
-
-    void add(std::span<const uint8_t> s) {
-        for (uint8_t b : s)
-            sum += b;
-    }
-    void header(const Header& h) override { ids = h.id_size; }
-    void string(uint64_t id, std::string_view s) override {
-        sum += id;
-        for (char c : s)
-            sum += static_cast<uint8_t>(c);
-    }
-    void stackTrace(const StackTrace& t) override { sum += t.frame_ids.size(); }
-    void classDump(const ClassDump& d) override { sum += d.fields.size() + d.statics.size(); }
-    void instance(const InstanceDump& d) override { add(d.values); }
-    void objectArray(const ObjectArrayDump& d) override {
-        if (d.elements.size() != uint64_t{d.length} * ids) std::abort();
-        for (uint32_t k = 0; k < d.length; ++k)
-            sum += readId(d.elements.data() + uint64_t{k} * ids, ids);
-    }
-    void root(const Root& r) override { sum += r.object_id; }
-};
-
-}  // namespace
+using memcity::fuzz::Touch;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     Touch t;

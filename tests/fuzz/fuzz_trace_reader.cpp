@@ -6,39 +6,14 @@
 #include <span>
 #include <vector>
 
+#include "fuzz/repair_checksums.h"
 #include "heap/heap_history.h"
 #include "heap/heap_map.h"
 #include "trace/trace_reader.h"
-#include "util/bytes.h"
-#include "util/crc32c.h"
-
-namespace {
-
-// Mutations almost never keep a chunk's CRC right, and a wrong CRC stops everything at the
-// checksum. So: repair the checksum of every chunk whose header can be walked, then parse. The
-// checksum check itself is covered by the unit tests.
-std::vector<uint8_t> withRepairedChecksums(const uint8_t* data, size_t size) {
-    using namespace memcity;
-    std::vector<uint8_t> b(data, data + size);
-    if (size < format::kHeaderSize) return b;
-    uint64_t at = loadU32(b.data() + 16);
-    if (at < format::kHeaderSize) at = format::kHeaderSize;
-    while (at + format::kChunkHeaderSize <= size && loadU32(b.data() + at) == format::kChunkSync) {
-        uint64_t stored = loadU32(b.data() + at + 8);
-        if (at + format::kChunkHeaderSize + stored > size) break;
-        uint32_t crc = crc32c(0, b.data() + at, 20);
-        crc = crc32c(crc, b.data() + at + format::kChunkHeaderSize, stored);
-        storeU32(b.data() + at + 20, crc);
-        at += format::kChunkHeaderSize + stored;
-    }
-    return b;
-}
-
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     using namespace memcity;
-    const std::vector<uint8_t> input = withRepairedChecksums(data, size);
+    const std::vector<uint8_t> input = fuzz::withRepairedChecksums(data, size);
     auto file = TraceFile::fromMemory(input, "fuzz.mct");
     if (!file.ok()) {
         if (file.error().message.find('\n') != std::string::npos) std::abort();

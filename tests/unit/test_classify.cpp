@@ -244,6 +244,27 @@ TEST(Classify, ChainErrorsNameWhatIsWrong) {
     EXPECT_EQ(ok->spec(), "type,site(callers=2),package(depth=2)");
 }
 
+// A chain or filter from a settings file or a script can hold a newline: its error echoes the
+// text with the newline written \n, on one line.
+TEST(Classify, ChainAndFilterErrorsEchoANewlineAsBackslashN) {
+    auto unknown = parseChain("type,ty\npe");
+    ASSERT_FALSE(unknown.ok());
+    EXPECT_EQ(unknown.error().message.rfind("classifier 'ty\\npe': unknown (classifiers: ", 0), 0u)
+        << unknown.error().message;
+    auto open = parseChain("site(callers=\n2");
+    ASSERT_FALSE(open.ok());
+    EXPECT_EQ(open.error().message, "classifiers 'site(callers=\\n2': missing ')'");
+    auto expression = parseChain("{size >\n}");
+    ASSERT_FALSE(expression.ok());
+    EXPECT_EQ(expression.error().message.find('\n'), std::string::npos) << expression.error().message;
+    EXPECT_EQ(expression.error().message.rfind("classifier '{size >\\n}': line ", 0), 0u)
+        << expression.error().message;
+    auto filter = parseFilter("size\n");
+    ASSERT_FALSE(filter.ok());
+    EXPECT_EQ(filter.error().message,
+              "'size\\n' is not a condition (a filter must be true or false, e.g. 'size > 1k')");
+}
+
 TEST(Classify, PruningKeepsNinetyPercentAndAtMostNine) {
     Tiny t;
     ClassifierChain chain = chainOf("type");

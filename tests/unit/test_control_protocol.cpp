@@ -94,6 +94,9 @@ TEST(ControlProtocol, StatusRoundTrips) {
     auto error = parseStatus("error the agent is tired");
     ASSERT_FALSE(error.ok());
     EXPECT_EQ(error.error().message, "the agent is tired");
+    auto bare = parseStatus("error ");  // an error is never an empty message
+    ASSERT_FALSE(bare.ok());
+    EXPECT_EQ(bare.error().message, "the agent answered an error without a reason");
     EXPECT_FALSE(parseStatus("ok version=1 pid=1 gcs=0").ok());  // no state
     EXPECT_FALSE(parseStatus("hello there").ok());
 }

@@ -1,5 +1,7 @@
 // memcity: the command-line entry point. Dispatches to the subcommands in cli/.
 #include <iostream>
+#include <new>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -26,11 +28,28 @@ int printUsage() {
     return 0;
 }
 
+int run(std::vector<std::string> words);
+
 }  // namespace
 
+// The last line of defence: readers bound what they reserve by what their input holds, but an
+// input that really holds more than the machine (or its address-space limit) can is an error,
+// on one line, not an abort.
 int main(int argc, char** argv) {
+    try {
+        return run(std::vector<std::string>(argv + 1, argv + argc));
+    } catch (const std::bad_alloc&) {
+        std::cerr << "memcity: out of memory: the input needs more than this process may use\n";
+    } catch (const std::length_error& e) {
+        std::cerr << "memcity: out of memory: a size beyond what this process may use (" << e.what() << ")\n";
+    }
+    return 1;
+}
+
+namespace {
+
+int run(std::vector<std::string> words) {
     using namespace memcity::cli;
-    std::vector<std::string> words(argv + 1, argv + argc);
     if (words.empty()) return memcity::app::runExplore({});
     // A heap dump where a command expects a trace is its imported trace (not for the commands
     // that take dumps or a program's arguments; the window imports a dump itself, showing it as
@@ -72,3 +91,5 @@ int main(int argc, char** argv) {
     }
     return memcity::app::runExplore(words);
 }
+
+}  // namespace

@@ -15,8 +15,8 @@ namespace {
 
 TEST(ControlProtocol, RequestsParseAndFormatBack) {
     for (const char* line :
-         {"hello", "status", "pause", "step", "resume", "detach", "snapshot", "snapshot now", "when none",
-          "when full", "when used>67108864", "when full,used>1024,every-gc"}) {
+         {"hello", "status", "pause", "step", "resume", "detach", "own", "snapshot", "snapshot now",
+          "when none", "when full", "when used>67108864", "when full,used>1024,every-gc"}) {
         auto r = parseRequest(line);
         ASSERT_TRUE(r.ok()) << line << ": " << r.error().message;
         EXPECT_EQ(formatRequest(*r), line);
@@ -35,7 +35,8 @@ TEST(ControlProtocol, BadRequestsSayWhatIsWrong) {
         std::string line, says;
     };
     for (const Case& c : std::vector<Case>{
-             {"fly", "unknown request 'fly' (hello, status, pause, step, resume, when, snapshot, detach)"},
+             {"fly",
+              "unknown request 'fly' (hello, status, pause, step, resume, when, snapshot, detach, own)"},
              {"pause now", "'pause' takes no argument"},
              {"snapshot later", "'snapshot' takes 'now' or nothing, not 'later'"},
              {"when", "no condition"},

@@ -17,6 +17,14 @@ constexpr uint64_t kReleaseBytes = 8u << 20;  // trace pages kept mapped behind 
 }  // namespace
 
 Result<HeapHistory> HeapHistory::build(const TraceFile& trace, const HistoryOptions& options) {
+    auto h = buildFrom(trace, options);
+    // A file cut short under the build read as zeros from there on: whatever the build made of
+    // them (an error, or figures), the cut is what is reported.
+    if (Status whole = trace.intact(); !whole) return whole.error();
+    return h;
+}
+
+Result<HeapHistory> HeapHistory::buildFrom(const TraceFile& trace, const HistoryOptions& options) {
     HeapHistory h;
     h.trace_ = &trace;
     h.data_ = std::make_unique<HistoryData>();
@@ -282,6 +290,7 @@ Result<std::vector<uint64_t>> HeapHistory::addressesFor(const HeapState& heap) c
     for (const AddressInfo& a : data_->addresses)
         if (a.gc == heap.gc()) {
             auto loaded = loadAddresses(*trace_, a.chunks, heap.store());
+            if (Status whole = trace_->intact(); !whole) return whole.error();
             if (!loaded) return loaded.error();
             out = std::move(*loaded);
         }
@@ -321,7 +330,10 @@ Status HeapHistory::replay(uint32_t from, uint32_t to, const std::function<bool(
     size_t released = start;
     for (size_t c = start; c <= last && c < chunks.size() && !replayer.stopped(); ++c) {
         if (chunks[c].kind != static_cast<uint16_t>(ChunkKind::kEvents)) continue;
-        if (Status s = replayer.applyChunk(c, scratch); !s) return s;
+        if (Status s = replayer.applyChunk(c, scratch); !s) {
+            if (Status whole = trace_->intact(); !whole) return whole;
+            return s;
+        }
         if (chunks[c].end() - chunks[released].offset >= kReleaseBytes) {
             trace_->releasePages(released, c + 1);
             released = c + 1;
@@ -329,7 +341,7 @@ Status HeapHistory::replay(uint32_t from, uint32_t to, const std::function<bool(
     }
     if (!replayer.stopped()) replayer.finish();
     trace_->releasePages(start, std::min<size_t>(size_t{last} + 1, chunks.size()));
-    return {};
+    return trace_->intact();  // (the heaps handed out were rebuilt from zeros where it shrank)
 }
 
 Result<HeapState> HeapHistory::heapAt(uint32_t gc) const {
@@ -367,6 +379,7 @@ Result<std::optional<HeapSnapshot>> HeapHistory::snapshotFor(const HeapState& he
     SnapshotLoadOptions lo;
     lo.watermark = data_->watermarks[best->gc];
     auto snap = loadSnapshot(*trace_, *best, heap.store(), lo);
+    if (Status whole = trace_->intact(); !whole) return whole.error();
     if (!snap) return snap.error();
     return std::optional<HeapSnapshot>(std::move(*snap));
 }
@@ -381,6 +394,7 @@ Result<std::optional<HeapHistory::WholeSnapshot>> HeapHistory::wholeSnapshotFor(
     SnapshotLoadOptions lo;
     lo.watermark = data_->watermarks[it->gc];
     auto snap = loadSnapshot(*trace_, *it, (*whole)->store(), lo);
+    if (Status intact = trace_->intact(); !intact) return intact.error();
     if (!snap) return snap.error();
     return std::optional<WholeSnapshot>(WholeSnapshot{std::move(*whole), std::move(*snap)});
 }

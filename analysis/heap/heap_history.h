@@ -122,6 +122,7 @@ public:
 
 private:
     HeapHistory() = default;
+    static Result<HeapHistory> buildFrom(const TraceFile& trace, const HistoryOptions& options);
     Status replay(uint32_t from, uint32_t to, const std::function<bool(const HeapView&)>& fn,
                   const Replayer::DeathFn& on_death = {}) const;
 

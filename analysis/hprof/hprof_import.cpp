@@ -20,6 +20,7 @@
 
 #include "hprof/hprof_reader.h"
 #include "trace/java_names.h"
+#include "util/mapped_guard.h"
 
 #include "hprof/dump_import.h"
 
@@ -297,8 +298,14 @@ Result<DumpStats> Importer::add(const std::string& dump_path, uint64_t pause_ns)
         return Error{dump_path + (gzip ? ": its inflated dump of " + std::to_string(size) + " bytes" : "") +
                      ": cannot be mapped: " + std::strerror(errno)};
     ::madvise(map, size, MADV_SEQUENTIAL);
+    // A dump cut short while it is read (its pages past the cut read as zeros, not as a SIGBUS)
+    // is reported as that, whatever the reader made of the zeros.
+    MappedGuard guard(map, size);
     auto stats = add(dump_path, std::span<const uint8_t>(static_cast<const uint8_t*>(map), size), pause_ns);
+    const std::optional<uint64_t> cut = guard.shrankAt();
+    guard.release();
     ::munmap(map, size);
+    if (cut) return Error{dump_path + ": truncated while being read at offset " + std::to_string(*cut)};
     if (stats) stats->gzip = gzip;
     return stats;
 }

@@ -73,17 +73,17 @@ Result<TraceFile> TraceFile::open(const std::string& path) {
         f.mapping_ = m;
         f.mapping_size_ = f.size_;
         f.data_ = static_cast<const uint8_t*>(m);
+        f.guards_.emplace_back(m, f.size_);
     }
+    f.fd_ = fd;  // (closed with f)
     if (Status s = f.parse(); !s) {
-        ::close(fd);
+        if (Status whole = f.intact(); !whole) return whole.error();  // (what made the parse fail)
         return s.error();
     }
+    if (Status s = f.intact(); !s) return s.error();
     if (!f.trailer_present_ && writing) {
-        f.fd_ = fd;
         f.being_written_ = true;
         f.noteBeingWritten();
-    } else {
-        ::close(fd);
     }
     return f;
 }
@@ -108,6 +108,7 @@ Result<size_t> TraceFile::grow() {
         void* m = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd_, 0);
         if (m == MAP_FAILED) return Error{path_ + ": cannot map: " + std::strerror(errno)};
         if (mapping_) old_mappings_.emplace_back(mapping_, mapping_size_);
+        guards_.emplace_back(m, size);
         mapping_ = m;
         mapping_size_ = size;
         data_ = static_cast<const uint8_t*>(m);
@@ -147,12 +148,37 @@ Result<size_t> TraceFile::grow() {
     }
     if (trailer_present_ || !writing) {
         being_written_ = false;
-        ::close(fd_);
-        fd_ = -1;
     } else {
         noteBeingWritten();
     }
     return chunks_.size() - before;
+}
+
+std::optional<uint64_t> TraceFile::faultedAt() const {
+    std::optional<uint64_t> at;
+    for (const MappedGuard& g : guards_)
+        if (auto a = g.shrankAt(); a && (!at || *a < *at)) at = a;
+    return at;
+}
+
+std::optional<uint64_t> TraceFile::shrankAt() const {
+    std::optional<uint64_t> at = faultedAt();
+    // A file cut inside a page reads zeros up to that page's end without a fault: its length says.
+    struct stat st {};
+    if (fd_ >= 0 && ::fstat(fd_, &st) == 0 && static_cast<uint64_t>(st.st_size) < size_) {
+        const auto now = static_cast<uint64_t>(st.st_size);
+        if (!at || now < *at) at = now;
+    }
+    return at;
+}
+
+Error TraceFile::truncatedError(uint64_t at) const {
+    return Error{path_ + ": truncated while being read at offset " + std::to_string(at)};
+}
+
+Status TraceFile::intact() const {
+    if (auto at = shrankAt()) return truncatedError(*at);
+    return {};
 }
 
 void TraceFile::noteBeingWritten() {
@@ -184,6 +210,7 @@ TraceFile& TraceFile::operator=(TraceFile&& other) noexcept {
     mapping_size_ = other.mapping_size_;
     fd_ = other.fd_;
     old_mappings_ = std::move(other.old_mappings_);
+    guards_ = std::move(other.guards_);
     being_written_ = other.being_written_;
     trailer_present_ = other.trailer_present_;
     header_ = other.header_;
@@ -201,6 +228,7 @@ TraceFile& TraceFile::operator=(TraceFile&& other) noexcept {
     other.mapping_ = nullptr;
     other.fd_ = -1;
     other.old_mappings_.clear();
+    other.guards_.clear();
     other.data_ = nullptr;
     other.size_ = 0;
     return *this;
@@ -211,6 +239,7 @@ TraceFile::~TraceFile() {
 }
 
 void TraceFile::reset() noexcept {
+    guards_.clear();  // (before the ranges are unmapped and can be mapped again by anyone)
     if (mapping_) ::munmap(mapping_, mapping_size_);
     for (const auto& [m, n] : old_mappings_)
         ::munmap(m, n);
@@ -439,15 +468,21 @@ Result<std::span<const uint8_t>> TraceFile::payload(size_t index, std::vector<ui
     if (!verified_[index].load(std::memory_order_relaxed)) {
         uint32_t crc = crc32c(0, data_ + c.offset, 20);
         crc = crc32c(crc, stored, c.stored_size);
-        if (crc != loadU32(data_ + c.offset + 20))
+        if (crc != loadU32(data_ + c.offset + 20)) {
+            // Zeros where the file was cut under us fail the checksum too: that is no corruption.
+            if (auto at = shrankAt()) return truncatedError(*at);
             return Error{describeAt(
                 path_, c.offset,
                 std::string(format::chunkKindName(c.kind)) + " chunk checksum mismatch (corrupt data)")};
+        }
         verified_[index].store(1, std::memory_order_relaxed);
     }
+    // Checked before the bytes are handed out, and so after those of the chunk read before.
+    if (auto at = faultedAt()) return truncatedError(*at);
     if (!c.compressed()) return std::span<const uint8_t>(stored, c.stored_size);
     scratch.resize(c.raw_size);
     size_t n = ZSTD_decompress(scratch.data(), scratch.size(), stored, c.stored_size);
+    if (auto at = (ZSTD_isError(n) || n != c.raw_size) ? shrankAt() : faultedAt()) return truncatedError(*at);
     if (ZSTD_isError(n))
         return Error{
             describeAt(path_, c.offset, std::string("cannot decompress chunk: ") + ZSTD_getErrorName(n))};
@@ -459,6 +494,8 @@ Result<std::span<const uint8_t>> TraceFile::payload(size_t index, std::vector<ui
 }
 
 std::string TraceFile::describe(size_t index, size_t payload_offset, const std::string& what) const {
+    // What looks wrong in a file cut short under us is the cut.
+    if (auto at = shrankAt()) return truncatedError(*at).message;
     const ChunkRef& c = chunks_.at(index);
     if (!c.compressed()) return describeAt(path_, c.payloadOffset() + payload_offset, what);
     // Built with append(): GCC 12 warns falsely (-Wrestrict) on chains of operator+ at -O3.

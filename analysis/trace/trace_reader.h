@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -14,6 +15,7 @@
 
 #include "trace/symbols.h"
 #include "trace/trace_format.h"
+#include "util/mapped_guard.h"
 #include "util/result.h"
 
 namespace memcity {
@@ -85,6 +87,15 @@ public:
     bool beingWritten() const { return being_written_; }
     Result<size_t> grow();
 
+    // A mapped file truncated by someone else while it is read (its pages past the new end then
+    // read as zeros, not as a SIGBUS: util/mapped_guard.h): the lowest offset known to be gone,
+    // from the pages that faulted and the file's length now; nullopt while the file is whole.
+    // Whatever was read since it shrank is not to be trusted: payload(), describe() and the
+    // readers built on them (HeapHistory) report truncatedError() instead.
+    std::optional<uint64_t> shrankAt() const;
+    // "path: truncated while being read at offset N" when shrankAt() says so, else success.
+    Status intact() const;
+
     // Non-fatal notes found while opening (e.g. an unreadable footer index that was rebuilt).
     const std::vector<std::string>& warnings() const { return warnings_; }
     bool hadFooterIndex() const { return had_index_; }
@@ -115,6 +126,8 @@ private:
     Status readSymbolChunks(size_t from);
     void noteBeingWritten();
     Status checkChunkHeader(uint64_t offset, ChunkRef* out, bool* past_end) const;
+    std::optional<uint64_t> faultedAt() const;  // from the guards only: no system call
+    Error truncatedError(uint64_t at) const;
     void reset() noexcept;
 
     std::string path_;
@@ -122,10 +135,12 @@ private:
     uint64_t size_ = 0;
     void* mapping_ = nullptr;  // owned mmap, null for fromMemory
     size_t mapping_size_ = 0;
-    // While the trace is being written: the file, and the shorter mappings grow() replaced
-    // (payloads handed out point into them), unmapped with the TraceFile.
+    // The mapped file (its length tells whether it shrank), and while the trace is being
+    // written the shorter mappings grow() replaced (payloads handed out point into them),
+    // unmapped with the TraceFile; a guard per mapping, current and old.
     int fd_ = -1;
     std::vector<std::pair<void*, size_t>> old_mappings_;
+    std::vector<MappedGuard> guards_;
     bool being_written_ = false;
 
     TraceHeader header_;

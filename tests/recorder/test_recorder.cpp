@@ -534,6 +534,39 @@ TEST_F(Recorder, KilledJvmLeavesAReadableTrace) {
     EXPECT_EQ(l.history->diagnostics().errorCount(), 0u) << describeAnomalies(l.history->diagnostics());
 }
 
+// Two recordings into one file: the second is refused while the first writes it, and the file
+// is the first's, whole, once it ends.
+TEST_F(Recorder, ASecondRecordingIntoAFileBeingWrittenIsRefused) {
+    const std::string trace = tracePath("two-recorders");
+    Process first = start(record(trace, {}, {"Sleeper"}));
+    // Its agent created (and locked) the trace before the program's main began.
+    const std::string jvm = testing::waitForOutput(first, "ready ([0-9]+)", 60);
+    ASSERT_FALSE(jvm.empty()) << first.stderr_text;
+    ASSERT_TRUE(fs::exists(trace));
+    Process second = run(record(trace, {}, {"Sleeper"}), 60);
+    EXPECT_NE(second.status, 0) << second.stdout_text;
+    EXPECT_NE(second.stderr_text.find("memcity record: " + trace + ": another memcity is writing it"),
+              std::string::npos)
+        << second.stderr_text;
+    EXPECT_EQ(second.stdout_text.find("ready "), std::string::npos) << second.stdout_text;
+    // The first goes on as if nothing happened, and ends (its stdin closed) with its own summary.
+    const std::string line = "still here\n";
+    ASSERT_EQ(::write(first.in, line.data(), line.size()), static_cast<ssize_t>(line.size()));
+    EXPECT_EQ(testing::waitForOutput(first, "(echo still here)", 30), "echo still here");
+    finish(first, 60);
+    EXPECT_EQ(first.status, 0) << first.stderr_text;
+    EXPECT_NE(first.stdout_text.find("recorded " + trace), std::string::npos) << first.stdout_text;
+    EXPECT_EQ(first.stderr_text.find("another JVM"), std::string::npos) << first.stderr_text;
+    Loaded l = load(trace);
+    ASSERT_TRUE(l.history);
+    EXPECT_FALSE(l.file->truncated()) << l.file->truncationNote();
+    EXPECT_TRUE(l.file->hadFooterIndex());
+    const std::string* pid = l.file->metaValue("pid");
+    ASSERT_NE(pid, nullptr);
+    EXPECT_EQ(*pid, jvm);
+    EXPECT_EQ(l.history->diagnostics().errorCount(), 0u) << describeAnomalies(l.history->diagnostics());
+}
+
 TEST_F(Recorder, FullDiskStopsRecordingWithAClearMessage) {
     const std::string trace = tracePath("full");
     // A 256 KiB file size limit stands in for a full disk: writes fail (EFBIG) like ENOSPC.

@@ -4,6 +4,8 @@
 #include <atomic>
 #include <thread>
 
+#include "util/parallel.h"
+
 namespace memcity {
 namespace {
 
@@ -130,12 +132,7 @@ void ShapeCounter::update(const HeapView& heap) {
             s.touched.clear();
         }
     };
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t)
-        pool.emplace_back(work, t);
-    work(0);
-    for (std::thread& th : pool)
-        th.join();
+    runParts(threads, [&](size_t t) { work(static_cast<unsigned>(t)); });
 
     // Replace the changed epochs' counts in the totals.
     counted_epochs_ = 0;

@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "classify/tree_nodes.h"
+#include "util/parallel.h"
 
 namespace memcity {
 
@@ -47,12 +48,7 @@ struct KeyVectorHash {
 // Runs work(0) .. work(threads - 1), each on a thread of its own but the first on this one.
 template <class F>
 void runSliced(unsigned threads, F& work) {
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t)
-        pool.emplace_back(work, t);
-    work(0);
-    for (std::thread& th : pool)
-        th.join();
+    runParts(threads, [&](size_t t) { work(static_cast<unsigned>(t)); });
 }
 
 // A child is found by its parent, its level and its key (the level keeps a one-to-hierarchy

@@ -5,6 +5,8 @@
 #include <map>
 #include <thread>
 
+#include "util/parallel.h"
+
 namespace memcity {
 
 Sizes sizesOf(const HeapView& heap, const Bitset& set) {
@@ -135,13 +137,8 @@ std::vector<GroupClosure> closuresOf(const HeapGraph& graph, const std::vector<B
         for (size_t i = next++; i < groups.size(); i = next++)
             out[i] = closureOf(graph, groups[i]);
     };
-    std::vector<std::thread> pool;
     threads = std::max(1u, std::min<unsigned>(threads, static_cast<unsigned>(groups.size())));
-    for (unsigned t = 1; t < threads; ++t)
-        pool.emplace_back(work);
-    work();
-    for (std::thread& t : pool)
-        t.join();
+    runParts(threads, [&](size_t) { work(); });
     return out;
 }
 

@@ -6,6 +6,8 @@
 #include <string>
 #include <thread>
 
+#include "util/parallel.h"
+
 namespace memcity {
 namespace {
 
@@ -48,9 +50,7 @@ void inParallel(unsigned threads, F&& part) {
         part(0u);
         return;
     }
-    std::thread other([&] { part(1u); });
-    part(0u);
-    other.join();
+    runParts(2, [&](size_t p) { part(static_cast<unsigned>(p)); });
 }
 
 }  // namespace

@@ -45,10 +45,22 @@ void BatchPipeline::post(std::function<Status()> task) {
 
 Status BatchPipeline::taskStatus() {
     std::lock_guard lock(mutex_);
+    if (failure_) std::rethrow_exception(failure_);
     return task_status_;
 }
 
 void BatchPipeline::run() {
+    try {
+        decode();
+    } catch (...) {
+        std::lock_guard lock(mutex_);
+        failure_ = std::current_exception();
+        done_ = true;
+    }
+    cv_.notify_all();
+}
+
+void BatchPipeline::decode() {
     std::vector<uint8_t> scratch;
     const auto& chunks = trace_.chunks();
     for (size_t c = 0; c < chunks.size(); ++c) {
@@ -88,6 +100,7 @@ void BatchPipeline::run() {
 EventBatch* BatchPipeline::next() {
     std::unique_lock lock(mutex_);
     cv_.wait(lock, [&] { return !full_.empty() || done_ || stop_; });
+    if (full_.empty() && failure_) std::rethrow_exception(failure_);
     if (full_.empty()) return nullptr;
     EventBatch* b = full_.front();
     full_.pop_front();

@@ -5,6 +5,7 @@
 
 #include <condition_variable>
 #include <deque>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -20,18 +21,21 @@ namespace memcity {
 class BatchPipeline {
 public:
     // Starts decoding at once. Contract: `trace` and `shapes` outlive the pipeline, and nothing
-    // else interns into `shapes` while it runs.
+    // else interns into `shapes` while it runs. Throws std::system_error when its thread cannot
+    // be created (the caller then decodes on its own thread).
     BatchPipeline(const TraceFile& trace, ShapeTable& shapes, size_t depth = 4);
     ~BatchPipeline();  // stops the thread
     BatchPipeline(const BatchPipeline&) = delete;
     BatchPipeline& operator=(const BatchPipeline&) = delete;
 
-    // The next decoded EVENTS chunk, in file order; null when there are no more.
+    // The next decoded EVENTS chunk, in file order; null when there are no more. An exception
+    // the thread met (std::bad_alloc, most often) is rethrown here after the batches before it.
     EventBatch* next();
     // Gives a batch back once applied.
     void release(EventBatch* batch);
     // Runs `task` on the pipeline's thread (between chunks, or after the last one). stop() waits
-    // for every posted task; taskStatus() is the first failure among them.
+    // for every posted task; taskStatus() is the first failure among them, and rethrows an
+    // exception the thread met.
     void post(std::function<Status()> task);
     Status taskStatus();
     // Stops decoding, finishes the posted tasks, joins the thread.
@@ -39,6 +43,7 @@ public:
 
 private:
     void run();
+    void decode();
     void runTasks(std::unique_lock<std::mutex>& lock);
 
     const TraceFile& trace_;
@@ -49,6 +54,7 @@ private:
     std::deque<EventBatch*> full_, free_;
     std::deque<std::function<Status()>> tasks_;
     Status task_status_;
+    std::exception_ptr failure_;  // what ended the thread early
     bool stop_ = false, done_ = false;
     std::thread thread_;
 };

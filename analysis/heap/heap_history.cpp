@@ -1,6 +1,7 @@
 #include "heap/heap_history.h"
 
 #include <algorithm>
+#include <system_error>
 
 #include "heap/addresses.h"
 #include "heap/batch_pipeline.h"
@@ -114,7 +115,12 @@ Result<HeapHistory> HeapHistory::buildFrom(const TraceFile& trace, const History
     const auto& chunks = trace.chunks();
     // With two threads, a second one reads, decompresses, decodes and interns ahead.
     std::unique_ptr<BatchPipeline> pipeline;
-    if (options.threads >= 2 && !options.more) pipeline = std::make_unique<BatchPipeline>(trace, data.shapes);
+    if (options.threads >= 2 && !options.more) {
+        try {
+            pipeline = std::make_unique<BatchPipeline>(trace, data.shapes);
+        } catch (const std::system_error&) {  // (no thread to spare: this one decodes)
+        }
+    }
     uint64_t events_since_checkpoint = 0;
     uint64_t next_progress = kProgressBytes;
     size_t released_upto = 0;

@@ -7,6 +7,7 @@
 
 #include "heap/id_index.h"
 #include "trace/event_decoder.h"
+#include "util/parallel.h"
 
 namespace memcity {
 namespace {
@@ -269,11 +270,13 @@ Result<std::optional<SnapshotReach>> listedReachability(const TraceFile& trace, 
         }
         return true;
     };
-    Result<bool> second = true;
-    std::thread helper;
-    if (two) helper = std::thread([&] { second = share(1, 2, v2, scratch.bytes2); });
-    Result<bool> first = share(0, two ? 2 : 1, v, scratch.bytes);
-    if (helper.joinable()) helper.join();
+    Result<bool> first = true, second = true;
+    runParts(two ? 2 : 1, [&](size_t p) {
+        if (p == 0)
+            first = share(0, two ? 2 : 1, v, scratch.bytes);
+        else
+            second = share(1, 2, v2, scratch.bytes2);
+    });
     for (const Result<bool>* r : {&first, &second}) {
         if (!*r) return r->error();
         if (!**r) return None{};

@@ -20,6 +20,7 @@
 #include "hprof/hprof_import.h"
 #include "hprof/hprof_reader.h"
 #include "trace/trace_writer.h"
+#include "util/parallel.h"
 
 namespace memcity::hprof {
 namespace detail {
@@ -63,9 +64,7 @@ void inTwoHalves(size_t n, Fn&& fn) {
         fn(n / 2, n, 1);
         return;
     }
-    std::thread second([&] { fn(n / 2, n, 1); });
-    fn(size_t{0}, n / 2, 0);
-    second.join();
+    runParts(2, [&](size_t half) { half == 0 ? fn(size_t{0}, n / 2, 0) : fn(n / 2, n, 1); });
 }
 
 // "java/lang/String" or "[I" (a dump's internal names) as Java names them.

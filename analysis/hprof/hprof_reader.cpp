@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "util/parallel.h"
+
 namespace memcity::hprof {
 namespace {
 
@@ -385,32 +387,7 @@ Status readSplit(std::span<const uint8_t> dump, std::span<Visitor* const> parts,
                 return;
             }
     };
-    std::vector<std::thread> threads;
-    std::mutex mutex;
-    std::condition_variable finished;
-    size_t running = 0;  // (under mutex)
-    for (size_t p = 1; p < parts.size(); ++p)
-        if (first[p] < first[p + 1]) {
-            ++running;
-            threads.emplace_back([&, p] {
-                readPart(p);
-                std::lock_guard lock(mutex);
-                --running;
-                finished.notify_one();
-            });
-        }
-    readPart(0);
-    if (waiting) {
-        std::unique_lock lock(mutex);
-        while (running > 0) {
-            lock.unlock();
-            waiting();
-            lock.lock();
-            finished.wait_for(lock, std::chrono::milliseconds(20), [&] { return running == 0; });
-        }
-    }
-    for (std::thread& t : threads)
-        t.join();
+    runParts(parts.size(), readPart, waiting);
     // The first error in file order: the parts' (each before the next), then the scan's (after
     // every heap record it found).
     for (const Status& s : status)

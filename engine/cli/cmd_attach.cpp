@@ -12,6 +12,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iostream>
+#include <system_error>
 #include <thread>
 
 #include "cli/args.h"
@@ -24,6 +25,7 @@
 #include "live/control_client.h"
 #include "trace/trace_reader.h"
 #include "trace/trace_writer.h"
+#include "util/parallel.h"
 
 namespace memcity::cli {
 namespace {
@@ -149,7 +151,7 @@ int runAttach(const Words& words, const LiveView& live) {
     InterruptGuard interrupts;
     std::atomic<bool> stop{false}, ended{false};
     std::string ended_how = "recording stopped";
-    std::thread stopper([&] {
+    auto watch = [&] {
         const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                  std::chrono::duration<double>(seconds > 0 ? seconds : 1e9));
         while (!stop && !InterruptGuard::interrupted() && Clock::now() < deadline) {
@@ -164,7 +166,22 @@ int runAttach(const Words& words, const LiveView& live) {
         if (auto d = client->call({live::Command::kDetach, {}}); !d)
             ended_how = kill(*pid, 0) == 0 ? "detach failed: " + d.error().message : "the JVM exited";
         ended = true;
-    });
+    };
+    std::thread stopper;
+    try {
+        stopper = std::thread([&] {
+            try {
+                watch();
+            } catch (...) {  // (std::bad_alloc, most often; the agent detaches when this process ends)
+                ended_how = describeFailure(std::current_exception());
+                ended = true;
+            }
+        });
+    } catch (const std::system_error& e) {
+        (void)client->call({live::Command::kDetach, {}});
+        std::cerr << "memcity attach: cannot start a thread (" << e.what() << "): the recording is stopped\n";
+        return 1;
+    }
     if (recording->live) {
         live(
             file, [&] { return !ended.load(); }, recording->window);

@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <system_error>
 #include <thread>
 
 #include "cli/args.h"
@@ -22,6 +23,7 @@
 #include "cli/raw_dump.h"
 #include "cli/text_format.h"
 #include "hprof/hprof_import.h"
+#include "util/parallel.h"
 
 namespace memcity::cli {
 
@@ -223,11 +225,21 @@ int runDump(const Words& words, const LiveView& live) {
     Result<uint64_t> taken = uint64_t{0};
     if (args->has("--live") && live) {
         std::atomic<bool> done{false}, closed{false};
-        std::thread worker([&] {
-            taken = dumpLoop(
-                o, [&] { return InterruptGuard::interrupted() || closed.load(); }, &why);
-            done = true;
-        });
+        std::thread worker;
+        try {
+            worker = std::thread([&] {
+                try {
+                    taken = dumpLoop(
+                        o, [&] { return InterruptGuard::interrupted() || closed.load(); }, &why);
+                } catch (...) {  // (std::bad_alloc, most often)
+                    taken = Error{describeFailure(std::current_exception())};
+                }
+                done = true;
+            });
+        } catch (const std::system_error& e) {
+            std::cerr << "memcity dump: cannot start the dumping thread: " << e.what() << "\n";
+            return 1;
+        }
         // The window waits for the first dump's trace.
         live(o.out, [&] { return !done.load(); }, {});
         closed = true;

@@ -3,6 +3,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <vector>
 
 #include "app/cmd_explore.h"
@@ -42,6 +43,8 @@ int main(int argc, char** argv) {
         std::cerr << "memcity: out of memory: the input needs more than this process may use\n";
     } catch (const std::length_error& e) {
         std::cerr << "memcity: out of memory: a size beyond what this process may use (" << e.what() << ")\n";
+    } catch (const std::system_error& e) {  // (a thread that cannot be created, most often)
+        std::cerr << "memcity: " << e.what() << "\n";
     }
     return 1;
 }

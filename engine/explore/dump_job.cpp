@@ -5,20 +5,28 @@
 #include <chrono>
 #include <cmath>
 #include <filesystem>
+#include <system_error>
 
+#include "util/parallel.h"
 #include "util/units.h"
 
 namespace memcity::explore {
 
 DumpJob::DumpJob(hprof::CachedImport place, std::function<void()> wake)
     : place_(std::move(place)), wake_(std::move(wake)) {
-    thread_ = std::thread([this] { run(); });
+    try {
+        thread_ = std::thread([this] { run(); });
+    } catch (const std::system_error& e) {
+        state_.done = true;
+        state_.error = place_.dump + ": cannot start the import thread: " + e.what();
+        return;
+    }
     ::pthread_setname_np(thread_.native_handle(), "memcity import");
 }
 
 DumpJob::~DumpJob() {
     stop_ = true;
-    thread_.join();
+    if (thread_.joinable()) thread_.join();
 }
 
 DumpJobState DumpJob::state() const {
@@ -46,24 +54,30 @@ void DumpJob::run() {
         notified = seconds();
         if (wake_) wake_();
     };
-    auto imported = hprof::importIntoCache(place_, [&](hprof::ImportStep step, double fraction) {
-        bool changed = false;
-        {
-            std::lock_guard lock(mutex_);
-            changed = !state_.started || step != state_.step ||
-                      (seconds() - notified >= 0.5 &&
-                       std::floor(fraction * 100) != std::floor(state_.fraction * 100));
-            state_.started = true;
-            state_.step = step;
-            state_.fraction = fraction;
-        }
-        if (changed) notify();
-        return !stop_.load();
-    });
+    std::string error;
+    try {
+        auto imported = hprof::importIntoCache(place_, [&](hprof::ImportStep step, double fraction) {
+            bool changed = false;
+            {
+                std::lock_guard lock(mutex_);
+                changed = !state_.started || step != state_.step ||
+                          (seconds() - notified >= 0.5 &&
+                           std::floor(fraction * 100) != std::floor(state_.fraction * 100));
+                state_.started = true;
+                state_.step = step;
+                state_.fraction = fraction;
+            }
+            if (changed) notify();
+            return !stop_.load();
+        });
+        if (!imported) error = imported.error().message;
+    } catch (...) {  // (std::bad_alloc, most often: the dump needs more than the process may use)
+        error = place_.dump + ": " + describeFailure(std::current_exception());
+    }
     {
         std::lock_guard lock(mutex_);
         state_.done = true;
-        if (!imported) state_.error = imported.error().message;
+        state_.error = std::move(error);
     }
     notify();
 }

@@ -3,6 +3,9 @@
 #include <pthread.h>
 
 #include <chrono>
+#include <system_error>
+
+#include "util/parallel.h"
 
 namespace memcity::explore {
 namespace {
@@ -17,13 +20,19 @@ double secondsSince(Clock::time_point start) {
 
 TraceLoader::TraceLoader(std::string path, LoaderOptions options)
     : path_(std::move(path)), options_(std::move(options)) {
-    thread_ = std::thread([this] { run(); });
+    try {
+        thread_ = std::thread([this] { run(); });
+    } catch (const std::system_error& e) {
+        progress_.phase = LoadPhase::kFailed;
+        progress_.error = path_ + ": cannot start the loading thread: " + e.what();
+        return;
+    }
     ::pthread_setname_np(thread_.native_handle(), "memcity load");
 }
 
 TraceLoader::~TraceLoader() {
     stop_ = true;
-    thread_.join();
+    if (thread_.joinable()) thread_.join();
 }
 
 LoadProgress TraceLoader::progress() const {
@@ -93,18 +102,28 @@ bool TraceLoader::waitForMore() {
     }
 }
 
+void TraceLoader::fail(Clock::time_point start, std::string message) {
+    {
+        std::lock_guard lock(mutex_);
+        progress_.phase = LoadPhase::kFailed;
+        progress_.error = std::move(message);
+        progress_.seconds = secondsSince(start);
+        version_.fetch_add(1, std::memory_order_acq_rel);  // with the phase (done())
+    }
+    publish();
+}
+
 void TraceLoader::run() {
     const Clock::time_point start = Clock::now();
-    auto fail = [&](std::string message) {
-        {
-            std::lock_guard lock(mutex_);
-            progress_.phase = LoadPhase::kFailed;
-            progress_.error = std::move(message);
-            progress_.seconds = secondsSince(start);
-            version_.fetch_add(1, std::memory_order_acq_rel);  // with the phase (done())
-        }
-        publish();
-    };
+    try {
+        load(start);
+    } catch (...) {  // (std::bad_alloc, most often: the trace needs more than the process may use)
+        fail(start, path_ + ": " + describeFailure(std::current_exception()));
+    }
+}
+
+void TraceLoader::load(Clock::time_point start) {
+    auto fail = [&](std::string message) { this->fail(start, std::move(message)); };
 
     auto file = TraceFile::open(path_);
     if (!file) return fail(file.error().message);

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -90,7 +91,10 @@ public:
     const std::vector<Window>& windows() const { return windows_; }
 
 private:
-    void run();
+    using Clock = std::chrono::steady_clock;
+    void run();  // load(), with an exception turned into the load's error
+    void load(Clock::time_point start);
+    void fail(Clock::time_point start, std::string message);
     void publish();
     // HistoryOptions::more: waits for the followed trace to grow (false: it ended, or stop).
     bool waitForMore();

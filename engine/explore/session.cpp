@@ -377,6 +377,13 @@ void Session::recompute() {
                 }
             }
             if (wake) wake();
+        },
+        [pending, wake](const std::string& message) {
+            {
+                std::lock_guard lock(pending->mutex);
+                pending->series_error = message;
+            }
+            if (wake) wake();
         });
 }
 
@@ -510,17 +517,26 @@ void Session::requestDiff() {
     std::shared_ptr<Pending> pending = pending_;
     auto wake = options_.wake;
     const unsigned threads = options_.threads;
-    diff_worker_->submit([h, want, threads, pending, wake](const CancelToken& token) {
-        TreeOptions to;
-        to.threads = threads;
-        auto diff = HeapDiff::between(*h, want.base, want.gc, *want.chain, to);
-        if (token.cancelled()) return;
+    auto failed = [want, pending, wake](const std::string& message) {
         {
             std::lock_guard lock(pending->mutex);
-            pending->diff.emplace(want, std::move(diff));
+            pending->diff.emplace(want, Error{message});
         }
         if (wake) wake();
-    });
+    };
+    diff_worker_->submit(
+        [h, want, threads, pending, wake](const CancelToken& token) {
+            TreeOptions to;
+            to.threads = threads;
+            auto diff = HeapDiff::between(*h, want.base, want.gc, *want.chain, to);
+            if (token.cancelled()) return;
+            {
+                std::lock_guard lock(pending->mutex);
+                pending->diff.emplace(want, std::move(diff));
+            }
+            if (wake) wake();
+        },
+        failed);
 }
 
 Status Session::windowNext(size_t index) {
@@ -969,18 +985,27 @@ void Session::requestInspection() {
     std::shared_ptr<const ClassifierChain> chain = series_chain_;
     std::shared_ptr<Pending> pending = pending_;
     auto wake = options_.wake;
-    inspect_worker_->submit([h, chain, r, pending, wake](const CancelToken& token) {
-        auto result = inspect(*h, *chain, r, token);
-        if (token.cancelled()) return;
+    auto failed = [id = r.id, pending, wake](const std::string& message) {
         {
             std::lock_guard lock(pending->mutex);
-            if (result)
-                pending->inspection = std::move(*result);
-            else
-                pending->inspection_error = {r.id, result.error().message};
+            pending->inspection_error = {id, message};
         }
         if (wake) wake();
-    });
+    };
+    inspect_worker_->submit(
+        [h, chain, r, pending, wake](const CancelToken& token) {
+            auto result = inspect(*h, *chain, r, token);
+            if (token.cancelled()) return;
+            {
+                std::lock_guard lock(pending->mutex);
+                if (result)
+                    pending->inspection = std::move(*result);
+                else
+                    pending->inspection_error = {r.id, result.error().message};
+            }
+            if (wake) wake();
+        },
+        failed);
 }
 
 bool Session::inspectionCurrent() const {

@@ -33,16 +33,20 @@ private:
 class Worker {
 public:
     using Job = std::function<void(const CancelToken&)>;
+    // Told, on the worker's thread, why a job ended in an exception (one line: "out of memory: ...").
+    using Failed = std::function<void(const std::string& message)>;
 
     // Starts the thread (named `name`, at most 15 characters, for debuggers and `top -H`).
+    // Throws std::system_error, naming it, when the thread cannot be created.
     explicit Worker(std::string name);
     // Cancels the running job, drops a pending one and joins the thread.
     ~Worker();
     Worker(const Worker&) = delete;
     Worker& operator=(const Worker&) = delete;
 
-    // Runs `job` next: replaces a job waiting to start and cancels the running one.
-    void submit(Job job);
+    // Runs `job` next: replaces a job waiting to start and cancels the running one. An exception
+    // the job throws goes to `failed` (where empty: a line on stderr naming the worker).
+    void submit(Job job, Failed failed = {});
     // Drops a waiting job and cancels the running one.
     void cancel();
     // Nothing running and nothing waiting.
@@ -55,7 +59,9 @@ private:
 
     mutable std::mutex mutex_;
     mutable std::condition_variable changed_;
+    std::string name_;
     Job pending_;
+    Failed pending_failed_;
     CancelToken running_token_;
     bool running_ = false;
     bool stopping_ = false;

@@ -6,6 +6,8 @@
 #include <thread>
 #include <unordered_map>
 
+#include "util/parallel.h"
+
 namespace memcity::scene {
 namespace {
 
@@ -506,12 +508,7 @@ SeriesOrder orderSeries(const TreeSeries& series, SortStrategy sort, Metric metr
     states.reserve(parts);
     for (size_t t = 0; t < parts; ++t)
         states.emplace_back(plan);
-    {
-        std::vector<std::jthread> workers;
-        for (size_t t = 1; t < parts; ++t)
-            workers.emplace_back([&, t] { states[t].scan(plan, gcs * t / parts, gcs * (t + 1) / parts); });
-        states[0].scan(plan, 0, gcs / parts);
-    }
+    runParts(parts, [&](size_t t) { states[t].scan(plan, gcs * t / parts, gcs * (t + 1) / parts); });
     ScanState& all = states[0];
     for (size_t t = 1; t < parts; ++t)
         all.merge(states[t]);

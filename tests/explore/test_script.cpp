@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <new>
 #include <thread>
 
 #include "explore/chain_config.h"
@@ -166,6 +167,19 @@ TEST(Worker, RunsJobsAtALowerPriority) {
     EXPECT_EQ(theirs, std::min(19, mine + 10));
     // The calling thread keeps its own.
     EXPECT_EQ(::getpriority(PRIO_PROCESS, static_cast<id_t>(::gettid())), mine);
+}
+
+TEST(Worker, AJobThatThrowsIsReportedAndTheWorkerGoesOn) {
+    Worker w("test");
+    std::string failure;
+    w.submit([](const CancelToken&) { throw std::bad_alloc(); },
+             [&](const std::string& message) { failure = message; });
+    w.waitIdle();
+    EXPECT_EQ(failure, "out of memory: the input needs more than this process may use");
+    std::atomic<bool> ran{false};
+    w.submit([&](const CancelToken&) { ran = true; });
+    w.waitIdle();
+    EXPECT_TRUE(ran);
 }
 
 }  // namespace

@@ -332,18 +332,30 @@ std::string LiveControl::takeSnapshot(bool now) {
     if (paused_ || held_)
         return "error the program is paused: 'snapshot' (without now) takes one at the GC after the next "
                "step";
-    const uint64_t taken = recorder_.snapshotsTaken(), missed = recorder_.snapshotsMissed();
-    recorder_.askSnapshot();
-    if (jvmtiError err = jvmti_->ForceGarbageCollection(); err != JVMTI_ERROR_NONE)
-        return "error the JVM refused to collect (JVMTI error " + std::to_string(err) + ")";
-    // The agent thread writes that GC and walks its heap: a large heap takes seconds.
+    const uint64_t taken = recorder_.snapshotsTaken();
+    uint64_t missed = recorder_.snapshotsMissed();
     using Clock = std::chrono::steady_clock;
     const auto deadline = Clock::now() + std::chrono::seconds(kSnapshotWaitSeconds);
-    while (Clock::now() < deadline && !stopping_.load(std::memory_order_acquire)) {
-        if (recorder_.snapshotsTaken() != taken) return "ok";
-        if (recorder_.snapshotsMissed() != missed)
-            return std::string("error the snapshot was missed: ") + recorder_.lastSnapshotMiss();
-        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    // A walk is missed when the program's own GC comes before it starts (a busy program, one that
+    // calls System.gc()): asked for now, it is asked again, a few times.
+    for (int tries = 1;; ++tries) {
+        recorder_.askSnapshot();
+        if (jvmtiError err = jvmti_->ForceGarbageCollection(); err != JVMTI_ERROR_NONE)
+            return "error the JVM refused to collect (JVMTI error " + std::to_string(err) + ")";
+        // The agent thread writes that GC and walks its heap: a large heap takes seconds.
+        bool again = false;
+        while (!again && Clock::now() < deadline && !stopping_.load(std::memory_order_acquire)) {
+            if (recorder_.snapshotsTaken() != taken) return "ok";
+            if (const uint64_t now_missed = recorder_.snapshotsMissed(); now_missed != missed) {
+                if (tries == kSnapshotTries)
+                    return std::string("error the snapshot was missed ") + std::to_string(tries) +
+                           " times: " + recorder_.lastSnapshotMiss();
+                missed = now_missed;
+                again = true;
+            }
+            if (!again) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+        if (!again) break;
     }
     return "error no snapshot within " + std::to_string(kSnapshotWaitSeconds) +
            " s of the forced GC (it is still asked for)";

@@ -90,8 +90,10 @@ private:
     // One request, answered on `client`; false closes the connection (garbage, detach).
     bool handle(JNIEnv* jni, Client& client, std::string_view line);
     // "snapshot [now]": asks the recorder for one at the next GC; `now` forces that GC and waits
-    // (at most kSnapshotWaitSeconds) until the snapshot is taken or missed. The reply line.
+    // (at most kSnapshotWaitSeconds in all) until the snapshot is taken, forcing another GC when
+    // one is missed (another GC came before its walk), kSnapshotTries GCs at most. The reply line.
     static constexpr int kSnapshotWaitSeconds = 120;
+    static constexpr int kSnapshotTries = 3;
     std::string takeSnapshot(bool now);
     live::AgentStatus status();
     void suspendProgram(JNIEnv* jni);

@@ -212,8 +212,8 @@ listed too. The walk stops the program a while: some 0.4 us per object, 12 s for
 
 With --now, memcity forces that GC and waits until the snapshot is written, then says which GC
 has it. Exit status 1, with one line, when memcity does not record PID, when the program is
-paused (step it: the next GC has the snapshot), or when the snapshot was missed (another GC
-overtook the walk; it is then taken at the next one).
+paused (step it: the next GC has the snapshot), or when the snapshot was missed three times
+(each time another GC overtook the walk, and memcity forced one more).
 
 )",
          {

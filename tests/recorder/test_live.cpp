@@ -1,6 +1,7 @@
 // Live recording on real JVMs (JDK 17 and Temurin 25): attaching to a running program and
 // detaching from it, pausing it at a GC's end, stepping it and resuming it through the control
 // channel, the refusals, a client that sends garbage, and how soon a followed trace shows a GC.
+#include <endian.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -9,6 +10,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <regex>
@@ -107,20 +109,17 @@ protected:
             ADD_FAILURE() << trace << " did not load";
         return l;
     }
-    // The spinner's count so far (it counts while the program runs, and allocates nothing).
-    uint64_t counter() const {
-        std::ifstream in(counter_file_, std::ios::binary);
-        uint64_t n = 0;
-        in.read(reinterpret_cast<char*>(&n), sizeof n);
-        return n;
-    }
-    // The churner's allocations so far (LiveTarget's "churn").
-    uint64_t churned() const {
+    // The counter file's `index`th long, as Java's MappedByteBuffer writes it (big-endian).
+    uint64_t counterAt(int index) const {
         std::ifstream in(counter_file_, std::ios::binary);
         uint64_t n[2] = {0, 0};
         in.read(reinterpret_cast<char*>(n), sizeof n);
-        return n[1];
+        return be64toh(n[index]);
     }
+    // The spinner's count so far (it counts while the program runs, and allocates nothing).
+    uint64_t counter() const { return counterAt(0); }
+    // The churner's allocations so far (LiveTarget's "churn").
+    uint64_t churned() const { return counterAt(1); }
     // The churner's allocations per second, over `span`.
     double churnRate(std::chrono::milliseconds span = 1000ms) const {
         const uint64_t a = churned();
@@ -663,7 +662,7 @@ TEST_P(Live, TheWindowAsksASampledRecordingForASnapshot) {
     std::smatch m;
     ASSERT_TRUE(
         std::regex_search(printed, m, std::regex("reference snapshots: GC ([0-9]+) \\(the inspector")))
-        << printed;
+        << printed << rec.stderr_text;
     Loaded l = loadSound(trace);
     ASSERT_TRUE(l.history);
     const auto gc = static_cast<size_t>(std::stoul(m[1].str()));
@@ -696,6 +695,10 @@ TEST_P(Live, AKilledAttachClientEndsTheRecording) {
     EXPECT_LT(took, 1.5) << "the recording ended " << took << " s after its client was killed";
     std::this_thread::sleep_for(1s - std::min<Clock::duration>(1s, Clock::now() - killed));
     const double after = churnRate();
+    std::printf(
+        "churn: plain %.0f/s, recorded %.0f/s, %.0f/s from 1 s after the kill; the trace complete %.2f s "
+        "after it\n",
+        plain, recorded, after, took);
     // Recording every allocation slows the churner many times over; detached, it is back.
     EXPECT_GT(after, 0.5 * plain) << "plain " << plain << "/s, recorded " << recorded << "/s, after " << after
                                   << "/s";

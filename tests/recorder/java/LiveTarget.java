@@ -29,6 +29,7 @@ public class LiveTarget {
     static final Object lock = new Object();
     static int asked = 0;  // objects the worker is to allocate (under lock)
     static long total = 0;
+    static volatile Object churned;  // the churner's last allocation
 
     public static void main(String[] args) throws Exception {
         MappedByteBuffer counter;
@@ -65,9 +66,11 @@ public class LiveTarget {
                 System.out.println("gc");
             } else if (line.equals("churn")) {
                 Thread churner = new Thread(() -> {
-                    Object[] slot = new Object[1];
+                    // Into a static field: a real allocation each time, never optimised away
+                    // (compiled code whose allocations escape analysis removed would make the
+                    // plain rate one that code compiled while recorded, without it, cannot reach).
                     for (long n = 1;; ++n) {
-                        slot[0] = new byte[16];
+                        churned = new byte[16];
                         counter.putLong(8, n);
                     }
                 }, "churner");

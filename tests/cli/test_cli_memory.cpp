@@ -13,14 +13,7 @@
 
 #include "cli/run_memcity.h"
 #include "unit/hprof_builder.h"
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define MEMCITY_UNDER_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-#define MEMCITY_UNDER_SANITIZER 1
-#endif
-#endif
+#include "unit/sanitizers.h"
 
 namespace memcity {
 namespace {
@@ -58,9 +51,8 @@ LimitedRun runLimited(const std::vector<std::string>& args, rlim_t bytes) {
 }
 
 TEST(CliMemoryLimit, EveryCommandEndsWellOrInAOneLineError) {
-#ifdef MEMCITY_UNDER_SANITIZER
-    GTEST_SKIP() << "a sanitizer's shadow memory does not fit an address-space limit";
-#endif
+    if (testing::kUnderSanitizer)
+        GTEST_SKIP() << "a sanitizer's shadow memory does not fit an address-space limit";
     const std::string dir = testing::tempDir("memory-limit");
     const std::string dump = dir + "/little.hprof";
     testing::writeFile(dump, hprof::testing::littleHeap());

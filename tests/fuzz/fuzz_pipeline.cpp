@@ -8,6 +8,7 @@
 #include "classify/diff.h"
 #include "classify/series.h"
 #include "classify/tree.h"
+#include "fuzz/one_line.h"
 #include "graph/closure.h"
 #include "graph/dominators.h"
 #include "graph/group_report.h"
@@ -39,15 +40,6 @@ constexpr const char* kChains[] = {
     "package(depth=1),{kind}",
 };
 constexpr const char* kFilters[] = {"", "size > 16", "age >= 2 && kind != \"instance\"", "type ~ \"*[]\""};
-
-void oneLine(const Error& e) {
-    if (e.message.empty() || e.message.find('\n') != std::string::npos) std::abort();
-}
-template <typename T>
-bool good(const Result<T>& r) {
-    if (!r.ok()) oneLine(r.error());
-    return r.ok();
-}
 
 // The analysis of one GC's heap: the tree, its groups' members, closures, a group report and
 // the dominators (with a snapshot).

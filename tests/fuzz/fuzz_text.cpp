@@ -19,20 +19,15 @@
 #include "cli/jvm_attach.h"
 #include "explore/script.h"
 #include "explore/settings.h"
+#include "fuzz/one_line.h"
 #include "live/control_protocol.h"
 
 namespace {
 
 using namespace memcity;
 
-void oneLine(const Error& e) {
-    if (e.message.empty() || e.message.find('\n') != std::string::npos) std::abort();
-}
-template <typename T>
-bool good(const Result<T>& r) {
-    if (!r.ok()) oneLine(r.error());
-    return r.ok();
-}
+using fuzz::good;
+using fuzz::oneLine;
 
 std::vector<std::string> split(std::string_view s, char at) {
     std::vector<std::string> out;

@@ -27,23 +27,14 @@
 #include "trace/trace_format.h"
 #include "unit/hprof_builder.h"
 #include "unit/loaded_heap.h"
+#include "unit/sanitizers.h"
 #include "unit/trace_builder.h"
 #include "util/crc32c.h"
 
 namespace memcity {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
+using testing::kAddressSanitizer;
 
 struct ChildEnd {
     bool exited = false;  // normally, not by a signal

@@ -19,23 +19,14 @@
 #include "hprof/hprof_import.h"
 #include "trace/trace_reader.h"
 #include "unit/hprof_builder.h"
+#include "unit/sanitizers.h"
 #include "unit/trace_builder.h"
 #include "util/mapped_guard.h"
 
 namespace memcity {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
+using testing::kAddressSanitizer;
 
 struct ChildEnd {
     int signal = 0;    // what ended it, 0 when it exited

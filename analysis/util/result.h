@@ -16,8 +16,9 @@ struct Error {
     std::string message;
 };
 
-// A string from a file made safe to print on one line: control characters become \n, \t or
-// \xNN, and anything past `max_bytes` becomes "...". Names in a trace are untrusted.
+// A string from a file made safe to print on one line: control characters (C0, DEL and C1)
+// become \n, \t or \xNN, bytes that are not UTF-8 become \xNN, valid UTF-8 stays (Java names
+// may be any Unicode), and anything past `max_bytes` becomes "...". Names in a trace are untrusted.
 std::string printable(std::string_view s, size_t max_bytes = 200);
 
 // Builds "path: offset N: what" (the offset is omitted when it is kNoOffset).

@@ -318,6 +318,24 @@ TEST(BadInput, NamesFromTheFileStayOnOneLine) {
     EXPECT_EQ(printable(std::string(300, 'x')).size(), 203u);
 }
 
+// Bytes past ASCII: UTF-8 (a Java name may be any Unicode) stays as it is; a byte that is not
+// UTF-8, and the C1 controls in either form (0x9b, like ESC [, starts a terminal's escape
+// sequence), are written as \xNN.
+TEST(BadInput, PrintableKeepsUtf8AndEscapesWhatATerminalCouldAct) {
+    const std::string unicode =
+        "Gr\xc3\xb6\xc3\x9f"
+        "e \xe2\x82\xac \xf0\x9f\x8c\x86";  // Größe € 🌆
+    EXPECT_EQ(printable(unicode), unicode);
+    EXPECT_EQ(printable("\x89MCT\x9b"
+                        "31m"),
+              "\\x89MCT\\x9b31m");
+    EXPECT_EQ(printable("a\xc2\x9b"
+                        "31m"),
+              "a\\xc2\\x9b31m");                                                // U+009B, CSI
+    EXPECT_EQ(printable("\xc0\xaf\xed\xa0\x80"), "\\xc0\\xaf\\xed\\xa0\\x80");  // overlong, surrogate
+    EXPECT_EQ(printable("cut \xe2\x82"), "cut \\xe2\\x82");                     // a sequence cut short
+}
+
 TEST(BadInput, AbsurdDeathCount) {
     auto p = prologue();
     p.insert(p.end(), {0x03, 0, 0xff, 0xff, 0xff, 0xff, 0x0f, 1});  // 4 billion deaths in 1 byte

@@ -265,7 +265,7 @@ std::string gzipBomb() {
     z.next_out = member.data();
     z.avail_out = static_cast<uInt>(member.size());
     EXPECT_EQ(deflate(&z, Z_FINISH), Z_STREAM_END);
-    member.resize(member.size() - z.avail_out);
+    member.erase(member.end() - static_cast<std::ptrdiff_t>(z.avail_out), member.end());
     deflateEnd(&z);
     std::vector<uint8_t> bomb;
     for (int k = 0; k < 80; ++k)

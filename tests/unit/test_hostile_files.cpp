@@ -25,6 +25,7 @@
 #include "heap/heap_map.h"
 #include "hprof/hprof_import.h"
 #include "trace/trace_format.h"
+#include "unit/child_end.h"
 #include "unit/hprof_builder.h"
 #include "unit/loaded_heap.h"
 #include "unit/sanitizers.h"
@@ -36,12 +37,7 @@ namespace {
 
 using testing::kAddressSanitizer;
 
-struct ChildEnd {
-    bool exited = false;  // normally, not by a signal
-    int code = 0;
-    int signal = 0;
-    std::string said;  // what the child reported: its error, or "" where it succeeded
-};
+using testing::ChildEnd;  // (said: the child's error, or "" where it succeeded)
 
 // The stack the readers run on in a child: far less than a main thread's 8 MiB, so a reader
 // that recurses once per class, object or chunk of a crafted file overflows it at once.
@@ -101,17 +97,7 @@ ChildEnd inChild(const std::function<std::string()>& fn, uint64_t file_limit = u
         ::_exit(run.said.empty() ? 0 : 3);
     }
     ::close(fds[1]);
-    ChildEnd end;
-    char buffer[4096];
-    for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;)
-        end.said.append(buffer, static_cast<size_t>(n));
-    ::close(fds[0]);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    end.exited = WIFEXITED(status);
-    end.code = end.exited ? WEXITSTATUS(status) : 0;
-    end.signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    return end;
+    return testing::awaitChild(pid, fds[0]);
 }
 
 // The child ended with a one-line error that says `what`.

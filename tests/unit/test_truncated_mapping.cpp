@@ -18,6 +18,7 @@
 #include "heap/heap_history.h"
 #include "hprof/hprof_import.h"
 #include "trace/trace_reader.h"
+#include "unit/child_end.h"
 #include "unit/hprof_builder.h"
 #include "unit/sanitizers.h"
 #include "unit/trace_builder.h"
@@ -28,11 +29,7 @@ namespace {
 
 using testing::kAddressSanitizer;
 
-struct ChildEnd {
-    int signal = 0;    // what ended it, 0 when it exited
-    int code = -1;     // its exit code
-    std::string said;  // what fn returned
-};
+using testing::ChildEnd;
 
 // Runs fn in a child; what it returns comes back through a pipe.
 ChildEnd inChild(const std::function<std::string()>& fn) {
@@ -48,16 +45,7 @@ ChildEnd inChild(const std::function<std::string()>& fn) {
         ::_exit(0);
     }
     ::close(fds[1]);
-    ChildEnd end;
-    char buffer[4096];
-    for (ssize_t n; (n = ::read(fds[0], buffer, sizeof buffer)) > 0;)
-        end.said.append(buffer, static_cast<size_t>(n));
-    ::close(fds[0]);
-    int status = 0;
-    ::waitpid(pid, &status, 0);
-    if (WIFSIGNALED(status)) end.signal = WTERMSIG(status);
-    if (WIFEXITED(status)) end.code = WEXITSTATUS(status);
-    return end;
+    return testing::awaitChild(pid, fds[0]);
 }
 
 void expectTruncatedError(const ChildEnd& end, const std::string& path) {

@@ -1,4 +1,5 @@
 // memcity: the command-line entry point. Dispatches to the subcommands in cli/.
+#include <exception>
 #include <iostream>
 #include <new>
 #include <stdexcept>
@@ -11,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/dump_open.h"
 #include "hprof/import_cache.h"
+#include "util/parallel.h"
 
 namespace {
 
@@ -37,15 +39,17 @@ int run(std::vector<std::string> words);
 // input that really holds more than the machine (or its address-space limit) can is an error,
 // on one line, not an abort.
 int main(int argc, char** argv) {
+    std::exception_ptr failure;
     try {
         return run(std::vector<std::string>(argv + 1, argv + argc));
     } catch (const std::bad_alloc&) {
-        std::cerr << "memcity: out of memory: the input needs more than this process may use\n";
-    } catch (const std::length_error& e) {
-        std::cerr << "memcity: out of memory: a size beyond what this process may use (" << e.what() << ")\n";
-    } catch (const std::system_error& e) {  // (a thread that cannot be created, most often)
-        std::cerr << "memcity: " << e.what() << "\n";
+        failure = std::current_exception();
+    } catch (const std::length_error&) {
+        failure = std::current_exception();
+    } catch (const std::system_error&) {  // (a thread that cannot be created, most often)
+        failure = std::current_exception();
     }
+    std::cerr << "memcity: " << memcity::describeFailure(failure) << "\n";
     return 1;
 }
 

@@ -204,6 +204,12 @@ const ReverseGraph& HeapGraph::reverse() const {
     return reverse_;
 }
 
+const Result<DominatorTree>& HeapGraph::dominators() const {
+    std::call_once(dominators_once_,
+                   [this] { dominators_.emplace(computeDominators(heap_, snapshot_, {2})); });
+    return *dominators_;
+}
+
 // A breadth-first search from every root object at once, one level at a time. An object takes
 // the root identities of every object of the previous level that references it (so ties between
 // equally close roots are kept), interned as small sorted sets.

@@ -25,6 +25,7 @@
 
 #include "classify/series.h"
 #include "graph/bitset.h"
+#include "graph/dominators.h"
 #include "heap/heap_history.h"
 #include "heap/heap_state.h"
 #include "heap/snapshot.h"
@@ -128,6 +129,10 @@ public:
     // none, kMultipleContainers when in more than one.
     static constexpr uint32_t kMultipleContainers = kNoPosition - 1;
     uint32_t container(size_t pos) const;
+    // The dominator tree of the heap below the snapshot's roots (computeDominators with two
+    // threads), built on first use; an error when it cannot be computed (2^32 - 1 positions or
+    // references or more). For a sampled trace's graph: the tree of the whole heap.
+    const Result<DominatorTree>& dominators() const;
 
     size_t memoryBytes() const;
 
@@ -151,12 +156,13 @@ private:
     std::vector<uint32_t> direct_offsets_{0};  // per rooted position
     std::vector<uint32_t> direct_ids_;
 
-    mutable std::once_flag reverse_once_, closest_once_, containers_once_;
+    mutable std::once_flag reverse_once_, closest_once_, containers_once_, dominators_once_;
     mutable ReverseGraph reverse_;
     mutable std::vector<uint32_t> closest_set_;  // per position: set id, kNoPosition = unreached
     mutable std::vector<uint32_t> set_offsets_, set_ids_;
     mutable std::vector<uint32_t> distance_, parent_;
     mutable std::vector<uint32_t> container_;
+    mutable std::optional<Result<DominatorTree>> dominators_;
 };
 
 // The last GC with a complete reference snapshot, or none.

@@ -134,17 +134,19 @@ int runAttach(const Words& words, const LiveView& live) {
                   << " but its control channel does not answer: " << client.error().message << "\n";
         return 1;
     }
+    // This connection owns the recording: if this process dies, the agent detaches. Claimed
+    // before the recording is announced, so that whoever sees the announcement may end it by
+    // ending this process.
+    if (auto owned = client->call({live::Command::kOwn, {}}); !owned)
+        std::cerr << "memcity attach: the agent did not take this client as the recording's owner ("
+                  << owned.error().message << "): if this process dies, 'memcity detach " << *pid
+                  << "' stops the recording\n";
     std::cerr << "memcity attach: recording " << who(*target) << " into " << recording->out
               << " (attached in "
               << formatDuration(
                      std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count())
               << "); " << (seconds > 0 ? "for " + std::to_string(static_cast<int>(seconds)) + " s, or " : "")
               << "Ctrl-C or 'memcity detach " << *pid << "' stops it\n";
-    // This connection owns the recording: if this process dies, the agent detaches.
-    if (auto owned = client->call({live::Command::kOwn, {}}); !owned)
-        std::cerr << "memcity attach: the agent did not take this client as the recording's owner ("
-                  << owned.error().message << "): if this process dies, 'memcity detach " << *pid
-                  << "' stops the recording\n";
 
     // The recording ends at --seconds, at Ctrl-C, when the window closes (--live), when another
     // memcity detaches it, or when the JVM exits; the JVM goes on in each case.

@@ -10,6 +10,7 @@
 #include "cli/load.h"
 #include "cli/one_trace.h"
 #include "cli/site_export.h"
+#include "cli/text_format.h"
 #include "graph/heap_graph.h"
 #include "scene/estimates.h"
 
@@ -128,11 +129,26 @@ int runExport(const Words& words) {
         if (!encoded) return fail(encoded.error().message);
         bytes = std::move(*encoded);
     }
+    // "-o -": standard output (collapsed stacks piped into flamegraph.pl, say).
+    if (*output == "-") {
+        std::cout.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        std::cout.flush();
+        if (!std::cout) return fail("standard output: cannot write");
+        return 0;
+    }
     std::ofstream out(*output, std::ios::binary);
     if (out) out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     if (!out) return fail(printable(*output) + ": cannot write");
     out.close();
     if (!out) return fail(printable(*output) + ": cannot write");
+    const bool objects = *unit == Metric::kObjects;
+    std::cerr << "memcity export: " << printable(*output) << ": " << profile->stacks.size() << " stacks, "
+              << (profile->sampled ? "an estimated " : "")
+              << (objects ? formatCount(profile->objects) + " objects" : formatBytes(profile->bytes)) << " "
+              << what_text << " (" << where << ")"
+              << (format == "pprof" ? "; open it with 'go tool pprof -http=: " + printable(*output) + "'"
+                                    : "")
+              << "\n";
     return 0;
 }
 

@@ -375,7 +375,7 @@ docs/export.md shows how to open the files.
              {"--what", "W", "", "allocated, live, retained or churn (required)"},
              {"--format", "F", "", "collapsed or pprof (required)"},
              {"--unit", "U", "", "bytes (the default) or objects: collapsed's values, pprof's default"},
-             {"--output", "FILE", "-o", "the file to write (required)"},
+             {"--output", "FILE", "-o", "the file to write (required; - for standard output)"},
          },
          [](const Words& a, const Services&) { return runExport(a); }},
         {"windows",

@@ -67,6 +67,22 @@ TEST(Export, CollapsedLiveStacksOutermostFirst) {
               (std::multiset<std::string>{kRun + " 2", kOther + " 1", "Main.run(Main.java:10) 1"}));
 }
 
+// "-o -" writes the stacks to standard output (to pipe into flamegraph.pl) and nothing else;
+// a file gets a summary line on stderr.
+TEST(Export, ToStandardOutputAndASummaryForAFile) {
+    auto piped = runMemcity("export " + tinyTrace() + " --gc 0 --what live --format collapsed -o -");
+    ASSERT_EQ(piped.status, 0) << piped.err;
+    EXPECT_EQ(lines(piped.out),
+              (std::multiset<std::string>{kRun + " 32", kOther + " 24", "Main.run(Main.java:10) 16"}));
+    EXPECT_EQ(piped.err, "");
+    const std::string out = testing::tempPath("export-summary");
+    auto written = runMemcity("export " + tinyTrace() + " --gc 0 --what live --format pprof -o " + out);
+    ASSERT_EQ(written.status, 0) << written.err;
+    EXPECT_EQ(written.err, "memcity export: " + out +
+                               ": 3 stacks, 72 B live (GC 0); open it with 'go tool pprof -http=: " + out +
+                               "'\n");
+}
+
 TEST(Export, CollapsedRetainedIsEachStacksGcClosure) {
     // Site 3's objects 0 and 3 retain 2 as well (48 B); 2 alone retains itself.
     EXPECT_EQ(lines(exported("export " + tinyTrace(), "--gc 0 --what retained --format collapsed")),

@@ -35,6 +35,7 @@ int runDump(const Words& args, const LiveView& live = {});
 int runReport(const Words& args);
 int runDiff(const Words& args);
 int runChurn(const Words& args);
+int runExport(const Words& args);
 int runInspect(const Words& args);
 int runWindows(const Words& args);
 int runSeries(const Words& args);

@@ -1,0 +1,155 @@
+// memcity export FILE (--gc N | --from A --to B) --what allocated|live|retained|churn
+//                --format collapsed|pprof [--unit bytes|objects] -o FILE
+#include <fstream>
+#include <iostream>
+#include <thread>
+
+#include "classify/site_stacks.h"
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/load.h"
+#include "cli/one_trace.h"
+#include "cli/site_export.h"
+#include "cli/text_format.h"
+#include "graph/heap_graph.h"
+#include "scene/estimates.h"
+
+namespace memcity::cli {
+namespace {
+
+std::optional<StackValue> parseWhat(std::string_view s) {
+    for (StackValue w :
+         {StackValue::kLive, StackValue::kRetained, StackValue::kAllocated, StackValue::kChurn})
+        if (s == stackValueName(w)) return w;
+    return std::nullopt;
+}
+
+int fail(const std::string& message) {
+    std::cerr << "memcity export: " << message << "\n";
+    return 1;
+}
+
+}  // namespace
+
+int runExport(const Words& words) {
+    int status = 0;
+    auto args = oneTraceArgs("export", words, status);
+    if (!args) return status;
+
+    // 1. The options, all checked before the trace is read.
+    const std::string what_text = args->value("--what").value_or("");
+    const std::optional<StackValue> what = parseWhat(what_text);
+    if (!what)
+        return fail(args->has("--what") ? "unknown --what '" + printable(what_text, 40) +
+                                              "' (allocated, live, retained or churn)"
+                                        : "--what allocated|live|retained|churn is required");
+    const std::string format = args->value("--format").value_or("");
+    if (format != "collapsed" && format != "pprof")
+        return fail(args->has("--format")
+                        ? "unknown --format '" + printable(format, 40) + "' (collapsed or pprof)"
+                        : "--format collapsed|pprof is required");
+    const std::string unit_text = args->value("--unit").value_or("bytes");
+    const std::optional<Metric> unit = parseMetric(unit_text);
+    if (!unit) return fail("unknown --unit '" + printable(unit_text, 40) + "' (bytes or objects)");
+    const std::optional<std::string> output = args->value("--output");
+    if (!output) return fail("-o FILE is required");
+    const bool window = args->has("--from") || args->has("--to");
+    if (window == args->has("--gc")) return fail("give either --gc N or --from A --to B");
+    if (window && !(args->has("--from") && args->has("--to"))) return fail("--from A and --to B go together");
+    auto gc = args->unsignedValue("--gc", 0);
+    auto from = args->unsignedValue("--from", 0);
+    auto to = args->unsignedValue("--to", 0);
+    for (const Result<uint64_t>* r : {&gc, &from, &to})
+        if (!*r) {
+            std::cerr << r->error().message << "\n";
+            return 1;
+        }
+
+    auto loaded = loadOrSay(args->positionals()[0]);
+    if (!loaded) return 1;
+    const HeapHistory& h = *loaded->history;
+    const std::string& path = loaded->trace->path();
+    for (uint64_t g : window ? std::vector<uint64_t>{*from, *to} : std::vector<uint64_t>{*gc})
+        if (g >= h.gcCount()) return fail(h.gcRangeError(g));
+    if (window && *from >= *to)
+        return fail("--from " + std::to_string(*from) + " is not before --to " + std::to_string(*to));
+    // At one GC, allocated and churn are those of the GC's interval: after GC N-1 ended, by GC N.
+    const bool born = *what == StackValue::kAllocated || *what == StackValue::kChurn;
+    if (!window && born && *gc == 0)
+        return fail(
+            "--what " + what_text +
+            " at GC 0: GC N's interval starts where GC N-1 ended; use --gc 1 or later, or --from/--to");
+    const uint32_t end = static_cast<uint32_t>(window ? *to : *gc);
+    const uint32_t start = static_cast<uint32_t>(window ? *from : *gc - 1);
+    if (h.sampled() && *what == StackValue::kRetained)
+        return fail(
+            path +
+            ": --what retained: a sampled recording's stacks have no retained size (what their samples "
+            "retain is not what they retain)");
+
+    // 2. The values per stack, as report (live, retained) and churn (allocated, churn) compute them.
+    printDiagnostics(*loaded, std::cerr, false);
+    const unsigned threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+    auto heap = h.heapAt(end);
+    if (!heap) return fail(path + ": " + heap.error().message);
+    Result<SiteProfile> profile = Error{};
+    if (born) {
+        profile = windowSiteProfile(h, start, end, *what, threads);
+    } else {
+        std::unique_ptr<HeapGraph> graph;
+        if (*what == StackValue::kRetained) {
+            auto g = loadGraph(h, *heap);
+            if (!g) return fail(path + ": --what retained: " + g.error().message);
+            graph = std::move(*g);
+        }
+        profile = heapSiteProfile(heap->view().withGraph(graph.get()), graph.get(), *what, threads);
+    }
+    if (!profile) return fail(path + ": " + profile.error().message);
+
+    // 3. The file.
+    std::string where =
+        window ? "GCs " + std::to_string(start) + " to " + std::to_string(end) : "GC " + std::to_string(end);
+    std::vector<std::string> comments = {"memcity export " + path + ", " + where + ", " + what_text};
+    if (profile->sampled) {
+        const std::string warning =
+            "a sampled recording: every value is an estimate from the recorded samples, rounded";
+        std::cerr << "memcity export: " << path << ": " << warning << "\n";
+        comments.push_back(warning);
+    }
+    std::string bytes;
+    if (format == "collapsed") {
+        bytes = collapsedStacks(*profile, heap->view().symbols(), *unit);
+    } else {
+        PprofOptions po;
+        po.what = *what;
+        po.default_unit = *unit;
+        po.comments = comments;
+        if (window) po.duration_ns = h.gcs()[end].end_ns - h.gcs()[start].end_ns;
+        auto encoded = pprofProfile(*profile, heap->view().symbols(), po);
+        if (!encoded) return fail(encoded.error().message);
+        bytes = std::move(*encoded);
+    }
+    // "-o -": standard output (collapsed stacks piped into flamegraph.pl, say).
+    if (*output == "-") {
+        std::cout.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+        std::cout.flush();
+        if (!std::cout) return fail("standard output: cannot write");
+        return 0;
+    }
+    std::ofstream out(*output, std::ios::binary);
+    if (out) out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out) return fail(printable(*output) + ": cannot write");
+    out.close();
+    if (!out) return fail(printable(*output) + ": cannot write");
+    const bool objects = *unit == Metric::kObjects;
+    std::cerr << "memcity export: " << printable(*output) << ": " << profile->stacks.size() << " stacks, "
+              << (profile->sampled ? "an estimated " : "")
+              << (objects ? formatCount(profile->objects) + " objects" : formatBytes(profile->bytes)) << " "
+              << what_text << " (" << where << ")"
+              << (format == "pprof" ? "; open it with 'go tool pprof -http=: " + printable(*output) + "'"
+                                    : "")
+              << "\n";
+    return 0;
+}
+
+}  // namespace memcity::cli

@@ -1,0 +1,186 @@
+// `memcity suspects` end to end: the bundled demo's leak and the synthetic growing map named
+// (exact names in the report), a trace without a leak, bad input in one line, and the HTML report
+// checked structurally (one file, no external reference) and, where chromium is installed, in a
+// real headless browser (a screenshot that is not blank, the findings' text in its DOM).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <set>
+
+#include "cli/run_memcity.h"
+#include "render/png.h"
+#include "unit/trace_builder.h"
+
+namespace memcity {
+namespace {
+
+using testing::Outcome;
+using testing::runMemcity;
+using testing::runShell;
+using testing::slurp;
+using testing::tempPath;
+
+const std::string kDemo = MEMCITY_DEMO_TRACE;
+
+std::string synth(const std::string& scenario) {
+    const std::string path = tempPath("suspects-" + scenario) + ".mct";
+    Outcome r = runMemcity("synth " + scenario + " -o " + path);
+    EXPECT_EQ(r.status, 0) << r.err;
+    return path;
+}
+
+bool has(const std::string& text, const std::string& what) {
+    return text.find(what) != std::string::npos;
+}
+
+size_t count(const std::string& text, const std::string& what) {
+    size_t n = 0;
+    for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1))
+        ++n;
+    return n;
+}
+
+TEST(CliSuspects, NamesTheDemoLeak) {
+    Outcome r = runMemcity("suspects " + kDemo);
+    ASSERT_EQ(r.status, 0) << r.err;
+    // The window, the accumulation point (the audit history's map), its root path from the static
+    // field, the entries, and the sites that feed them.
+    EXPECT_TRUE(has(r.out, "Leak window: memory leak (regression)\n  GCs 0..41 (42 GCs")) << r.out;
+    EXPECT_TRUE(has(r.out, "Suspect 1: java.util.concurrent.ConcurrentHashMap\n")) << r.out;
+    EXPECT_TRUE(has(r.out, "holding the growth through its java.util.concurrent.ConcurrentHashMap$Node[]"))
+        << r.out;
+    EXPECT_TRUE(has(r.out,
+                    "strong only): static field ShopServer.AUDIT_HISTORY \u2192 "
+                    "java.util.concurrent.ConcurrentHashMap\n"))
+        << r.out;
+    EXPECT_TRUE(has(r.out, "  ShopServer$AuditEntry\n")) << r.out;
+    EXPECT_TRUE(has(r.out, "allocation sites feeding it (with callers):\n")) << r.out;
+    // The AuditEntry allocations: 2,500 of them in the request handler.
+    EXPECT_TRUE(has(r.out,
+                    "2,500 objects     78.1 KiB  ShopServer$Worker.handle(ShopServer.java:93) \u2190 "
+                    "ShopServer$Worker.run(ShopServer.java:62)\n"))
+        << r.out;
+    EXPECT_TRUE(has(r.out, "verdict: java.util.concurrent.ConcurrentHashMap (object ")) << r.out;
+
+    Outcome j = runMemcity("suspects " + kDemo + " --format json");
+    ASSERT_EQ(j.status, 0) << j.err;
+    EXPECT_TRUE(has(j.out, "\"root\": \"static field ShopServer.AUDIT_HISTORY\"")) << j.out;
+    EXPECT_TRUE(has(j.out, "\"name\": \"ShopServer$AuditEntry\"")) << j.out;
+
+    Outcome md = runMemcity("suspects " + kDemo + " --format md");
+    ASSERT_EQ(md.status, 0) << md.err;
+    EXPECT_TRUE(has(md.out, "\n## Suspect 1: java.util.concurrent.ConcurrentHashMap\n")) << md.out;
+}
+
+TEST(CliSuspects, NamesTheGrowingMapAndItsEntries) {
+    Outcome r = runMemcity("suspects " + synth("growing-map"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    // The cache (a ConcurrentHashMap under JourneyService's singleton), its entries' Locations and
+    // Dates, and the request threads that add them.
+    EXPECT_TRUE(has(r.out, "Suspect 1: java.util.concurrent.ConcurrentHashMap\n")) << r.out;
+    EXPECT_TRUE(has(r.out,
+                    "strong only): static field com.dynatrace.easytravel.business.JourneyService.INSTANCE "
+                    "\u2192 com.dynatrace.easytravel.business.JourneyService \u2192 "
+                    "java.util.concurrent.ConcurrentHashMap\n"))
+        << r.out;
+    EXPECT_TRUE(has(r.out, "  com.dynatrace.easytravel.jpa.business.Location\n")) << r.out;
+    EXPECT_TRUE(has(r.out, "com.dynatrace.easytravel.business.JourneyService.findLocations(")) << r.out;
+    EXPECT_TRUE(has(r.out, "  http-nio-8080-exec-1\n")) << r.out;
+    EXPECT_TRUE(has(r.out, "  java.util.Date\n")) << r.out;
+}
+
+TEST(CliSuspects, ATraceWithoutALeakSaysSo) {
+    Outcome r = runMemcity("suspects " + synth("steady"));
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(has(r.out, "verdict: no leak found\n")) << r.out;
+    EXPECT_TRUE(has(r.out, "no leak: memory does not keep growing to the end of the run")) << r.out;
+    EXPECT_FALSE(has(r.out, "Suspect 1")) << r.out;
+}
+
+TEST(CliSuspects, BadInputIsOneLine) {
+    Outcome f = runMemcity("suspects " + kDemo + " --format xml");
+    EXPECT_EQ(f.status, 1);
+    EXPECT_EQ(f.err, "memcity suspects: unknown --format 'xml' (expected text, md, html or json)\n");
+    EXPECT_TRUE(f.out.empty());
+
+    Outcome g = runMemcity("suspects " + kDemo + " --gc 1");
+    EXPECT_EQ(g.status, 1);
+    EXPECT_EQ(count(g.err, "\n"), 1u) << g.err;
+    EXPECT_TRUE(has(g.err, "memcity suspects: " + kDemo + ": GC 1 has no reference snapshot")) << g.err;
+
+    Outcome o = runMemcity("suspects " + kDemo + " --gc 4000");
+    EXPECT_EQ(o.status, 1);
+    EXPECT_EQ(count(o.err, "\n"), 1u) << o.err;
+
+    Outcome m = runMemcity("suspects /nonexistent/trace.mct");
+    EXPECT_EQ(m.status, 1);
+    EXPECT_EQ(count(m.err, "\n"), 1u) << m.err;
+    EXPECT_TRUE(has(m.err, "/nonexistent/trace.mct")) << m.err;
+}
+
+// The HTML report of the demo, written once for the two tests below.
+const std::string& demoHtml() {
+    static const std::string path = [] {
+        const std::string p = tempPath("suspects-demo") + ".html";
+        Outcome r = runMemcity("suspects " + kDemo + " --format html -o " + p);
+        EXPECT_EQ(r.status, 0) << r.err;
+        return p;
+    }();
+    return path;
+}
+
+TEST(CliSuspects, HtmlIsOneWellFormedFileWithNoExternalReference) {
+    const std::string html = slurp(demoHtml());
+    ASSERT_FALSE(html.empty());
+    EXPECT_EQ(html.rfind("<!DOCTYPE html>\n<html lang=\"en\">", 0), 0u);
+    EXPECT_TRUE(html.size() > 8 && html.substr(html.size() - 8) == "</html>\n");
+    // Nothing fetched: no links, scripts, stylesheets or URLs other than the SVG namespace.
+    for (const char* bad : {"href=", "<script", "<link", "url(", "@import", "src=\"http", "https://"})
+        EXPECT_FALSE(has(html, bad)) << bad;
+    EXPECT_EQ(count(html, "http://"), count(html, "xmlns=\"http://www.w3.org/2000/svg\""));
+    // Balanced elements.
+    for (const char* tag : {"pre", "div", "svg", "h2", "body", "head", "style"})
+        EXPECT_EQ(count(html, std::string("<") + tag + ">") + count(html, std::string("<") + tag + " "),
+                  count(html, std::string("</") + tag + ">"))
+            << tag;
+    // The chart with the leak window shaded, and the city inlined or its absence said.
+    EXPECT_EQ(count(html, "<rect class=\"leak-window\""), 1u);
+    EXPECT_EQ(count(html, "<polyline class=\"live\""), 1u);
+    EXPECT_TRUE(has(html,
+                    "<img alt=\"the heap as a city at the analysed GC\" width=\"800\" "
+                    "src=\"data:image/png;base64,iVBORw0KGgo") ||
+                has(html, "<p class=\"missing\">no city picture: "));
+    EXPECT_TRUE(has(html, "ShopServer$AuditEntry"));
+    EXPECT_TRUE(
+        has(html, "static field ShopServer.AUDIT_HISTORY \u2192 java.util.concurrent.ConcurrentHashMap"));
+}
+
+TEST(CliSuspects, HtmlOpensInHeadlessChromium) {
+    if (runShell("command -v chromium").status != 0)
+        GTEST_SKIP() << "chromium is not installed: no browser test";
+    const std::string shot = tempPath("suspects-shot") + ".png";
+    const std::string flags =
+        "--headless --no-sandbox --disable-gpu --user-data-dir=" + testing::tempDir("suspects-chromium");
+    Outcome s = runShell("timeout 60 chromium " + flags + " --screenshot=" + shot +
+                         " --window-size=1000,1400 file://" + demoHtml());
+    ASSERT_EQ(s.status, 0) << s.err;
+    auto image = render::readPng(shot);
+    ASSERT_TRUE(image.ok()) << image.error().message;
+    EXPECT_EQ(image->width, 1000u);
+    // Not blank: many distinct colours (text, the chart's lines and window, the city).
+    std::set<uint32_t> colours;
+    for (uint32_t y = 0; y < image->height; y += 2)
+        for (uint32_t x = 0; x < image->width; x += 2)
+            colours.insert(image->pixel(x, y));
+    EXPECT_GT(colours.size(), 50u);
+
+    Outcome d = runShell("timeout 60 chromium " + flags + " --dump-dom file://" + demoHtml());
+    ASSERT_EQ(d.status, 0) << d.err;
+    EXPECT_TRUE(has(d.out, "Suspect 1: java.util.concurrent.ConcurrentHashMap")) << d.out.substr(0, 2000);
+    EXPECT_TRUE(has(d.out, "ShopServer$AuditEntry"));
+    EXPECT_TRUE(has(d.out, "static field ShopServer.AUDIT_HISTORY"));
+}
+
+}  // namespace
+}  // namespace memcity

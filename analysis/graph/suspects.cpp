@@ -9,7 +9,8 @@
 namespace memcity {
 namespace {
 
-// Counts objects under names, then lists them most bytes first.
+// Counts objects under names, then lists them most bytes first. A sampled count adds samples
+// with their weights, and lists the estimates, rounded.
 class NameCounter {
 public:
     void add(const std::string& name, uint64_t objects, uint64_t bytes) {
@@ -17,11 +18,19 @@ public:
         n.objects += objects;
         n.bytes += bytes;
     }
+    void addSample(const std::string& name, const SampleWeight& w, uint64_t size) {
+        names_[name].sampled.add(w, size);
+    }
     std::vector<SuspectName> top(size_t max) const {
         std::vector<SuspectName> v;
         v.reserve(names_.size());
-        for (const auto& [name, n] : names_)
-            v.push_back({name, n.objects, n.bytes});
+        for (const auto& [name, n] : names_) {
+            v.push_back({name, n.objects, n.bytes, n.sampled});
+            if (n.sampled.samples) {
+                v.back().objects = n.sampled.roundedObjects();
+                v.back().bytes = n.sampled.roundedBytes();
+            }
+        }
         std::sort(v.begin(), v.end(), [](const SuspectName& a, const SuspectName& b) {
             if (a.bytes != b.bytes) return a.bytes > b.bytes;
             if (a.objects != b.objects) return a.objects > b.objects;
@@ -121,24 +130,49 @@ Result<SuspectsReport> findSuspects(const HeapHistory& h, const SuspectsOptions&
     }
     if (!r.leak) return r;
 
-    // 2. The growth: reached objects born after the window's first GC.
+    // 2. The growth: reached objects born after the window's first GC. A sampled trace's graph
+    // is the heap made whole: its first positions are the samples (whose birth GC and weight
+    // the samples' heap knows), the rest the objects the snapshot alone listed (birth unknown:
+    // never growth).
     const uint32_t first_gc = r.leak->first_gc;
+    const WholeHeap* whole = graph.whole();
+    const HeapView samples = heap->view();
+    r.sampled = whole != nullptr;
+    const size_t growth_end = whole ? whole->samplePositions() : n;
     std::vector<uint8_t> growing(n, 0);
-    std::vector<uint64_t> g_bytes(n + 1, 0), g_objects(n + 1, 0);
+    std::vector<double> g_bytes(n + 1, 0);  // weighted in a sampled trace
     NameCounter growth_types;
-    for (size_t p = 0; p < n; ++p) {
+    for (size_t p = 0; p < growth_end; ++p) {
         if (!tree.reached(p) || !view.alive(p) || view.birthGc(p) <= first_gc) continue;
         growing[p] = 1;
         const uint64_t b = view.size(p);
-        g_bytes[p] = b;
-        g_objects[p] = 1;
-        r.growth += Sizes{1, b};
-        growth_types.add(typeName(p), 1, b);
+        if (r.sampled) {
+            const SampleWeight w = samples.weight(p);
+            g_bytes[p] = w.bytes;
+            r.growth_sampled.add(w, b);
+            growth_types.addSample(typeName(p), w, b);
+        } else {
+            g_bytes[p] = static_cast<double>(b);
+            r.growth += Sizes{1, b};
+            growth_types.add(typeName(p), 1, b);
+        }
     }
+    if (r.sampled) r.growth = {r.growth_sampled.roundedObjects(), r.growth_sampled.roundedBytes()};
     r.growth_types = growth_types.top(options.max_names);
-    if (r.growth.objects == 0) {
+    if (!r.sampled && r.growth.objects == 0) {
         r.notes.push_back("nothing born in the leak window is still reached at GC " + std::to_string(*gc));
         return r;
+    }
+    if (r.sampled) {
+        r.basis = PointBasis::kSampledGrowth;
+        if (r.growth_sampled.samples < options.min_samples) {
+            r.basis = PointBasis::kRetained;
+            r.notes.push_back(
+                "only " + std::to_string(r.growth_sampled.samples) +
+                " sampled objects born in the leak window " + "are reached at GC " + std::to_string(*gc) +
+                " (fewer than " + std::to_string(options.min_samples) +
+                "): the accumulation points are found from retained sizes, not from the growth");
+        }
     }
     // Subtree sums: a preorder from the super-root, summed in reverse.
     std::vector<uint32_t> order;
@@ -148,29 +182,30 @@ Result<SuspectsReport> findSuspects(const HeapHistory& h, const SuspectsOptions&
         for (uint32_t c : tree.children(order[i]))
             order.push_back(c);
     for (size_t i = order.size(); i-- > 1;) {
-        const uint32_t p = order[i], d = tree.idom(p);
-        g_bytes[d] += g_bytes[p];
-        g_objects[d] += g_objects[p];
+        const uint32_t p = order[i];
+        g_bytes[tree.idom(p)] += g_bytes[p];
     }
+    const double growth_total = g_bytes[super];
 
-    // 3. Accumulation points.
+    // 3. Accumulation points: walked down by the growth or, failing samples, by retained bytes.
+    const bool by_retained = r.basis == PointBasis::kRetained;
+    auto metric = [&](uint32_t p) {
+        return by_retained ? static_cast<double>(tree.retainedBytes(p)) : g_bytes[p];
+    };
+    const double total = by_retained ? static_cast<double>(r.reached.bytes) : growth_total;
     std::vector<uint32_t> starts;
     for (uint32_t c : tree.children(super))
-        if (static_cast<double>(g_bytes[c]) >= options.min_share * static_cast<double>(r.growth.bytes))
-            starts.push_back(c);
-    std::sort(starts.begin(), starts.end(), [&](uint32_t a, uint32_t b) {
-        return g_bytes[a] != g_bytes[b] ? g_bytes[a] > g_bytes[b] : a < b;
-    });
+        if (total > 0 && metric(c) >= options.min_share * total) starts.push_back(c);
+    std::sort(starts.begin(), starts.end(),
+              [&](uint32_t a, uint32_t b) { return metric(a) != metric(b) ? metric(a) > metric(b) : a < b; });
     for (uint32_t start : starts) {
         if (r.suspects.size() >= options.max_suspects) break;
         uint32_t p = start;
         for (;;) {
             uint32_t best = kNoPosition;
             for (uint32_t c : tree.children(p))
-                if (best == kNoPosition || g_bytes[c] > g_bytes[best]) best = c;
-            if (best == kNoPosition ||
-                static_cast<double>(g_bytes[best]) < options.descend_share * static_cast<double>(g_bytes[p]))
-                break;
+                if (best == kNoPosition || metric(c) > metric(best)) best = c;
+            if (best == kNoPosition || metric(best) < options.descend_share * metric(p)) break;
             p = best;
         }
         // Lift a point inside a data structure, or an array, to its owner.
@@ -187,8 +222,7 @@ Result<SuspectsReport> findSuspects(const HeapHistory& h, const SuspectsOptions&
         s.type = typeName(p);
         if (p != stopped) s.via = typeName(stopped);
         s.retained = {tree.retainedObjects(p), tree.retainedBytes(p)};
-        s.growth = {g_objects[p], g_bytes[p]};
-        s.share = static_cast<double>(g_bytes[p]) / static_cast<double>(r.growth.bytes);
+        s.share = growth_total > 0 ? g_bytes[p] / growth_total : 0.0;
         // 4. The root path: the breadth-first search's parents, from the point up to a root object.
         std::vector<uint32_t> path{p};
         for (uint32_t q = graph.pathParent(p); q != kNoPosition; q = graph.pathParent(q))
@@ -210,17 +244,33 @@ Result<SuspectsReport> findSuspects(const HeapHistory& h, const SuspectsOptions&
                 stack.push_back(c);
             if (!growing[q]) continue;
             const uint64_t b = view.size(q);
-            types.add(typeName(q), 1, b);
-            sites.add(siteChain(symbols, view.site(q), options.max_frames), 1, b);
             const ThreadInfo& t = symbols.thread(view.thread(q));
-            threads.add(t.defined ? t.name : "<unknown thread>", 1, b);
+            const std::string site = siteChain(symbols, view.site(q), options.max_frames);
+            const std::string thread = t.defined ? t.name : "<unknown thread>";
+            if (r.sampled) {
+                const SampleWeight w = samples.weight(q);
+                s.growth_sampled.add(w, b);
+                types.addSample(typeName(q), w, b);
+                sites.addSample(site, w, b);
+                threads.addSample(thread, w, b);
+            } else {
+                s.growth += Sizes{1, b};
+                types.add(typeName(q), 1, b);
+                sites.add(site, 1, b);
+                threads.add(thread, 1, b);
+            }
         }
+        if (r.sampled) s.growth = {s.growth_sampled.roundedObjects(), s.growth_sampled.roundedBytes()};
         s.types = types.top(options.max_names);
         s.sites = sites.top(options.max_names);
         s.threads = threads.top(options.max_names);
         r.suspects.push_back(std::move(s));
     }
-    if (r.suspects.empty())
+    if (r.suspects.empty() && by_retained)
+        r.notes.push_back("no single object's dominator subtree retains " +
+                          std::to_string(static_cast<int>(options.min_share * 100)) +
+                          "% of the reached heap");
+    else if (r.suspects.empty())
         r.notes.push_back("the growth is spread: no single object's dominator subtree holds " +
                           std::to_string(static_cast<int>(options.min_share * 100)) + "% of it");
     return r;

@@ -5,6 +5,8 @@
 // threads feeding it, the biggest retained groups. docs/suspects.md.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -30,11 +32,40 @@ void jsonSizes(JsonWriter& j, const char* key, const Sizes& s) {
     j.key(key).beginObject().field("objects", s.objects).field("bytes", s.bytes).endObject();
 }
 
+// A sampled figure's interval and samples beside its estimate: objects_low, objects_high,
+// bytes_low, bytes_high, samples (nothing for a counted one).
+void jsonBounds(JsonWriter& j, const SampleSums& s) {
+    const Estimate objects = s.objectsEstimate(), bytes = s.bytesEstimate();
+    auto whole = [](double v) { return static_cast<uint64_t>(std::llround(std::max(v, 0.0))); };
+    j.field("objects_low", whole(objects.low)).field("objects_high", whole(objects.high));
+    j.field("bytes_low", whole(bytes.low)).field("bytes_high", whole(bytes.high));
+    j.field("samples", s.samples);
+}
+
+// {"objects": O, "bytes": B} under `key`; in a sampled report the estimates, with their bounds.
+void jsonEstimatedSizes(JsonWriter& j, const char* key, const Sizes& s, const SampleSums* sampled) {
+    j.key(key).beginObject().field("objects", s.objects).field("bytes", s.bytes);
+    if (sampled) jsonBounds(j, *sampled);
+    j.endObject();
+}
+
 void jsonNames(JsonWriter& j, const char* key, const std::vector<SuspectName>& v) {
     j.key(key).beginArray();
-    for (const SuspectName& n : v)
-        j.beginObject().field("name", n.name).field("objects", n.objects).field("bytes", n.bytes).endObject();
+    for (const SuspectName& n : v) {
+        j.beginObject().field("name", n.name).field("objects", n.objects).field("bytes", n.bytes);
+        if (n.sampled.samples) jsonBounds(j, n.sampled);
+        j.endObject();
+    }
     j.endArray();
+}
+
+const char* basisName(PointBasis b) {
+    switch (b) {
+        case PointBasis::kGrowth: return "growth";
+        case PointBasis::kSampledGrowth: return "sampled growth";
+        case PointBasis::kRetained: return "retained";
+    }
+    return "growth";
 }
 
 std::string json(const SuspectsReport& r, const HeapHistory& h, const std::string& file) {
@@ -62,14 +93,15 @@ std::string json(const SuspectsReport& r, const HeapHistory& h, const std::strin
     else
         j.null();
     jsonSizes(j, "reached", r.reached);
-    jsonSizes(j, "growth", r.growth);
+    jsonEstimatedSizes(j, "growth", r.growth, r.sampled ? &r.growth_sampled : nullptr);
     jsonNames(j, "growth_by_type", r.growth_types);
+    j.field("points_found_by", basisName(r.basis));
     j.key("suspects").beginArray();
     for (const Suspect& s : r.suspects) {
         j.beginObject();
         j.field("id", s.id).field("type", s.type).field("via", s.via);
         jsonSizes(j, "retained", s.retained);
-        jsonSizes(j, "growth", s.growth);
+        jsonEstimatedSizes(j, "growth", s.growth, r.sampled ? &s.growth_sampled : nullptr);
         j.field("growth_share", s.share).field("root", s.root);
         j.key("path").beginArray();
         for (const SuspectStep& st : s.path)

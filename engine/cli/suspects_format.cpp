@@ -28,9 +28,25 @@ std::string sizes(const Sizes& s, const std::string& approx) {
     return approx + formatCountOf(s.objects, "object", "objects") + ", " + approx + formatBytes(s.bytes);
 }
 
-std::string nameLine(const SuspectName& n, const std::string& approx) {
-    return padLeft(approx + formatCount(n.objects), 12) + " objects " +
-           padLeft(approx + formatBytes(n.bytes), 12) + "  " + n.name;
+// "≈ 1,234 objects (1,001–1,512), ≈ 38.6 KiB (31.3–47.3 KiB), 52 samples": a sampled
+// estimate with its intervals and the samples behind it.
+std::string estimateSizes(const SampleSums& e) {
+    return estimateText(e, false) + " objects, " + estimateText(e, true) + ", " +
+           formatCountOf(e.samples, "sample", "samples");
+}
+
+// A counted name: aligned columns; an estimated one (it has samples): the name, then its
+// estimates with their intervals.
+std::string nameLine(const SuspectName& n) {
+    if (n.sampled.samples) return "  " + n.name + ": " + estimateSizes(n.sampled);
+    return padLeft(formatCount(n.objects), 12) + " objects " + padLeft(formatBytes(n.bytes), 12) + "  " +
+           n.name;
+}
+
+// "the root references it directly" / "2 references from the root".
+std::string pathLength(size_t references) {
+    if (references == 0) return "the root references it directly";
+    return formatCountOf(references, "reference", "references") + " from the root";
 }
 
 std::string kindTitle(const Window& w) {
@@ -120,8 +136,11 @@ std::vector<SuspectsSection> suspectsSections(const SuspectsReport& r, const Hea
             s.lines.push_back("verdict: memory leaks, but no single object holds the growth");
         else {
             const Suspect& top = r.suspects.front();
-            s.lines.push_back("verdict: " + top.type + " (object " + std::to_string(top.id) + ") holds " +
-                              share(top.growth.bytes, r.growth.bytes) + " of the growth" +
+            const std::string holds =
+                r.basis == PointBasis::kRetained
+                    ? "retains " + share(top.retained.bytes, r.reached.bytes) + " of the reached heap"
+                    : "holds " + approx + formatPercent(top.share) + " of the growth";
+            s.lines.push_back("verdict: " + top.type + " (object " + std::to_string(top.id) + ") " + holds +
                               (top.root.empty() ? std::string() : ", kept by " + top.root));
         }
         out.push_back(std::move(s));
@@ -142,7 +161,13 @@ std::vector<SuspectsSection> suspectsSections(const SuspectsReport& r, const Hea
                       f.points);
         s.lines.push_back(line);
         s.lines.push_back("why: " + w.reason);
-        if (r.has_snapshot)
+        if (r.has_snapshot && r.sampled)
+            s.lines.push_back("growth: " + estimateSizes(r.growth_sampled) + " born after GC " +
+                              std::to_string(w.first_gc) + " and still reached at GC " +
+                              std::to_string(r.gc) +
+                              " (estimated from the samples: the birth of an object the snapshot alone "
+                              "lists is unknown)");
+        else if (r.has_snapshot)
             s.lines.push_back("growth: " + sizes(r.growth, "") + " born after GC " +
                               std::to_string(w.first_gc) + " and still reached at GC " +
                               std::to_string(r.gc));
@@ -153,35 +178,50 @@ std::vector<SuspectsSection> suspectsSections(const SuspectsReport& r, const Hea
         SuspectsSection s{"Suspect " + std::to_string(i + 1) + ": " + p.type, {}};
         s.lines.push_back("accumulation point: " + p.type + " (object " + std::to_string(p.id) + ")" +
                           (p.via.empty() ? std::string() : ", holding the growth through its " + p.via));
+        if (r.basis == PointBasis::kSampledGrowth)
+            s.lines.push_back("found by following the sampled growth (" +
+                              formatCountOf(r.growth_sampled.samples, "sample", "samples") +
+                              ", weighted) down the whole heap's dominator tree");
+        else if (r.basis == PointBasis::kRetained)
+            s.lines.push_back("found from the whole heap's retained sizes: only " +
+                              formatCountOf(r.growth_sampled.samples, "sample", "samples") +
+                              " of growth, too few to follow");
         s.lines.push_back("retains " + sizes(p.retained, "") + " (" +
-                          share(p.retained.bytes, r.reached.bytes) + " of the reached heap)");
-        s.lines.push_back("holds " + sizes(p.growth, "") + " of the growth (" +
-                          share(p.growth.bytes, r.growth.bytes) + ")");
+                          share(p.retained.bytes, r.reached.bytes) + " of the reached heap" +
+                          (r.sampled ? "; exact, from the snapshot)" : ")"));
+        if (r.sampled)
+            s.lines.push_back("holds " + estimateSizes(p.growth_sampled) + " of the growth (" + approx +
+                              formatPercent(p.share) + ")");
+        else
+            s.lines.push_back("holds " + sizes(p.growth, "") + " of the growth (" +
+                              share(p.growth.bytes, r.growth.bytes) + ")");
         if (p.path.empty())
             s.lines.push_back("root path: no GC root reaches it");
         else {
             std::string path = p.root.empty() ? "root" : p.root;
             for (const SuspectStep& st : p.path)
                 path += " \u2192 " + st.type;
-            s.lines.push_back("root path (" + formatCountOf(p.path.size() - 1, "reference", "references") +
-                              ", strong only): " + path);
+            s.lines.push_back("root path (" + pathLength(p.path.size() - 1) +
+                              "; strong references only): " + path);
         }
-        s.lines.push_back("accumulated, by type:");
+        const std::string estimated = r.sampled ? ", estimated from its samples" : "";
+        s.lines.push_back("accumulated, by type" + estimated + ":");
         for (const SuspectName& n : p.types)
-            s.lines.push_back(nameLine(n, ""));
-        s.lines.push_back("allocation sites feeding it (with callers):");
+            s.lines.push_back(nameLine(n));
+        s.lines.push_back("allocation sites feeding it (with callers" + estimated + "):");
         for (const SuspectName& n : p.sites)
-            s.lines.push_back(nameLine(n, ""));
-        s.lines.push_back("threads feeding it:");
+            s.lines.push_back(nameLine(n));
+        s.lines.push_back("threads feeding it" + estimated + ":");
         for (const SuspectName& n : p.threads)
-            s.lines.push_back(nameLine(n, ""));
+            s.lines.push_back(nameLine(n));
         out.push_back(std::move(s));
     }
     if (!r.growth_types.empty()) {
-        SuspectsSection s{"Growth by type (born in the window, reached at GC " + std::to_string(r.gc) + ")",
+        SuspectsSection s{"Growth by type (born in the window, reached at GC " + std::to_string(r.gc) +
+                              (r.sampled ? "; estimated from the samples)" : ")"),
                           {}};
         for (const SuspectName& n : r.growth_types)
-            s.lines.push_back(nameLine(n, ""));
+            s.lines.push_back(nameLine(n));
         out.push_back(std::move(s));
     }
     if (r.has_snapshot) {
@@ -189,7 +229,7 @@ std::vector<SuspectsSection> suspectsSections(const SuspectsReport& r, const Hea
                           {}};
         s.lines.push_back("by type (what objects of the type retain):");
         for (const SuspectName& n : r.retained_groups)
-            s.lines.push_back(nameLine(n, ""));
+            s.lines.push_back(nameLine(n));
         s.lines.push_back("single objects retaining the most:");
         for (const SuspectRetainer& o : r.largest)
             s.lines.push_back(padLeft(formatCount(o.retained.objects), 12) + " objects " +

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <regex>
 #include <set>
 
 #include "cli/run_memcity.h"
@@ -51,7 +52,8 @@ TEST(CliSuspects, NamesTheDemoLeak) {
     EXPECT_TRUE(has(r.out, "holding the growth through its java.util.concurrent.ConcurrentHashMap$Node[]"))
         << r.out;
     EXPECT_TRUE(has(r.out,
-                    "strong only): static field ShopServer.AUDIT_HISTORY \u2192 "
+                    "(the root references it directly; strong references only): static field "
+                    "ShopServer.AUDIT_HISTORY \u2192 "
                     "java.util.concurrent.ConcurrentHashMap\n"))
         << r.out;
     EXPECT_TRUE(has(r.out, "  ShopServer$AuditEntry\n")) << r.out;
@@ -80,7 +82,8 @@ TEST(CliSuspects, NamesTheGrowingMapAndItsEntries) {
     // Dates, and the request threads that add them.
     EXPECT_TRUE(has(r.out, "Suspect 1: java.util.concurrent.ConcurrentHashMap\n")) << r.out;
     EXPECT_TRUE(has(r.out,
-                    "strong only): static field com.dynatrace.easytravel.business.JourneyService.INSTANCE "
+                    "(1 reference from the root; strong references only): static field "
+                    "com.dynatrace.easytravel.business.JourneyService.INSTANCE "
                     "\u2192 com.dynatrace.easytravel.business.JourneyService \u2192 "
                     "java.util.concurrent.ConcurrentHashMap\n"))
         << r.out;
@@ -117,6 +120,94 @@ TEST(CliSuspects, BadInputIsOneLine) {
     EXPECT_EQ(m.status, 1);
     EXPECT_EQ(count(m.err, "\n"), 1u) << m.err;
     EXPECT_TRUE(has(m.err, "/nonexistent/trace.mct")) << m.err;
+}
+
+// The number after `"key": ` at the first such key after `anchors` (found one after the other)
+// in a JSON report; -1 if none.
+double jsonAfter(const std::string& json, const std::vector<std::string>& anchors, const std::string& key) {
+    size_t at = 0;
+    for (const std::string& a : anchors)
+        if ((at = json.find(a, at)) == std::string::npos) return -1;
+    const size_t k = json.find("\"" + key + "\": ", at);
+    if (k == std::string::npos) return -1;
+    return std::stod(json.substr(k + key.size() + 4));
+}
+
+// The lines of `text` after the line `title` up to the next line that does not start with 4
+// spaces (a list of the report).
+std::vector<std::string> listAfter(const std::string& text, const std::string& title) {
+    std::vector<std::string> lines;
+    size_t at = text.find("  " + title + "\n");
+    if (at == std::string::npos) return lines;
+    at = text.find('\n', at) + 1;
+    while (at < text.size() && text.compare(at, 4, "    ") == 0) {
+        const size_t end = text.find('\n', at);
+        lines.push_back(text.substr(at, end - at));
+        at = end + 1;
+    }
+    return lines;
+}
+
+TEST(CliSuspects, ASampledTraceShowsItsGrowthSitesAndThreadsAsEstimatesWithIntervals) {
+    // The same scenario and seed recorded exact and sampled: the exact figures are the truth the
+    // sampled report's intervals must hold.
+    const std::string sampled = tempPath("suspects-gm-sampled") + ".mct";
+    const std::string exact = tempPath("suspects-gm-exact") + ".mct";
+    ASSERT_EQ(runMemcity("synth growing-map --seed 3 --refs 5 --sampled 4k -o " + sampled).status, 0);
+    ASSERT_EQ(runMemcity("synth growing-map --seed 3 --refs 5 -o " + exact).status, 0);
+
+    Outcome r = runMemcity("suspects " + sampled);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(has(r.out, "Suspect 1: java.util.concurrent.ConcurrentHashMap\n")) << r.out;
+    // The growth is the samples born in the window, as estimates with intervals.
+    const std::string range = "\\([0-9.,]+( [KM]?i?B)?\u2013[0-9.,]+( [KM]?i?B)?\\)";
+    const std::regex growth("growth: \u2248 [0-9,]+ " + range + " objects, \u2248 [0-9.]+ [KM]iB " + range +
+                            ", [0-9,]+ samples born after GC 0");
+    EXPECT_TRUE(std::regex_search(r.out, growth)) << r.out;
+    EXPECT_TRUE(has(r.out, "found by following the sampled growth (")) << r.out;
+    EXPECT_TRUE(has(r.out, " of the reached heap; exact, from the snapshot)\n")) << r.out;
+    EXPECT_TRUE(std::regex_search(
+        r.out, std::regex("holds \u2248 [0-9,]+ " + range + " objects, \u2248 [0-9.]+ [KM]iB " + range +
+                          ", [0-9,]+ samples of the growth \\(\u2248 ")))
+        << r.out;
+    // Every site, thread and type the point holds: an estimate with its intervals and samples;
+    // no bucket for the objects the snapshot alone listed.
+    const std::regex estimate(": \u2248 [0-9,]+ " + range + " objects, \u2248 [0-9.]+ [KM]?i?B " + range +
+                              ", [0-9,]+ samples?$");
+    for (const char* title : {"allocation sites feeding it (with callers, estimated from its samples):",
+                              "threads feeding it, estimated from its samples:",
+                              "accumulated, by type, estimated from its samples:"}) {
+        const auto lines = listAfter(r.out, title);
+        EXPECT_FALSE(lines.empty()) << title << "\n" << r.out;
+        for (const std::string& l : lines)
+            EXPECT_TRUE(std::regex_search(l, estimate)) << l;
+    }
+    EXPECT_FALSE(has(r.out, "<unknown site>")) << r.out;
+    EXPECT_FALSE(has(r.out, "<unknown thread>")) << r.out;
+
+    Outcome j = runMemcity("suspects " + sampled + " --format json");
+    ASSERT_EQ(j.status, 0) << j.err;
+    Outcome e = runMemcity("suspects " + exact + " --format json");
+    ASSERT_EQ(e.status, 0) << e.err;
+    EXPECT_TRUE(has(j.out, "\"points_found_by\": \"sampled growth\"")) << j.out;
+    EXPECT_TRUE(has(e.out, "\"points_found_by\": \"growth\"")) << e.out;
+    // The point's growth, and the entries' Locations in the growth by type: the true figures lie
+    // within the sampled report's intervals.
+    const std::vector<std::string> point{"\"suspects\": [", "\"growth\": {"},
+        location{"\"growth_by_type\"", "\"com.dynatrace.easytravel.jpa.business.Location\""};
+    for (const std::vector<std::string>& anchor : {point, location}) {
+        for (const std::string unit : {"objects", "bytes"}) {
+            const double truth = jsonAfter(e.out, anchor, unit);
+            const double low = jsonAfter(j.out, anchor, unit + "_low"),
+                         high = jsonAfter(j.out, anchor, unit + "_high");
+            EXPECT_GT(truth, 0) << anchor.back() << " " << unit;
+            EXPECT_LE(low, truth) << anchor.back() << " " << unit;
+            EXPECT_GE(high, truth) << anchor.back() << " " << unit;
+            EXPECT_LT(high, 2 * truth) << anchor.back() << " " << unit;  // an interval, not "anything"
+        }
+        EXPECT_GE(jsonAfter(j.out, anchor, "samples"), 30) << anchor.back();
+        EXPECT_EQ(jsonAfter(e.out, anchor, "samples"), -1) << anchor.back();  // counted: no samples field
+    }
 }
 
 // The HTML report of the demo, written once for the two tests below.

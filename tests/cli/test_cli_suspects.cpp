@@ -210,6 +210,22 @@ TEST(CliSuspects, ASampledTraceShowsItsGrowthSitesAndThreadsAsEstimatesWithInter
     }
 }
 
+TEST(CliSuspects, ASparselySampledTraceFindsThePointFromRetainedSizesAndSaysSo) {
+    // At 256 KiB a sample the growing map's growth rests on 7 samples: too few to follow.
+    const std::string sparse = tempPath("suspects-gm-sparse") + ".mct";
+    ASSERT_EQ(runMemcity("synth growing-map --refs 5 --sampled 256k -o " + sparse).status, 0);
+    Outcome r = runMemcity("suspects " + sparse);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_TRUE(has(r.out, "Suspect 1: java.util.concurrent.ConcurrentHashMap\n")) << r.out;
+    EXPECT_TRUE(has(
+        r.out, "found from the whole heap's retained sizes: only 7 samples of growth, too few to follow\n"))
+        << r.out;
+    EXPECT_TRUE(has(r.out, ") retains 97.2% of the reached heap, kept by static field")) << r.out;
+    Outcome j = runMemcity("suspects " + sparse + " --format json");
+    ASSERT_EQ(j.status, 0) << j.err;
+    EXPECT_TRUE(has(j.out, "\"points_found_by\": \"retained\"")) << j.out;
+}
+
 // The HTML report of the demo, written once for the two tests below.
 const std::string& demoHtml() {
     static const std::string path = [] {

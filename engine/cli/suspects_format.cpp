@@ -175,7 +175,12 @@ std::vector<SuspectsSection> suspectsSections(const SuspectsReport& r, const Hea
                               (top.root.empty() ? std::string() : ", kept by " + top.root));
         }
         for (const std::string& l : s.lines)
-            if (l.rfind("verdict: ", 0) != 0) s.paragraphs.push_back(l);
+            if (l.rfind("heap analysed at", 0) == 0)
+                s.paragraphs.push_back("heap analysed at GC " + std::to_string(r.gc) +
+                                       " (its reference snapshot): " + exactSizes(r.reached) +
+                                       " reached from the GC roots");
+            else if (l.rfind("verdict: ", 0) != 0)
+                s.paragraphs.push_back(l);
         if (!r.leak) {
             s.verdict = "No leak found: memory does not keep growing.";
         } else if (r.suspects.empty()) {

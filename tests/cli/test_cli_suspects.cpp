@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <regex>
 #include <set>
+#include <sstream>
 
 #include "cli/run_memcity.h"
 #include "render/png.h"
@@ -261,6 +262,152 @@ TEST(CliSuspects, HtmlIsOneWellFormedFileWithNoExternalReference) {
     EXPECT_TRUE(has(html, "ShopServer$AuditEntry"));
     EXPECT_TRUE(
         has(html, "static field ShopServer.AUDIT_HISTORY \u2192 java.util.concurrent.ConcurrentHashMap"));
+}
+
+// "1,234,567": a count as the reports print it.
+std::string grouped(double value) {
+    std::string digits = std::to_string(static_cast<uint64_t>(value));
+    for (size_t at = digits.size(); at > 3; at -= 3)
+        digits.insert(at - 3, ",");
+    return digits;
+}
+
+TEST(CliSuspects, HtmlLaysTheFindingsOutAsTables) {
+    const std::string html = slurp(demoHtml());
+    // The verdict box above the first section: the point, the path that keeps it, what it holds.
+    const size_t verdict = html.find(
+        "<div class=\"verdict\"><strong>Verdict.</strong> The leak suspect is one "
+        "java.util.concurrent.ConcurrentHashMap (object 11690), kept by static field "
+        "ShopServer.AUDIT_HISTORY "
+        "\u2192 java.util.concurrent.ConcurrentHashMap. It retains 1.1 MiB (37.8% of the reached heap) and "
+        "holds 1.1 MiB (47.3%) of the 2.3 MiB that accumulated over GCs 0..41.</div>");
+    ASSERT_NE(verdict, std::string::npos) << html.substr(0, 3000);
+    EXPECT_LT(verdict, html.find("<h2>"));
+    // The window's evidence and the suspect's facts as two-column tables.
+    EXPECT_EQ(count(html, "<table class=\"facts\">"), 2u);
+    EXPECT_TRUE(has(html, "<tr><th>growth</th><td>+2.3 MiB (2,426,904 bytes)</td></tr>"));
+    EXPECT_TRUE(has(html,
+                    "<tr><th>retained</th><td>27,402 objects, 1.1 MiB (1,150,120 bytes), 37.8% of the "
+                    "reached heap</td></tr>"));
+    // The root path as a chain of steps.
+    EXPECT_TRUE(has(html,
+                    "<ol class=\"path\"><li>static field ShopServer.AUDIT_HISTORY</li><li>"
+                    "java.util.concurrent.ConcurrentHashMap (object 11690)</li></ol>"));
+    // A table per list: the suspect's types, sites and threads, the growth by type, the retained
+    // groups by type and the single objects.
+    EXPECT_EQ(count(html, "<table class=\"list\">"), 6u);
+    for (const char* caption :
+         {"<h3>Accumulated, by type</h3>", "<h3>Threads feeding it</h3>",
+          "<h3>Allocation sites feeding it (the allocating frame first, then its callers)</h3>",
+          "<h3>By type (what the top-level dominators of the type retain)</h3>",
+          "<h3>Single objects retaining the most</h3>"})
+        EXPECT_TRUE(has(html, std::string(caption) + "\n<table class=\"list\">")) << caption;
+    // Numbers right-aligned, the share as a bar and a percentage.
+    EXPECT_TRUE(has(html,
+                    "<tr><td class=\"name\">ShopServer$AuditEntry</td><td class=\"num\">2,500</td>"
+                    "<td class=\"num\">78.1&nbsp;KiB</td><td class=\"share\"><span class=\"bar\"><span "
+                    "style=\"width:7.0%\"></span></span><span class=\"pct\">7.0%</span></td></tr>"));
+    // A site: the allocating frame emphasised, each caller on its own line.
+    EXPECT_TRUE(has(html,
+                    "<td class=\"name\"><strong>ShopServer$Worker.<wbr>handle(<wbr>ShopServer.<wbr>java:93)"
+                    "</strong><br><span class=\"caller\">\u2190\u00a0ShopServer$Worker.<wbr>run(<wbr>"
+                    "ShopServer.<wbr>java:62)</span></td><td class=\"num\">2,500</td>"));
+    EXPECT_TRUE(has(html, "<tr><td class=\"name\">http-worker-2</td><td class=\"num\">13,273</td>"));
+    for (const char* tag : {"table", "thead", "tbody", "tr", "th", "td", "ol", "li", "ul", "h3"})
+        EXPECT_EQ(count(html, std::string("<") + tag + ">") + count(html, std::string("<") + tag + " "),
+                  count(html, std::string("</") + tag + ">"))
+            << tag;
+    EXPECT_FALSE(has(html, "<pre>java")) << "no list left as preformatted text";
+}
+
+TEST(CliSuspects, HtmlShowsEveryMainFigureOfTheJson) {
+    Outcome j = runMemcity("suspects " + kDemo + " --format json");
+    ASSERT_EQ(j.status, 0) << j.err;
+    const std::string html = slurp(demoHtml());
+    const std::string window = "\"leak_window\"", point = "\"suspects\": [";
+    const std::vector<std::pair<std::vector<std::string>, std::string>> figures{
+        {{}, "gcs"},
+        {{window}, "first_gc"},
+        {{window}, "last_gc"},
+        {{window}, "first_bytes"},
+        {{window}, "last_bytes"},
+        {{window}, "growth_bytes"},
+        {{"\"reached\""}, "objects"},
+        {{"\"reached\""}, "bytes"},
+        {{window, "\"growth\": {"}, "objects"},
+        {{window, "\"growth\": {"}, "bytes"},
+        {{point}, "id"},
+        {{point, "\"retained\""}, "objects"},
+        {{point, "\"retained\""}, "bytes"},
+        {{point, "\"growth\": {"}, "objects"},
+        {{point, "\"growth\": {"}, "bytes"},
+        {{"\"largest\""}, "id"},
+    };
+    for (const auto& [anchors, key] : figures) {
+        const double v = jsonAfter(j.out, anchors, key);
+        ASSERT_GE(v, 0) << key;
+        EXPECT_GT(v, key == "first_gc" ? -1 : 0) << key;
+        // Object ids are names ("object 11690"), the rest counts ("1,150,120").
+        const std::string shown =
+            key == "id" ? "(object " + std::to_string(static_cast<uint64_t>(v)) + ")" : grouped(v);
+        EXPECT_TRUE(has(html, shown)) << key << " " << shown;
+    }
+    const double gc = jsonAfter(j.out, {"\"r2\""}, "gc");
+    EXPECT_TRUE(has(html, "heap analysed at GC " + grouped(gc) +
+                              " (its reference snapshot): 66,457 objects, "
+                              "2.9 MiB (3,046,648 bytes) reached from the GC roots"));
+}
+
+TEST(CliSuspects, TimelineHasAxesALegendTheLabelledWindowAndTheSnapshot) {
+    const std::string html = slurp(demoHtml());
+    // The demo leaks over the whole trace: the shaded window says so.
+    EXPECT_TRUE(has(html, ">leak window GCs 0..41 (the whole trace)</text>"));
+    // MiB gridlines 0..5 (the demo peaks at 4.3 MiB live), GC ticks 0, 10, .., 40, the legend.
+    for (const char* label : {">0 MiB</text>", ">1 MiB</text>", ">5 MiB</text>", ">0</text>", ">10</text>",
+                              ">40</text>", ">GC number</text>", ">live after each GC</text>",
+                              ">reachable from the roots (snapshot GCs)</text>", ">snapshot GC 41</text>"})
+        EXPECT_TRUE(has(html, label)) << label;
+    EXPECT_FALSE(has(html, ">6 MiB</text>"));
+    EXPECT_EQ(count(html, "<line class=\"snapshot\""), 1u);
+
+    // The growing map leaks from GC 3 on: a window that is part of the trace, labelled plainly.
+    const std::string p = tempPath("suspects-gm") + ".html";
+    ASSERT_EQ(runMemcity("suspects " + synth("growing-map") + " --format html -o " + p).status, 0);
+    const std::string gm = slurp(p);
+    EXPECT_TRUE(has(gm, ">leak window GCs 3..26</text>")) << gm.substr(0, 4000);
+}
+
+TEST(CliSuspects, MarkdownHasTheVerdictAsABlockquoteAndTheListsAsTables) {
+    Outcome md = runMemcity("suspects " + kDemo + " --format md");
+    ASSERT_EQ(md.status, 0) << md.err;
+    EXPECT_TRUE(
+        has(md.out,
+            "\n\n> **Verdict:** The leak suspect is one java.util.concurrent.ConcurrentHashMap (object "
+            "11690), kept by static field ShopServer.AUDIT\\_HISTORY \u2192 "
+            "java.util.concurrent.ConcurrentHashMap. It retains 1.1 MiB"))
+        << md.out;
+    EXPECT_EQ(count(md.out, "| --- | ---: | ---: | ---: |\n"), 6u) << md.out;
+    EXPECT_TRUE(has(md.out, "\n| ShopServer$AuditEntry | 2,500 | 78.1 KiB | 7.0% |\n")) << md.out;
+    EXPECT_TRUE(has(md.out,
+                    "\n| **ShopServer$Worker.handle(ShopServer.java:93)**<br>\u2190 "
+                    "ShopServer$Worker.run(ShopServer.java:62) | 2,500 | 78.1 KiB | 7.0% |\n"))
+        << md.out;
+    EXPECT_TRUE(has(md.out, "\n| **growth** | +2.3 MiB (2,426,904 bytes) |\n")) << md.out;
+    EXPECT_TRUE(has(md.out, "\n| byte\\[\\] | 8,000 | 549.2 KiB | 48.9% |\n")) << md.out;
+    // Every row of a table has its header's cells (no unescaped "|" in a name).
+    size_t cells = 0;
+    std::istringstream lines(md.out);
+    for (std::string l; std::getline(lines, l);) {
+        if (l.empty() || l[0] != '|') {
+            cells = 0;
+            continue;
+        }
+        size_t n = 0;
+        for (size_t i = 0; i < l.size(); ++i)
+            if (l[i] == '|' && (i == 0 || l[i - 1] != '\\')) ++n;
+        if (cells == 0) cells = n;
+        EXPECT_EQ(n, cells) << l;
+    }
 }
 
 TEST(CliSuspects, HtmlOpensInHeadlessChromium) {

@@ -38,6 +38,7 @@ int runChurn(const Words& args);
 int runExport(const Words& args);
 int runInspect(const Words& args);
 int runWindows(const Words& args);
+int runSuspects(const Words& args);
 int runSeries(const Words& args);
 int runRender(const Words& args);
 // render --view heapmap (render_heapmap.cpp), with the options already parsed.

@@ -424,6 +424,25 @@ window say why not.
          },
 
          [](const Words& a, const Services&) { return runWindows(a); }},
+        {"suspects",
+         "one leak-suspects report: leak window, accumulation point, root path, sites",
+         R"(usage: memcity suspects FILE [--gc N] [--format text|md|html|json] [-o FILE]
+
+One run, one report (MAT's Leak Suspects; docs/suspects.md explains how): the leak window
+of reachable memory and its growth, the accumulation point (the object whose dominator
+subtree holds the growth) with its retained size, the shortest path of strong references
+from a GC root to it, the allocation sites (with callers) and threads that feed it, and the
+biggest retained groups at the GC, each finding with its numbers. A trace without a leak
+says so. html is one self-contained file with the timeline chart and the city inlined.
+
+)",
+         {
+             {"--gc", "N", "", "the snapshot GC to analyse (default: the last with a reference snapshot)"},
+             {"--format", "F", "", "text (default), md, html or json"},
+             {"--output", "FILE", "-o", "write the report to FILE instead of stdout"},
+         },
+
+         [](const Words& a, const Services&) { return runSuspects(a); }},
         {"series",
          "every GC of a window as one tree: each group's size over time, growth first",
          R"(usage: memcity series FILE [--classify CHAIN] [--filter EXPR] [--from A] [--to B]

@@ -36,6 +36,7 @@ int runReport(const Words& args);
 int runDiff(const Words& args);
 int runChurn(const Words& args);
 int runInspect(const Words& args);
+int runDominators(const Words& args);
 int runWindows(const Words& args);
 int runSeries(const Words& args);
 int runRender(const Words& args);

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "util/units.h"
+
 namespace memcity {
 namespace {
 
@@ -34,7 +36,7 @@ void cut(std::vector<DominatorRow>& rows, const DominatorRowOptions& options) {
         rest.retained_bytes += rows[i].retained_bytes;
     }
     rest.more = rows.size() - options.max_rows;
-    rest.label = std::to_string(rest.more) + " more";
+    rest.label = formatCount(rest.more) + " more";
     rows.resize(options.max_rows);
     rows.push_back(std::move(rest));
 }
@@ -102,7 +104,7 @@ Result<std::vector<DominatorRow>> dominatorRowsOf(const HeapGraph& graph, const 
                 rest.retained_bytes += tree.retainedBytes(kids[i]);
             }
             rest.more = kids.size() - shown;
-            rest.label = std::to_string(rest.more) + " more";
+            rest.label = formatCount(rest.more) + " more";
             rows.push_back(std::move(rest));
         }
         return rows;

@@ -116,7 +116,6 @@ HeapGraph::HeapGraph(const HeapView& heap, HeapSnapshot snapshot)
         direct_ids_.push_back(pos_id[i].second);
     }
     if (!pos_id.empty()) direct_offsets_.push_back(static_cast<uint32_t>(direct_ids_.size()));
-    computeReachable();
 }
 
 HeapGraph::HeapGraph(std::unique_ptr<const WholeHeap> whole, HeapSnapshot snapshot)
@@ -135,7 +134,22 @@ Bitset HeapGraph::fit(const Bitset& group) const {
     return out;
 }
 
-void HeapGraph::computeReachable() {
+const Bitset& HeapGraph::reachable() const {
+    std::call_once(reachable_once_, [this] { computeReachable(); });
+    return reachable_;
+}
+
+uint64_t HeapGraph::reachableObjects() const {
+    reachable();
+    return reachable_objects_;
+}
+
+uint64_t HeapGraph::reachableBytes() const {
+    reachable();
+    return reachable_bytes_;
+}
+
+void HeapGraph::computeReachable() const {
     std::vector<uint64_t> words;
     const ObjectStore& store = heap_.store();
     Reachability r = computeReachability(snapshot_, store, heap_.positions(), heap_.shapes(), heap_.symbols(),

@@ -110,41 +110,49 @@ Result<std::vector<DominatorRow>> dominatorRowsOf(const HeapGraph& graph, const 
         return rows;
     }
 
-    // Grouped: a row per first value. Classifiers of the shape alone are asked once per shape.
+    // Grouped: a row per first value. Classifiers of the shape alone are asked once per shape,
+    // and an object of a shape seen before goes to its group by an array look-up.
     const HeapView view = heap.withGraph(&graph);
     const bool by_shape = group_by->shapeOnly();
-    std::unordered_map<uint32_t, Key> shape_keys;
+    std::vector<size_t> shape_rows;  // per shape id: its row + 1, 0 = not asked yet
+    if (by_shape) shape_rows.assign(view.shapes().size(), 0);
     std::unordered_map<Key, size_t> group_of;
     std::vector<Key> group_keys, scratch;
-    for (uint32_t p : kids) {
-        Key key;
-        if (by_shape) {
-            auto [it, added] = shape_keys.try_emplace(view.shapeId(p), 0);
-            if (added) it->second = firstValue(*group_by, view, p, scratch);
-            key = it->second;
-        } else {
-            key = firstValue(*group_by, view, p, scratch);
-        }
+    auto rowOf = [&](uint32_t p) {
+        const Key key = firstValue(*group_by, view, p, scratch);
         auto [it, added] = group_of.try_emplace(key, rows.size());
         if (added) {
             rows.emplace_back();
             group_keys.push_back(key);
         }
-        DominatorRow& r = rows[it->second];
+        return it->second;
+    };
+    for (uint32_t p : kids) {
+        size_t row;
+        if (by_shape) {
+            const uint32_t shape = view.shapeId(p);
+            if (shape >= shape_rows.size()) shape_rows.resize(shape + 1, 0);
+            if (shape_rows[shape] == 0) shape_rows[shape] = rowOf(p) + 1;
+            row = shape_rows[shape] - 1;
+        } else {
+            row = rowOf(p);
+        }
+        DominatorRow& r = rows[row];
         r.members.push_back(p);
         r.objects += 1;
         r.shallow_bytes += heap.size(p);
         r.retained_objects += tree.retainedObjects(p);
         r.retained_bytes += tree.retainedBytes(p);
     }
-    for (size_t i = 0; i < rows.size(); ++i) {
+    for (size_t i = 0; i < rows.size(); ++i)
         rows[i].label = valueLabel(*group_by, heap.symbols(), group_keys[i]);
-        std::sort(rows[i].members.begin(), rows[i].members.end(), before);
-    }
     std::sort(rows.begin(), rows.end(), [](const DominatorRow& a, const DominatorRow& b) {
         return a.retained_bytes != b.retained_bytes ? a.retained_bytes > b.retained_bytes : a.label < b.label;
     });
     cut(rows, options);
+    // Members in order for the rows returned only (a cut row's are dropped).
+    for (DominatorRow& r : rows)
+        std::sort(r.members.begin(), r.members.end(), before);
     return rows;
 }
 

@@ -95,6 +95,48 @@ TEST(CliDominators, Json) {
     EXPECT_EQ(r.out.find("\"children\""), std::string::npos) << r.out;  // depth 1
 }
 
+// The figure columns of the output's lines from the header of the rows on (the labels cut off:
+// a sampled trace's objects have other ids), and its "heap: ..." line.
+std::vector<std::string> figures(const std::string& out) {
+    std::vector<std::string> lines;
+    size_t at = out.find("  heap: ");
+    for (size_t end; at < out.size() && (end = out.find('\n', at)) != std::string::npos; at = end + 1) {
+        const std::string line = out.substr(at, end - at);
+        lines.push_back(line.rfind("  heap: ", 0) == 0 ? line : line.substr(0, 49));
+    }
+    return lines;
+}
+
+TEST(CliDominators, SampledTraceIsTheWholeHeapExact) {
+    // The same program recorded sampled (one object in 16 KiB) and exactly: at the snapshot the
+    // sampled trace's heap is made whole, so the tree and every figure are the exact trace's.
+    const std::string sampled = testing::tempPath("dominators-sampled"),
+                      exact = testing::tempPath("dominators-exact");
+    ASSERT_EQ(run("synth multi-cache -o " + sampled + " --sampled 16k --refs 5").status, 0);
+    ASSERT_EQ(run("synth multi-cache -o " + exact + " --refs 5").status, 0);
+    Outcome s = run("dominators " + sampled + " --top 2 --depth 2");
+    Outcome e = run("dominators " + exact + " --top 2 --depth 2");
+    ASSERT_EQ(s.status, 0) << s.err;
+    ASSERT_EQ(e.status, 0) << e.err;
+    EXPECT_EQ(
+        s.out.substr(0, s.out.find("  heap: ")),
+        sampled +
+            ", GC 13: dominator tree (references from the snapshot of GC 13)\n"
+            "  sampled trace: the tree and its figures are of the whole heap made whole at the snapshot, "
+            "every object counted (exact, not estimates)\n");
+    EXPECT_EQ(e.out.find("sampled trace"), std::string::npos) << e.out;
+    const std::vector<std::string> want = figures(e.out);
+    ASSERT_GE(want.size(), 6u) << e.out;
+    EXPECT_EQ(want[0],
+              "  heap: 160,291 objects, 5.0 MiB; reached from the GC roots: 160,291 objects, 5.0 MiB");
+    EXPECT_EQ(want[3], "          40,002      1.2 MiB  23.9%         48 B");  // the first cache's map
+    EXPECT_EQ(figures(s.out), want) << s.out << "\n---\n" << e.out;
+    Outcome j = run("dominators " + sampled + " --top 1 --depth 1 --json");
+    ASSERT_EQ(j.status, 0) << j.err;
+    EXPECT_NE(j.out.find("\"whole_heap\": true,"), std::string::npos) << j.out;
+    EXPECT_NE(j.out.find("\"heap\": {\n    \"objects\": 160291,"), std::string::npos) << j.out;
+}
+
 TEST(CliDominators, BadInputIsOneLine) {
     const std::string path = handMade();
     struct Case {

@@ -11,7 +11,7 @@
 //
 // End to end, `/usr/bin/time -v memcity dominators big-heap-40.mct --top 3 --group-by type` on
 // the same trace (2 cores shared with other builds, so ± 1 s): 30.2 s and 487 MB max RSS before
-// (the open walked all 8 snapshots for reachability), 7.3-8.8 s and 486 MB after: open 3.5-5.3 s,
+// (the open walked all 8 snapshots for reachability), 6.8-8.8 s and 487 MB after: open 3.5-5.3 s,
 // heap at GC 199 0.25 s, snapshot load 1.6 s, tree 1.4-1.6 s, rows and output < 0.01 s.
 #include <algorithm>
 #include <chrono>

@@ -5,6 +5,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "graph/dominator_view.h"
+
 namespace memcity {
 
 namespace rootkey {
@@ -114,7 +116,6 @@ HeapGraph::HeapGraph(const HeapView& heap, HeapSnapshot snapshot)
         direct_ids_.push_back(pos_id[i].second);
     }
     if (!pos_id.empty()) direct_offsets_.push_back(static_cast<uint32_t>(direct_ids_.size()));
-    computeReachable();
 }
 
 HeapGraph::HeapGraph(std::unique_ptr<const WholeHeap> whole, HeapSnapshot snapshot)
@@ -133,7 +134,22 @@ Bitset HeapGraph::fit(const Bitset& group) const {
     return out;
 }
 
-void HeapGraph::computeReachable() {
+const Bitset& HeapGraph::reachable() const {
+    std::call_once(reachable_once_, [this] { computeReachable(); });
+    return reachable_;
+}
+
+uint64_t HeapGraph::reachableObjects() const {
+    reachable();
+    return reachable_objects_;
+}
+
+uint64_t HeapGraph::reachableBytes() const {
+    reachable();
+    return reachable_bytes_;
+}
+
+void HeapGraph::computeReachable() const {
     std::vector<uint64_t> words;
     const ObjectStore& store = heap_.store();
     Reachability r = computeReachability(snapshot_, store, heap_.positions(), heap_.shapes(), heap_.symbols(),
@@ -208,6 +224,14 @@ const Result<DominatorTree>& HeapGraph::dominators() const {
     std::call_once(dominators_once_,
                    [this] { dominators_.emplace(computeDominators(heap_, snapshot_, {2})); });
     return *dominators_;
+}
+
+std::span<const uint32_t> HeapGraph::topDominators() const {
+    std::call_once(top_dominators_once_, [this] {
+        if (const Result<DominatorTree>& tree = dominators(); tree)
+            top_dominators_ = memcity::topDominators(*tree);
+    });
+    return top_dominators_;
 }
 
 // A breadth-first search from every root object at once, one level at a time. An object takes
@@ -449,7 +473,9 @@ uint32_t HeapGraph::container(size_t pos) const {
 
 size_t HeapGraph::memoryBytes() const {
     return snapshot_.memoryBytes() + reachable_.memoryBytes() + reverse_.memoryBytes() +
-           (closest_set_.capacity() + distance_.capacity() + parent_.capacity() + container_.capacity()) * 4 +
+           (closest_set_.capacity() + distance_.capacity() + parent_.capacity() + container_.capacity() +
+            top_dominators_.capacity()) *
+               4 +
            (set_ids_.capacity() + set_offsets_.capacity() + direct_ids_.capacity() +
             direct_offsets_.capacity() + rooted_positions_.capacity()) *
                4 +

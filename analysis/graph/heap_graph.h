@@ -91,10 +91,11 @@ public:
     // The GC the references were recorded at (the heap's own GC or an earlier one).
     uint32_t snapshotGc() const { return snapshot_.gc; }
 
-    // Positions strongly reachable from the roots.
-    const Bitset& reachable() const { return reachable_; }
-    uint64_t reachableObjects() const { return reachable_objects_; }
-    uint64_t reachableBytes() const { return reachable_bytes_; }
+    // Positions strongly reachable from the roots; computed on first use (a walk of the graph that
+    // `memcity dominators`, which walks it for the tree anyway, does not need).
+    const Bitset& reachable() const;
+    uint64_t reachableObjects() const;
+    uint64_t reachableBytes() const;
 
     // Root identities (distinct paths of rootkey keys), and the ones referencing `pos` directly.
     size_t rootIdentityCount() const { return identity_offsets_.size() - 1; }
@@ -133,21 +134,23 @@ public:
     // threads), built on first use; an error when it cannot be computed (2^32 - 1 positions or
     // references or more). For a sampled trace's graph: the tree of the whole heap.
     const Result<DominatorTree>& dominators() const;
+    // Per position: the ancestor just below the super-root of the dominator tree (itself for an
+    // object the super-root dominates directly), kNoPosition for one no root reaches; built once,
+    // on first use (topDominators in graph/dominator_view.h). Empty when dominators() failed.
+    std::span<const uint32_t> topDominators() const;
 
     size_t memoryBytes() const;
 
 private:
     // The most lasting of the root identities `ids`; kNoPosition when there are none.
     uint32_t mostLasting(std::span<const uint32_t> ids) const;
-    void computeReachable();
+    void computeReachable() const;
     void computeClosest() const;
     void computeContainers() const;
 
     std::unique_ptr<const WholeHeap> whole_;  // a sampled trace's (heap_ reads it)
     HeapView heap_;
     HeapSnapshot snapshot_;
-    Bitset reachable_;
-    uint64_t reachable_objects_ = 0, reachable_bytes_ = 0;
 
     // Root identities and the direct roots of each rooted position.
     std::vector<uint64_t> identity_keys_;
@@ -156,13 +159,17 @@ private:
     std::vector<uint32_t> direct_offsets_{0};  // per rooted position
     std::vector<uint32_t> direct_ids_;
 
-    mutable std::once_flag reverse_once_, closest_once_, containers_once_, dominators_once_;
+    mutable std::once_flag reachable_once_, reverse_once_, closest_once_, containers_once_, dominators_once_,
+        top_dominators_once_;
+    mutable Bitset reachable_;
+    mutable uint64_t reachable_objects_ = 0, reachable_bytes_ = 0;
     mutable ReverseGraph reverse_;
     mutable std::vector<uint32_t> closest_set_;  // per position: set id, kNoPosition = unreached
     mutable std::vector<uint32_t> set_offsets_, set_ids_;
     mutable std::vector<uint32_t> distance_, parent_;
     mutable std::vector<uint32_t> container_;
     mutable std::optional<Result<DominatorTree>> dominators_;
+    mutable std::vector<uint32_t> top_dominators_;
 };
 
 // The last GC with a complete reference snapshot, or none.

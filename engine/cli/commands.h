@@ -37,6 +37,7 @@ int runDiff(const Words& args);
 int runChurn(const Words& args);
 int runExport(const Words& args);
 int runInspect(const Words& args);
+int runDominators(const Words& args);
 int runWindows(const Words& args);
 int runSuspects(const Words& args);
 int runSeries(const Words& args);

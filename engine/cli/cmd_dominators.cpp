@@ -29,7 +29,7 @@ struct Walk {
     const ClassifierChain* chain;  // null: no grouping
     size_t depth = 2;
     DominatorRowOptions rows;
-    uint64_t heap_bytes = 0;
+    uint64_t reached_bytes = 0;  // what the shares are of
 
     const Classifier* groupAt(size_t level) const {
         if (!chain) return nullptr;
@@ -47,8 +47,8 @@ struct Walk {
     std::string percent(uint64_t bytes) const {
         char buf[16];
         std::snprintf(
-            buf, sizeof buf, "%5.1f%%",
-            heap_bytes ? 100.0 * static_cast<double>(bytes) / static_cast<double>(heap_bytes) : 0.0);
+            buf, sizeof buf, "%6.1f%%",
+            reached_bytes ? 100.0 * static_cast<double>(bytes) / static_cast<double>(reached_bytes) : 0.0);
         return buf;
     }
 };
@@ -81,9 +81,9 @@ Status writeJson(const Walk& w, JsonWriter& j, const DominatorRow* parent, size_
             j.field("id", heap.id(r.position)).field("type", heap.symbols().type(heap.type(r.position)).name);
         j.field("objects", r.objects).field("shallow_bytes", r.shallow_bytes);
         j.field("retained_objects", r.retained_objects).field("retained_bytes", r.retained_bytes);
-        j.field("retained_percent", w.heap_bytes ? 100.0 * static_cast<double>(r.retained_bytes) /
-                                                       static_cast<double>(w.heap_bytes)
-                                                 : 0.0);
+        j.field("retained_percent", w.reached_bytes ? 100.0 * static_cast<double>(r.retained_bytes) /
+                                                          static_cast<double>(w.reached_bytes)
+                                                    : 0.0);
         if (r.more) j.field("more", r.more);
         if (!r.more && level + 1 < w.depth) {
             j.key("children");
@@ -159,7 +159,9 @@ int runDominators(const Words& words) {
         std::cerr << "memcity dominators: " << file << ": " << tree.error().message << "\n";
         return 1;
     }
-    Walk w{graph, *tree, chain ? &*chain : nullptr, *depth_opt, {*top_opt}, graph.heap().liveBytes()};
+    // Shares are of the bytes reached from the roots, as Eclipse MAT's are of the reachable heap
+    // (the explorer's dominator view and `suspects` say the same).
+    Walk w{graph, *tree, chain ? &*chain : nullptr, *depth_opt, {*top_opt}, tree->reachedBytes()};
     const bool sampled = h.sampled();
     auto fail = [&](const Error& e) {
         std::cerr << "memcity dominators: " << file << ": " << e.message << "\n";
@@ -201,10 +203,10 @@ int runDominators(const Words& words) {
               << "; reached from the GC roots: " << formatCountOf(tree->reachedObjects(), "object", "objects")
               << ", " << formatBytes(tree->reachedBytes());
     if (unreached_objects)
-        std::cout << " (" << formatCount(unreached_objects)
-                  << " alive, root not reported, are in no subtree)";
+        std::cout << "; " << formatCountOf(unreached_objects, "object", "objects")
+                  << " alive whose roots the JVM did not report are in no subtree";
     std::cout << "\n\n";
-    std::printf("  %14s %12s %6s %12s  %s\n", "retained objs", "retained", "heap", "shallow",
+    std::printf("  %14s %12s %7s %12s  %s\n", "retained objs", "retained", "reached", "shallow",
                 chain ? "group (objects) / object" : "object");
     if (Status st = printText(w, nullptr, 0); !st) return fail(st.error());
     if (chain)

@@ -39,28 +39,29 @@ TEST(CliDominators, TreeToDepthByRetainedSize) {
     const std::string path = handMade();
     Outcome r = run("dominators " + path + " --gc 0");
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_EQ(r.out,
-              path +
-                  ", GC 0: dominator tree (references from the snapshot of GC 0)\n"
-                  "  heap: 9 objects, 248 B; reached from the GC roots: 8 objects, 216 B (1 alive, root not "
-                  "reported, are in no subtree)\n"
-                  "\n"
-                  "   retained objs     retained   heap      shallow  object\n"
-                  "               5        152 B  61.3%         16 B  A#0\n"
-                  "               3        112 B  45.2%         32 B    Object[]#1\n"
-                  "               1         24 B   9.7%         24 B    B#2\n"
-                  "               2         48 B  19.4%         24 B  B#5\n"
-                  "               1         24 B   9.7%         24 B    B#6\n"
-                  "               1         16 B   6.5%         16 B  A#7\n");
+    EXPECT_EQ(
+        r.out,
+        path +
+            ", GC 0: dominator tree (references from the snapshot of GC 0)\n"
+            "  heap: 9 objects, 248 B; reached from the GC roots: 8 objects, 216 B; 1 object alive whose "
+            "roots the JVM did not report are in no subtree\n"
+            "\n"
+            "   retained objs     retained reached      shallow  object\n"
+            "               5        152 B   70.4%         16 B  A#0\n"
+            "               3        112 B   51.9%         32 B    Object[]#1\n"
+            "               1         24 B   11.1%         24 B    B#2\n"
+            "               2         48 B   22.2%         24 B  B#5\n"
+            "               1         24 B   11.1%         24 B    B#6\n"
+            "               1         16 B    7.4%         16 B  A#7\n");
     // Depth 3 and one row a level: the rest summed.
     Outcome d = run("dominators " + path + " --gc 0 --depth 3 --top 1");
     ASSERT_EQ(d.status, 0) << d.err;
     EXPECT_NE(d.out.find("  A#0\n"
-                         "               3        112 B  45.2%         32 B    Object[]#1\n"
-                         "               1         56 B  22.6%         56 B      int[]#3\n"
-                         "               1         24 B   9.7%         24 B      … 1 more\n"
-                         "               1         24 B   9.7%         24 B    … 1 more\n"
-                         "               3         64 B  25.8%         40 B  … 2 more\n"),
+                         "               3        112 B   51.9%         32 B    Object[]#1\n"
+                         "               1         56 B   25.9%         56 B      int[]#3\n"
+                         "               1         24 B   11.1%         24 B      … 1 more\n"
+                         "               1         24 B   11.1%         24 B    … 1 more\n"
+                         "               3         64 B   29.6%         40 B  … 2 more\n"),
               std::string::npos)
         << d.out;
 }
@@ -71,12 +72,13 @@ TEST(CliDominators, GroupedByAChainLevelByLevel) {
     Outcome r = run("dominators " + path + " --gc 0 --group-by type,site");
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find(", grouped by type,site\n"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find(
-                  "               6        168 B  67.7%         32 B  A (2 objects)\n"
-                  "               4        136 B  54.8%         56 B    Main.run(Main.java:10) (2 objects)\n"
-                  "               2         48 B  19.4%         24 B  B (1 object)\n"
-                  "               1         24 B   9.7%         24 B    Main.run(Main.java:10) (1 object)\n"),
-              std::string::npos)
+    EXPECT_NE(
+        r.out.find(
+            "               6        168 B   77.8%         32 B  A (2 objects)\n"
+            "               4        136 B   63.0%         56 B    Main.run(Main.java:10) (2 objects)\n"
+            "               2         48 B   22.2%         24 B  B (1 object)\n"
+            "               1         24 B   11.1%         24 B    Main.run(Main.java:10) (1 object)\n"),
+        std::string::npos)
         << r.out;
 }
 
@@ -102,7 +104,7 @@ std::vector<std::string> figures(const std::string& out) {
     size_t at = out.find("  heap: ");
     for (size_t end; at < out.size() && (end = out.find('\n', at)) != std::string::npos; at = end + 1) {
         const std::string line = out.substr(at, end - at);
-        lines.push_back(line.rfind("  heap: ", 0) == 0 ? line : line.substr(0, 49));
+        lines.push_back(line.rfind("  heap: ", 0) == 0 ? line : line.substr(0, 50));
     }
     return lines;
 }
@@ -129,7 +131,7 @@ TEST(CliDominators, SampledTraceIsTheWholeHeapExact) {
     ASSERT_GE(want.size(), 6u) << e.out;
     EXPECT_EQ(want[0],
               "  heap: 160,291 objects, 5.0 MiB; reached from the GC roots: 160,291 objects, 5.0 MiB");
-    EXPECT_EQ(want[3], "          40,002      1.2 MiB  23.9%         48 B");  // the first cache's map
+    EXPECT_EQ(want[3], "          40,002      1.2 MiB   23.9%         48 B");  // the first cache's map
     EXPECT_EQ(figures(s.out), want) << s.out << "\n---\n" << e.out;
     Outcome j = run("dominators " + sampled + " --top 1 --depth 1 --json");
     ASSERT_EQ(j.status, 0) << j.err;

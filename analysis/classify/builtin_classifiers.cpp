@@ -363,6 +363,8 @@ const std::vector<ClassifierInfo> kBuiltins = {
      "the GC roots referencing the object itself: kind, then class and field, or thread and method"},
     {"roots", "", "the closest GC roots reaching the object; 'alive, root not reported' when none does"},
     {"structure", "", "the data structure holding the object: java.util.HashMap (allocated in ...)"},
+    {"dominator", "",
+     "what holds the object: the type of its top-level dominator (below the roots; itself when none)"},
     {"in-degree", "", "how many references point to the object, in buckets"},
     {"out-degree", "", "how many references the object holds, in buckets"},
     {"points-to", "(CHAIN) (default type)", "the objects it references, classified by CHAIN"},

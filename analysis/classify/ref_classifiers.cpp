@@ -140,6 +140,33 @@ private:
     bool in_;
 };
 
+// What holds the heap: the type of the object's top-level dominator, the ancestor just below the
+// super-root of the dominator tree (itself for an object no single object dominates). A sampled
+// trace's graph is the whole heap at its snapshot: the dominator is found in it, and may be an
+// object the snapshot alone listed.
+class DominatorClassifier final : public ReferenceClassifier {
+public:
+    static constexpr Key kUnreached = ~Key{0} - 10, kNoTree = ~Key{0} - 11;
+    std::string spec() const override { return "dominator"; }
+    Cardinality cardinality() const override { return Cardinality::kOne; }
+    void classify(const HeapView& heap, size_t pos, std::vector<Key>& out) const override {
+        const HeapGraph* g = heap.graph();
+        std::span<const uint32_t> top = g ? g->topDominators() : std::span<const uint32_t>();
+        if (top.empty())
+            out.push_back(kNoTree);
+        else if (top[pos] == kNoPosition)
+            out.push_back(kUnreached);
+        else
+            out.push_back(g->heap().type(top[pos]));
+    }
+    std::string label(const SymbolTable& symbols, Key key) const override {
+        if (key == kUnreached) return "alive, root not reported";
+        if (key == kNoTree) return "no dominator tree";
+        const std::string& name = symbols.type(static_cast<uint32_t>(key)).name;
+        return name.empty() ? "<type " + std::to_string(key) + ">" : name;
+    }
+};
+
 // Points-to / pointed-from (seed 000 §3.7): the object becomes the objects it references (or that
 // reference it), each is classified by the inner chain, and the object goes under every distinct
 // result once. Inner classifiers of one value give each neighbour one path of one key per
@@ -311,7 +338,7 @@ private:
 
 bool isReferenceClassifier(std::string_view name) {
     return name == "rooted" || name == "roots" || name == "structure" || name == "in-degree" ||
-           name == "out-degree" || name == "points-to" || name == "pointed-from";
+           name == "out-degree" || name == "points-to" || name == "pointed-from" || name == "dominator";
 }
 
 Result<std::unique_ptr<Classifier>> makeReferenceClassifier(const std::string& item,
@@ -356,6 +383,7 @@ Result<std::unique_ptr<Classifier>> makeReferenceClassifier(const std::string& i
         return Error{"classifier '" + item + "': unknown parameter (it takes none)"};
     if (name == "roots") return std::unique_ptr<Classifier>(std::make_unique<ClosestRootClassifier>());
     if (name == "structure") return std::unique_ptr<Classifier>(std::make_unique<StructureClassifier>());
+    if (name == "dominator") return std::unique_ptr<Classifier>(std::make_unique<DominatorClassifier>());
     return std::unique_ptr<Classifier>(std::make_unique<DegreeClassifier>(name == "in-degree"));
 }
 

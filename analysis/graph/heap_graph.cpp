@@ -5,6 +5,8 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "graph/dominator_view.h"
+
 namespace memcity {
 
 namespace rootkey {
@@ -208,6 +210,14 @@ const Result<DominatorTree>& HeapGraph::dominators() const {
     std::call_once(dominators_once_,
                    [this] { dominators_.emplace(computeDominators(heap_, snapshot_, {2})); });
     return *dominators_;
+}
+
+std::span<const uint32_t> HeapGraph::topDominators() const {
+    std::call_once(top_dominators_once_, [this] {
+        if (const Result<DominatorTree>& tree = dominators(); tree)
+            top_dominators_ = memcity::topDominators(*tree);
+    });
+    return top_dominators_;
 }
 
 // A breadth-first search from every root object at once, one level at a time. An object takes
@@ -449,7 +459,9 @@ uint32_t HeapGraph::container(size_t pos) const {
 
 size_t HeapGraph::memoryBytes() const {
     return snapshot_.memoryBytes() + reachable_.memoryBytes() + reverse_.memoryBytes() +
-           (closest_set_.capacity() + distance_.capacity() + parent_.capacity() + container_.capacity()) * 4 +
+           (closest_set_.capacity() + distance_.capacity() + parent_.capacity() + container_.capacity() +
+            top_dominators_.capacity()) *
+               4 +
            (set_ids_.capacity() + set_offsets_.capacity() + direct_ids_.capacity() +
             direct_offsets_.capacity() + rooted_positions_.capacity()) *
                4 +

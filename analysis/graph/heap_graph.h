@@ -133,6 +133,10 @@ public:
     // threads), built on first use; an error when it cannot be computed (2^32 - 1 positions or
     // references or more). For a sampled trace's graph: the tree of the whole heap.
     const Result<DominatorTree>& dominators() const;
+    // Per position: the ancestor just below the super-root of the dominator tree (itself for an
+    // object the super-root dominates directly), kNoPosition for one no root reaches; built once,
+    // on first use (topDominators in graph/dominator_view.h). Empty when dominators() failed.
+    std::span<const uint32_t> topDominators() const;
 
     size_t memoryBytes() const;
 
@@ -156,13 +160,15 @@ private:
     std::vector<uint32_t> direct_offsets_{0};  // per rooted position
     std::vector<uint32_t> direct_ids_;
 
-    mutable std::once_flag reverse_once_, closest_once_, containers_once_, dominators_once_;
+    mutable std::once_flag reverse_once_, closest_once_, containers_once_, dominators_once_,
+        top_dominators_once_;
     mutable ReverseGraph reverse_;
     mutable std::vector<uint32_t> closest_set_;  // per position: set id, kNoPosition = unreached
     mutable std::vector<uint32_t> set_offsets_, set_ids_;
     mutable std::vector<uint32_t> distance_, parent_;
     mutable std::vector<uint32_t> container_;
     mutable std::optional<Result<DominatorTree>> dominators_;
+    mutable std::vector<uint32_t> top_dominators_;
 };
 
 // The last GC with a complete reference snapshot, or none.

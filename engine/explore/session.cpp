@@ -39,10 +39,13 @@ Session::Session(SessionOptions options)
       inspect_worker_(std::make_unique<Worker>("memcity inspect")),
       sizes_worker_(std::make_unique<Worker>("memcity sizes")),
       diff_worker_(std::make_unique<Worker>("memcity diff")),
-      heap_map_(std::make_unique<HeapMapModel>(options_.threads, options_.wake, options_.measure)) {}
+      heap_map_(std::make_unique<HeapMapModel>(options_.threads, options_.wake, options_.measure)) {
+    dominators_ = std::make_unique<DominatorModel>(options_.wake, options_.threads);
+}
 
 Session::~Session() {
     // The workers and the loader read the history and the chains: stop them first.
+    dominators_.reset();
     heap_map_.reset();
     series_worker_.reset();
     inspect_worker_.reset();
@@ -56,6 +59,9 @@ void Session::closeTrace() {
         w->cancel();
         w->waitIdle();
     }
+    dominators_->follow(nullptr, 0);
+    objects_.clear();
+    objects_name_.clear();
     heap_map_->reset();
     notice_.clear();
     loader_.reset();
@@ -242,8 +248,13 @@ bool Session::update() {
     if (heap_map_->update()) changed = true;
     if (auto groups = heap_map_->takeGroups()) adoptTileGroups(std::move(*groups));
     if (diff_shown_) requestDiff();
+    if (dominators_shown_ && loaded()) {
+        dominators_->follow(history(), currentGc());
+        if (dominators_->update()) changed = true;
+    }
     // The inspector follows the cursor: a new GC under it asks for a new inspection.
-    if (series_ && !selection_.empty() && inspection_wanted_.gc != currentGc() && loaded())
+    if (series_ && (!selection_.empty() || !objects_.empty()) && inspection_wanted_.gc != currentGc() &&
+        loaded())
         requestInspection();
     return changed;
 }
@@ -259,7 +270,7 @@ bool Session::settled(bool live_ok) const {
     if (loader_ && loader_->version() != load_version_) return false;
     if (loader_ && !loader_done && !(live_ok && load_.live)) return false;
     if (!series_worker_->idle() || !inspect_worker_->idle() || !sizes_worker_->idle() ||
-        !diff_worker_->idle() || !heap_map_->idle())
+        !diff_worker_->idle() || !heap_map_->idle() || (dominators_shown_ && !dominators_->idle()))
         return false;
     std::lock_guard lock(pending_->mutex);
     return !pending_->series && !pending_->series_error && !pending_->inspection &&
@@ -862,6 +873,8 @@ std::vector<uint32_t> Session::nodesOf(uint32_t id) const {
 
 void Session::select(uint32_t id, bool add) {
     if (!series_) return;
+    objects_.clear();
+    objects_name_.clear();
     if (!add) {
         selection_.assign(1, id);
     } else if (auto it = std::find(selection_.begin(), selection_.end(), id); it != selection_.end()) {
@@ -874,6 +887,8 @@ void Session::select(uint32_t id, bool add) {
 
 void Session::clearSelection() {
     selection_.clear();
+    objects_.clear();
+    objects_name_.clear();
     inspection_.reset();
     inspection_error_.clear();
     inspect_worker_->cancel();
@@ -893,6 +908,8 @@ Status Session::selectPath(const std::string& paths, bool add) {
         ids.push_back(id);
     }
     if (!add) selection_.clear();
+    objects_.clear();
+    objects_name_.clear();
     for (uint32_t id : ids)
         if (std::find(selection_.begin(), selection_.end(), id) == selection_.end()) selection_.push_back(id);
     requestInspection();
@@ -952,8 +969,32 @@ ItemInfo Session::describe(uint32_t id) const {
 
 // --- inspector ------------------------------------------------------------------------------
 
+void Session::showDominators(bool on) {
+    dominators_shown_ = on;
+    if (on && loaded()) dominators_->follow(history(), currentGc());
+}
+
+void Session::inspectObjects(std::vector<uint64_t> ids, std::string name) {
+    if (ids.empty()) return;
+    objects_ = std::move(ids);
+    objects_name_ = std::move(name);
+    selection_.clear();
+    requestInspection();
+}
+
+Status Session::selectDominatorRow(const std::string& key) {
+    if (!dominators_->select(key)) return Error{"no row '" + key + "' in the dominator view"};
+    const DominatorTableRow* row = dominators_->selectedRow();
+    std::vector<uint64_t> ids = dominators_->selectedObjects();
+    if (ids.empty()) return Error{"the dominator view's row '" + row->label + "' stands for no objects"};
+    const std::optional<uint32_t> gc = dominators_->shownGc();
+    inspectObjects(std::move(ids),
+                   row->label + " (dominator tree of GC " + std::to_string(gc.value_or(0)) + ")");
+    return {};
+}
+
 void Session::requestInspection() {
-    if (!series_ || selection_.empty()) return;
+    if (!series_ || (selection_.empty() && objects_.empty())) return;
     if (churn_window_) {
         ++inspection_request_;
         inspection_.reset();
@@ -967,7 +1008,11 @@ void Session::requestInspection() {
     r.threads = options_.threads;
     const uint32_t base = baseGc();
     if (base < r.gc) r.base_gc = base;
-    for (uint32_t id : selection_) {
+    if (!objects_.empty()) {
+        r.objects = objects_;
+        r.names.assign(1, objects_name_);
+    }
+    for (uint32_t id : objects_.empty() ? selection_ : std::vector<uint32_t>{}) {
         for (uint32_t node : nodesOf(id)) {
             if (node == TreeSeries::kRoot) {
                 r.groups.clear();  // the whole heap

@@ -1,0 +1,316 @@
+#include "explore/dominator_model.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <mutex>
+
+#include "explore/inspection.h"
+#include "graph/dominator_view.h"
+#include "graph/heap_graph.h"
+
+namespace memcity::explore {
+
+// One snapshot heap with its references and dominator tree (read-only once built).
+struct DominatorModel::Heap {
+    uint32_t gc = 0;
+    std::unique_ptr<HeapState> state;
+    std::unique_ptr<HeapGraph> graph;
+    const DominatorTree* tree = nullptr;  // graph's
+};
+
+struct DominatorModel::Pending {
+    std::mutex mutex;
+    std::shared_ptr<const Heap> heap;
+    std::optional<std::pair<uint32_t, std::string>> error;  // the GC and why it failed
+};
+
+namespace {
+
+std::string objectLabel(const HeapView& heap, uint32_t pos) {
+    return heap.symbols().type(heap.type(pos)).name + " #" + std::to_string(heap.id(pos));
+}
+
+}  // namespace
+
+DominatorModel::DominatorModel(std::function<void()> wake, unsigned threads)
+    : worker_("memcity dominat"),
+      wake_(std::move(wake)),
+      threads_(std::max(1u, threads)),
+      pending_(std::make_shared<Pending>()) {}
+
+DominatorModel::~DominatorModel() {
+    worker_.cancel();
+}
+
+void DominatorModel::follow(const HeapHistory* history, uint32_t gc) {
+    if (history != history_) {
+        worker_.cancel();
+        history_ = history;
+        heap_.reset();
+        wanted_gc_.reset();
+        rows_.clear();
+        error_.clear();
+    }
+    cursor_gc_ = gc;
+    if (!history_) return;
+    const std::optional<uint32_t> snap = snapshotGcFor(*history_, gc);
+    if (!snap || snap == wanted_gc_) return;
+    wanted_gc_ = snap;
+    error_.clear();
+    const HeapHistory* h = history_;
+    std::shared_ptr<Pending> pending = pending_;
+    auto wake = wake_;
+    const uint32_t want = *snap;
+    auto failed = [pending, wake, want](const std::string& message) {
+        {
+            std::lock_guard lock(pending->mutex);
+            pending->error = {want, message};
+        }
+        if (wake) wake();
+    };
+    worker_.submit(
+        [h, pending, wake, want, failed](const CancelToken& token) {
+            auto state = h->heapAt(want);
+            if (!state) return failed(state.error().message);
+            auto heap = std::make_shared<Heap>();
+            heap->gc = want;
+            heap->state = std::make_unique<HeapState>(std::move(*state));
+            if (token.cancelled()) return;
+            auto graph = loadGraph(*h, *heap->state);
+            if (!graph) return failed(graph.error().message);
+            heap->graph = std::move(*graph);
+            if (token.cancelled()) return;
+            const Result<DominatorTree>& tree = heap->graph->dominators();
+            if (!tree) return failed(tree.error().message);
+            heap->tree = &*tree;
+            if (token.cancelled()) return;
+            {
+                std::lock_guard lock(pending->mutex);
+                pending->heap = std::move(heap);
+            }
+            if (wake) wake();
+        },
+        failed);
+}
+
+bool DominatorModel::update() {
+    std::shared_ptr<const Heap> heap;
+    {
+        std::lock_guard lock(pending_->mutex);
+        if (pending_->error) {
+            if (pending_->error->first == wanted_gc_) error_ = pending_->error->second;
+            pending_->error.reset();
+            return true;
+        }
+        heap = std::move(pending_->heap);
+    }
+    if (!heap || heap->gc != wanted_gc_) return false;
+    heap_ = std::move(heap);
+    rebuild();
+    return true;
+}
+
+bool DominatorModel::idle() const {
+    if (!worker_.idle()) return false;
+    std::lock_guard lock(pending_->mutex);
+    return !pending_->heap && !pending_->error;
+}
+
+Status DominatorModel::setGroupBy(std::optional<std::string> spec) {
+    if (spec == group_by_spec_) return {};
+    std::optional<ClassifierChain> chain;
+    if (spec) {
+        auto parsed = parseChain(*spec);
+        if (!parsed) return Error{"group by '" + *spec + "': " + parsed.error().message};
+        chain.emplace(std::move(*parsed));
+    }
+    group_by_spec_ = std::move(spec);
+    group_by_ = std::move(chain);
+    rebuild();
+    return {};
+}
+
+std::optional<uint32_t> DominatorModel::shownGc() const {
+    if (!heap_) return std::nullopt;
+    return heap_->gc;
+}
+
+std::string DominatorModel::note() const {
+    if (!history_) return "no trace";
+    if (!wanted_gc_)
+        return "the trace has no reference snapshot: record with --refs N to see the dominator tree";
+    const std::string gc = std::to_string(*wanted_gc_);
+    if (!error_.empty()) return "GC " + gc + ": " + error_;
+    if (!heap_ || heap_->gc != *wanted_gc_)
+        return "building the dominator tree of snapshot GC " + gc + "\u2026";
+    if (*wanted_gc_ == cursor_gc_) return "";
+    return "GC " + std::to_string(cursor_gc_) +
+           " has no reference snapshot: the dominator tree of snapshot GC " + gc;
+}
+
+void DominatorModel::rebuild() {
+    rows_.clear();
+    members_.clear();
+    if (!heap_) return;
+    addLevel(heap_->tree->superRoot(), nullptr, "", 0);
+}
+
+// The rows below `node` (a position or the super-root), or, with `members`, a group's member
+// objects; each expanded one followed by its own.
+void DominatorModel::addLevel(uint32_t node, const std::vector<uint32_t>* members,
+                              const std::string& parent_key, uint32_t depth) {
+    const HeapGraph& graph = *heap_->graph;
+    const HeapView& view = graph.heap();
+    const DominatorTree& tree = *heap_->tree;
+    const double reached = static_cast<double>(std::max<uint64_t>(1, tree.reachedBytes()));
+    std::vector<DominatorRow> level;
+    if (members) {
+        for (uint32_t pos : *members) {
+            DominatorRow r;
+            r.position = pos;
+            r.members = {pos};
+            r.objects = 1;
+            r.shallow_bytes = view.size(pos);
+            r.retained_objects = tree.retainedObjects(pos);
+            r.retained_bytes = tree.retainedBytes(pos);
+            level.push_back(std::move(r));
+        }
+        std::stable_sort(level.begin(), level.end(), [](const DominatorRow& a, const DominatorRow& b) {
+            return a.retained_bytes > b.retained_bytes;
+        });
+    } else {
+        auto rows = dominatorRows(graph, tree, node, group_by_ ? &*group_by_ : nullptr);
+        if (!rows) {
+            error_ = rows.error().message;
+            return;
+        }
+        level = std::move(*rows);
+    }
+    DominatorTableRow more;
+    more.more = true;
+    more.depth = depth;
+    more.key = parent_key + "/more";
+    for (size_t i = 0; i < level.size(); ++i) {
+        DominatorRow& r = level[i];
+        if (i >= kMaxRowsPerLevel) {
+            ++more.objects;
+            more.shallow_bytes += r.shallow_bytes;
+            more.retained_objects += r.retained_objects;
+            more.retained_bytes += r.retained_bytes;
+            continue;
+        }
+        DominatorTableRow row;
+        const bool object = r.position != kNoPosition;
+        if (object) {
+            row.id = view.id(r.position);
+            row.label = objectLabel(view, r.position);
+            row.key = parent_key + "/#" + std::to_string(row.id);
+            row.has_children = !tree.children(r.position).empty();
+        } else {
+            row.label = r.label;
+            row.key = parent_key + "/g:" + r.label;
+            row.has_children = !r.members.empty();
+        }
+        row.depth = depth;
+        row.objects = r.objects;
+        row.shallow_bytes = r.shallow_bytes;
+        row.retained_objects = r.retained_objects;
+        row.retained_bytes = r.retained_bytes;
+        row.heap_share = 100.0 * static_cast<double>(r.retained_bytes) / reached;
+        row.expanded = row.has_children && expanded_.count(row.key) > 0;
+        const std::string key = row.key;
+        const bool open = row.expanded;
+        rows_.push_back(std::move(row));
+        members_.push_back(std::move(r.members));
+        if (!open) continue;
+        if (object) {
+            addLevel(r.position, nullptr, key, depth + 1);
+        } else {
+            const std::vector<uint32_t> group = members_.back();
+            addLevel(node, &group, key, depth + 1);
+        }
+    }
+    if (more.objects > 0) {
+        more.label = "\u2026 " + std::to_string(more.objects) + " more";
+        more.heap_share = 100.0 * static_cast<double>(more.retained_bytes) / reached;
+        rows_.push_back(std::move(more));
+        members_.emplace_back();
+    }
+}
+
+bool DominatorModel::toggle(const std::string& key) {
+    const auto it = std::find_if(rows_.begin(), rows_.end(), [&](const auto& r) { return r.key == key; });
+    if (it == rows_.end()) return false;
+    return expand(key, !it->expanded);
+}
+
+bool DominatorModel::expand(const std::string& key, bool on) {
+    const auto it = std::find_if(rows_.begin(), rows_.end(), [&](const auto& r) { return r.key == key; });
+    if (it == rows_.end() || !it->has_children) return false;
+    if (on)
+        expanded_.insert(key);
+    else
+        expanded_.erase(key);
+    rebuild();
+    return true;
+}
+
+bool DominatorModel::select(const std::string& key) {
+    if (key.empty()) {
+        selected_.clear();
+        return true;
+    }
+    if (std::none_of(rows_.begin(), rows_.end(), [&](const auto& r) { return r.key == key; })) return false;
+    selected_ = key;
+    return true;
+}
+
+const DominatorTableRow* DominatorModel::selectedRow() const {
+    if (selected_.empty()) return nullptr;
+    for (const DominatorTableRow& r : rows_)
+        if (r.key == selected_) return &r;
+    return nullptr;
+}
+
+std::vector<uint64_t> DominatorModel::selectedObjects() const {
+    std::vector<uint64_t> ids;
+    const DominatorTableRow* row = selectedRow();
+    if (!row || !heap_) return ids;
+    const std::vector<uint32_t>& members = members_[static_cast<size_t>(row - rows_.data())];
+    ids.reserve(members.size());
+    for (uint32_t pos : members)
+        ids.push_back(heap_->graph->heap().id(pos));
+    std::sort(ids.begin(), ids.end());
+    return ids;
+}
+
+std::string DominatorModel::findLabel(const std::string& label) const {
+    for (const DominatorTableRow& r : rows_)
+        if (r.label == label) return r.key;
+    return "";
+}
+
+std::string dominatorText(const DominatorModel& model) {
+    std::string out;
+    if (const auto gc = model.shownGc()) {
+        out += "dominator tree of snapshot GC " + std::to_string(*gc);
+        if (model.groupBy()) out += ", grouped by " + *model.groupBy();
+        out += "\n";
+    }
+    if (const std::string note = model.note(); !note.empty()) out += "note: " + note + "\n";
+    char share[32];
+    for (const DominatorTableRow& r : model.rows()) {
+        out += std::string(2 * r.depth, ' ');
+        out += r.expanded ? "- " : r.has_children ? "+ " : "  ";
+        std::snprintf(share, sizeof share, "%.1f%%", r.heap_share);
+        out += r.label + ": retained " + std::to_string(r.retained_bytes) + " B, " +
+               std::to_string(r.retained_objects) + (r.retained_objects == 1 ? " object, " : " objects, ") +
+               share + "; shallow " + std::to_string(r.shallow_bytes) + " B, " + std::to_string(r.objects) +
+               (r.objects == 1 ? " object" : " objects");
+        if (r.key == model.selected()) out += " [selected]";
+        out += "\n";
+    }
+    return out;
+}
+
+}  // namespace memcity::explore

@@ -26,15 +26,14 @@ void drawDominatorTable(Ui& ui) {
     explore::Session& s = ui.session;
     explore::DominatorModel& m = s.dominators();
     // Group by the chain's first classifier (MAT's "group by class"), or plain objects.
+    // (A grouping a script chose stays until unticked.)
     const std::string first = s.chain().classifiers.empty() ? "" : s.chain().classifiers.front();
     bool grouped = m.groupBy().has_value();
+    const std::string by = grouped ? *m.groupBy() : first;
     ImGui::SameLine();
-    if (!first.empty() && ImGui::Checkbox(("group by " + first).c_str(), &grouped)) {
-        if (Status st = m.setGroupBy(grouped ? std::optional<std::string>(first) : std::nullopt); !st)
+    if (!by.empty() && ImGui::Checkbox(("group by " + by).c_str(), &grouped)) {
+        if (Status st = m.setGroupBy(grouped ? std::optional<std::string>(by) : std::nullopt); !st)
             ui.say(st.error().message);
-    } else if (grouped && *m.groupBy() != first) {
-        // The chain changed: group by its new first classifier.
-        if (Status st = m.setGroupBy(first); !st) ui.say(st.error().message);
     }
     if (const std::string note = m.note(); !note.empty()) ImGui::TextWrapped("%s", note.c_str());
     if (!m.error().empty()) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "%s", m.error().c_str());

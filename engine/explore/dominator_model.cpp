@@ -151,6 +151,7 @@ std::string DominatorModel::note() const {
 void DominatorModel::rebuild() {
     rows_.clear();
     members_.clear();
+    rows_error_.clear();
     if (!heap_) return;
     addLevel(heap_->tree->superRoot(), nullptr, "", 0);
 }
@@ -181,7 +182,7 @@ void DominatorModel::addLevel(uint32_t node, const std::vector<uint32_t>* member
     } else {
         auto rows = dominatorRows(graph, tree, node, group_by_ ? &*group_by_ : nullptr);
         if (!rows) {
-            error_ = rows.error().message;
+            rows_error_ = rows.error().message;
             return;
         }
         level = std::move(*rows);
@@ -298,6 +299,7 @@ std::string dominatorText(const DominatorModel& model) {
         out += "\n";
     }
     if (const std::string note = model.note(); !note.empty()) out += "note: " + note + "\n";
+    if (!model.rowsError().empty()) out += "error: " + model.rowsError() + "\n";
     char share[32];
     for (const DominatorTableRow& r : model.rows()) {
         out += std::string(2 * r.depth, ' ');

@@ -72,8 +72,9 @@ public:
     // GC 5", "building the dominator tree of GC 5…", "the trace has no reference snapshot", or
     // "" when the rows are of the cursor's own GC.
     std::string note() const;
-    // Why the heap could not be built ("" when it was).
-    const std::string& error() const { return error_; }
+    // Why the heap could not be built, or a level's rows made ("" when they were).
+    const std::string& error() const { return rows_error_.empty() ? error_ : rows_error_; }
+    const std::string& rowsError() const { return rows_error_; }
 
     // Expands or collapses the row with `key`; false when no row has it.
     bool toggle(const std::string& key);
@@ -107,7 +108,8 @@ private:
     std::string selected_;
     std::vector<DominatorTableRow> rows_;
     std::vector<std::vector<uint32_t>> members_;  // per row: its positions in the shown heap
-    std::string error_;
+    std::string error_;                           // the heap's
+    std::string rows_error_;                      // the last rebuild's
 
     struct Pending;
     std::shared_ptr<Pending> pending_;

@@ -24,14 +24,6 @@ struct DominatorModel::Pending {
     std::optional<std::pair<uint32_t, std::string>> error;  // the GC and why it failed
 };
 
-namespace {
-
-std::string objectLabel(const HeapView& heap, uint32_t pos) {
-    return heap.symbols().type(heap.type(pos)).name + " #" + std::to_string(heap.id(pos));
-}
-
-}  // namespace
-
 DominatorModel::DominatorModel(std::function<void()> wake, unsigned threads)
     : worker_("memcity dominat"),
       wake_(std::move(wake)),
@@ -180,7 +172,9 @@ void DominatorModel::addLevel(uint32_t node, const std::vector<uint32_t>* member
             return a.retained_bytes > b.retained_bytes;
         });
     } else {
-        auto rows = dominatorRows(graph, tree, node, group_by_ ? &*group_by_ : nullptr);
+        DominatorRowOptions o;
+        o.max_rows = kMaxRowsPerLevel;
+        auto rows = dominatorRows(graph, tree, node, group_by_ ? &*group_by_ : nullptr, o);
         if (!rows) {
             rows_error_ = rows.error().message;
             return;
@@ -191,10 +185,12 @@ void DominatorModel::addLevel(uint32_t node, const std::vector<uint32_t>* member
     more.more = true;
     more.depth = depth;
     more.key = parent_key + "/more";
+    uint64_t more_rows = 0;
     for (size_t i = 0; i < level.size(); ++i) {
         DominatorRow& r = level[i];
-        if (i >= kMaxRowsPerLevel) {
-            ++more.objects;
+        if (i >= kMaxRowsPerLevel || r.more > 0) {
+            more_rows += r.more > 0 ? r.more : 1;
+            more.objects += r.objects;
             more.shallow_bytes += r.shallow_bytes;
             more.retained_objects += r.retained_objects;
             more.retained_bytes += r.retained_bytes;
@@ -204,9 +200,10 @@ void DominatorModel::addLevel(uint32_t node, const std::vector<uint32_t>* member
         const bool object = r.position != kNoPosition;
         if (object) {
             row.id = view.id(r.position);
-            row.label = objectLabel(view, r.position);
+            row.label = dominatorObjectLabel(graph, r.position);
             row.key = parent_key + "/#" + std::to_string(row.id);
             row.has_children = !tree.children(r.position).empty();
+            r.members.assign(1, r.position);  // dominatorRows lists members for groups only
         } else {
             row.label = r.label;
             row.key = parent_key + "/g:" + r.label;
@@ -231,8 +228,8 @@ void DominatorModel::addLevel(uint32_t node, const std::vector<uint32_t>* member
             addLevel(node, &group, key, depth + 1);
         }
     }
-    if (more.objects > 0) {
-        more.label = "\u2026 " + std::to_string(more.objects) + " more";
+    if (more_rows > 0) {
+        more.label = "\u2026 " + std::to_string(more_rows) + " more";
         more.heap_share = 100.0 * static_cast<double>(more.retained_bytes) / reached;
         rows_.push_back(std::move(more));
         members_.emplace_back();

@@ -28,7 +28,7 @@ struct DominatorTableRow {
     // The row's identity, kept across heaps: its parents' keys and its own, '/'-separated; an
     // object's own part is "#" and its object id, a group's "g:" and its label ("/#12/g:Foo/#40").
     std::string key;
-    std::string label;   // the object's type and id, or the group's label
+    std::string label;   // dominatorObjectLabel ("Type#id"), or the group's label
     uint64_t id = 0;     // the object's id; 0 for a group or a "more" row
     uint32_t depth = 0;  // 0 for the rows below the roots
     bool has_children = false, expanded = false;
@@ -117,7 +117,7 @@ private:
 
 // The view as scripts print it: "dominator tree of snapshot GC 5" (and the grouping), its note,
 // then a line per row, indented by depth, "+" before a closed row that dominates more, "-" before
-// an open one: "- HashMap #17: retained 448 B, 9 objects, 61.5%; shallow 48 B, 1 object".
+// an open one: "- HashMap#17: retained 448 B, 9 objects, 61.5%; shallow 48 B, 1 object".
 std::string dominatorText(const DominatorModel& model);
 
 }  // namespace memcity::explore

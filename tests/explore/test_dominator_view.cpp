@@ -48,16 +48,26 @@ TEST(DominatorView, ExpandsTheTreeWithExactRetainedSizesAndFollowsTheCursor) {
     DominatorModel& m = s->dominators();
     EXPECT_EQ(dominatorText(m),
               "dominator tree of snapshot GC 0\n"
-              "+ A #0: retained 80 B, 4 objects, 100.0%; shallow 16 B, 1 object\n");
+              "+ A#0: retained 80 B, 4 objects, 100.0%; shallow 16 B, 1 object\n");
     ASSERT_TRUE(m.expand("/#0", true));
     ASSERT_TRUE(m.expand("/#0/#1", true));
     EXPECT_FALSE(m.expand("/#0/#3", true));  // B#3 dominates nothing
     EXPECT_EQ(dominatorText(m),
               "dominator tree of snapshot GC 0\n"
-              "- A #0: retained 80 B, 4 objects, 100.0%; shallow 16 B, 1 object\n"
-              "  - A #1: retained 40 B, 2 objects, 50.0%; shallow 16 B, 1 object\n"
-              "      B #2: retained 24 B, 1 object, 30.0%; shallow 24 B, 1 object\n"
-              "    B #3: retained 24 B, 1 object, 30.0%; shallow 24 B, 1 object\n");
+              "- A#0: retained 80 B, 4 objects, 100.0%; shallow 16 B, 1 object\n"
+              "  - A#1: retained 40 B, 2 objects, 50.0%; shallow 16 B, 1 object\n"
+              "      B#2: retained 24 B, 1 object, 30.0%; shallow 24 B, 1 object\n"
+              "    B#3: retained 24 B, 1 object, 30.0%; shallow 24 B, 1 object\n");
+
+    // Grouped by type (MAT's group by class): A#0 is one A at the top; the group opens into it.
+    ASSERT_TRUE(m.setGroupBy("type").ok());
+    ASSERT_TRUE(m.expand("/g:A", true));
+    EXPECT_EQ(dominatorText(m),
+              "dominator tree of snapshot GC 0, grouped by type\n"
+              "- A: retained 80 B, 4 objects, 100.0%; shallow 16 B, 1 object\n"
+              "  + A#0: retained 80 B, 4 objects, 100.0%; shallow 16 B, 1 object\n");
+    EXPECT_FALSE(m.setGroupBy("no-such-classifier").ok());
+    ASSERT_TRUE(m.setGroupBy(std::nullopt).ok());
 
     // GC 1 has no snapshot: the tree of GC 0 stays, and says so.
     ASSERT_TRUE(s->goToGc(1).ok());
@@ -70,10 +80,10 @@ TEST(DominatorView, ExpandsTheTreeWithExactRetainedSizesAndFollowsTheCursor) {
     s->waitSettled();
     EXPECT_EQ(dominatorText(m),
               "dominator tree of snapshot GC 2\n"
-              "- A #0: retained 72 B, 4 objects, 100.0%; shallow 16 B, 1 object\n"
-              "  - A #1: retained 56 B, 3 objects, 77.8%; shallow 16 B, 1 object\n"
-              "      B #2: retained 24 B, 1 object, 33.3%; shallow 24 B, 1 object\n"
-              "      A #4: retained 16 B, 1 object, 22.2%; shallow 16 B, 1 object\n");
+              "- A#0: retained 72 B, 4 objects, 100.0%; shallow 16 B, 1 object\n"
+              "  - A#1: retained 56 B, 3 objects, 77.8%; shallow 16 B, 1 object\n"
+              "      B#2: retained 24 B, 1 object, 33.3%; shallow 24 B, 1 object\n"
+              "      A#4: retained 16 B, 1 object, 22.2%; shallow 16 B, 1 object\n");
 }
 
 TEST(DominatorView, ARowsObjectsGoToTheInspector) {
@@ -83,12 +93,13 @@ TEST(DominatorView, ARowsObjectsGoToTheInspector) {
     DominatorModel& m = s->dominators();
     ASSERT_TRUE(m.expand("/#0", true));
     EXPECT_FALSE(s->selectDominatorRow("/#9").ok());
-    ASSERT_TRUE(s->selectDominatorRow("/#0/#1").ok());
+    const Status picked = s->selectDominatorRow("/#0/#1");
+    ASSERT_TRUE(picked.ok()) << picked.error().message << "\n" << dominatorText(m);
     s->waitSettled();
     EXPECT_EQ(s->inspectedObjects(), std::vector<uint64_t>{1});
     ASSERT_TRUE(s->inspection().has_value()) << s->inspectionError();
     const Inspection& in = *s->inspection();
-    EXPECT_EQ(in.names, std::vector<std::string>{"A #1 (dominator tree of GC 2)"});
+    EXPECT_EQ(in.names, std::vector<std::string>{"A#1 (dominator tree of GC 2)"});
     ASSERT_TRUE(in.closure.has_value());
     EXPECT_EQ(in.closure->shallow.objects, 1u);
     EXPECT_EQ(in.closure->shallow.bytes, 16u);

@@ -587,7 +587,9 @@ private:
         } else if (what == "dominators") {
             if (!s.dominatorsShown())
                 return Error{"print dominators: the dominator view is off (dominators on)"};
-            std::cout << explore::dominatorText(s.dominators()) << std::flush;
+            std::cout << explore::dominatorText(s.dominators());
+            if (!s.dominatorHighlightText().empty()) std::cout << s.dominatorHighlightText() << "\n";
+            std::cout << std::flush;
         } else {
             return Error{
                 "print expects inspector, selection, table, dominators, timing, state or pins, got '" + what +

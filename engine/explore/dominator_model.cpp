@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <mutex>
+#include <utility>
 
+#include "classify/tree.h"
 #include "explore/inspection.h"
 #include "graph/dominator_view.h"
 #include "graph/heap_graph.h"
@@ -22,15 +24,18 @@ struct DominatorModel::Pending {
     std::mutex mutex;
     std::shared_ptr<const Heap> heap;
     std::optional<std::pair<uint32_t, std::string>> error;  // the GC and why it failed
+    std::optional<DominatorModel::Highlight> highlight;
 };
 
 DominatorModel::DominatorModel(std::function<void()> wake, unsigned threads)
     : worker_("memcity dominat"),
       wake_(std::move(wake)),
       threads_(std::max(1u, threads)),
-      pending_(std::make_shared<Pending>()) {}
+      pending_(std::make_shared<Pending>()),
+      highlight_worker_("memcity dom-hl") {}
 
 DominatorModel::~DominatorModel() {
+    highlight_worker_.cancel();
     worker_.cancel();
 }
 
@@ -103,9 +108,9 @@ bool DominatorModel::update() {
 }
 
 bool DominatorModel::idle() const {
-    if (!worker_.idle()) return false;
+    if (!worker_.idle() || !highlight_worker_.idle()) return false;
     std::lock_guard lock(pending_->mutex);
-    return !pending_->heap && !pending_->error;
+    return !pending_->heap && !pending_->error && !pending_->highlight;
 }
 
 Status DominatorModel::setGroupBy(std::optional<std::string> spec) {
@@ -286,6 +291,110 @@ std::string DominatorModel::findLabel(const std::string& label) const {
     for (const DominatorTableRow& r : rows_)
         if (r.label == label) return r.key;
     return "";
+}
+
+namespace {
+
+// Accepts the objects at the positions set in a bit set (the dominated set of a row).
+class DominatedFilter final : public Filter {
+public:
+    explicit DominatedFilter(const Bitset& positions) : positions_(positions) {}
+    std::string spec() const override { return "(a dominator row's retained objects)"; }
+    bool shapeOnly() const override { return false; }
+    bool accept(const HeapView&, size_t pos) const override { return positions_.test(pos); }
+
+private:
+    const Bitset& positions_;
+};
+
+}  // namespace
+
+void DominatorModel::requestHighlight(std::shared_ptr<const ClassifierChain> chain) {
+    const DominatorTableRow* row = selectedRow();
+    const std::string key = row && heap_ && chain ? row->key : std::string();
+    const void* heap = key.empty() ? nullptr : heap_.get();
+    const void* chain_id = key.empty() ? nullptr : chain.get();
+    if (key == highlight_key_ && heap == highlight_heap_ && chain_id == highlight_chain_) return;
+    highlight_key_ = key;
+    highlight_heap_ = heap;
+    highlight_chain_ = chain_id;
+    highlight_worker_.cancel();
+    if (key.empty()) {
+        std::lock_guard lock(pending_->mutex);
+        pending_->highlight = Highlight{};
+        return;
+    }
+    std::shared_ptr<const Heap> shown = heap_;
+    std::vector<uint32_t> members = members_[static_cast<size_t>(row - rows_.data())];
+    std::shared_ptr<Pending> pending = pending_;
+    auto wake = wake_;
+    const unsigned threads = threads_;
+    auto failed = [pending, wake, key](const std::string& message) {
+        {
+            std::lock_guard lock(pending->mutex);
+            pending->highlight = Highlight{key, 0, {}, 0, 0, message};
+        }
+        if (wake) wake();
+    };
+    highlight_worker_.submit(
+        [shown, members, chain, key, pending, wake, threads](const CancelToken& token) {
+            const HeapGraph& graph = *shown->graph;
+            const DominatorTree& tree = *shown->tree;
+            Highlight h;
+            h.key = key;
+            h.gc = shown->gc;
+            // 1. The dominated set: every member's dominator subtree (members are siblings).
+            Bitset dominated(graph.heap().positions());
+            std::vector<uint32_t> stack(members.begin(), members.end());
+            while (!stack.empty()) {
+                const uint32_t pos = stack.back();
+                stack.pop_back();
+                dominated.set(pos);
+                for (uint32_t child : tree.children(pos))
+                    stack.push_back(child);
+            }
+            for (uint32_t pos : members) {
+                h.objects += tree.retainedObjects(pos);
+                h.bytes += tree.retainedBytes(pos);
+            }
+            if (token.cancelled()) return;
+            // 2. Those objects classified as the city's series is: its leaves are the buildings.
+            const HeapView view = chain->needsReferences() ? graph.heap().withGraph(&graph) : graph.heap();
+            const DominatedFilter filter(dominated);
+            TreeOptions options;
+            options.threads = threads;
+            options.extra_filter = &filter;
+            const ClassificationTree classified = ClassificationTree::build(view, *chain, options);
+            if (token.cancelled()) return;
+            for (uint32_t id = 1; id < classified.size(); ++id) {
+                const TreeNode& n = classified.node(id);
+                if (!n.children.empty() || n.objects == 0) continue;
+                RangeGroup g;
+                g.objects = n.objects;
+                g.bytes = n.bytes;
+                for (uint32_t at = id; at != ClassificationTree::kRoot; at = classified.node(at).parent)
+                    g.labels.push_back(classified.label(at));
+                std::reverse(g.labels.begin(), g.labels.end());
+                h.groups.push_back(std::move(g));
+            }
+            std::sort(h.groups.begin(), h.groups.end(), [](const RangeGroup& a, const RangeGroup& b) {
+                return a.bytes != b.bytes ? a.bytes > b.bytes : a.labels < b.labels;
+            });
+            {
+                std::lock_guard lock(pending->mutex);
+                pending->highlight = std::move(h);
+            }
+            if (wake) wake();
+        },
+        failed);
+}
+
+std::optional<DominatorModel::Highlight> DominatorModel::takeHighlight() {
+    std::lock_guard lock(pending_->mutex);
+    std::optional<Highlight> h = std::exchange(pending_->highlight, std::nullopt);
+    // One of an earlier request (the worker finished before it was cancelled): dropped.
+    if (h && h->key != highlight_key_) return std::nullopt;
+    return h;
 }
 
 std::string dominatorText(const DominatorModel& model) {

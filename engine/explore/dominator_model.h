@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "classify/classifier.h"
+#include "classify/heap_map_at.h"
 #include "explore/worker.h"
 #include "heap/heap_history.h"
 #include "util/result.h"
@@ -89,6 +90,24 @@ public:
     // The key of the first visible row labelled `label` (depth first), or "".
     std::string findLabel(const std::string& label) const;
 
+    // What the selected row retains (the object's dominator subtree; a group's: the union over
+    // its members) as the leaves of a chain's tree at the shown GC: the city's buildings that hold
+    // it, most bytes first. Computed in the background (requestHighlight), handed over once
+    // (takeHighlight).
+    struct Highlight {
+        std::string key;  // the row's (DominatorTableRow::key)
+        uint32_t gc = 0;  // the shown snapshot GC
+        std::vector<RangeGroup> groups;
+        uint64_t objects = 0, bytes = 0;  // the retained objects, also those the chain's filters drop
+        std::string error;
+    };
+    // Asks for the selected row's Highlight classified by `chain` (null or no selected row: none
+    // is wanted; takeHighlight() then hands an empty one over once). Cheap when nothing changed
+    // since the last request: the window calls it every frame.
+    // Contract: `chain` labels the series the city is drawn from.
+    void requestHighlight(std::shared_ptr<const ClassifierChain> chain);
+    std::optional<Highlight> takeHighlight();
+
 private:
     struct Heap;
     void rebuild();
@@ -113,6 +132,12 @@ private:
 
     struct Pending;
     std::shared_ptr<Pending> pending_;
+
+    mutable Worker highlight_worker_;
+    // What the last requestHighlight asked for: the row, the heap and the chain.
+    std::string highlight_key_;
+    const void* highlight_heap_ = nullptr;
+    const void* highlight_chain_ = nullptr;
 };
 
 // The view as scripts print it: "dominator tree of snapshot GC 5" (and the grouping), its note,

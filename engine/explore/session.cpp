@@ -251,6 +251,11 @@ bool Session::update() {
     if (dominators_shown_ && loaded()) {
         dominators_->follow(history(), currentGc());
         if (dominators_->update()) changed = true;
+        dominators_->requestHighlight(series_chain_);
+        if (auto h = dominators_->takeHighlight()) {
+            adoptDominatorHighlight(std::move(*h));
+            changed = true;
+        }
     }
     // The inspector follows the cursor: a new GC under it asks for a new inspection.
     if (series_ && (!selection_.empty() || !objects_.empty()) && inspection_wanted_.gc != currentGc() &&
@@ -718,6 +723,7 @@ scene::ViewFrameStats Session::compose(scene::PixelRect rect, glm::vec2 framebuf
     std::vector<uint32_t> selected = selection_;
     composer_->setSelected(std::move(selected));
     composer_->setHovered(hovered_);
+    composer_->setHighlighted(dominators_shown_ ? dominator_highlight_ : std::vector<uint32_t>{});
     composer_->setDrillRoot(drill_root_);
     composer_->setDiff(diff_shown_ ? diff_ : nullptr);
     const scene::ViewFrameStats stats = composer_->compose(cursor_.t(), out);
@@ -991,6 +997,35 @@ Status Session::selectDominatorRow(const std::string& key) {
     inspectObjects(std::move(ids),
                    row->label + " (dominator tree of GC " + std::to_string(gc.value_or(0)) + ")");
     return {};
+}
+
+void Session::adoptDominatorHighlight(DominatorModel::Highlight h) {
+    dominator_highlight_.clear();
+    dominator_highlight_text_.clear();
+    if (h.key.empty()) return;
+    const DominatorTableRow* row = dominators_->selectedRow();
+    const std::string name = row ? row->label : h.key;
+    if (!h.error.empty()) {
+        dominator_highlight_text_ = "city: " + name + ": " + h.error;
+        return;
+    }
+    if (!series_) return;
+    uint64_t objects = 0, bytes = 0;
+    for (const RangeGroup& g : h.groups) {
+        const uint32_t id = series_->find(g.labels);
+        if (id == kNoNode) continue;
+        dominator_highlight_.push_back(id);
+        objects += g.objects;
+        bytes += g.bytes;
+    }
+    const size_t n = dominator_highlight_.size();
+    dominator_highlight_text_ = "city: " + std::to_string(n) +
+                                (n == 1 ? " building holds " : " buildings hold ") + std::to_string(objects) +
+                                " objects, " + std::to_string(bytes) + " B of the " +
+                                std::to_string(h.objects) + " objects, " + std::to_string(h.bytes) +
+                                " B that " + name + " retains at GC " + std::to_string(h.gc);
+    if (n < h.groups.size())
+        dominator_highlight_text_ += " (" + std::to_string(h.groups.size() - n) + " groups not in the city)";
 }
 
 void Session::requestInspection() {

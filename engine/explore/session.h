@@ -257,6 +257,12 @@ public:
     // The objects inspected in place of the selection's groups, and their title (empty: none).
     const std::vector<uint64_t>& inspectedObjects() const { return objects_; }
     const std::string& inspectedObjectsName() const { return objects_name_; }
+    // The city's buildings (series node ids) that hold the selected dominator row's retained
+    // objects, drawn highlighted while the view is shown (computed in the background), and one line
+    // on them: "city: 3 buildings hold the retained 27402 objects, 1150120 B of
+    // HashMap#12 (GC 41)" ("" when no row is selected).
+    const std::vector<uint32_t>& dominatorHighlight() const { return dominator_highlight_; }
+    const std::string& dominatorHighlightText() const { return dominator_highlight_text_; }
 
     // --- the inspector -----------------------------------------------------------------------
     // The inspection of the selection at the current GC (requested when either changes); it may be
@@ -378,6 +384,9 @@ private:
     std::string objects_name_;
     bool dominators_shown_ = false;
     std::unique_ptr<DominatorModel> dominators_;
+    std::vector<uint32_t> dominator_highlight_;
+    std::string dominator_highlight_text_;
+    void adoptDominatorHighlight(DominatorModel::Highlight h);
     std::string inspection_error_;
     uint64_t inspection_request_ = 0;
     InspectionRequest inspection_wanted_;

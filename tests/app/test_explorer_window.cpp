@@ -266,7 +266,8 @@ TEST(ExplorerWindow, TheDemosHeapMapShowsWhereTheAuditHistoryLives) {
 
 // The dominator view in the window (docs/explorer.md, "The dominator view"): on the demo at GC 41,
 // grouped by type, the ConcurrentHashMap group opened and its biggest object (the audit history's
-// map) selected; the inspector reads that object; then the cursor moves to the snapshot GC 40 and
+// map) selected; the inspector reads that object and the city highlights the buildings that hold
+// what it retains; then the cursor moves to the snapshot GC 40 and
 // the view follows, the object still selected by its id.
 TEST(ExplorerWindow, TheDominatorViewFindsTheAuditHistorysMapAndFollowsTheCursor) {
     if (!testing::haveXvfb()) GTEST_SKIP() << "no " << testing::kXvfb;
@@ -286,6 +287,7 @@ TEST(ExplorerWindow, TheDominatorViewFindsTheAuditHistorysMapAndFollowsTheCursor
                                                map +
                                                "#11690\n"
                                                "wait\n"
+                                               "print dominators\n"
                                                "print inspector\n"
                                                "screenshot " +
                                                shot +
@@ -318,6 +320,12 @@ TEST(ExplorerWindow, TheDominatorViewFindsTheAuditHistorysMapAndFollowsTheCursor
         << early;
     EXPECT_NE(early.find("retained: 27402 objects, 1150120 B\n"), std::string::npos) << early;
     EXPECT_NE(early.find("path: static field ShopServer.AUDIT_HISTORY → " + map), std::string::npos) << early;
+    // The city highlights the buildings that hold what the map retains: all of it.
+    EXPECT_NE(early.find("city: 11 buildings hold 27402 objects, 1150120 B of the 27402 objects, 1150120 B "
+                         "that " +
+                         map + "#11690 retains at GC 41\n"),
+              std::string::npos)
+        << early;
     // GC 40: the view followed the cursor, the same map still open and selected, retaining less.
     EXPECT_NE(
         late.find("  + " + map +
@@ -326,6 +334,11 @@ TEST(ExplorerWindow, TheDominatorViewFindsTheAuditHistorysMapAndFollowsTheCursor
         << late;
     EXPECT_NE(late.find("GC 40: 1 objects, 64 B of 95109 objects"), std::string::npos) << late;
     EXPECT_NE(late.find("retained: 23143 objects, 1011760 B\n"), std::string::npos) << late;
+    EXPECT_NE(
+        late.find("city: 11 buildings hold 23143 objects, 1011760 B of the 23143 objects, 1011760 B that " +
+                  map + "#11690 retains at GC 40\n"),
+        std::string::npos)
+        << late;
     auto image = render::readPng(shot);
     ASSERT_TRUE(image.ok()) << image.error().message;
 }

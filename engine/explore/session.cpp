@@ -62,6 +62,7 @@ void Session::closeTrace() {
     dominators_->follow(nullptr, 0);
     objects_.clear();
     objects_name_.clear();
+    objects_row_.clear();
     heap_map_->reset();
     notice_.clear();
     loader_.reset();
@@ -250,7 +251,10 @@ bool Session::update() {
     if (diff_shown_) requestDiff();
     if (dominators_shown_ && loaded()) {
         dominators_->follow(history(), currentGc());
-        if (dominators_->update()) changed = true;
+        if (dominators_->update()) {
+            changed = true;
+            refreshDominatorObjects();
+        }
         dominators_->requestHighlight(series_chain_);
         if (auto h = dominators_->takeHighlight()) {
             adoptDominatorHighlight(std::move(*h));
@@ -881,6 +885,7 @@ void Session::select(uint32_t id, bool add) {
     if (!series_) return;
     objects_.clear();
     objects_name_.clear();
+    objects_row_.clear();
     if (!add) {
         selection_.assign(1, id);
     } else if (auto it = std::find(selection_.begin(), selection_.end(), id); it != selection_.end()) {
@@ -895,6 +900,7 @@ void Session::clearSelection() {
     selection_.clear();
     objects_.clear();
     objects_name_.clear();
+    objects_row_.clear();
     inspection_.reset();
     inspection_error_.clear();
     inspect_worker_->cancel();
@@ -916,6 +922,7 @@ Status Session::selectPath(const std::string& paths, bool add) {
     if (!add) selection_.clear();
     objects_.clear();
     objects_name_.clear();
+    objects_row_.clear();
     for (uint32_t id : ids)
         if (std::find(selection_.begin(), selection_.end(), id) == selection_.end()) selection_.push_back(id);
     requestInspection();
@@ -981,6 +988,11 @@ void Session::showDominators(bool on) {
 }
 
 void Session::inspectObjects(std::vector<uint64_t> ids, std::string name) {
+    objects_row_.clear();
+    setInspectedObjects(std::move(ids), std::move(name));
+}
+
+void Session::setInspectedObjects(std::vector<uint64_t> ids, std::string name) {
     if (ids.empty()) return;
     objects_ = std::move(ids);
     objects_name_ = std::move(name);
@@ -988,15 +1000,31 @@ void Session::inspectObjects(std::vector<uint64_t> ids, std::string name) {
     requestInspection();
 }
 
+// "HashMap#12 (dominator tree of GC 41)": the title of a dominator row's objects.
+static std::string dominatorRowTitle(const DominatorTableRow& row, std::optional<uint32_t> gc) {
+    return row.label + " (dominator tree of GC " + std::to_string(gc.value_or(0)) + ")";
+}
+
 Status Session::selectDominatorRow(const std::string& key) {
     if (!dominators_->select(key)) return Error{"no row '" + key + "' in the dominator view"};
     const DominatorTableRow* row = dominators_->selectedRow();
     std::vector<uint64_t> ids = dominators_->selectedObjects();
     if (ids.empty()) return Error{"the dominator view's row '" + row->label + "' stands for no objects"};
-    const std::optional<uint32_t> gc = dominators_->shownGc();
-    inspectObjects(std::move(ids),
-                   row->label + " (dominator tree of GC " + std::to_string(gc.value_or(0)) + ")");
+    setInspectedObjects(std::move(ids), dominatorRowTitle(*row, dominators_->shownGc()));
+    objects_row_ = key;
     return {};
+}
+
+void Session::refreshDominatorObjects() {
+    // The inspected row's objects and title are of the heap they were picked in: read them again
+    // from the heap now shown, where the row (kept by its key) still is.
+    if (objects_row_.empty() || dominators_->selected() != objects_row_) return;
+    const DominatorTableRow* row = dominators_->selectedRow();
+    if (!row) return;
+    std::vector<uint64_t> ids = dominators_->selectedObjects();
+    std::string name = dominatorRowTitle(*row, dominators_->shownGc());
+    if (ids.empty() || (ids == objects_ && name == objects_name_)) return;
+    setInspectedObjects(std::move(ids), std::move(name));
 }
 
 void Session::adoptDominatorHighlight(DominatorModel::Highlight h) {

@@ -252,7 +252,8 @@ public:
     // clearSelection().
     void inspectObjects(std::vector<uint64_t> ids, std::string name);
     // Selects the dominator view's row `key` and inspects its objects (inspectObjects, titled by
-    // the row's label). Error: no row has that key.
+    // the row's label and the shown GC); when the view follows the cursor to another snapshot GC,
+    // the objects and the title are those of the row there. Error: no row has that key.
     Status selectDominatorRow(const std::string& key);
     // The objects inspected in place of the selection's groups, and their title (empty: none).
     const std::vector<uint64_t>& inspectedObjects() const { return objects_; }
@@ -386,7 +387,10 @@ private:
     std::unique_ptr<DominatorModel> dominators_;
     std::vector<uint32_t> dominator_highlight_;
     std::string dominator_highlight_text_;
+    std::string objects_row_;  // the dominator row objects_ are of ("" when they are not a row's)
     void adoptDominatorHighlight(DominatorModel::Highlight h);
+    void setInspectedObjects(std::vector<uint64_t> ids, std::string name);
+    void refreshDominatorObjects();
     std::string inspection_error_;
     uint64_t inspection_request_ = 0;
     InspectionRequest inspection_wanted_;

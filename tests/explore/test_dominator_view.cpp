@@ -110,5 +110,29 @@ TEST(DominatorView, ARowsObjectsGoToTheInspector) {
     EXPECT_TRUE(s->inspectedObjects().empty());
 }
 
+// The inspected row follows the cursor with the view: at GC 2 its objects and title are those of
+// the row in GC 2's tree (A#1 retains 2 objects, 40 B at GC 0; 3 objects, 56 B at GC 2).
+TEST(DominatorView, TheInspectedRowIsReadAgainAtTheNextSnapshotGc) {
+    auto s = openedWithDominators(dominatorTrace());
+    ASSERT_TRUE(s->goToGc(0).ok());
+    s->waitSettled();
+    ASSERT_TRUE(s->dominators().expand("/#0", true));
+    ASSERT_TRUE(s->selectDominatorRow("/#0/#1").ok());
+    s->waitSettled();
+    ASSERT_TRUE(s->inspection().has_value()) << s->inspectionError();
+    EXPECT_EQ(s->inspection()->names, std::vector<std::string>{"A#1 (dominator tree of GC 0)"});
+    ASSERT_TRUE(s->goToGc(2).ok());
+    s->waitSettled();
+    ASSERT_TRUE(s->inspection().has_value()) << s->inspectionError();
+    const Inspection& in = *s->inspection();
+    EXPECT_EQ(in.gc, 2u);
+    EXPECT_EQ(in.names, std::vector<std::string>{"A#1 (dominator tree of GC 2)"});
+    ASSERT_TRUE(in.closure.has_value());
+    EXPECT_EQ(in.closure->deep.objects, 3u);
+    EXPECT_EQ(in.closure->deep.bytes, 56u);
+    EXPECT_EQ(in.closure->retained.objects, 3u);
+    EXPECT_EQ(in.closure->retained.bytes, 56u);
+}
+
 }  // namespace
 }  // namespace memcity::explore

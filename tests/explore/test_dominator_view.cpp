@@ -134,5 +134,28 @@ TEST(DominatorView, TheInspectedRowIsReadAgainAtTheNextSnapshotGc) {
     EXPECT_EQ(in.closure->retained.bytes, 56u);
 }
 
+// Grouped, an object row opens into what it dominates grouped by the classifier; a group row
+// into its member objects.
+TEST(DominatorView, GroupedAnObjectOpensIntoGroupsAndAGroupIntoObjects) {
+    auto s = openedWithDominators(dominatorTrace());
+    ASSERT_TRUE(s->goToGc(0).ok());
+    s->waitSettled();
+    DominatorModel& m = s->dominators();
+    ASSERT_TRUE(m.setGroupBy("type").ok());
+    ASSERT_TRUE(m.expand("/g:A", true));
+    ASSERT_TRUE(m.expand("/g:A/#0", true));
+    ASSERT_TRUE(m.expand("/g:A/#0/g:A", true));
+    EXPECT_EQ(dominatorText(m),
+              "dominator tree of snapshot GC 0, grouped by type\n"
+              "- A: retained 80 B, 4 objects, 100.0%; shallow 16 B, 1 object\n"
+              "  - A#0: retained 80 B, 4 objects, 100.0%; shallow 16 B, 1 object\n"
+              "    - A: retained 40 B, 2 objects, 50.0%; shallow 16 B, 1 object\n"
+              "      + A#1: retained 40 B, 2 objects, 50.0%; shallow 16 B, 1 object\n"
+              "    + B: retained 24 B, 1 object, 30.0%; shallow 24 B, 1 object\n");
+    // The group's member is selectable in it, as a row of its own.
+    ASSERT_TRUE(s->selectDominatorRow("/g:A/#0/g:A/#1").ok());
+    EXPECT_EQ(s->inspectedObjects(), std::vector<uint64_t>{1});
+}
+
 }  // namespace
 }  // namespace memcity::explore

@@ -38,6 +38,8 @@ void drawDominatorTable(Ui& ui) {
     if (const std::string note = m.note(); !note.empty()) ImGui::TextWrapped("%s", note.c_str());
     if (!m.error().empty()) ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "%s", m.error().c_str());
     if (const auto gc = m.shownGc()) ImGui::TextDisabled("snapshot GC %u, %zu rows", *gc, m.rows().size());
+    // A building clicked in the city: the row that holds the most of it, or why there is none.
+    if (const std::string& note = m.locateNote(); !note.empty()) ImGui::TextWrapped("%s", note.c_str());
 
     constexpr ImGuiTableFlags kFlags = ImGuiTableFlags_Resizable | ImGuiTableFlags_ScrollY |
                                        ImGuiTableFlags_ScrollX | ImGuiTableFlags_RowBg |
@@ -58,6 +60,12 @@ void drawDominatorTable(Ui& ui) {
     const std::vector<explore::DominatorTableRow> rows = m.rows();
     ImGuiListClipper clipper;
     clipper.Begin(static_cast<int>(rows.size()));
+    // A building clicked in the city selected a row: bring it into view once.
+    int scroll_to = -1;
+    if (m.takeScroll())
+        for (size_t i = 0; i < rows.size(); ++i)
+            if (rows[i].key == m.selected()) scroll_to = static_cast<int>(i);
+    if (scroll_to >= 0) clipper.ForceDisplayRangeByIndices(scroll_to, scroll_to + 1);
     while (clipper.Step()) {
         for (int i = clipper.DisplayStart; i < clipper.DisplayEnd; ++i) {
             const explore::DominatorTableRow& row = rows[static_cast<size_t>(i)];
@@ -79,6 +87,7 @@ void drawDominatorTable(Ui& ui) {
                 !row.more) {
                 if (Status st = s.selectDominatorRow(row.key); !st) ui.say(st.error().message);
             }
+            if (i == scroll_to) ImGui::SetScrollHereY(0.3f);
             if (indent > 0) ImGui::Unindent(indent);
             ImGui::PopID();
             ImGui::TableNextColumn();

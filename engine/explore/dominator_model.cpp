@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <mutex>
+#include <tuple>
 #include <utility>
 
 #include "classify/tree.h"
@@ -20,11 +21,23 @@ struct DominatorModel::Heap {
     const DominatorTree* tree = nullptr;  // graph's
 };
 
+// A locate()'s answer: the top-level dominator that retains the most of the groups' objects.
+struct DominatorModel::Located {
+    uint64_t request = 0;
+    const Heap* heap = nullptr;               // the heap it was found in
+    uint64_t objects = 0, bytes = 0;          // the groups' objects at that heap
+    uint64_t reached = 0;                     // those a root reaches
+    uint32_t top = kNoPosition;               // the top-level dominator retaining the most of them
+    uint64_t top_objects = 0, top_bytes = 0;  // how many of them it retains
+    std::string error;
+};
+
 struct DominatorModel::Pending {
     std::mutex mutex;
     std::shared_ptr<const Heap> heap;
     std::optional<std::pair<uint32_t, std::string>> error;  // the GC and why it failed
     std::optional<DominatorModel::Highlight> highlight;
+    std::optional<DominatorModel::Located> located;
 };
 
 DominatorModel::DominatorModel(std::function<void()> wake, unsigned threads)
@@ -32,9 +45,11 @@ DominatorModel::DominatorModel(std::function<void()> wake, unsigned threads)
       wake_(std::move(wake)),
       threads_(std::max(1u, threads)),
       pending_(std::make_shared<Pending>()),
-      highlight_worker_("memcity dom-hl") {}
+      highlight_worker_("memcity dom-hl"),
+      locate_worker_("memcity dom-loc") {}
 
 DominatorModel::~DominatorModel() {
+    locate_worker_.cancel();
     highlight_worker_.cancel();
     worker_.cancel();
 }
@@ -91,26 +106,37 @@ void DominatorModel::follow(const HeapHistory* history, uint32_t gc) {
 }
 
 bool DominatorModel::update() {
+    bool changed = false;
     std::shared_ptr<const Heap> heap;
+    std::optional<Located> located;
     {
         std::lock_guard lock(pending_->mutex);
         if (pending_->error) {
             if (pending_->error->first == wanted_gc_) error_ = pending_->error->second;
             pending_->error.reset();
-            return true;
+            changed = true;
         }
         heap = std::move(pending_->heap);
+        located = std::exchange(pending_->located, std::nullopt);
     }
-    if (!heap || heap->gc != wanted_gc_) return false;
-    heap_ = std::move(heap);
-    rebuild();
-    return true;
+    if (heap && heap->gc == wanted_gc_) {
+        heap_ = std::move(heap);
+        rebuild();
+        if (!locate_chain_) locate_note_.clear();  // of the last heap's
+        runLocate();
+        changed = true;
+    }
+    if (located && located->request == locate_request_ && located->heap == heap_.get()) {
+        adoptLocated(*located);
+        changed = true;
+    }
+    return changed;
 }
 
 bool DominatorModel::idle() const {
-    if (!worker_.idle() || !highlight_worker_.idle()) return false;
+    if (!worker_.idle() || !highlight_worker_.idle() || !locate_worker_.idle()) return false;
     std::lock_guard lock(pending_->mutex);
-    return !pending_->heap && !pending_->error && !pending_->highlight;
+    return !pending_->heap && !pending_->error && !pending_->highlight && !pending_->located;
 }
 
 Status DominatorModel::setGroupBy(std::optional<std::string> spec) {
@@ -397,6 +423,117 @@ std::optional<DominatorModel::Highlight> DominatorModel::takeHighlight() {
     return h;
 }
 
+void DominatorModel::locate(std::vector<std::vector<std::string>> groups, std::string name,
+                            std::shared_ptr<const ClassifierChain> chain) {
+    ++locate_request_;
+    locate_groups_ = std::move(groups);
+    locate_name_ = std::move(name);
+    locate_chain_ = std::move(chain);
+    locate_note_.clear();
+    locate_worker_.cancel();
+    runLocate();
+}
+
+void DominatorModel::runLocate() {
+    if (!locate_chain_ || !heap_ || heap_->gc != wanted_gc_) return;
+    std::shared_ptr<const Heap> shown = heap_;
+    std::shared_ptr<const ClassifierChain> chain = std::exchange(locate_chain_, nullptr);
+    std::shared_ptr<Pending> pending = pending_;
+    auto wake = wake_;
+    const unsigned threads = threads_;
+    const uint64_t request = locate_request_;
+    auto failed = [pending, wake, request, heap = shown.get()](const std::string& message) {
+        {
+            std::lock_guard lock(pending->mutex);
+            Located l;
+            l.request = request;
+            l.heap = heap;
+            l.error = message;
+            pending->located = std::move(l);
+        }
+        if (wake) wake();
+    };
+    locate_worker_.submit(
+        [shown, chain, groups = locate_groups_, pending, wake, threads, request](const CancelToken& token) {
+            const HeapGraph& graph = *shown->graph;
+            const HeapView view = chain->needsReferences() ? graph.heap().withGraph(&graph) : graph.heap();
+            Located l;
+            l.request = request;
+            l.heap = shown.get();
+            // 1. The groups' objects at the shown heap, classified as the city's series is.
+            TreeOptions options;
+            options.threads = threads;
+            const ClassificationTree classified = ClassificationTree::build(view, *chain, options);
+            std::vector<uint32_t> nodes;
+            for (const std::vector<std::string>& g : groups)
+                if (const uint32_t id = classified.find(g); id != kNoNode) nodes.push_back(id);
+            Bitset objects(view.positions());
+            if (!nodes.empty())
+                for (const Bitset& m : classified.members(view, nodes, options))
+                    objects |= m;
+            if (token.cancelled()) return;
+            // 2. Per top-level dominator, how many of them it retains; the most objects win, then
+            // the most bytes, then the lowest position.
+            const std::vector<uint32_t> top = topDominators(*shown->tree);
+            std::vector<std::pair<uint64_t, uint64_t>> held(top.size());
+            objects.forEach([&](size_t pos) {
+                ++l.objects;
+                l.bytes += view.size(pos);
+                const uint32_t t = top[pos];
+                if (t == kNoPosition) return;
+                ++l.reached;
+                ++held[t].first;
+                held[t].second += view.size(pos);
+            });
+            for (uint32_t pos = 0; pos < held.size(); ++pos)
+                if (held[pos].first > 0 && (l.top == kNoPosition || held[pos] > held[l.top])) l.top = pos;
+            if (l.top != kNoPosition) std::tie(l.top_objects, l.top_bytes) = held[l.top];
+            if (token.cancelled()) return;
+            {
+                std::lock_guard lock(pending->mutex);
+                pending->located = std::move(l);
+            }
+            if (wake) wake();
+        },
+        failed);
+}
+
+void DominatorModel::adoptLocated(const Located& l) {
+    const std::string gc = std::to_string(heap_->gc);
+    if (!l.error.empty()) {
+        locate_note_ = locate_name_ + ": " + l.error;
+        return;
+    }
+    if (l.objects == 0) {
+        selected_.clear();
+        locate_note_ = locate_name_ + " holds no object at snapshot GC " + gc;
+        return;
+    }
+    const std::string of = std::to_string(l.objects) + (l.objects == 1 ? " object" : " objects");
+    if (l.top == kNoPosition) {
+        selected_.clear();
+        locate_note_ = locate_name_ + ": none of its " + of + " at snapshot GC " + gc +
+                       " has a dominating object: no reported root reaches them";
+        return;
+    }
+    const std::string top_label = dominatorObjectLabel(*heap_->graph, l.top);
+    locate_note_ = locate_name_ + ": " + top_label + " retains " + std::to_string(l.top_objects) +
+                   " of its " + of + " (" + std::to_string(l.top_bytes) + " B)";
+    // The top-level row that stands for it: the object's own, or the group it is in.
+    for (size_t i = 0; i < rows_.size(); ++i) {
+        if (rows_[i].depth != 0 || rows_[i].more) continue;
+        const std::vector<uint32_t>& m = members_[i];
+        if (std::find(m.begin(), m.end(), l.top) == m.end()) continue;
+        selected_ = rows_[i].key;
+        scroll_ = true;
+        if (rows_[i].key.starts_with("/g:")) locate_note_ += ", in the group " + rows_[i].label;
+        return;
+    }
+    selected_.clear();
+    locate_note_ += ", in the top level's \"more\" row (past the first " + std::to_string(kMaxRowsPerLevel) +
+                    "): no row selected";
+}
+
 std::string dominatorText(const DominatorModel& model) {
     std::string out;
     if (const auto gc = model.shownGc()) {
@@ -406,6 +543,7 @@ std::string dominatorText(const DominatorModel& model) {
     }
     if (const std::string note = model.note(); !note.empty()) out += "note: " + note + "\n";
     if (!model.rowsError().empty()) out += "error: " + model.rowsError() + "\n";
+    if (!model.locateNote().empty()) out += "building: " + model.locateNote() + "\n";
     char share[32];
     for (const DominatorTableRow& r : model.rows()) {
         out += std::string(2 * r.depth, ' ');

@@ -15,6 +15,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "classify/classifier.h"
@@ -108,9 +109,28 @@ public:
     void requestHighlight(std::shared_ptr<const ClassifierChain> chain);
     std::optional<Highlight> takeHighlight();
 
+    // A building clicked in the city: finds, in the background, the top-level row that retains the
+    // most of the objects of the chain's groups `groups` (label paths below the root: a building's)
+    // at the shown heap, most objects first, then most bytes, and selects it once update() adopts
+    // the answer (then takeScroll() is true once). Asked before a heap is shown: answered for the
+    // first one. `name` titles the groups in locateNote().
+    // Contract: `chain` is the one the labels are of.
+    void locate(std::vector<std::vector<std::string>> groups, std::string name,
+                std::shared_ptr<const ClassifierChain> chain);
+    // One line on the last locate()'s answer ("" before one, cleared when another heap is shown):
+    // "ShopServer$AuditEntry: ConcurrentHashMap#11690 retains 2500 of its 2500 objects (80000 B),
+    // in the group ConcurrentHashMap", or why no row is selected (the building holds nothing
+    // there, no reported root reaches its objects, the row is in the level's "more").
+    const std::string& locateNote() const { return locate_note_; }
+    // True once after locate() selected a row: the table scrolls to it.
+    bool takeScroll() { return std::exchange(scroll_, false); }
+
 private:
     struct Heap;
+    struct Located;
     void rebuild();
+    void runLocate();
+    void adoptLocated(const Located& l);
     void addLevel(uint32_t node, const std::vector<uint32_t>* members, const std::string& parent_key,
                   uint32_t depth);
 
@@ -138,6 +158,14 @@ private:
     std::string highlight_key_;
     const void* highlight_heap_ = nullptr;
     const void* highlight_chain_ = nullptr;
+
+    mutable Worker locate_worker_;
+    uint64_t locate_request_ = 0;  // the last locate()'s number
+    std::vector<std::vector<std::string>> locate_groups_;
+    std::string locate_name_;
+    std::shared_ptr<const ClassifierChain> locate_chain_;  // set while the request waits for a heap
+    std::string locate_note_;
+    bool scroll_ = false;
 };
 
 // The view as scripts print it: "dominator tree of snapshot GC 5" (and the grouping), its note,

@@ -894,6 +894,7 @@ void Session::select(uint32_t id, bool add) {
         selection_.push_back(id);
     }
     requestInspection();
+    locateInDominators();
 }
 
 void Session::clearSelection() {
@@ -926,6 +927,7 @@ Status Session::selectPath(const std::string& paths, bool add) {
     for (uint32_t id : ids)
         if (std::find(selection_.begin(), selection_.end(), id) == selection_.end()) selection_.push_back(id);
     requestInspection();
+    locateInDominators();
     return {};
 }
 
@@ -1025,6 +1027,16 @@ void Session::refreshDominatorObjects() {
     std::string name = dominatorRowTitle(*row, dominators_->shownGc());
     if (ids.empty() || (ids == objects_ && name == objects_name_)) return;
     setInspectedObjects(std::move(ids), std::move(name));
+}
+
+void Session::locateInDominators() {
+    if (!dominators_shown_ || !series_ || selection_.size() != 1) return;
+    std::vector<std::vector<std::string>> groups;
+    for (uint32_t node : nodesOf(selection_.front())) {
+        if (node == TreeSeries::kRoot) return;  // the whole heap: no one row
+        groups.push_back(labelsOf(node));
+    }
+    if (!groups.empty()) dominators_->locate(std::move(groups), nameOf(selection_.front()), series_chain_);
 }
 
 void Session::adoptDominatorHighlight(DominatorModel::Highlight h) {

@@ -391,6 +391,9 @@ private:
     void adoptDominatorHighlight(DominatorModel::Highlight h);
     void setInspectedObjects(std::vector<uint64_t> ids, std::string name);
     void refreshDominatorObjects();
+    // With the dominator view shown and one building selected: the view selects the top-level
+    // row that retains the most of its objects (DominatorModel::locate).
+    void locateInDominators();
     std::string inspection_error_;
     uint64_t inspection_request_ = 0;
     InspectionRequest inspection_wanted_;

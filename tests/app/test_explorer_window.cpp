@@ -296,6 +296,9 @@ TEST(ExplorerWindow, TheDominatorViewFindsTheAuditHistorysMapAndFollowsTheCursor
                                                "wait\n"
                                                "print dominators\n"
                                                "print inspector\n"
+                                               "select (no package) / ShopServer$AuditEntry\n"
+                                               "wait\n"
+                                               "print dominators\n"
                                                "quit\n");
     const Outcome r =
         windowed(std::string(MEMCITY_DEMO_TRACE) + " --size 1400x860 --settings - --script " + script);
@@ -335,7 +338,9 @@ TEST(ExplorerWindow, TheDominatorViewFindsTheAuditHistorysMapAndFollowsTheCursor
     // The inspector reads the row again in GC 40's tree: its title, and the map's figures there
     // as `memcity inspect assets/demo.mct --gc 40 --filter 'id == 11690' --json` gives them (it
     // reaches the same 27402 objects as at GC 41, but 4259 of them are held from elsewhere too).
-    const std::string& inspector = late;
+    const size_t building = late.find("building: ");
+    ASSERT_NE(building, std::string::npos) << late;
+    const std::string inspector = late.substr(0, building), clicked = late.substr(building);
     EXPECT_NE(inspector.find("group: " + map +
                              "#11690 (dominator tree of GC 40)\n"
                              "GC 40: 1 objects, 64 B of 95109 objects"),
@@ -345,6 +350,16 @@ TEST(ExplorerWindow, TheDominatorViewFindsTheAuditHistorysMapAndFollowsTheCursor
     EXPECT_NE(inspector.find("deep: 27402 objects, 1150120 B\nretained: 23143 objects, 1011760 B\n"),
               std::string::npos)
         << inspector;
+    // The AuditEntry building clicked: the view selects the map's group, which holds all of it.
+    EXPECT_NE(clicked.find("building: (no package) / ShopServer$AuditEntry: " + map +
+                           "#11690 retains 2500 of its 2500 objects (80000 B), in the group " + map + "\n"),
+              std::string::npos)
+        << clicked;
+    EXPECT_NE(clicked.find("\n- " + map +
+                           ": retained 1117256 B, 25894 objects, 28.8%; shallow 1152 B, 18 "
+                           "objects [selected]\n"),
+              std::string::npos)
+        << clicked;
     EXPECT_NE(
         late.find("city: 11 buildings hold 23143 objects, 1011760 B of the 23143 objects, 1011760 B that " +
                   map + "#11690 retains at GC 40\n"),

@@ -157,5 +157,52 @@ TEST(DominatorView, GroupedAnObjectOpensIntoGroupsAndAGroupIntoObjects) {
     EXPECT_EQ(s->inspectedObjects(), std::vector<uint64_t>{1});
 }
 
+// GC 0 (snapshot): static fields hold A#0 and A#5; A#0 -> B#1, B#2; A#5 -> B#3; B#4 and the
+// int[]#6 are alive but no root reaches them.
+std::string buildingTrace() {
+    TraceBuilder b("dominator-building");
+    b.alloc(0, 1).alloc(1, 2).alloc(2, 2).alloc(3, 2).alloc(4, 2).alloc(5, 1).allocArray(6, 3, 2);
+    b.gc(0, 7);
+    b.snapshot(0, {{0, {TraceBuilder::strong(1), TraceBuilder::strong(2)}}, {5, {TraceBuilder::strong(3)}}},
+               {TraceBuilder::staticRoot(0), TraceBuilder::staticRoot(5)});
+    return b.finish();
+}
+
+// A building selected while the view is shown selects the top-level row that retains the most of
+// its objects (off the window's thread), or says why none is.
+TEST(DominatorView, ABuildingSelectsTheTopRowThatRetainsMostOfIt) {
+    auto s = openedWithDominators(buildingTrace());
+    DominatorModel& m = s->dominators();
+    ASSERT_TRUE(s->selectPath("B").ok());
+    s->waitSettled();
+    EXPECT_TRUE(m.takeScroll());
+    EXPECT_FALSE(m.takeScroll());
+    EXPECT_EQ(dominatorText(m),
+              "dominator tree of snapshot GC 0\n"
+              "building: B: A#0 retains 2 of its 4 objects (48 B)\n"
+              "+ A#0: retained 64 B, 3 objects, 61.5%; shallow 16 B, 1 object [selected]\n"
+              "+ A#5: retained 40 B, 2 objects, 38.5%; shallow 16 B, 1 object\n");
+    // The building stays the inspected selection.
+    EXPECT_TRUE(s->inspectedObjects().empty());
+    EXPECT_EQ(s->selection().size(), 1u);
+
+    // Grouped: the group the top dominator is in.
+    ASSERT_TRUE(m.setGroupBy("type").ok());
+    ASSERT_TRUE(s->selectPath("B").ok());
+    s->waitSettled();
+    EXPECT_EQ(dominatorText(m),
+              "dominator tree of snapshot GC 0, grouped by type\n"
+              "building: B: A#0 retains 2 of its 4 objects (48 B), in the group A\n"
+              "+ A: retained 104 B, 5 objects, 100.0%; shallow 32 B, 2 objects [selected]\n");
+
+    // No root reaches the int[]: no row.
+    ASSERT_TRUE(s->selectPath("int[]").ok());
+    s->waitSettled();
+    EXPECT_EQ(m.selected(), "");
+    EXPECT_EQ(m.locateNote(),
+              "int[]: none of its 1 object at snapshot GC 0 has a dominating object: no reported root "
+              "reaches them");
+}
+
 }  // namespace
 }  // namespace memcity::explore

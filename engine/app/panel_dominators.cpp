@@ -52,10 +52,20 @@ void drawDominatorTable(Ui& ui) {
                             name_w);
     ImGui::TableSetupColumn("Retained");
     ImGui::TableSetupColumn("Retained objects");
-    ImGui::TableSetupColumn("% heap");
+    ImGui::TableSetupColumn("% of reached");
     ImGui::TableSetupColumn("Shallow");
     ImGui::TableSetupColumn("Objects");
-    ImGui::TableHeadersRow();
+    // The headers row by hand, for the percentage's tooltip.
+    ImGui::TableNextRow(ImGuiTableRowFlags_Headers);
+    for (int c = 0; c < 6; ++c) {
+        if (!ImGui::TableSetColumnIndex(c)) continue;
+        ImGui::TableHeader(ImGui::TableGetColumnName(c));
+        if (c == 3 && ImGui::IsItemHovered())
+            ImGui::SetTooltip(
+                "retained bytes in %% of the bytes the GC roots reach at this snapshot\n"
+                "(as Eclipse MAT's percentages are of the reachable heap); objects no\n"
+                "reported root reaches are in no row and count in no percentage");
+    }
     // A copy: a click rebuilds the rows.
     const std::vector<explore::DominatorTableRow> rows = m.rows();
     ImGuiListClipper clipper;

@@ -301,7 +301,7 @@ TEST(ExplorerWindow, TheDominatorViewFindsTheAuditHistorysMapAndFollowsTheCursor
                                                "print dominators\n"
                                                "quit\n");
     const Outcome r =
-        windowed(std::string(MEMCITY_DEMO_TRACE) + " --size 1400x860 --settings - --script " + script);
+        windowed(std::string(MEMCITY_DEMO_TRACE) + " --size 1180x720 --settings - --script " + script);
     ASSERT_EQ(r.status, 0) << r.err << r.out;
     const size_t at40 = r.out.find("dominator tree of snapshot GC 40");
     ASSERT_NE(at40, std::string::npos) << r.out;

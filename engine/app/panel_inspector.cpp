@@ -107,14 +107,20 @@ void drawInspectorPanel(Ui& ui) {
     ImGui::Begin("Inspector", nullptr,
                  ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
                      ImGuiWindowFlags_NoSavedSettings | ImGuiWindowFlags_AlwaysVerticalScrollbar);
-    if (s.selection().empty()) {
+    if (s.selection().empty() && s.inspectedObjects().empty()) {
         ImGui::TextWrapped("Click a building, a sector or a row to see what keeps it alive.");
         ImGui::End();
         return;
     }
-    for (uint32_t id : s.selection())
-        ImGui::TextWrapped("%s", s.nameOf(id).c_str());
-    curve(ui);
+    if (!s.inspectedObjects().empty()) {
+        // A dominator row's objects: the group is those objects, not a node of the series.
+        ImGui::TextWrapped("%s", s.inspectedObjectsName().c_str());
+        ImGui::TextDisabled("%zu objects", s.inspectedObjects().size());
+    } else {
+        for (uint32_t id : s.selection())
+            ImGui::TextWrapped("%s", s.nameOf(id).c_str());
+        curve(ui);
+    }
     if (!s.inspectionError().empty())
         ImGui::TextColored(ImVec4(1.0f, 0.45f, 0.35f, 1.0f), "%s", s.inspectionError().c_str());
     const std::optional<explore::Inspection>& in = s.inspection();

@@ -95,6 +95,11 @@ void drawTablePanel(Ui& ui) {
     ImGui::Begin("Tree", nullptr,
                  ImGuiWindowFlags_NoMove | ImGuiWindowFlags_NoResize | ImGuiWindowFlags_NoCollapse |
                      ImGuiWindowFlags_NoSavedSettings);
+    if (drawDominatorToggle(ui)) {
+        drawDominatorTable(ui);
+        ImGui::End();
+        return;
+    }
     if (!ui.table) {
         ImGui::TextDisabled("waiting for the first GC...");
         ImGui::End();

@@ -464,7 +464,8 @@ private:
     Status print(const std::string& what) {
         explore::Session& s = ex_.session();
         if (what == "inspector") {
-            if (s.selection().empty()) return Error{"print inspector: nothing is selected"};
+            if (s.selection().empty() && s.inspectedObjects().empty())
+                return Error{"print inspector: nothing is selected"};
             if (!s.inspectionError().empty()) return Error{"the inspector failed: " + s.inspectionError()};
             if (!s.inspection()) return Error{"print inspector: no inspection (is the trace loaded?)"};
             std::cout << explore::formatInspection(*s.inspection()) << std::flush;
@@ -583,10 +584,51 @@ private:
             std::cout << explore::tableCsv(ui.table->rows()) << std::flush;
         } else if (what == "timing") {
             printTiming();
+        } else if (what == "dominators") {
+            if (!s.dominatorsShown())
+                return Error{"print dominators: the dominator view is off (dominators on)"};
+            std::cout << explore::dominatorText(s.dominators());
+            if (!s.dominatorHighlightText().empty()) std::cout << s.dominatorHighlightText() << "\n";
+            std::cout << std::flush;
         } else {
-            return Error{"print expects inspector, selection, table, timing, state or pins, got '" + what +
-                         "'"};
+            return Error{
+                "print expects inspector, selection, table, dominators, timing, state or pins, got '" + what +
+                "'"};
         }
+        return {};
+    }
+
+    // dominators on|off, group CLASSIFIER|none, expand|collapse|select LABEL.
+    Status dominators(const Cmd& c) {
+        explore::Session& s = ex_.session();
+        const std::string& what = c.args[0];
+        std::string label = c.rest.substr(std::min(c.rest.size(), what.size()));
+        label.erase(0, label.find_first_not_of(' '));
+        if (what == "on" || what == "off") {
+            if (c.args.size() != 1) return Error{"dominators " + what + " takes nothing more"};
+            s.showDominators(what == "on");
+            return {};
+        }
+        if (!s.dominatorsShown())
+            return Error{"dominators " + what + ": the dominator view is off (dominators on)"};
+        if (label.empty()) return Error{"dominators " + what + " expects a classifier or a row's label"};
+        explore::DominatorModel& m = s.dominators();
+        if (what == "group")
+            return m.setGroupBy(label == "none" ? std::nullopt : std::optional<std::string>(label));
+        if (what != "expand" && what != "collapse" && what != "select")
+            return Error{"dominators expects on, off, group, expand, collapse or select, got '" + what + "'"};
+        if (!m.error().empty()) return Error{"dominators " + what + ": " + m.error()};
+        const std::string key = m.findLabel(label);
+        if (key.empty()) {
+            std::string shown;
+            for (size_t i = 0; i < m.rows().size() && i < 5; ++i)
+                shown += (i ? ", " : "") + m.rows()[i].label;
+            return Error{"dominators " + what + ": no row '" + label + "' is shown (the first: " + shown +
+                         ")"};
+        }
+        if (what == "select") return s.selectDominatorRow(key);
+        if (!m.expand(key, what == "expand"))
+            return Error{"dominators " + what + ": '" + label + "' dominates nothing"};
         return {};
     }
 
@@ -796,6 +838,11 @@ const std::vector<Runner::Verb>& Runner::verbs() {
              auto k = r.windowIndex(c);
              return k ? r.ex_.session().windowNext(*k) : Status(k.error());
          }},
+        {{"dominators", 1, explore::kRestOfLine,
+          "dominators on|off | group CLASSIFIER|none | expand LABEL | collapse LABEL | select LABEL: the "
+          "tree "
+          "table's dominator view"},
+         [](Runner& r, const Cmd& c) { return r.dominators(c); }},
         {{"churn", 1, 1, "churn on|off: the range's short-lived objects instead of the heap"},
          [](Runner& r, const Cmd& c) -> Status {
              auto on = onOff(c);

@@ -92,6 +92,10 @@ void drawMenuBar(Ui& ui);
 void drawStatusBar(Ui& ui);
 void drawChainPanel(Ui& ui);
 void drawTablePanel(Ui& ui);
+// The tree table's groups / dominators switch (true: the dominator view is shown), and that view
+// (panel_dominators.cpp), both drawn inside the table's window.
+bool drawDominatorToggle(Ui& ui);
+void drawDominatorTable(Ui& ui);
 void drawInspectorPanel(Ui& ui);
 // The timeline: its controls as ImGui widgets, its plot into `frame` (2D, framebuffer pixels).
 void drawTimelinePanel(Ui& ui, render::DrawList& frame);

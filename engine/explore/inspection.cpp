@@ -62,6 +62,16 @@ Bitset groupOf(const ClassifiedHeap& c, const std::vector<std::vector<std::strin
     return group;
 }
 
+// The request's group in `c`: its objects (those alive there) when it names objects, else the
+// union of its groups (see groupOf).
+Bitset requestGroup(const ClassifiedHeap& c, const InspectionRequest& r, std::vector<size_t>* missing) {
+    if (r.objects.empty()) return groupOf(c, r.groups, r.threads, missing);
+    Bitset group(c.view->positions());
+    for (uint64_t id : r.objects)
+        if (const size_t pos = c.view->find(id); pos < c.view->positions()) group.set(pos);
+    return group;
+}
+
 std::string sizesText(const Sizes& s) {
     return std::to_string(s.objects) + " objects, " + std::to_string(s.bytes) + " B";
 }
@@ -174,10 +184,14 @@ Result<Inspection> inspect(const HeapHistory& history, const ClassifierChain& ch
     if (!here) return here.error();
     if (token.cancelled()) return kCancelled;
     std::vector<size_t> missing;
-    const Bitset group = groupOf(*here, request.groups, request.threads, &missing);
+    const Bitset group = requestGroup(*here, request, &missing);
     for (size_t i : missing)
         out.notes.push_back("'" + (i < request.names.size() ? request.names[i] : std::string("?")) +
                             "' holds nothing at GC " + std::to_string(request.gc));
+    if (const size_t alive = group.count(); !request.objects.empty() && alive < request.objects.size())
+        out.notes.push_back(std::to_string(request.objects.size() - alive) + " of the " +
+                            std::to_string(request.objects.size()) + " objects are not alive at GC " +
+                            std::to_string(request.gc));
     out.heap = {here->view->liveObjects(), here->view->liveBytes()};
     out.objects = sizesOf(*here->view, group);
     if (here->view->sampled()) {
@@ -208,7 +222,7 @@ Result<Inspection> inspect(const HeapHistory& history, const ClassifierChain& ch
                                 std::to_string(*snap));
         }
         const ClassifiedHeap& s = there ? *there : *here;
-        const Bitset snap_group = there ? groupOf(s, request.groups, request.threads, nullptr) : group;
+        const Bitset snap_group = there ? requestGroup(s, request, nullptr) : group;
         if (token.cancelled()) return kCancelled;
         GroupReportOptions ro;
         ro.threads = request.threads;
@@ -237,7 +251,9 @@ Result<Inspection> inspect(const HeapHistory& history, const ClassifierChain& ch
             out.largest_objects.push_back({r.id, symbols.type(r.type).name, r.retained});
     }
 
-    if (request.base_gc && *request.base_gc < request.gc) {
+    if (request.base_gc && *request.base_gc < request.gc && !request.objects.empty()) {
+        out.notes.push_back("born / died / permanent are of groups of the chain, not of single objects");
+    } else if (request.base_gc && *request.base_gc < request.gc) {
         const uint32_t base = *request.base_gc;
         if (chain.needsReferences() && !history.gcs()[base].has_snapshot) {
             out.notes.push_back("born / died / permanent need a reference snapshot at the base GC " +

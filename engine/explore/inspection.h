@@ -23,8 +23,11 @@ struct InspectionRequest {
     uint64_t id = 0;                               // echoed in the result (the caller's request counter)
     std::vector<std::vector<std::string>> groups;  // label paths below the root; empty: the whole heap
     std::vector<std::string> names;                // what the inspector titles each group
-    uint32_t gc = 0;                               // the GC looked at
-    std::optional<uint32_t> base_gc;               // born / died / permanent since this GC (< gc)
+    // Object ids (ascending): when not empty, the one group inspected is these objects (those
+    // alive at each heap read) and `groups` is not read.
+    std::vector<uint64_t> objects;
+    uint32_t gc = 0;                  // the GC looked at
+    std::optional<uint32_t> base_gc;  // born / died / permanent since this GC (< gc)
     unsigned threads = 1;
 };
 

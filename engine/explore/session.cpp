@@ -39,10 +39,13 @@ Session::Session(SessionOptions options)
       inspect_worker_(std::make_unique<Worker>("memcity inspect")),
       sizes_worker_(std::make_unique<Worker>("memcity sizes")),
       diff_worker_(std::make_unique<Worker>("memcity diff")),
-      heap_map_(std::make_unique<HeapMapModel>(options_.threads, options_.wake, options_.measure)) {}
+      heap_map_(std::make_unique<HeapMapModel>(options_.threads, options_.wake, options_.measure)) {
+    dominators_ = std::make_unique<DominatorModel>(options_.wake, options_.threads);
+}
 
 Session::~Session() {
     // The workers and the loader read the history and the chains: stop them first.
+    dominators_.reset();
     heap_map_.reset();
     series_worker_.reset();
     inspect_worker_.reset();
@@ -56,6 +59,10 @@ void Session::closeTrace() {
         w->cancel();
         w->waitIdle();
     }
+    dominators_->follow(nullptr, 0);
+    objects_.clear();
+    objects_name_.clear();
+    objects_row_.clear();
     heap_map_->reset();
     notice_.clear();
     loader_.reset();
@@ -242,8 +249,21 @@ bool Session::update() {
     if (heap_map_->update()) changed = true;
     if (auto groups = heap_map_->takeGroups()) adoptTileGroups(std::move(*groups));
     if (diff_shown_) requestDiff();
+    if (dominators_shown_ && loaded()) {
+        dominators_->follow(history(), currentGc());
+        if (dominators_->update()) {
+            changed = true;
+            refreshDominatorObjects();
+        }
+        dominators_->requestHighlight(series_chain_);
+        if (auto h = dominators_->takeHighlight()) {
+            adoptDominatorHighlight(std::move(*h));
+            changed = true;
+        }
+    }
     // The inspector follows the cursor: a new GC under it asks for a new inspection.
-    if (series_ && !selection_.empty() && inspection_wanted_.gc != currentGc() && loaded())
+    if (series_ && (!selection_.empty() || !objects_.empty()) && inspection_wanted_.gc != currentGc() &&
+        loaded())
         requestInspection();
     return changed;
 }
@@ -259,7 +279,7 @@ bool Session::settled(bool live_ok) const {
     if (loader_ && loader_->version() != load_version_) return false;
     if (loader_ && !loader_done && !(live_ok && load_.live)) return false;
     if (!series_worker_->idle() || !inspect_worker_->idle() || !sizes_worker_->idle() ||
-        !diff_worker_->idle() || !heap_map_->idle())
+        !diff_worker_->idle() || !heap_map_->idle() || (dominators_shown_ && !dominators_->idle()))
         return false;
     std::lock_guard lock(pending_->mutex);
     return !pending_->series && !pending_->series_error && !pending_->inspection &&
@@ -707,6 +727,7 @@ scene::ViewFrameStats Session::compose(scene::PixelRect rect, glm::vec2 framebuf
     std::vector<uint32_t> selected = selection_;
     composer_->setSelected(std::move(selected));
     composer_->setHovered(hovered_);
+    composer_->setHighlighted(dominators_shown_ ? dominator_highlight_ : std::vector<uint32_t>{});
     composer_->setDrillRoot(drill_root_);
     composer_->setDiff(diff_shown_ ? diff_ : nullptr);
     const scene::ViewFrameStats stats = composer_->compose(cursor_.t(), out);
@@ -862,6 +883,9 @@ std::vector<uint32_t> Session::nodesOf(uint32_t id) const {
 
 void Session::select(uint32_t id, bool add) {
     if (!series_) return;
+    objects_.clear();
+    objects_name_.clear();
+    objects_row_.clear();
     if (!add) {
         selection_.assign(1, id);
     } else if (auto it = std::find(selection_.begin(), selection_.end(), id); it != selection_.end()) {
@@ -870,10 +894,14 @@ void Session::select(uint32_t id, bool add) {
         selection_.push_back(id);
     }
     requestInspection();
+    locateInDominators();
 }
 
 void Session::clearSelection() {
     selection_.clear();
+    objects_.clear();
+    objects_name_.clear();
+    objects_row_.clear();
     inspection_.reset();
     inspection_error_.clear();
     inspect_worker_->cancel();
@@ -893,9 +921,13 @@ Status Session::selectPath(const std::string& paths, bool add) {
         ids.push_back(id);
     }
     if (!add) selection_.clear();
+    objects_.clear();
+    objects_name_.clear();
+    objects_row_.clear();
     for (uint32_t id : ids)
         if (std::find(selection_.begin(), selection_.end(), id) == selection_.end()) selection_.push_back(id);
     requestInspection();
+    locateInDominators();
     return {};
 }
 
@@ -952,8 +984,92 @@ ItemInfo Session::describe(uint32_t id) const {
 
 // --- inspector ------------------------------------------------------------------------------
 
+void Session::showDominators(bool on) {
+    dominators_shown_ = on;
+    if (on && loaded()) dominators_->follow(history(), currentGc());
+}
+
+void Session::inspectObjects(std::vector<uint64_t> ids, std::string name) {
+    objects_row_.clear();
+    setInspectedObjects(std::move(ids), std::move(name));
+}
+
+void Session::setInspectedObjects(std::vector<uint64_t> ids, std::string name) {
+    if (ids.empty()) return;
+    objects_ = std::move(ids);
+    objects_name_ = std::move(name);
+    selection_.clear();
+    requestInspection();
+}
+
+// "HashMap#12 (dominator tree of GC 41)": the title of a dominator row's objects.
+static std::string dominatorRowTitle(const DominatorTableRow& row, std::optional<uint32_t> gc) {
+    return row.label + " (dominator tree of GC " + std::to_string(gc.value_or(0)) + ")";
+}
+
+Status Session::selectDominatorRow(const std::string& key) {
+    if (!dominators_->select(key)) return Error{"no row '" + key + "' in the dominator view"};
+    const DominatorTableRow* row = dominators_->selectedRow();
+    std::vector<uint64_t> ids = dominators_->selectedObjects();
+    if (ids.empty()) return Error{"the dominator view's row '" + row->label + "' stands for no objects"};
+    setInspectedObjects(std::move(ids), dominatorRowTitle(*row, dominators_->shownGc()));
+    objects_row_ = key;
+    return {};
+}
+
+void Session::refreshDominatorObjects() {
+    // The inspected row's objects and title are of the heap they were picked in: read them again
+    // from the heap now shown, where the row (kept by its key) still is.
+    if (objects_row_.empty() || dominators_->selected() != objects_row_) return;
+    const DominatorTableRow* row = dominators_->selectedRow();
+    if (!row) return;
+    std::vector<uint64_t> ids = dominators_->selectedObjects();
+    std::string name = dominatorRowTitle(*row, dominators_->shownGc());
+    if (ids.empty() || (ids == objects_ && name == objects_name_)) return;
+    setInspectedObjects(std::move(ids), std::move(name));
+}
+
+void Session::locateInDominators() {
+    if (!dominators_shown_ || !series_ || selection_.size() != 1) return;
+    std::vector<std::vector<std::string>> groups;
+    for (uint32_t node : nodesOf(selection_.front())) {
+        if (node == TreeSeries::kRoot) return;  // the whole heap: no one row
+        groups.push_back(labelsOf(node));
+    }
+    if (!groups.empty()) dominators_->locate(std::move(groups), nameOf(selection_.front()), series_chain_);
+}
+
+void Session::adoptDominatorHighlight(DominatorModel::Highlight h) {
+    dominator_highlight_.clear();
+    dominator_highlight_text_.clear();
+    if (h.key.empty()) return;
+    const DominatorTableRow* row = dominators_->selectedRow();
+    const std::string name = row ? row->label : h.key;
+    if (!h.error.empty()) {
+        dominator_highlight_text_ = "city: " + name + ": " + h.error;
+        return;
+    }
+    if (!series_) return;
+    uint64_t objects = 0, bytes = 0;
+    for (const RangeGroup& g : h.groups) {
+        const uint32_t id = series_->find(g.labels);
+        if (id == kNoNode) continue;
+        dominator_highlight_.push_back(id);
+        objects += g.objects;
+        bytes += g.bytes;
+    }
+    const size_t n = dominator_highlight_.size();
+    dominator_highlight_text_ = "city: " + std::to_string(n) +
+                                (n == 1 ? " building holds " : " buildings hold ") + std::to_string(objects) +
+                                " objects, " + std::to_string(bytes) + " B of the " +
+                                std::to_string(h.objects) + " objects, " + std::to_string(h.bytes) +
+                                " B that " + name + " retains at GC " + std::to_string(h.gc);
+    if (n < h.groups.size())
+        dominator_highlight_text_ += " (" + std::to_string(h.groups.size() - n) + " groups not in the city)";
+}
+
 void Session::requestInspection() {
-    if (!series_ || selection_.empty()) return;
+    if (!series_ || (selection_.empty() && objects_.empty())) return;
     if (churn_window_) {
         ++inspection_request_;
         inspection_.reset();
@@ -967,7 +1083,11 @@ void Session::requestInspection() {
     r.threads = options_.threads;
     const uint32_t base = baseGc();
     if (base < r.gc) r.base_gc = base;
-    for (uint32_t id : selection_) {
+    if (!objects_.empty()) {
+        r.objects = objects_;
+        r.names.assign(1, objects_name_);
+    }
+    for (uint32_t id : objects_.empty() ? selection_ : std::vector<uint32_t>{}) {
         for (uint32_t node : nodesOf(id)) {
             if (node == TreeSeries::kRoot) {
                 r.groups.clear();  // the whole heap

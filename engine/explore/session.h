@@ -26,6 +26,7 @@
 #include "classify/diff.h"
 #include "classify/series.h"
 #include "explore/chain_config.h"
+#include "explore/dominator_model.h"
 #include "explore/dump_job.h"
 #include "explore/heap_map_model.h"
 #include "explore/inspection.h"
@@ -239,6 +240,31 @@ public:
     std::vector<std::string> labelsOf(uint32_t id) const;
     std::string nameOf(uint32_t id) const;
 
+    // --- the tree table's dominator view (dominator_model.h) -----------------------------------
+    // While shown, it follows the cursor: the heap of its snapshot GC (snapshotGcFor) and that
+    // heap's dominator tree are built in the background, and settled() waits for them.
+    bool dominatorsShown() const { return dominators_shown_; }
+    void showDominators(bool on);
+    DominatorModel& dominators() { return *dominators_; }
+    const DominatorModel& dominators() const { return *dominators_; }
+    // Inspects the objects with ids `ids` (a dominator row's, at least one) as one group titled
+    // `name`, in place of the selection's groups, until select(), selectPath() or
+    // clearSelection().
+    void inspectObjects(std::vector<uint64_t> ids, std::string name);
+    // Selects the dominator view's row `key` and inspects its objects (inspectObjects, titled by
+    // the row's label and the shown GC); when the view follows the cursor to another snapshot GC,
+    // the objects and the title are those of the row there. Error: no row has that key.
+    Status selectDominatorRow(const std::string& key);
+    // The objects inspected in place of the selection's groups, and their title (empty: none).
+    const std::vector<uint64_t>& inspectedObjects() const { return objects_; }
+    const std::string& inspectedObjectsName() const { return objects_name_; }
+    // The city's buildings (series node ids) that hold the selected dominator row's retained
+    // objects, drawn highlighted while the view is shown (computed in the background), and one line
+    // on them: "city: 3 buildings hold the retained 27402 objects, 1150120 B of
+    // HashMap#12 (GC 41)" ("" when no row is selected).
+    const std::vector<uint32_t>& dominatorHighlight() const { return dominator_highlight_; }
+    const std::string& dominatorHighlightText() const { return dominator_highlight_text_; }
+
     // --- the inspector -----------------------------------------------------------------------
     // The inspection of the selection at the current GC (requested when either changes); it may be
     // of an earlier request while a new one runs (inspectionCurrent() is false then).
@@ -355,6 +381,19 @@ private:
     uint32_t drill_root_ = TreeSeries::kRoot;
 
     std::optional<Inspection> inspection_;
+    std::vector<uint64_t> objects_;  // inspectObjects'
+    std::string objects_name_;
+    bool dominators_shown_ = false;
+    std::unique_ptr<DominatorModel> dominators_;
+    std::vector<uint32_t> dominator_highlight_;
+    std::string dominator_highlight_text_;
+    std::string objects_row_;  // the dominator row objects_ are of ("" when they are not a row's)
+    void adoptDominatorHighlight(DominatorModel::Highlight h);
+    void setInspectedObjects(std::vector<uint64_t> ids, std::string name);
+    void refreshDominatorObjects();
+    // With the dominator view shown and one building selected: the view selects the top-level
+    // row that retains the most of its objects (DominatorModel::locate).
+    void locateInDominators();
     std::string inspection_error_;
     uint64_t inspection_request_ = 0;
     InspectionRequest inspection_wanted_;

@@ -127,6 +127,7 @@ ViewFrameStats ViewComposer::compose(double t, render::DrawList& out) {
             const render::CameraMatrices m = viewMatrices();
             CitySceneOptions co;
             co.selected = options_.selected;
+            co.highlighted = options_.highlighted;
             if (hovered_ != kNoPick) co.highlighted.push_back(hovered_);
             co.measure_text = options_.measure;
             co.legend_bottom_inset_px = size_.y - rect.max.y;
@@ -362,6 +363,7 @@ void ViewComposer::drawPinnedCities(double t, PixelRect rect, ViewFrameStats& st
         local.eye = m.eye - offset;
         CitySceneOptions co;
         co.selected = options_.selected;
+        co.highlighted = options_.highlighted;
         if (hovered_ != kNoPick) co.highlighted.push_back(hovered_);
         co.labels = false;
         co.legend = false;  // the colours are the city's (the trend), as the sunbursts' are

@@ -85,6 +85,9 @@ struct ViewOptions {
     bool title_bar = true;
     bool time_strip = true;          // a timeline strip under the city, sunburst and icicle
     std::vector<uint32_t> selected;  // node ids (or Other ids) drawn selected in every view
+    // Node ids drawn highlighted in the city (the dominator view's selected row's buildings),
+    // besides the hovered one.
+    std::vector<uint32_t> highlighted;
     // Timeline trees: the pinned GCs (GC numbers of the series; others are ignored) and the shape
     // of each small tree (scale: kScaled by default for this view, so absolute growth shows).
     std::vector<uint32_t> pins;
@@ -146,6 +149,7 @@ public:
     // The explorer's changes between frames; none of them lays the city out again.
     void setSelected(std::vector<uint32_t> ids) { options_.selected = std::move(ids); }
     void setHovered(uint32_t id) { hovered_ = id; }  // kNoPick: none
+    void setHighlighted(std::vector<uint32_t> ids) { options_.highlighted = std::move(ids); }
     void setDrillRoot(uint32_t node) { options_.drill_root = node; }
     void setDiff(std::shared_ptr<const SeriesDiff> diff) { options_.diff = std::move(diff); }
     // A new picture size: the camera keeps its place and takes the new aspect.

@@ -227,7 +227,8 @@ TEST(Classify, ChainErrorsNameWhatIsWrong) {
         "tpye",
         "classifier 'tpye': unknown (classifiers: type, package, site, domain-site, calls, thread, age, "
         "length, "
-        "kind, size, rooted, roots, structure, in-degree, out-degree, points-to, pointed-from, {EXPR})");
+        "kind, size, rooted, roots, structure, dominator, in-degree, out-degree, points-to, pointed-from, "
+        "{EXPR})");
     expect_error("site(caller=2)",
                  "classifier 'site(caller=2)': unknown parameter 'caller' (parameters: callers)");
     expect_error("type(x=1)", "classifier 'type(x=1)': unknown parameter 'x' (it takes none)");

@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
             const auto t0 = Clock::now();
             auto heap = h.heapAt(gc);
             if (!heap) return 1;
-            auto profile = heapSiteProfile(heap->view(), nullptr, StackValue::kLive, 2);
+            auto profile = heapSiteProfile(heap->view(), nullptr, StackValue::kLive, {.threads = 2});
             if (!profile) return 1;
             std::string out;
             if (std::string(format) == "collapsed") {

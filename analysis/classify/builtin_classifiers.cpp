@@ -10,11 +10,11 @@
 #include "classify/classifier.h"
 #include "classify/expr.h"
 #include "classify/expr_classifiers.h"
+#include "classify/frame_key.h"
 #include "classify/plugin_classifier.h"
 #include "classify/ref_classifiers.h"
 
 namespace memcity {
-namespace {
 
 // ---- Keys of frames: method id in the high half, line + 1 in the low half ----
 
@@ -24,6 +24,8 @@ Key frameKey(const Frame& f) {
 Frame keyFrame(Key k) {
     return Frame{static_cast<uint32_t>(k >> 32), static_cast<int32_t>(static_cast<uint32_t>(k)) - 1};
 }
+
+namespace {
 
 // Names made of parameters, shown back to the user: "site(callers=2)".
 std::string withParams(std::string_view name, const std::vector<std::pair<std::string, uint64_t>>& params) {

@@ -101,7 +101,7 @@ Result<HeapChurn> HeapChurn::build(const HeapHistory& history, uint32_t from, ui
     churn.to_ = to;
     churn.duration_ns_ = history.gcs()[to].end_ns - history.gcs()[from].end_ns;
     churn.sampled_ = history.sampled();
-    churn.nodes_.push_back({"Overall", "", {}, {}, {}, {}, {}});
+    churn.nodes_.push_back({"Overall", "", 0, {}, {}, {}, {}, {}});
     TreeMerger<ChurnNode> merger(churn.nodes_);
     for (auto [store, cohort, sums] :
          {std::tuple{&died, &ChurnNode::died, &ChurnNode::died_sampled},

@@ -24,6 +24,7 @@ using ChurnCounts = Sizes;
 struct ChurnNode {
     std::string label;
     std::string classifier;  // the spec of the classifier that made it ("" for the root)
+    Key key = 0;             // its classifier's value (frameKey for the site classifier)
     ChurnCounts died;        // born and dead within the window
     ChurnCounts survived;    // born within the window, alive at its end
     std::vector<uint32_t> children;

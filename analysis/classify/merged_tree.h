@@ -3,13 +3,15 @@
 // classified by the same chain on its own; the trees meet where their label paths do.
 //
 // A node type has `label`, `classifier` (the spec of the classifier that made it) and
-// `children`; nodes[0] is the root.
+// `children`; nodes[0] is the root. A node type with a `key` too is merged by label and key (two
+// frames may share a label) and keeps the key of its classifier's value.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -34,11 +36,14 @@ public:
             add(nodes_[m], n);
             for (uint32_t c : n.children) {
                 std::string label = tree.label(c);
-                auto [it, added] = index_.try_emplace({m, label}, static_cast<uint32_t>(nodes_.size()));
+                Key key = 0;
+                if constexpr (requires(Node n) { n.key; }) key = tree.node(c).key;
+                auto [it, added] = index_.try_emplace({m, label, key}, static_cast<uint32_t>(nodes_.size()));
                 if (added) {
                     Node child{};
                     child.label = std::move(label);
                     child.classifier = tree.classifierSpec(c);
+                    if constexpr (requires(Node n) { n.key; }) child.key = key;
                     nodes_.push_back(std::move(child));
                     nodes_[m].children.push_back(it->second);
                 }
@@ -49,7 +54,7 @@ public:
 
 private:
     std::vector<Node>& nodes_;
-    std::map<std::pair<uint32_t, std::string>, uint32_t> index_;  // (parent, label) -> node
+    std::map<std::tuple<uint32_t, std::string, Key>, uint32_t> index_;  // (parent, label, key) -> node
 };
 
 // The node at the end of a path of labels below the root, or kNoNode.

@@ -1,5 +1,5 @@
 // memcity export FILE (--gc N | --from A --to B) --what allocated|live|retained|churn
-//                --format collapsed|pprof [--unit bytes|objects] -o FILE
+//                --format collapsed|pprof [--unit bytes|objects] [--stacks N] -o FILE
 #include <fstream>
 #include <iostream>
 #include <thread>
@@ -59,13 +59,18 @@ int runExport(const Words& words) {
     auto gc = args->unsignedValue("--gc", 0);
     auto from = args->unsignedValue("--from", 0);
     auto to = args->unsignedValue("--to", 0);
-    for (const Result<uint64_t>* r : {&gc, &from, &to})
+    auto stacks = args->unsignedValue("--stacks", 200, 1);
+    for (const Result<uint64_t>* r : {&gc, &from, &to, &stacks})
         if (!*r) {
             std::cerr << r->error().message << "\n";
             return 1;
         }
 
-    auto loaded = loadOrSay(args->positionals()[0]);
+    if (args->has("--stacks") && *what != StackValue::kRetained)
+        return fail("--stacks N is for --what retained (the other values add up: every stack is written)");
+
+    // The history without its reachability walks: nothing here reads them (loadGraph does not).
+    auto loaded = loadOrSay(args->positionals()[0], {.reachability = false});
     if (!loaded) return 1;
     const HeapHistory& h = *loaded->history;
     const std::string& path = loaded->trace->path();
@@ -89,20 +94,23 @@ int runExport(const Words& words) {
 
     // 2. The values per stack, as report (live, retained) and churn (allocated, churn) compute them.
     printDiagnostics(*loaded, std::cerr, false);
-    const unsigned threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
-    auto heap = h.heapAt(end);
-    if (!heap) return fail(path + ": " + heap.error().message);
+    SiteProfileOptions so;
+    so.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+    so.retained_stacks = static_cast<size_t>(*stacks);
+    const SymbolTable& symbols = h.trace().symbols();
     Result<SiteProfile> profile = Error{};
     if (born) {
-        profile = windowSiteProfile(h, start, end, *what, threads);
+        profile = windowSiteProfile(h, start, end, *what, so);
     } else {
+        auto heap = h.heapAt(end);
+        if (!heap) return fail(path + ": " + heap.error().message);
         std::unique_ptr<HeapGraph> graph;
         if (*what == StackValue::kRetained) {
             auto g = loadGraph(h, *heap);
             if (!g) return fail(path + ": --what retained: " + g.error().message);
             graph = std::move(*g);
         }
-        profile = heapSiteProfile(heap->view().withGraph(graph.get()), graph.get(), *what, threads);
+        profile = heapSiteProfile(heap->view().withGraph(graph.get()), graph.get(), *what, so);
     }
     if (!profile) return fail(path + ": " + profile.error().message);
 
@@ -116,16 +124,26 @@ int runExport(const Words& words) {
         std::cerr << "memcity export: " << path << ": " << warning << "\n";
         comments.push_back(warning);
     }
+    const bool retained = *what == StackValue::kRetained;
+    const std::string others = profile->other_stacks
+                                   ? "; the other " + std::to_string(profile->other_stacks) +
+                                         " stacks as one '<other stacks>' line (--stacks N: more lines)"
+                                   : "";
+    if (retained)
+        comments.push_back("retained: each stack's own retained set (" +
+                           std::to_string(profile->stacks.size() - (profile->other_stacks ? 1 : 0)) +
+                           " stacks with the most live bytes" + others +
+                           "); the sets overlap, so the samples do not add up: their sum is no total");
     std::string bytes;
     if (format == "collapsed") {
-        bytes = collapsedStacks(*profile, heap->view().symbols(), *unit);
+        bytes = collapsedStacks(*profile, symbols, *unit);
     } else {
         PprofOptions po;
         po.what = *what;
         po.default_unit = *unit;
         po.comments = comments;
-        if (window) po.duration_ns = h.gcs()[end].end_ns - h.gcs()[start].end_ns;
-        auto encoded = pprofProfile(*profile, heap->view().symbols(), po);
+        if (born) po.duration_ns = h.gcs()[end].end_ns - h.gcs()[start].end_ns;
+        auto encoded = pprofProfile(*profile, symbols, po);
         if (!encoded) return fail(encoded.error().message);
         bytes = std::move(*encoded);
     }
@@ -142,11 +160,15 @@ int runExport(const Words& words) {
     out.close();
     if (!out) return fail(printable(*output) + ": cannot write");
     const bool objects = *unit == Metric::kObjects;
-    std::cerr << "memcity export: " << printable(*output) << ": " << profile->stacks.size() << " stacks, "
-              << (profile->sampled ? "an estimated " : "")
-              << (objects ? formatCount(profile->objects) + " objects" : formatBytes(profile->bytes)) << " "
-              << what_text << " (" << where << ")"
-              << (format == "pprof" ? "; open it with 'go tool pprof -http=: " + printable(*output) + "'"
+    std::cerr << "memcity export: " << printable(*output) << ": " << profile->stacks.size() << " stacks, ";
+    if (retained)  // no sum: the retained sets overlap
+        std::cerr << "each with its own retained " << (objects ? "objects" : "bytes") << " (" << where
+                  << "; the sets overlap and do not add up" << others << ")";
+    else
+        std::cerr << (profile->sampled ? "an estimated " : "")
+                  << (objects ? formatCount(profile->objects) + " objects" : formatBytes(profile->bytes))
+                  << " " << what_text << " (" << where << ")";
+    std::cerr << (format == "pprof" ? "; open it with 'go tool pprof -http=: " + printable(*output) + "'"
                                     : "")
               << "\n";
     return 0;

@@ -377,14 +377,16 @@ see every object as the heap of GC B would (age counts GCs up to B).
         {"export",
          "per-allocation-stack values as collapsed stacks or a pprof profile",
          R"(usage: memcity export FILE (--gc N | --from A --to B) --what W --format F
-                      [--unit bytes|objects] -o FILE
+                      [--unit bytes|objects] [--stacks N] -o FILE
 
 Writes one value per allocation stack (the allocating frame and all its recorded callers) for
 flame graph tools: collapsed stacks ("outer;...;allocating N" lines, for flamegraph.pl and
 speedscope) or a gzipped pprof profile (for 'go tool pprof', Pyroscope, Grafana). W is
   live       the live objects at GC N (or B), as 'memcity report' counts them
   retained   what each stack's live objects retain at GC N (or B), as 'report --retained'
-             gives it for that group; needs a reference snapshot there; stacks may overlap
+             gives it for that group; needs a reference snapshot there. Retained sets overlap:
+             their sum is no total. The --stacks N stacks with the most live bytes get one each,
+             the others one '<other stacks>' line together
   allocated  the objects born in the window (after GC A ended, by GC B), dead or alive at B,
              as 'memcity churn' counts them; with --gc N, the window from GC N-1 to N
   churn      the objects born and dead in the window ('memcity churn''s died within)
@@ -399,6 +401,8 @@ docs/export.md shows how to open the files.
              {"--what", "W", "", "allocated, live, retained or churn (required)"},
              {"--format", "F", "", "collapsed or pprof (required)"},
              {"--unit", "U", "", "bytes (the default) or objects: collapsed's values, pprof's default"},
+             {"--stacks", "N", "",
+              "retained: the N stacks with the most live bytes each closed (default 200)"},
              {"--output", "FILE", "-o", "the file to write (required; - for standard output)"},
          },
          [](const Words& a, const Services&) { return runExport(a); }},

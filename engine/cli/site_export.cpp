@@ -12,6 +12,7 @@ namespace memcity::cli {
 namespace {
 
 constexpr std::string_view kUnknownSite = "<unknown site>";
+constexpr std::string_view kOtherStacks = "<other stacks>";
 
 std::string sampleTypePrefix(StackValue what) {
     switch (what) {
@@ -61,7 +62,7 @@ std::string collapsedStacks(const SiteProfile& profile, const SymbolTable& symbo
     for (const SiteStack& s : profile.stacks) {
         const uint64_t v = unit == Metric::kObjects ? s.objects : s.bytes;
         if (v == 0) continue;
-        if (s.frames.empty()) out.append(kUnknownSite);
+        if (s.frames.empty()) out.append(s.other ? kOtherStacks : kUnknownSite);
         for (size_t i = 0; i < s.frames.size(); ++i) {
             if (i) out.push_back(';');
             std::string label = printable(symbols.frameLabel(s.frames[i]), 400);
@@ -97,9 +98,20 @@ Result<std::string> pprofProfile(const SiteProfile& profile, const SymbolTable& 
 
     std::map<uint32_t, uint64_t> functions;                  // method id -> function id
     std::map<std::pair<uint32_t, int32_t>, uint64_t> lines;  // (method, line) -> location id
-    uint64_t unknown_location = 0;
+    // Ids 1 and 2: the unknown site and the other stacks, each a function and a location of its own.
+    auto special = [&](uint64_t id, std::string_view name) {
+        pprof::Function* f = p.add_function();
+        f->set_id(id);
+        f->set_name(strings.index(std::string(name)));
+        f->set_system_name(strings.index(std::string(name)));
+        pprof::Location* l = p.add_location();
+        l->set_id(id);
+        l->add_line()->set_function_id(id);
+        return id;
+    };
+    uint64_t unknown_location = 0, other_location = 0;
     auto function = [&](uint32_t method) {
-        auto [it, added] = functions.try_emplace(method, functions.size() + 2);  // id 1: the unknown site
+        auto [it, added] = functions.try_emplace(method, functions.size() + 3);
         if (added) {
             const MethodInfo& m = symbols.method(method);
             pprof::Function* f = p.add_function();
@@ -113,7 +125,7 @@ Result<std::string> pprofProfile(const SiteProfile& profile, const SymbolTable& 
         return it->second;
     };
     auto location = [&](const Frame& fr) {
-        auto [it, added] = lines.try_emplace({fr.method, fr.line}, lines.size() + 2);
+        auto [it, added] = lines.try_emplace({fr.method, fr.line}, lines.size() + 3);
         if (added) {
             pprof::Location* l = p.add_location();
             l->set_id(it->second);
@@ -125,17 +137,11 @@ Result<std::string> pprofProfile(const SiteProfile& profile, const SymbolTable& 
     };
     for (const SiteStack& s : profile.stacks) {
         pprof::Sample* sample = p.add_sample();
-        if (s.frames.empty()) {
-            if (!unknown_location) {
-                unknown_location = 1;
-                pprof::Function* f = p.add_function();
-                f->set_id(1);
-                f->set_name(strings.index(std::string(kUnknownSite)));
-                f->set_system_name(strings.index(std::string(kUnknownSite)));
-                pprof::Location* l = p.add_location();
-                l->set_id(1);
-                l->add_line()->set_function_id(1);
-            }
+        if (s.frames.empty() && s.other) {
+            if (!other_location) other_location = special(2, kOtherStacks);
+            sample->add_location_id(other_location);
+        } else if (s.frames.empty()) {
+            if (!unknown_location) unknown_location = special(1, kUnknownSite);
             sample->add_location_id(unknown_location);
         }
         for (auto it = s.frames.rbegin(); it != s.frames.rend(); ++it)  // innermost first

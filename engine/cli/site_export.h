@@ -13,7 +13,8 @@
 namespace memcity::cli {
 
 // Collapsed stacks, one line per stack: "outer;...;allocating N\n", N in `unit` (objects or
-// bytes), frames as SymbolTable::frameLabel gives them, "<unknown site>" for an unknown site.
+// bytes), frames as SymbolTable::frameLabel gives them, "<unknown site>" for an unknown site,
+// "<other stacks>" for SiteStack::other.
 // Stacks whose value in `unit` is 0 are left out. flamegraph.pl and speedscope read it.
 std::string collapsedStacks(const SiteProfile& profile, const SymbolTable& symbols, Metric unit);
 

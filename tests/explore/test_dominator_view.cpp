@@ -313,5 +313,35 @@ TEST(DominatorView, TheHighlightFollowsTheSeries) {
     EXPECT_EQ(labelsOfHighlight(), (Labels{{"A", "A"}, {"B", "B"}}));
 }
 
+// A group of more members than a level shows opens into its largest kMaxRowsPerLevel objects and
+// one row that sums the rest: B#0..B#202 (24 B + 1 B per id, so B#202 is the largest) each held
+// by a static field.
+TEST(DominatorView, AGroupOfManyMembersOpensIntoItsLargestAndOneSumOfTheRest) {
+    TraceBuilder b("dominator-many");
+    std::vector<Root> roots;
+    for (uint64_t id = 0; id < 203; ++id) {
+        b.allocSized(id, 2, 24 + id);
+        roots.push_back(TraceBuilder::staticRoot(id));
+    }
+    b.gc(0, 203);
+    b.snapshot(0, {}, roots);
+    auto s = openedWithDominators(b.finish());
+    DominatorModel& m = s->dominators();
+    ASSERT_TRUE(m.setGroupBy("type").ok());
+    ASSERT_TRUE(m.expand("/g:B", true));
+    const std::vector<DominatorTableRow>& rows = m.rows();
+    ASSERT_EQ(rows.size(), 1 + DominatorModel::kMaxRowsPerLevel + 1);
+    EXPECT_EQ(rows[0].objects, 203u);
+    EXPECT_EQ(rows[1].label, "B#202");
+    EXPECT_EQ(rows[200].label, "B#3");
+    const DominatorTableRow& more = rows.back();
+    EXPECT_TRUE(more.more);
+    EXPECT_EQ(more.label, "\u2026 3 more");
+    EXPECT_EQ(more.depth, 1u);
+    EXPECT_EQ(more.objects, 3u);
+    EXPECT_EQ(more.shallow_bytes, 24u + 25u + 26u);
+    EXPECT_EQ(more.retained_bytes, 24u + 25u + 26u);
+}
+
 }  // namespace
 }  // namespace memcity::explore

@@ -24,7 +24,7 @@ struct DominatorModel::Heap {
 // A locate()'s answer: the top-level dominator that retains the most of the groups' objects.
 struct DominatorModel::Located {
     uint64_t request = 0;
-    const Heap* heap = nullptr;               // the heap it was found in
+    std::shared_ptr<const Heap> heap;         // the heap it was found in (held: no address reuse)
     uint64_t objects = 0, bytes = 0;          // the groups' objects at that heap
     uint64_t reached = 0;                     // those a root reaches
     uint32_t top = kNoPosition;               // the top-level dominator retaining the most of them
@@ -35,8 +35,8 @@ struct DominatorModel::Located {
 struct DominatorModel::Pending {
     std::mutex mutex;
     std::shared_ptr<const Heap> heap;
-    std::optional<std::pair<uint32_t, std::string>> error;  // the GC and why it failed
-    std::optional<DominatorModel::Highlight> highlight;
+    std::optional<std::pair<uint32_t, std::string>> error;                    // the GC and why it failed
+    std::optional<std::pair<uint64_t, DominatorModel::Highlight>> highlight;  // the request's number
     std::optional<DominatorModel::Located> located;
 };
 
@@ -54,14 +54,51 @@ DominatorModel::~DominatorModel() {
     worker_.cancel();
 }
 
+void DominatorModel::reset() {
+    for (Worker* w : {&locate_worker_, &highlight_worker_, &worker_}) {
+        w->cancel();
+        w->waitIdle();
+    }
+    pending_ = std::make_shared<Pending>();  // the late answers of the last trace stay in the old one
+    history_ = nullptr;
+    cursor_gc_ = 0;
+    wanted_gc_.reset();
+    heap_.reset();
+    expanded_.clear();
+    selected_.clear();
+    rows_.clear();
+    members_.clear();
+    error_.clear();
+    rows_error_.clear();
+    highlight_key_.clear();
+    highlight_heap_.reset();
+    highlight_chain_.reset();
+    locate_groups_.clear();
+    locate_name_.clear();
+    locate_chain_.reset();
+    locate_note_.clear();
+    scroll_ = false;
+}
+
+void DominatorModel::release() {
+    for (Worker* w : {&locate_worker_, &highlight_worker_, &worker_})
+        w->cancel();
+    pending_ = std::make_shared<Pending>();
+    wanted_gc_.reset();
+    heap_.reset();
+    rows_.clear();
+    members_.clear();
+    error_.clear();
+    rows_error_.clear();
+    highlight_key_.clear();
+    highlight_heap_.reset();
+    highlight_chain_.reset();
+}
+
 void DominatorModel::follow(const HeapHistory* history, uint32_t gc) {
     if (history != history_) {
-        worker_.cancel();
+        reset();
         history_ = history;
-        heap_.reset();
-        wanted_gc_.reset();
-        rows_.clear();
-        error_.clear();
     }
     cursor_gc_ = gc;
     if (!history_) return;
@@ -69,6 +106,12 @@ void DominatorModel::follow(const HeapHistory* history, uint32_t gc) {
     if (!snap || snap == wanted_gc_) return;
     wanted_gc_ = snap;
     error_.clear();
+    if (heap_ && heap_->gc == *snap) {
+        // Back to the heap shown: the build asked for since is not needed.
+        worker_.cancel();
+        runLocate();
+        return;
+    }
     const HeapHistory* h = history_;
     std::shared_ptr<Pending> pending = pending_;
     auto wake = wake_;
@@ -121,12 +164,13 @@ bool DominatorModel::update() {
     }
     if (heap && heap->gc == wanted_gc_) {
         heap_ = std::move(heap);
+        ++heaps_adopted_;
         rebuild();
         if (!locate_chain_) locate_note_.clear();  // of the last heap's
         runLocate();
         changed = true;
     }
-    if (located && located->request == locate_request_ && located->heap == heap_.get()) {
+    if (located && located->request == locate_request_ && located->heap == heap_ && heap_) {
         adoptLocated(*located);
         changed = true;
     }
@@ -189,19 +233,20 @@ void DominatorModel::addLevel(uint32_t node, const std::vector<uint32_t>* member
     const double reached = static_cast<double>(std::max<uint64_t>(1, tree.reachedBytes()));
     std::vector<DominatorRow> level;
     if (members) {
-        for (uint32_t pos : *members) {
-            DominatorRow r;
+        // A group's members come in order (dominatorRows sorts them by retained bytes): a row for
+        // each of the first kMaxRowsPerLevel, the rest summed in one, however many there are.
+        DominatorRow rest;
+        for (size_t i = 0; i < members->size(); ++i) {
+            const uint32_t pos = (*members)[i];
+            DominatorRow& r = i < kMaxRowsPerLevel ? level.emplace_back() : rest;
             r.position = pos;
-            r.members = {pos};
-            r.objects = 1;
-            r.shallow_bytes = view.size(pos);
-            r.retained_objects = tree.retainedObjects(pos);
-            r.retained_bytes = tree.retainedBytes(pos);
-            level.push_back(std::move(r));
+            r.objects += 1;
+            r.shallow_bytes += view.size(pos);
+            r.retained_objects += tree.retainedObjects(pos);
+            r.retained_bytes += tree.retainedBytes(pos);
+            if (i >= kMaxRowsPerLevel) ++rest.more;
         }
-        std::stable_sort(level.begin(), level.end(), [](const DominatorRow& a, const DominatorRow& b) {
-            return a.retained_bytes > b.retained_bytes;
-        });
+        if (rest.more > 0) level.push_back(std::move(rest));
     } else {
         DominatorRowOptions o;
         o.max_rows = kMaxRowsPerLevel;
@@ -338,16 +383,17 @@ private:
 void DominatorModel::requestHighlight(std::shared_ptr<const ClassifierChain> chain) {
     const DominatorTableRow* row = selectedRow();
     const std::string key = row && heap_ && chain ? row->key : std::string();
-    const void* heap = key.empty() ? nullptr : heap_.get();
-    const void* chain_id = key.empty() ? nullptr : chain.get();
-    if (key == highlight_key_ && heap == highlight_heap_ && chain_id == highlight_chain_) return;
+    std::shared_ptr<const Heap> heap = key.empty() ? nullptr : heap_;
+    if (key.empty()) chain.reset();
+    if (key == highlight_key_ && heap == highlight_heap_ && chain == highlight_chain_) return;
     highlight_key_ = key;
     highlight_heap_ = heap;
-    highlight_chain_ = chain_id;
+    highlight_chain_ = chain;
+    const uint64_t request = ++highlight_request_;
     highlight_worker_.cancel();
     if (key.empty()) {
         std::lock_guard lock(pending_->mutex);
-        pending_->highlight = Highlight{};
+        pending_->highlight.emplace(request, Highlight{});
         return;
     }
     std::shared_ptr<const Heap> shown = heap_;
@@ -355,20 +401,21 @@ void DominatorModel::requestHighlight(std::shared_ptr<const ClassifierChain> cha
     std::shared_ptr<Pending> pending = pending_;
     auto wake = wake_;
     const unsigned threads = threads_;
-    auto failed = [pending, wake, key](const std::string& message) {
+    auto failed = [pending, wake, key, request, chain](const std::string& message) {
         {
             std::lock_guard lock(pending->mutex);
-            pending->highlight = Highlight{key, 0, {}, 0, 0, message};
+            pending->highlight.emplace(request, Highlight{key, 0, {}, 0, 0, message, chain});
         }
         if (wake) wake();
     };
     highlight_worker_.submit(
-        [shown, members, chain, key, pending, wake, threads](const CancelToken& token) {
+        [shown, members, chain, key, request, pending, wake, threads](const CancelToken& token) {
             const HeapGraph& graph = *shown->graph;
             const DominatorTree& tree = *shown->tree;
             Highlight h;
             h.key = key;
             h.gc = shown->gc;
+            h.chain = chain;
             // 1. The dominated set: every member's dominator subtree (members are siblings).
             Bitset dominated(graph.heap().positions());
             std::vector<uint32_t> stack(members.begin(), members.end());
@@ -408,7 +455,7 @@ void DominatorModel::requestHighlight(std::shared_ptr<const ClassifierChain> cha
             });
             {
                 std::lock_guard lock(pending->mutex);
-                pending->highlight = std::move(h);
+                pending->highlight.emplace(request, std::move(h));
             }
             if (wake) wake();
         },
@@ -417,10 +464,10 @@ void DominatorModel::requestHighlight(std::shared_ptr<const ClassifierChain> cha
 
 std::optional<DominatorModel::Highlight> DominatorModel::takeHighlight() {
     std::lock_guard lock(pending_->mutex);
-    std::optional<Highlight> h = std::exchange(pending_->highlight, std::nullopt);
+    auto h = std::exchange(pending_->highlight, std::nullopt);
     // One of an earlier request (the worker finished before it was cancelled): dropped.
-    if (h && h->key != highlight_key_) return std::nullopt;
-    return h;
+    if (!h || h->first != highlight_request_) return std::nullopt;
+    return std::move(h->second);
 }
 
 void DominatorModel::locate(std::vector<std::vector<std::string>> groups, std::string name,
@@ -437,12 +484,12 @@ void DominatorModel::locate(std::vector<std::vector<std::string>> groups, std::s
 void DominatorModel::runLocate() {
     if (!locate_chain_ || !heap_ || heap_->gc != wanted_gc_) return;
     std::shared_ptr<const Heap> shown = heap_;
-    std::shared_ptr<const ClassifierChain> chain = std::exchange(locate_chain_, nullptr);
+    std::shared_ptr<const ClassifierChain> chain = locate_chain_;  // kept until the answer is adopted
     std::shared_ptr<Pending> pending = pending_;
     auto wake = wake_;
     const unsigned threads = threads_;
     const uint64_t request = locate_request_;
-    auto failed = [pending, wake, request, heap = shown.get()](const std::string& message) {
+    auto failed = [pending, wake, request, heap = shown](const std::string& message) {
         {
             std::lock_guard lock(pending->mutex);
             Located l;
@@ -459,7 +506,7 @@ void DominatorModel::runLocate() {
             const HeapView view = chain->needsReferences() ? graph.heap().withGraph(&graph) : graph.heap();
             Located l;
             l.request = request;
-            l.heap = shown.get();
+            l.heap = shown;
             // 1. The groups' objects at the shown heap, classified as the city's series is.
             TreeOptions options;
             options.threads = threads;
@@ -474,7 +521,7 @@ void DominatorModel::runLocate() {
             if (token.cancelled()) return;
             // 2. Per top-level dominator, how many of them it retains; the most objects win, then
             // the most bytes, then the lowest position.
-            const std::vector<uint32_t> top = topDominators(*shown->tree);
+            const std::span<const uint32_t> top = graph.topDominators();
             std::vector<std::pair<uint64_t, uint64_t>> held(top.size());
             objects.forEach([&](size_t pos) {
                 ++l.objects;
@@ -499,6 +546,7 @@ void DominatorModel::runLocate() {
 }
 
 void DominatorModel::adoptLocated(const Located& l) {
+    locate_chain_.reset();  // answered at the heap shown
     const std::string gc = std::to_string(heap_->gc);
     if (!l.error.empty()) {
         locate_note_ = locate_name_ + ": " + l.error;

@@ -56,6 +56,17 @@ public:
     // in the background when it is not the one shown. Null `history`: nothing (a closed trace).
     // Contract: `history` outlives the model or the next follow() with another one.
     void follow(const HeapHistory* history, uint32_t gc);
+    // Forgets the trace: stops the workers and waits for them (their jobs read the history), then
+    // drops the heap, the rows, the selection, the expansion, the locate request and the
+    // highlight. Call before the history follow() was given is freed; follow() calls it when the
+    // history changes. The grouping (a choice of the user's) stays.
+    void reset();
+    // The view is hidden: stops building (without waiting) and drops the heap, its references
+    // and its dominator tree (GBs at 10 M objects); the selection and the expansion stay, and
+    // the next follow() builds the heap again.
+    void release();
+    // How many heaps the view has adopted since it was made (each a build of the worker's).
+    uint64_t heapsAdopted() const { return heaps_adopted_; }
     // Adopts a heap the worker finished; true when the rows changed.
     bool update();
     bool idle() const;
@@ -101,6 +112,7 @@ public:
         std::vector<RangeGroup> groups;
         uint64_t objects = 0, bytes = 0;  // the retained objects, also those the chain's filters drop
         std::string error;
+        std::shared_ptr<const ClassifierChain> chain;  // the one `groups` are labelled by
     };
     // Asks for the selected row's Highlight classified by `chain` (null or no selected row: none
     // is wanted; takeHighlight() then hands an empty one over once). Cheap when nothing changed
@@ -154,16 +166,21 @@ private:
     std::shared_ptr<Pending> pending_;
 
     mutable Worker highlight_worker_;
-    // What the last requestHighlight asked for: the row, the heap and the chain.
+    // What the last requestHighlight asked for: the row, the heap and the chain (held, so that
+    // a new one made at a freed one's address is not taken for it), and its number.
     std::string highlight_key_;
-    const void* highlight_heap_ = nullptr;
-    const void* highlight_chain_ = nullptr;
+    std::shared_ptr<const Heap> highlight_heap_;
+    std::shared_ptr<const ClassifierChain> highlight_chain_;
+    uint64_t highlight_request_ = 0;
+    uint64_t heaps_adopted_ = 0;
 
     mutable Worker locate_worker_;
     uint64_t locate_request_ = 0;  // the last locate()'s number
     std::vector<std::vector<std::string>> locate_groups_;
     std::string locate_name_;
-    std::shared_ptr<const ClassifierChain> locate_chain_;  // set while the request waits for a heap
+    // Set from locate() until its answer at the shown heap is adopted (asked again for each heap
+    // shown before that).
+    std::shared_ptr<const ClassifierChain> locate_chain_;
     std::string locate_note_;
     bool scroll_ = false;
 };

@@ -189,8 +189,11 @@ Result<Inspection> inspect(const HeapHistory& history, const ClassifierChain& ch
         out.notes.push_back("'" + (i < request.names.size() ? request.names[i] : std::string("?")) +
                             "' holds nothing at GC " + std::to_string(request.gc));
     if (const size_t alive = group.count(); !request.objects.empty() && alive < request.objects.size())
+        // A sampled trace's view holds the samples only: an object missing from it (a dominator
+        // row's, of the whole heap at a snapshot) may be alive but not sampled.
         out.notes.push_back(std::to_string(request.objects.size() - alive) + " of the " +
-                            std::to_string(request.objects.size()) + " objects are not alive at GC " +
+                            std::to_string(request.objects.size()) + " objects are " +
+                            (here->view->sampled() ? "not among the samples" : "not alive") + " at GC " +
                             std::to_string(request.gc));
     out.heap = {here->view->liveObjects(), here->view->liveBytes()};
     out.objects = sizesOf(*here->view, group);

@@ -59,7 +59,11 @@ void Session::closeTrace() {
         w->cancel();
         w->waitIdle();
     }
-    dominators_->follow(nullptr, 0);
+    // Its jobs read the history: stopped and waited for before the loader frees it.
+    dominators_->reset();
+    dominator_highlight_.clear();
+    dominator_highlight_text_.clear();
+    dominator_highlight_last_.reset();
     objects_.clear();
     objects_name_.clear();
     objects_row_.clear();
@@ -346,6 +350,14 @@ void Session::adoptSeries(std::shared_ptr<const TreeSeries> series,
     sizes_.clear();
     sizes_gc_ = UINT32_MAX;
     layDiff();  // the diff keeps its counts when the series is of the chain it classified by
+    // The dominator highlight names nodes of the last series: found again in this one by labels.
+    if (dominator_highlight_last_ && dominator_highlight_last_->chain == series_chain_) {
+        adoptDominatorHighlight(*dominator_highlight_last_);
+    } else {
+        dominator_highlight_.clear();
+        dominator_highlight_text_.clear();
+        dominator_highlight_last_.reset();
+    }
     if (goto_after_series_ && final && *goto_after_series_ >= series_->firstGc() &&
         *goto_after_series_ <= series_->lastGc()) {
         cursor_.pause();
@@ -905,6 +917,7 @@ void Session::clearSelection() {
     inspection_.reset();
     inspection_error_.clear();
     inspect_worker_->cancel();
+    dominators_->select("");  // and the city's highlight of its row goes with it (update)
 }
 
 Status Session::selectPath(const std::string& paths, bool add) {
@@ -987,6 +1000,13 @@ ItemInfo Session::describe(uint32_t id) const {
 void Session::showDominators(bool on) {
     dominators_shown_ = on;
     if (on && loaded()) dominators_->follow(history(), currentGc());
+    if (!on) {
+        // Hidden: the heap, its references and its tree are not kept (built again when shown).
+        dominators_->release();
+        dominator_highlight_.clear();
+        dominator_highlight_text_.clear();
+        dominator_highlight_last_.reset();
+    }
 }
 
 void Session::inspectObjects(std::vector<uint64_t> ids, std::string name) {
@@ -1042,7 +1062,9 @@ void Session::locateInDominators() {
 void Session::adoptDominatorHighlight(DominatorModel::Highlight h) {
     dominator_highlight_.clear();
     dominator_highlight_text_.clear();
+    dominator_highlight_last_.reset();
     if (h.key.empty()) return;
+    dominator_highlight_last_ = h;
     const DominatorTableRow* row = dominators_->selectedRow();
     const std::string name = row ? row->label : h.key;
     if (!h.error.empty()) {

@@ -387,6 +387,8 @@ private:
     std::unique_ptr<DominatorModel> dominators_;
     std::vector<uint32_t> dominator_highlight_;
     std::string dominator_highlight_text_;
+    // The highlight dominator_highlight_ was made from, to find its groups in the next series.
+    std::optional<DominatorModel::Highlight> dominator_highlight_last_;
     std::string objects_row_;  // the dominator row objects_ are of ("" when they are not a row's)
     void adoptDominatorHighlight(DominatorModel::Highlight h);
     void setInspectedObjects(std::vector<uint64_t> ids, std::string name);

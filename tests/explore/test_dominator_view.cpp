@@ -3,7 +3,9 @@
 // to another snapshot GC, the note at a GC without a snapshot, and a row's objects inspected.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "explore/session.h"
 #include "unit/trace_builder.h"
@@ -202,6 +204,143 @@ TEST(DominatorView, ABuildingSelectsTheTopRowThatRetainsMostOfIt) {
     EXPECT_EQ(m.locateNote(),
               "int[]: none of its 1 object at snapshot GC 0 has a dominating object: no reported root "
               "reaches them");
+}
+
+// Another trace opened while the view builds a heap: the view starts afresh for it. Object ids
+// of the last trace (A#0 open, A#1 selected) mean other objects there, and its build's answer
+// is not taken for the new trace's (GC 0 in both). The last trace's jobs are waited for before
+// its history is freed (the sanitizer build sees a use after free otherwise).
+TEST(DominatorView, AnotherTraceOpenedWhileBuildingStartsAfresh) {
+    const std::string first = dominatorTrace();
+    auto s = openedWithDominators(first);
+    ASSERT_TRUE(s->goToGc(0).ok());
+    s->waitSettled();
+    DominatorModel& m = s->dominators();
+    ASSERT_TRUE(m.expand("/#0", true));
+    ASSERT_TRUE(s->selectDominatorRow("/#0/#1").ok());
+    s->waitSettled();
+    ASSERT_TRUE(s->goToGc(2).ok());
+    s->update();  // asks for GC 2's heap
+    s->open(buildingTrace());
+    s->waitSettled();
+    ASSERT_TRUE(s->loaded()) << s->load().error;
+    EXPECT_EQ(m.selected(), "");
+    EXPECT_TRUE(m.locateNote().empty());
+    EXPECT_TRUE(s->dominatorHighlight().empty());
+    EXPECT_EQ(dominatorText(m),
+              "dominator tree of snapshot GC 0\n"
+              "+ A#0: retained 64 B, 3 objects, 61.5%; shallow 16 B, 1 object\n"
+              "+ A#5: retained 40 B, 2 objects, 38.5%; shallow 16 B, 1 object\n");
+}
+
+// Back at the snapshot GC shown before the next one's heap was built: that heap stays, no build.
+TEST(DominatorView, BackToTheShownGcKeepsItsHeap) {
+    auto s = openedWithDominators(dominatorTrace());
+    ASSERT_TRUE(s->goToGc(0).ok());
+    s->waitSettled();
+    DominatorModel& m = s->dominators();
+    const uint64_t adopted = m.heapsAdopted();
+    ASSERT_TRUE(s->goToGc(2).ok());
+    s->update();  // asks for GC 2's heap
+    ASSERT_TRUE(s->goToGc(0).ok());
+    s->waitSettled();
+    EXPECT_EQ(m.shownGc(), 0u);
+    EXPECT_EQ(m.note(), "");
+    EXPECT_EQ(m.heapsAdopted(), adopted);
+    ASSERT_TRUE(s->goToGc(2).ok());
+    s->waitSettled();
+    EXPECT_EQ(m.shownGc(), 2u);
+    EXPECT_EQ(m.heapsAdopted(), adopted + 1);
+}
+
+// clearSelection() ends the row's selection and its highlight in the city; hiding the view drops
+// its heap and builds it again when shown.
+TEST(DominatorView, ClearingTheSelectionClearsTheRowAndTheHighlight) {
+    auto s = openedWithDominators(dominatorTrace());
+    ASSERT_TRUE(s->goToGc(0).ok());
+    s->waitSettled();
+    DominatorModel& m = s->dominators();
+    ASSERT_TRUE(m.expand("/#0", true));
+    ASSERT_TRUE(s->selectDominatorRow("/#0/#1").ok());
+    s->waitSettled();
+    EXPECT_EQ(s->dominatorHighlight().size(), 2u);  // the buildings A and B
+    s->clearSelection();
+    s->waitSettled();
+    EXPECT_EQ(m.selected(), "");
+    EXPECT_TRUE(s->dominatorHighlight().empty());
+    EXPECT_EQ(s->dominatorHighlightText(), "");
+
+    const uint64_t adopted = m.heapsAdopted();
+    s->showDominators(false);
+    EXPECT_EQ(m.shownGc(), std::nullopt);
+    EXPECT_TRUE(m.rows().empty());
+    s->showDominators(true);
+    s->waitSettled();
+    EXPECT_EQ(m.heapsAdopted(), adopted + 1);
+    EXPECT_EQ(dominatorText(m),  // still open by A#0's id
+              "dominator tree of snapshot GC 0\n"
+              "- A#0: retained 80 B, 4 objects, 100.0%; shallow 16 B, 1 object\n"
+              "  + A#1: retained 40 B, 2 objects, 50.0%; shallow 16 B, 1 object\n"
+              "    B#3: retained 24 B, 1 object, 30.0%; shallow 24 B, 1 object\n");
+}
+
+// The city's highlight names buildings of the series it was made for: when another series
+// replaces it, the ids are never those of the last one (here the chain changes, so that the
+// same ids are other buildings), and the new highlight is of the new series' buildings.
+TEST(DominatorView, TheHighlightFollowsTheSeries) {
+    auto s = openedWithDominators(dominatorTrace());
+    ASSERT_TRUE(s->goToGc(0).ok());
+    s->waitSettled();
+    ASSERT_TRUE(s->dominators().expand("/#0", true));
+    ASSERT_TRUE(s->selectDominatorRow("/#0/#1").ok());
+    s->waitSettled();
+    auto labelsOfHighlight = [&] {
+        std::vector<std::vector<std::string>> labels;
+        for (uint32_t id : s->dominatorHighlight())
+            labels.push_back(s->labelsOf(id));
+        std::sort(labels.begin(), labels.end());
+        return labels;
+    };
+    using Labels = std::vector<std::vector<std::string>>;
+    EXPECT_EQ(labelsOfHighlight(), (Labels{{"A"}, {"B"}}));
+    const TreeSeries* old = s->series();
+    ASSERT_TRUE(s->applyChain(*chainConfigOf("type,type")).ok());
+    while (s->series() == old)
+        s->update();
+    for (const std::vector<std::string>& l : labelsOfHighlight())
+        EXPECT_EQ(l.size(), 2u) << "an id of the last series";
+    s->waitSettled();
+    EXPECT_EQ(labelsOfHighlight(), (Labels{{"A", "A"}, {"B", "B"}}));
+}
+
+// A group of more members than a level shows opens into its largest kMaxRowsPerLevel objects and
+// one row that sums the rest: B#0..B#202 (24 B + 1 B per id, so B#202 is the largest) each held
+// by a static field.
+TEST(DominatorView, AGroupOfManyMembersOpensIntoItsLargestAndOneSumOfTheRest) {
+    TraceBuilder b("dominator-many");
+    std::vector<Root> roots;
+    for (uint64_t id = 0; id < 203; ++id) {
+        b.allocSized(id, 2, 24 + id);
+        roots.push_back(TraceBuilder::staticRoot(id));
+    }
+    b.gc(0, 203);
+    b.snapshot(0, {}, roots);
+    auto s = openedWithDominators(b.finish());
+    DominatorModel& m = s->dominators();
+    ASSERT_TRUE(m.setGroupBy("type").ok());
+    ASSERT_TRUE(m.expand("/g:B", true));
+    const std::vector<DominatorTableRow>& rows = m.rows();
+    ASSERT_EQ(rows.size(), 1 + DominatorModel::kMaxRowsPerLevel + 1);
+    EXPECT_EQ(rows[0].objects, 203u);
+    EXPECT_EQ(rows[1].label, "B#202");
+    EXPECT_EQ(rows[200].label, "B#3");
+    const DominatorTableRow& more = rows.back();
+    EXPECT_TRUE(more.more);
+    EXPECT_EQ(more.label, "\u2026 3 more");
+    EXPECT_EQ(more.depth, 1u);
+    EXPECT_EQ(more.objects, 3u);
+    EXPECT_EQ(more.shallow_bytes, 24u + 25u + 26u);
+    EXPECT_EQ(more.retained_bytes, 24u + 25u + 26u);
 }
 
 }  // namespace

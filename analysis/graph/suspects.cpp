@@ -13,13 +13,11 @@ namespace {
 // with their weights, and lists the estimates, rounded.
 class NameCounter {
 public:
-    void add(const std::string& name, uint64_t objects, uint64_t bytes) {
+    void add(const std::string& name, uint64_t objects, uint64_t bytes, const SampleSums& sampled = {}) {
         SuspectName& n = names_[name];
         n.objects += objects;
         n.bytes += bytes;
-    }
-    void addSample(const std::string& name, const SampleWeight& w, uint64_t size) {
-        names_[name].sampled.add(w, size);
+        n.sampled += sampled;
     }
     std::vector<SuspectName> top(size_t max) const {
         std::vector<SuspectName> v;
@@ -42,6 +40,35 @@ public:
 
 private:
     std::map<std::string, SuspectName> names_;
+};
+
+// Counts objects under a symbol id (a type, site or thread of the trace's symbol table): no
+// string per object, only an integer key. top() names each distinct id once and merges ids that
+// share a name (two sites whose first frames agree, threads without a name), as a count by name
+// would.
+class IdCounter {
+public:
+    void add(uint32_t id, uint64_t bytes) {
+        Count& c = counts_[id];
+        ++c.objects;
+        c.bytes += bytes;
+    }
+    void addSample(uint32_t id, const SampleWeight& w, uint64_t size) { counts_[id].sampled.add(w, size); }
+    // `name(id)` gives an id's name.
+    template <class Name>
+    std::vector<SuspectName> top(size_t max, const Name& name) const {
+        NameCounter names;
+        for (const auto& [id, c] : counts_)
+            names.add(name(id), c.objects, c.bytes, c.sampled);
+        return names.top(max);
+    }
+
+private:
+    struct Count {
+        uint64_t objects = 0, bytes = 0;
+        SampleSums sampled;
+    };
+    std::unordered_map<uint32_t, Count> counts_;
 };
 
 std::string siteChain(const SymbolTable& symbols, uint32_t site, size_t max_frames) {
@@ -110,13 +137,17 @@ Result<SuspectsReport> findSuspects(const HeapHistory& h, const SuspectsOptions&
     const uint32_t super = tree.superRoot();
     const size_t n = tree.positions();
     auto typeName = [&](size_t pos) { return std::string(symbols.type(view.type(pos)).name); };
+    auto typeLabel = [&](uint32_t type) { return std::string(symbols.type(type).name); };
 
     // The biggest retained groups: the top-level dominators.
     {
-        NameCounter groups;
+        std::unordered_map<uint32_t, Sizes> by_type;
         std::vector<uint32_t> top(tree.children(super).begin(), tree.children(super).end());
         for (uint32_t p : top)
-            groups.add(typeName(p), tree.retainedObjects(p), tree.retainedBytes(p));
+            by_type[view.type(p)] += Sizes{tree.retainedObjects(p), tree.retainedBytes(p)};
+        NameCounter groups;
+        for (const auto& [type, retained] : by_type)
+            groups.add(typeLabel(type), retained.objects, retained.bytes);
         r.retained_groups = groups.top(options.max_groups);
         std::sort(top.begin(), top.end(), [&](uint32_t a, uint32_t b) {
             return tree.retainedBytes(a) != tree.retainedBytes(b)
@@ -141,7 +172,7 @@ Result<SuspectsReport> findSuspects(const HeapHistory& h, const SuspectsOptions&
     const size_t growth_end = whole ? whole->samplePositions() : n;
     std::vector<uint8_t> growing(n, 0);
     std::vector<double> g_bytes(n + 1, 0);  // weighted in a sampled trace
-    NameCounter growth_types;
+    IdCounter growth_types;
     for (size_t p = 0; p < growth_end; ++p) {
         if (!tree.reached(p) || !view.alive(p) || view.birthGc(p) <= first_gc) continue;
         growing[p] = 1;
@@ -150,15 +181,15 @@ Result<SuspectsReport> findSuspects(const HeapHistory& h, const SuspectsOptions&
             const SampleWeight w = samples.weight(p);
             g_bytes[p] = w.bytes;
             r.growth_sampled.add(w, b);
-            growth_types.addSample(typeName(p), w, b);
+            growth_types.addSample(view.type(p), w, b);
         } else {
             g_bytes[p] = static_cast<double>(b);
             r.growth += Sizes{1, b};
-            growth_types.add(typeName(p), 1, b);
+            growth_types.add(view.type(p), b);
         }
     }
     if (r.sampled) r.growth = {r.growth_sampled.roundedObjects(), r.growth_sampled.roundedBytes()};
-    r.growth_types = growth_types.top(options.max_names);
+    r.growth_types = growth_types.top(options.max_names, typeLabel);
     if (!r.sampled && r.growth.objects == 0) {
         r.notes.push_back("nothing born in the leak window is still reached at GC " + std::to_string(*gc));
         return r;
@@ -235,7 +266,7 @@ Result<SuspectsReport> findSuspects(const HeapHistory& h, const SuspectsOptions&
                 s.path.push_back({view.id(q), typeName(q)});
         }
         // The growth it holds, by type, site and thread.
-        NameCounter types, sites, threads;
+        IdCounter types, sites, threads;
         std::vector<uint32_t> stack{p};
         while (!stack.empty()) {
             const uint32_t q = stack.back();
@@ -244,26 +275,27 @@ Result<SuspectsReport> findSuspects(const HeapHistory& h, const SuspectsOptions&
                 stack.push_back(c);
             if (!growing[q]) continue;
             const uint64_t b = view.size(q);
-            const ThreadInfo& t = symbols.thread(view.thread(q));
-            const std::string site = siteChain(symbols, view.site(q), options.max_frames);
-            const std::string thread = t.defined ? t.name : "<unknown thread>";
             if (r.sampled) {
                 const SampleWeight w = samples.weight(q);
                 s.growth_sampled.add(w, b);
-                types.addSample(typeName(q), w, b);
-                sites.addSample(site, w, b);
-                threads.addSample(thread, w, b);
+                types.addSample(view.type(q), w, b);
+                sites.addSample(view.site(q), w, b);
+                threads.addSample(view.thread(q), w, b);
             } else {
                 s.growth += Sizes{1, b};
-                types.add(typeName(q), 1, b);
-                sites.add(site, 1, b);
-                threads.add(thread, 1, b);
+                types.add(view.type(q), b);
+                sites.add(view.site(q), b);
+                threads.add(view.thread(q), b);
             }
         }
         if (r.sampled) s.growth = {s.growth_sampled.roundedObjects(), s.growth_sampled.roundedBytes()};
-        s.types = types.top(options.max_names);
-        s.sites = sites.top(options.max_names);
-        s.threads = threads.top(options.max_names);
+        s.types = types.top(options.max_names, typeLabel);
+        s.sites = sites.top(options.max_names,
+                            [&](uint32_t site) { return siteChain(symbols, site, options.max_frames); });
+        s.threads = threads.top(options.max_names, [&](uint32_t thread) {
+            const ThreadInfo& t = symbols.thread(thread);
+            return t.defined ? t.name : std::string("<unknown thread>");
+        });
         r.suspects.push_back(std::move(s));
     }
     if (r.suspects.empty() && by_retained)

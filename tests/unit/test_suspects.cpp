@@ -1,6 +1,7 @@
 // Leak suspects (graph/suspects.h) on hand-made traces with exact answers: a leak into a map under
 // a static field (the accumulation point is the map, its path static field -> map), a heap that
-// does not grow (no leak, said plainly), and a --gc without a reference snapshot.
+// does not grow (no leak, said plainly), a --gc without a reference snapshot, and ids that share a
+// name (sites, threads, types) listed as one name.
 #include <gtest/gtest.h>
 
 #include "graph/suspects.h"
@@ -129,6 +130,52 @@ TEST(Suspects, AGcWithoutASnapshotIsRefusedNamingTheNearest) {
     EXPECT_EQ(last->gc, 3u);
     ASSERT_EQ(last->suspects.size(), 1u);
     EXPECT_EQ(last->suspects[0].type, "A");
+}
+
+// A map whose entries (4..11, two added before each of GCs 1..4) come from ids that share a name:
+// types 2 and 6 are both "B" (one class loaded twice), sites 2 and 3 differ only below their
+// allocating frame Main.other:20 (max_frames 1 shows that frame alone), and threads 3 and 4 are
+// both "pool" (thread names need not be unique). Before GC 0: the map 0 (A) -> 1 (Object[16]), and 2 (type 2)
+// and 3 (type 6) each under a static field. Each name is one entry with the objects of all its ids, as a
+// person reads the report.
+TEST(Suspects, IdsThatShareANameAreListedAsOne) {
+    TraceBuilder b("suspects-shared-names");
+    b.writer().defineType(6, TypeDef{"B", format::TypeKind::kInstance, 0, 24, 0, 0, 0});
+    const Frame frames[] = {{2, 20}, {1, 10}};
+    b.writer().defineSite(3, frames);
+    b.writer().defineThread(3, "pool");
+    b.writer().defineThread(4, "pool");
+    b.alloc(0).allocArray(1, 4, 16).alloc(2, 2).alloc(3, 6);
+    b.gc(0, 4);
+    E entries;
+    for (uint64_t id = 4; id < 12; ++id) {
+        const uint32_t type = id % 2 == 0 ? 2 : 6;
+        const uint32_t site = id < 8 ? 2 : 3;
+        const uint32_t thread = id < 6 ? 2 : (id % 2 == 0 ? 3 : 4);
+        b.alloc(id, type, site, thread);
+        entries.push_back(TraceBuilder::strong(id));
+        if (id % 2 == 1) b.gc(static_cast<uint32_t>(id / 2 - 1), id + 1);
+    }
+    b.snapshot(4, {{0, E{TraceBuilder::strong(1)}}, {1, entries}},
+               {TraceBuilder::staticRoot(0), TraceBuilder::staticRoot(2), TraceBuilder::staticRoot(3)});
+    testing::LoadedHistory l(b.finish());
+    ASSERT_TRUE(l.history);
+    SuspectsOptions o = liveSeries();
+    o.max_frames = 1;
+    auto r = findSuspects(*l.history, o);
+    ASSERT_TRUE(r.ok()) << r.error().message;
+    ASSERT_TRUE(r->leak);
+    EXPECT_EQ(r->leak->first_gc, 0u);
+    EXPECT_EQ(r->growth, (Sizes{8, 192}));
+    EXPECT_EQ(r->growth_types, (std::vector<SuspectName>{{"B", 8, 192}}));
+    ASSERT_EQ(r->suspects.size(), 1u);
+    const Suspect& s = r->suspects[0];
+    EXPECT_EQ(s.id, 0u);
+    EXPECT_EQ(s.types, (std::vector<SuspectName>{{"B", 8, 192}}));
+    EXPECT_EQ(s.sites, (std::vector<SuspectName>{{"Main.other(Main.java:20)", 8, 192}}));
+    EXPECT_EQ(s.threads, (std::vector<SuspectName>{{"pool", 6, 144}, {"worker", 2, 48}}));
+    // The top-level dominators: the map, and 2 and 3 (both "B").
+    EXPECT_EQ(r->retained_groups, (std::vector<SuspectName>{{"A", 10, 16 + 80 + 8 * 24}, {"B", 2, 48}}));
 }
 
 }  // namespace

@@ -467,6 +467,17 @@ std::string_view windowKindName(WindowKind kind) {
     return "unknown";
 }
 
+std::string windowTitle(const Window& w) {
+    std::string t;
+    switch (w.kind) {
+        case WindowKind::kLeakRegression: t = "memory leak (regression)"; break;
+        case WindowKind::kLeakHeuristic: t = "memory leak (heuristic)"; break;
+        case WindowKind::kGcOverhead: t = "high GC overhead"; break;
+        case WindowKind::kChurn: t = "high memory churn"; break;
+    }
+    return w.narrowed ? t + ", steepest part" : t;
+}
+
 std::string_view leakSeriesName(LeakSeries series) {
     switch (series) {
         case LeakSeries::kAuto: return "auto";

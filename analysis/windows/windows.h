@@ -147,6 +147,9 @@ struct Window {
     ChurnFigures churn;        // for churn windows
     std::string reason;        // one line: why this window was chosen
 };
+// The window's kind as people read it: "memory leak (regression)", "high GC overhead", with
+// ", steepest part" for a narrowed leak window.
+std::string windowTitle(const Window& w);
 
 // The GC a window's next step (the diff or the churn over it) starts from, as its time span does:
 // a leak window's first GC; for a GC-overhead or churn window the GC before its first (what the

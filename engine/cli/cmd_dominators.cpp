@@ -129,31 +129,12 @@ int runDominators(const Words& words) {
     if (!loaded) return 1;
     const HeapHistory& h = *loaded->history;
     const std::string& file = loaded->trace->path();
-    const std::optional<uint32_t> last = lastSnapshotGc(h);
-    if (!args->has("--gc") && !last) {
-        std::cerr << "memcity dominators: " << file << ": "
-                  << (h.sampled() ? std::string(scene::kNoSnapshotsReason)
-                                  : "the trace has no reference snapshot (record with --refs N)")
-                  << "; the dominator tree needs one\n";
-        return 1;
-    }
-    const uint64_t gc = args->has("--gc") ? *gc_opt : *last;
-    if (gc >= h.gcCount()) {
-        std::cerr << "memcity dominators: " << h.gcRangeError(gc) << "\n";
-        return 1;
-    }
-    printDiagnostics(*loaded, std::cerr, false);
-    auto heap = h.heapAt(static_cast<uint32_t>(gc));
-    if (!heap) {
-        std::cerr << "error: " << heap.error().message << "\n";
-        return 1;
-    }
-    auto graph_r = loadGraph(h, *heap);
-    if (!graph_r) {
-        std::cerr << "memcity dominators: " << file << ": " << graph_r.error().message << "\n";
-        return 1;
-    }
-    const HeapGraph& graph = **graph_r;
+    auto snap = snapshotHeapOrSay("dominators", *loaded,
+                                  args->has("--gc") ? std::optional<uint64_t>(*gc_opt) : std::nullopt,
+                                  "the dominator tree needs one");
+    if (!snap) return 1;
+    const uint64_t gc = snap->gc;
+    const HeapGraph& graph = *snap->graph;
     const Result<DominatorTree>& tree = graph.dominators();
     if (!tree) {
         std::cerr << "memcity dominators: " << file << ": " << tree.error().message << "\n";

@@ -99,31 +99,13 @@ int runInspect(const Words& words) {
     if (!loaded) return 1;
     const HeapHistory& h = *loaded->history;
     const std::string& file = loaded->trace->path();
-    const std::optional<uint32_t> last = lastSnapshotGc(h);
-    if (!args->has("--gc") && !last) {
-        std::cerr << "memcity inspect: " << file << ": "
-                  << (h.sampled() ? std::string(scene::kNoSnapshotsReason)
-                                  : "the trace has no reference snapshot (record with --refs N)")
-                  << "; inspect needs one\n";
-        return 1;
-    }
-    const uint64_t gc = args->has("--gc") ? *gc_opt : *last;
-    if (gc >= h.gcCount()) {
-        std::cerr << "memcity inspect: " << h.gcRangeError(gc) << "\n";
-        return 1;
-    }
-    printDiagnostics(*loaded, std::cerr, false);
-    auto heap = h.heapAt(static_cast<uint32_t>(gc));
-    if (!heap) {
-        std::cerr << "error: " << heap.error().message << "\n";
-        return 1;
-    }
-    auto graph_r = loadGraph(h, *heap);
-    if (!graph_r) {
-        std::cerr << "memcity inspect: " << file << ": " << graph_r.error().message << "\n";
-        return 1;
-    }
-    const HeapGraph& graph = **graph_r;
+    auto snap = snapshotHeapOrSay("inspect", *loaded,
+                                  args->has("--gc") ? std::optional<uint64_t>(*gc_opt) : std::nullopt,
+                                  "inspect needs one");
+    if (!snap) return 1;
+    const uint64_t gc = snap->gc;
+    const std::unique_ptr<HeapState>& heap = snap->heap;
+    const HeapGraph& graph = *snap->graph;
     const HeapView view = heap->view().withGraph(&graph);
     TreeOptions options;
     options.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;

@@ -104,17 +104,6 @@ Result<WindowOptions> readOptions(const Args& args) {
     return o;
 }
 
-std::string title(const Window& w) {
-    std::string t;
-    switch (w.kind) {
-        case WindowKind::kLeakRegression: t = "memory leak (regression)"; break;
-        case WindowKind::kLeakHeuristic: t = "memory leak (heuristic)"; break;
-        case WindowKind::kGcOverhead: t = "high GC overhead"; break;
-        case WindowKind::kChurn: t = "high memory churn"; break;
-    }
-    return w.narrowed ? t + ", steepest part" : t;
-}
-
 std::string signedBytes(int64_t b) {
     return (b < 0 ? "-" : "+") + formatBytes(b < 0 ? 0 - static_cast<uint64_t>(b) : static_cast<uint64_t>(b));
 }
@@ -127,7 +116,7 @@ std::string rate(double per_s) {
 
 // `approx`: "≈ " where the figures are a sampled trace's estimates, else "".
 void printWindow(const Window& w, const std::string& path, const char* approx) {
-    std::printf("%s\n", title(w).c_str());
+    std::printf("%s\n", windowTitle(w).c_str());
     std::printf("  GCs %u..%u (%s, %s: %s .. %s)\n", w.first_gc, w.last_gc,
                 formatCountOf(w.gcs, "GC", "GCs").c_str(),
                 formatDuration(clampNs(durationNs(w.start_ns, w.end_ns))).c_str(),

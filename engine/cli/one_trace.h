@@ -2,6 +2,7 @@
 // one trace named, the trace loaded; each failure one line on stderr.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -9,6 +10,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/load.h"
+#include "graph/heap_graph.h"
 
 namespace memcity::cli {
 
@@ -19,5 +21,19 @@ std::optional<Args> oneTraceArgs(std::string_view command, const Words& words, i
 
 // The trace at `path` loaded, or nothing after printing "error: PATH: ..." (exit status 1).
 std::optional<LoadedTrace> loadOrSay(const std::string& path, const LoadOptions& options = {});
+
+// The heap at one GC with its references, for the commands that read a reference snapshot.
+struct SnapshotHeap {
+    uint32_t gc = 0;
+    std::unique_ptr<HeapState> heap;   // (the graph reads it: its address stays put)
+    std::unique_ptr<HeapGraph> graph;  // its references
+};
+
+// The heap of `loaded` at GC `gc` (nullopt: the last GC with a reference snapshot) and its
+// references, after the trace's load diagnostics; or nothing after printing one line "memcity
+// COMMAND: FILE: ...": no snapshot in the trace ("...; NEEDS"), a GC out of range, a GC without a
+// snapshot (naming the nearest that have one).
+std::optional<SnapshotHeap> snapshotHeapOrSay(std::string_view command, const LoadedTrace& loaded,
+                                              std::optional<uint64_t> gc, std::string_view needs);
 
 }  // namespace memcity::cli

@@ -49,17 +49,6 @@ std::string pathLength(size_t references) {
     return formatCountOf(references, "reference", "references") + " from the root";
 }
 
-std::string kindTitle(const Window& w) {
-    std::string t;
-    switch (w.kind) {
-        case WindowKind::kLeakRegression: t = "memory leak (regression)"; break;
-        case WindowKind::kLeakHeuristic: t = "memory leak (heuristic)"; break;
-        case WindowKind::kGcOverhead: t = "high GC overhead"; break;
-        case WindowKind::kChurn: t = "high memory churn"; break;
-    }
-    return w.narrowed ? t + ", steepest part" : t;
-}
-
 std::string windowSpan(const Window& w) {
     return "GCs " + std::to_string(w.first_gc) + ".." + std::to_string(w.last_gc) + " (" +
            formatCountOf(w.gcs, "GC", "GCs") + ", " + formatDuration(w.start_ns) + " .. " +
@@ -213,7 +202,7 @@ std::vector<SuspectsSection> suspectsSections(const SuspectsReport& r, const Hea
         const Window& w = *r.leak;
         const LeakFigures& f = w.leak;
         SuspectsSection s;
-        s.title = "Leak window: " + kindTitle(w);
+        s.title = "Leak window: " + windowTitle(w);
         s.lines.push_back(windowSpan(w));
         s.lines.push_back(std::string(leakSeriesName(f.series)) + " memory " + approx +
                           formatBytes(f.first_bytes) + " -> " + approx + formatBytes(f.last_bytes) + " (" +
@@ -236,7 +225,7 @@ std::vector<SuspectsSection> suspectsSections(const SuspectsReport& r, const Hea
             s.lines.push_back("growth: " + sizes(r.growth, "") + " born after GC " +
                               std::to_string(w.first_gc) + " and still reached at GC " +
                               std::to_string(r.gc));
-        s.facts.push_back({"kind", kindTitle(w)});
+        s.facts.push_back({"kind", windowTitle(w)});
         s.facts.push_back({"window", windowSpan(w)});
         s.facts.push_back({std::string(leakSeriesName(f.series)) + " memory",
                            approx + formatBytes(f.first_bytes) + " \u2192 " + approx +
@@ -380,7 +369,7 @@ std::vector<SuspectsSection> suspectsSections(const SuspectsReport& r, const Hea
         s.title = "Other windows and notes";
         for (const Window& w : r.windows.windows)
             if (w.kind == WindowKind::kGcOverhead || w.kind == WindowKind::kChurn)
-                s.lines.push_back(kindTitle(w) + ": " + windowSpan(w) + "; " + w.reason);
+                s.lines.push_back(windowTitle(w) + ": " + windowSpan(w) + "; " + w.reason);
         for (const std::string& n : r.notes)
             s.lines.push_back(n);
         s.paragraphs = s.lines;

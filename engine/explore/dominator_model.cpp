@@ -59,20 +59,11 @@ void DominatorModel::reset() {
         w->cancel();
         w->waitIdle();
     }
-    pending_ = std::make_shared<Pending>();  // the late answers of the last trace stay in the old one
+    dropShown();  // the late answers of the last trace stay in the old Pending
     history_ = nullptr;
     cursor_gc_ = 0;
-    wanted_gc_.reset();
-    heap_.reset();
     expanded_.clear();
     selected_.clear();
-    rows_.clear();
-    members_.clear();
-    error_.clear();
-    rows_error_.clear();
-    highlight_key_.clear();
-    highlight_heap_.reset();
-    highlight_chain_.reset();
     locate_groups_.clear();
     locate_name_.clear();
     locate_chain_.reset();
@@ -83,6 +74,10 @@ void DominatorModel::reset() {
 void DominatorModel::release() {
     for (Worker* w : {&locate_worker_, &highlight_worker_, &worker_})
         w->cancel();
+    dropShown();
+}
+
+void DominatorModel::dropShown() {
     pending_ = std::make_shared<Pending>();
     wanted_gc_.reset();
     heap_.reset();

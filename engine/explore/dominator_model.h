@@ -140,6 +140,9 @@ public:
 private:
     struct Heap;
     struct Located;
+    // Drops what the view shows and what is on its way (the heap, its rows and errors, the
+    // highlight, the answers pending): what reset() and release() both forget.
+    void dropShown();
     void rebuild();
     void runLocate();
     void adoptLocated(const Located& l);

@@ -3,36 +3,25 @@
 #include <gtest/gtest.h>
 
 #include "cli/run_memcity.h"
+#include "unit/dominator_heap.h"
 #include "unit/trace_builder.h"
 
 namespace memcity {
 namespace {
 
 using testing::Outcome;
-using testing::TraceBuilder;
-using E = std::vector<Edge>;
 
 Outcome run(const std::string& args) {
     return testing::runMemcity(args);
 }
 
-// The heap of tests/unit/test_dominator_view.cpp (248 B in 9 objects) at GC 0, with its
-// snapshot; GC 1 (nothing changed) has none.
+// The heap of unit/dominator_heap.h (248 B in 9 objects) at GC 0, with its snapshot; GC 1
+// (nothing changed) has none.
 //   static -> 0 (A, 16) -> 1 (Object[4], 32) -> 3 (int[10], 56), 4 (int[2], 24)
 //             0 -> 2 (B, 24), 0 -> 7 (A, 16) <- 5;  stack local -> 5 (B, 24) -> 6 (B, 24);
 //             8 (int[4], 32) unreached
 std::string handMade() {
-    TraceBuilder b("dominators-cli");
-    b.alloc(0).allocArray(1, 4, 4).alloc(2, 2).allocArray(3, 3, 10).allocArray(4, 3, 2);
-    b.alloc(5, 2).alloc(6, 2).alloc(7).allocArray(8, 3, 4);
-    b.gc(0, 9);
-    b.snapshot(0,
-               {{0, E{TraceBuilder::strong(1), TraceBuilder::strong(2), TraceBuilder::strong(7)}},
-                {1, E{TraceBuilder::strong(3), TraceBuilder::strong(4)}},
-                {5, E{TraceBuilder::strong(6), TraceBuilder::strong(7)}}},
-               {TraceBuilder::staticRoot(0), Root::make(4, 5, {1, 1, 0, 0})});
-    b.gc(1, 9);
-    return b.finish();
+    return testing::dominatorHeap("dominators-cli", true);
 }
 
 TEST(CliDominators, TreeToDepthByRetainedSize) {

@@ -4,38 +4,18 @@
 
 #include "classify/tree.h"
 #include "graph/dominator_view.h"
+#include "unit/dominator_heap.h"
 #include "unit/loaded_heap.h"
 #include "unit/trace_builder.h"
 
 namespace memcity {
 namespace {
 
-using testing::TraceBuilder;
-using E = std::vector<Edge>;
 using Loaded = testing::LoadedHeap;
 
-// Objects 0..8 (ids = positions), sizes in bytes:
-//
-//   static A.next -> 0 (A, 16) -> 1 (Object[4], 32) -> 3 (int[10], 56)
-//                                                    -> 4 (int[2], 24)
-//                    0 -> 2 (B, 24)
-//                    0 -> 7 (A, 16) <- 5               7 has two owners: the super-root dominates it
-//   stack local   -> 5 (B, 24) -> 6 (B, 24)
-//                    8 (int[4], 32): no root reaches it
-//
-// Dominator tree: super-root -> 0 (retains 0..4: 5 objects, 152 B), 5 (5, 6: 48 B), 7 (16 B);
-// 0 -> 1 (112 B), 2 (24 B); 1 -> 3, 4; 5 -> 6.
+// The heap of unit/dominator_heap.h at GC 0.
 std::string handMade() {
-    TraceBuilder b("dominator-view");
-    b.alloc(0).allocArray(1, 4, 4).alloc(2, 2).allocArray(3, 3, 10).allocArray(4, 3, 2);
-    b.alloc(5, 2).alloc(6, 2).alloc(7).allocArray(8, 3, 4);
-    b.gc(0, 9);
-    b.snapshot(0,
-               {{0, E{TraceBuilder::strong(1), TraceBuilder::strong(2), TraceBuilder::strong(7)}},
-                {1, E{TraceBuilder::strong(3), TraceBuilder::strong(4)}},
-                {5, E{TraceBuilder::strong(6), TraceBuilder::strong(7)}}},
-               {TraceBuilder::staticRoot(0), Root::make(4, 5, {1, 1, 0, 0})});
-    return b.finish();
+    return testing::dominatorHeap("dominator-view", false);
 }
 
 struct Row {

@@ -260,6 +260,7 @@ struct HeapRecord {
 template <typename HeapFn>
 Status readRecords(std::span<const uint8_t> dump, Visitor& v, HeapFn&& heap) {
     // "JAVA PROFILE 1.0.x\0", the identifier size, the time.
+    if (dump.empty()) return errorAt(0, "not an HPROF heap dump (the file is empty)");
     const void* nul = std::memchr(dump.data(), 0, std::min<size_t>(dump.size(), 64));
     if (!nul) return errorAt(0, "not an HPROF heap dump (no \"JAVA PROFILE\" header)");
     Header h;

@@ -159,6 +159,9 @@ TEST(Hprof, CorruptDumpsAreOneLineNamingTheOffset) {
     const std::string newline = std::string("JAVA\nPROFILE") + '\0' + "xxxxxxxxxxxx";
     s = read(std::span(reinterpret_cast<const uint8_t*>(newline.data()), newline.size()), r);
     EXPECT_EQ(s.error().message, "offset 0: not an HPROF heap dump (header 'JAVA\\nPROFILE')");
+    // (found by the fuzzer: an empty dump has no bytes to search for the header in)
+    s = read(std::span<const uint8_t>(), r);
+    EXPECT_EQ(s.error().message, "offset 0: not an HPROF heap dump (the file is empty)");
 
     Builder five(4);
     five.bytes()[22] = 5;  // the identifier size's last byte

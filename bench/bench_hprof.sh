@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench_hprof.sh: heap dumps into memcity (issue 18's targets: import >= 100 MB of HPROF per second
+# bench_hprof.sh: heap dumps into memcity (targets: import >= 100 MB of HPROF per second
 # per core; a 1 GB dump's first picture in the window within 5 s).
 #
 #   1. A JVM holding about SIZE MiB of live objects of everyday kinds (bench/java/BigHeap.java:

@@ -95,7 +95,7 @@ private:
     mutable std::vector<std::string> names_;
 };
 
-// The allocating frame, then up to `callers` of its callers (one-to-hierarchy, seed 000 §3.3.3).
+// The allocating frame, then up to `callers` of its callers (one-to-hierarchy, ICPE18 §3.3.3).
 class SiteClassifier final : public Classifier {
 public:
     explicit SiteClassifier(uint64_t callers) : callers_(callers) {}
@@ -122,7 +122,7 @@ private:
     uint64_t callers_;
 };
 
-// The closest domain call site (STAG'20 §7.2): the first frame of the allocating stack whose
+// The closest domain call site (STAG20 §7.2): the first frame of the allocating stack whose
 // class is outside the library prefixes, so a String built deep in the JDK is filed under the
 // application code that asked for it.
 class DomainSiteClassifier final : public Classifier {

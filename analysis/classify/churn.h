@@ -1,4 +1,4 @@
-// Churn by cause (VMIL'19 §3.4.2, the short-lived objects analysis): the objects born in a window
+// Churn by cause (VMIL19 §3.4.2, the short-lived objects analysis): the objects born in a window
 // of GCs (after GC `from` ended, before GC `to` ended), split into those that died within it (at a
 // GC in (from, to]) and those still alive at its end, grouped by a classifier chain. The rebuilt
 // heaps hold only what survives a GC; the churn replays the window's deaths to see the rest.

@@ -1,4 +1,4 @@
-// Object classifiers and filters (ICPE'18 §3.3): a classifier maps a live object to one value
+// Object classifiers and filters (ICPE18 §3.3): a classifier maps a live object to one value
 // (one-to-one), a set of values (one-to-many) or a path of values (one-to-hierarchy); a filter
 // decides whether the object is classified at all. Values are 64-bit keys that the classifier
 // names on demand, so classifying millions of objects builds no strings.

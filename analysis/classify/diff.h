@@ -1,4 +1,4 @@
-// Heap diff (ICPE'18 §5.3): between the heaps of GC a and GC b, the objects that were born (live
+// Heap diff (ICPE18 §5.3): between the heaps of GC a and GC b, the objects that were born (live
 // at b only), died (live at a only) and permanent (live at both), grouped by a classifier chain.
 // Born and permanent objects are classified as they are at b, the dead ones as they were at a.
 #pragma once

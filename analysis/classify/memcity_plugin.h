@@ -51,7 +51,7 @@ typedef struct memcity_string {
     size_t size;
 } memcity_string;
 
-/* How many values a classifier gives one object (ICPE'18 §3.3). 0 is not a cardinality, so a
+/* How many values a classifier gives one object (ICPE18 §3.3). 0 is not a cardinality, so a
  * descriptor that forgot to set it is refused. */
 typedef enum memcity_cardinality {
     MEMCITY_ONE = 1,       /* exactly one value: the object goes to one group */

@@ -26,7 +26,7 @@ void appendIdentities(const HeapGraph& g, std::span<const uint32_t> ids, std::ve
     }
 }
 
-// Directly GC-rooted (seed 003 §4.3.1): root kind -> class -> static field, kind -> thread ->
+// Directly GC-rooted (ManLang18 §4.3.1): root kind -> class -> static field, kind -> thread ->
 // method, ... for each root that references the object itself. The paper's options (§3.4):
 // `variables` keeps only the roots that are variables (static fields and stack locals); `hide`
 // puts the objects no such root references in no group (they count in the parent only).
@@ -69,7 +69,7 @@ private:
     bool variables_, hide_;
 };
 
-// Indirectly GC-rooted (seed 003 §4.3.2), cut at the first roots found: the roots closest to the
+// Indirectly GC-rooted (ManLang18 §4.3.2), cut at the first roots found: the roots closest to the
 // object (fewest references away; all of them when several are as close).
 class ClosestRootClassifier final : public ReferenceClassifier {
 public:
@@ -90,7 +90,7 @@ public:
     }
 };
 
-// The containing data structure (seed 004 §7.2): "java.util.HashMap (allocated in
+// The containing data structure (STAG20 §7.2): "java.util.HashMap (allocated in
 // IdCache.<clinit>(IdCache.java:12))", "not in a data structure", "in several data structures".
 class StructureClassifier final : public ReferenceClassifier {
 public:
@@ -167,10 +167,10 @@ public:
     }
 };
 
-// Points-to / pointed-from (seed 000 §3.7): the object becomes the objects it references (or that
+// Points-to / pointed-from (ICPE18 §3.7): the object becomes the objects it references (or that
 // reference it), each is classified by the inner chain, and the object goes under every distinct
 // result once. Inner classifiers of one value give each neighbour one path of one key per
-// classifier; others (hierarchies, sets, paths: a nested transformer, seed 000 Fig. 15) give it
+// classifier; others (hierarchies, sets, paths: a nested transformer, ICPE18 Fig. 15) give it
 // every combination of their values, and their keys are tokens naming (classifier, depth, key).
 class TransformerClassifier final : public ReferenceClassifier {
 public:

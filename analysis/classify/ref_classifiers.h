@@ -1,8 +1,8 @@
 // Classifiers that read the heap's references (graph/heap_graph.h), so they need a reference
-// snapshot: the GC roots that reference an object directly (seed 003 §4.3.1) and its closest
-// roots (§4.3.2), the data structure it is contained in (seed 004 §7.2), the type of its
+// snapshot: the GC roots that reference an object directly (ManLang18 §4.3.1) and its closest
+// roots (§4.3.2), the data structure it is contained in (STAG20 §7.2), the type of its
 // top-level dominator (what holds it, graph/dominator_view.h), its in- and out-degree,
-// and the points-to and pointed-from transformers (seed 000 §3.7), which classify the objects an
+// and the points-to and pointed-from transformers (ICPE18 §3.7), which classify the objects an
 // object references, or that reference it, by an inner chain.
 //
 // A sampled trace's graph at a snapshot GC (HeapGraph::whole()) is the heap made whole: the

@@ -1,4 +1,4 @@
-// Tree series (STAG'20 §5, seed 004): the classification trees of every GC in a window, merged
+// Tree series (STAG20 §5): the classification trees of every GC in a window, merged
 // into one *meta tree* that holds every node ever seen, with per-GC objects and bytes per node.
 //
 // A meta node is (parent meta node, level, key): the same group keeps the same id at every GC,

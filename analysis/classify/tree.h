@@ -1,4 +1,4 @@
-// Classification trees (ICPE'18 §3.4–3.6): the live objects of one heap, grouped by a chain of
+// Classification trees (ICPE18 §3.4–3.6): the live objects of one heap, grouped by a chain of
 // classifiers, one tree level per classifier (a one-to-hierarchy classifier adds a path of
 // levels). Nodes hold counters (the counter approach of §3.5.2), and an object that a
 // one-to-many classifier puts under several children counts once in every node above them.
@@ -43,7 +43,7 @@ struct TreeNode {
     SampleSums sampled;
 };
 
-// Pruning for display (STAG'20 §4): a node's children, largest first, are shown until they hold
+// Pruning for display (STAG20 §4): a node's children, largest first, are shown until they hold
 // `share` of the node's value or `max_children` are shown; the rest are folded into "Other".
 struct PruneOptions {
     double share = 0.9;

@@ -1,4 +1,4 @@
-// A fixed-size set of heap positions, one bit each (seed 003 §4.2: closures as bit sets, so that
+// A fixed-size set of heap positions, one bit each (ManLang18 §4.2: closures as bit sets, so that
 // closures of tree nodes combine with or/and and cost n/8 bytes however many objects they hold).
 #pragma once
 

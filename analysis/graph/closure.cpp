@@ -19,7 +19,7 @@ Sizes sizesOf(const HeapView& heap, const Bitset& set) {
     return s;
 }
 
-// Seed 003 Listing 2, over a bit set instead of a list.
+// ManLang18 Listing 2, over a bit set instead of a list.
 Bitset transitiveClosure(const HeapGraph& graph, const Bitset& group) {
     const HeapView& heap = graph.heap();
     Bitset closure(graph.size());

@@ -1,4 +1,4 @@
-// Closures of object groups (seed 003 §3.2–3.4): the transitive closure of a group (the group and
+// Closures of object groups (ManLang18 §3.2–3.4): the transitive closure of a group (the group and
 // every object it reaches), its GC closure (the objects that could be freed if the group were:
 // its retained objects), the deep and retained sizes derived from them, and the shortest paths
 // from a group back to its GC roots, aggregated by type. A group is any set of positions: a
@@ -23,7 +23,7 @@ Bitset transitiveClosure(const HeapGraph& graph, const Bitset& group);
 
 // The GC closure: the objects of `transitive` (the group's transitive closure) that no GC root
 // keeps alive once every reference to the group is dropped. Uses the improved algorithm of
-// seed 003 §3.2.2 (it touches only the closure and its predecessors) for closures smaller than a
+// ManLang18 §3.2.2 (it touches only the closure and its predecessors) for closures smaller than a
 // quarter of the heap, and one pass from the roots that steps around the group for larger ones
 // (no reverse graph needed); both give the same set.
 enum class ClosureMethod { kAuto, kLocal, kFromRoots };

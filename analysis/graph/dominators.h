@@ -1,4 +1,4 @@
-// The dominator tree of the object graph of one heap (seed 003 §3.2.2).
+// The dominator tree of the object graph of one heap (ManLang18 §3.2.2).
 //
 // Object d dominates object x when every path from the GC roots to x passes through d. A virtual
 // super-root sits above the roots (its successors are the rooted objects), so every reached
@@ -8,7 +8,7 @@
 // its size is x's retained size.
 //
 // That is single ownership. Objects that two owners keep alive together (two caches holding the
-// same products, seed 003 §5) are retained by neither owner alone: they hang under a common
+// same products, ManLang18 §5) are retained by neither owner alone: they hang under a common
 // dominator higher up, often the super-root. The group closures answer that question.
 //
 // Algorithm: an iterative depth-first numbering from the super-root, a compact predecessor graph

@@ -1,4 +1,4 @@
-// GroupReport: everything an inspector shows about one object group at one GC (seed 003 §4.4),
+// GroupReport: everything an inspector shows about one object group at one GC (ManLang18 §4.4),
 // computed in one call with no output attached, for `memcity inspect` and the explorer's
 // inspector panel:
 //
@@ -85,7 +85,7 @@ struct GroupReport {
     // own roots); an object with several roots at the same distance counts under each of them (at
     // most HeapGraph::kMaxClosestRoots). Empty when no root reaches the group.
     std::vector<CountedName> closest_roots;
-    // Every root that reaches the group (seed 003 §4.4), not only the closest: the rooted objects
+    // Every root that reaches the group (ManLang18 §4.4), not only the closest: the rooted objects
     // from which a path of strong references leads to a group object (group objects that are
     // rooted included), as positions, and by root identity (each rooted object counted, with its
     // shallow bytes, under each of its roots).

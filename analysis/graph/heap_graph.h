@@ -1,14 +1,14 @@
 // HeapGraph: the references of one heap (its reference snapshot loaded against the heap's
 // positions) and what memcity derives from them, once per heap:
 //
-//   - which objects the GC roots reach (the live mark of seed 003 §3.2.2, "improved approach");
+//   - which objects the GC roots reach (the live mark of ManLang18 §3.2.2, "improved approach");
 //   - the roots that reference each object directly, as root identities ("static field
 //     IdCache.idCache", "stack local main / BuggyMain.main");
 //   - the reverse references (who points to an object), built on first use;
 //   - the closest roots of every object: a breadth-first search from all root objects at once
 //     gives each object its distance and the identities of the roots at that distance, and the
 //     search tree gives a shortest path from every reached object back to a root;
-//   - the data structure each object is contained in (seed 004 §7.2).
+//   - the data structure each object is contained in (STAG20 §7.2).
 //
 // The derived parts are computed on first use, once, and are safe to read from several threads.
 // Contract: the heap the view reads outlives the HeapGraph; the HeapGraph outlives views that

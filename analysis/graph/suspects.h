@@ -1,4 +1,4 @@
-// Leak suspects (MAT's "Leak Suspects" report, issue 32): one call that chains what memcity has —
+// Leak suspects (MAT's "Leak Suspects" report): one call that chains what memcity has —
 // the leak windows of the GC series (windows/windows.h), the heap and its references at a
 // snapshot GC (HeapGraph) and the dominator tree (HeapGraph::dominators) — into ranked findings,
 // each with its evidence as numbers, and no output attached (engine/cli/cmd_suspects.cpp prints it).

@@ -1,4 +1,4 @@
-// Heap dumps into a trace: `memcity import`, `memcity FILE.hprof` and `memcity dump` (issue 18).
+// Heap dumps into a trace: `memcity import`, `memcity FILE.hprof` and `memcity dump`.
 //
 // Each dump becomes one GC of the trace (a full GC, cause "heap dump", at the dump's time): every
 // object of the dump is allocated before it, with the size the JVM counts, and a reference

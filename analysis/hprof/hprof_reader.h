@@ -1,7 +1,7 @@
 // HPROF heap dumps, as a stream of records: what `jcmd PID GC.heap_dump`,
 // -XX:+HeapDumpOnOutOfMemoryError, HotSpotDiagnosticMXBean.dumpHeap and VisualVM write (format
 // "JAVA PROFILE 1.0.2", or 1.0.1, with 4- or 8-byte identifiers; one HEAP DUMP record or many
-// HEAP DUMP SEGMENTs). The importer (issue 18) turns what it reads into a trace.
+// HEAP DUMP SEGMENTs). The importer turns what it reads into a trace.
 //
 // The reader walks the bytes once and hands each record to a visitor; the spans it hands out point
 // into the input and are valid while the input is. Numbers are big-endian. Identifiers are widened

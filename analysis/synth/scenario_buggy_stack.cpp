@@ -1,4 +1,4 @@
-// buggy-stack (seed 000, section 5.3): a stack whose pop() returns elements[--size] without
+// buggy-stack (ICPE18 §5.3): a stack whose pop() returns elements[--size] without
 // clearing the slot, so popped objects stay reachable until a later push overwrites them.
 //
 //   BuggyStack stack = new BuggyStack();      // main:40, a local of main

@@ -1,4 +1,4 @@
-// churn (seed 001, section 3.4): a server that handles requests calmly, then goes through a burst
+// churn (VMIL19 §3.4): a server that handles requests calmly, then goes through a burst
 // in which every request boxes a hundred ints and creates a hundred lambdas that die at once
 // (the finagle-http pattern), then calms down again. GCs come quickly during the burst and each
 // frees almost everything it finds.

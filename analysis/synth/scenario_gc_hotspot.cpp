@@ -1,4 +1,4 @@
-// gc-hotspot (seed 001, section 3.3): a search service that normally produces only short-lived
+// gc-hotspot (VMIL19 §3.3): a search service that normally produces only short-lived
 // garbage, until a re-indexing phase in which every request adds index entries that survive.
 // Young collections then copy most of what they find and their pauses grow; when re-indexing
 // ends the index is dropped and pauses return to normal.

@@ -1,4 +1,4 @@
-// growing-map (seed 004, section 7.2, "easyTravel"): JourneyService.findLocations() caches its
+// growing-map (STAG20 §7.2, "easyTravel"): JourneyService.findLocations() caches its
 // results in a ConcurrentHashMap keyed by QueryKey, a class without equals() and hashCode(), so
 // every request misses and adds an entry that is never found again.
 //

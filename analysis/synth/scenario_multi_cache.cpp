@@ -1,4 +1,4 @@
-// multi-cache (seed 003, section 5.1): every queried Product is stored in two caches, a
+// multi-cache (ManLang18 §5.1): every queried Product is stored in two caches, a
 // HashMap<Long, Product> in the static field IdCache.idCache and a HashMap<String, Product> in
 // NameCache.nameCache, and neither is ever cleared. The name cache's keys are the products' own
 // name strings, so ownership is shared: each map alone retains little (its table, its nodes, and

@@ -14,10 +14,10 @@ struct Entry {
 };
 
 const std::array<Entry, 7> kScenarios = {{
-    {{"buggy-stack", "a stack whose pop keeps references: popped objects never die (seed 000, 5.3)"},
+    {{"buggy-stack", "a stack whose pop keeps references: popped objects never die (ICPE18 §5.3)"},
      runBuggyStack},
-    {{"multi-cache", "products held by two static maps: shared ownership (seed 003, 5.1)"}, runMultiCache},
-    {{"growing-map", "a cache whose key lacks equals/hashCode grows with every request (seed 004, 7.2)"},
+    {{"multi-cache", "products held by two static maps: shared ownership (ManLang18 §5.1)"}, runMultiCache},
+    {{"growing-map", "a cache whose key lacks equals/hashCode grows with every request (STAG20 §7.2)"},
      runGrowingMap},
     {{"churn", "a burst of short-lived boxed values and lambdas between calm phases"}, runChurn},
     {{"gc-hotspot", "a phase in which most young objects survive, making GC pauses long"}, runGcHotspot},

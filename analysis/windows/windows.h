@@ -1,4 +1,4 @@
-// Suspicious time windows (VMIL'19, seed 001 §3): from the per-GC series of a trace, the windows
+// Suspicious time windows (VMIL19 §3): from the per-GC series of a trace, the windows
 // a person should look at first —
 //   - a memory-leak window: memory that keeps growing up to the end of the run, found on the
 //     reachable memory (§3.2.1) by a linear-regression search or a heuristic (§3.2.2), each with

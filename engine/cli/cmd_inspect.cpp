@@ -1,7 +1,7 @@
 // memcity inspect FILE [--gc N] [--classify CHAIN] [--filter EXPR] [--node PATH[;PATH...]]
 //                 [--paths K] [--json]
 //
-// An object group — one or several classification tree nodes — at one GC (seed 003 §4.4): its
+// An object group — one or several classification tree nodes — at one GC (ManLang18 §4.4): its
 // objects and shallow size, deep size (transitive closure), retained size (GC closure), the GC
 // roots that reference it directly and the roots closest to it, its shortest paths to the roots
 // aggregated by type, what it retains, by type, and the group's objects that retain the most

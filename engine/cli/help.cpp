@@ -284,7 +284,7 @@ reaches), its retained size (its GC closure: what would be freed if the group we
 alive that no reported root reaches, the GC roots referencing it directly, the closest roots
 of its objects, every root that reaches it, the shortest paths from its objects to a root aggregated by type (a run of one
 type, as in a linked list, is one step), what it retains by type, and the group's objects that
-retain the most on their own (their dominator subtrees) (ManLang'18, 3-4).
+retain the most on their own (their dominator subtrees) (ManLang18, 3-4).
 
 )",
          {
@@ -330,7 +330,7 @@ docs/dominators.md explains the tree and the 'dominator' classifier.
                     [--metric objects|bytes] [--depth D] [--all] [--json]
 
 Compares the heaps of GC A and GC B: objects live at B only were born, those live at A only
-died, those live at both are permanent (ICPE'18, 5.3). They are grouped by a classifier chain
+died, those live at both are permanent (ICPE18, 5.3). They are grouped by a classifier chain
 (default type; see 'memcity report --help'): born and permanent objects as they are at B, dead
 ones as they were at A. Each level lists its 9 largest groups, the rest as "Other".
 Classifiers that read references (structure, roots, ...) need a reference snapshot at both GCs.
@@ -353,7 +353,7 @@ Classifiers that read references (structure, roots, ...) need a reference snapsh
          R"(usage: memcity churn FILE --from A --to B [--classify CHAIN] [--filter EXPR]
                      [--metric objects|bytes] [--depth D] [--all] [--json]
 
-The short-lived objects analysis (VMIL'19, 3.4.2): the objects born after GC A ended and
+The short-lived objects analysis (VMIL19, 3.4.2): the objects born after GC A ended and
 before GC B ended, split into those that died within the window (at a GC after A, up to B)
 and those still alive at B, grouped by a classifier chain (default type; see 'memcity report
 --help') that reads no references. Each group shows what died within the window, that as a rate
@@ -414,7 +414,7 @@ docs/export.md shows how to open the files.
                        [--min-points N] [--churn freed|short-lived] [--min-churn-ratio X]
                        [--no-narrow] [--paper]
 
-Finds the time windows to look at first (VMIL'19; docs/windows.md explains how):
+Finds the time windows to look at first (VMIL19; docs/windows.md explains how):
   memory leak      memory that keeps growing up to the end of the run, on the reachable
                    memory of the GCs with a reference snapshot (on the live memory when there
                    are too few): the steepest regression line, and the longest stretch of
@@ -478,7 +478,7 @@ says so. html is one self-contained file with the timeline chart and the city in
 
 Classifies the live objects of every GC from A to B (default: all GCs) by a chain of
 classifiers (default type,site; see 'memcity report --help') and merges the trees into one:
-a group keeps its place at every GC, also when it vanishes and comes back (STAG'20, 5).
+a group keeps its place at every GC, also when it vanishes and comes back (STAG20, 5).
 Each row shows the group's size at the first and the last GC, its growth, and its size over
 time as a small chart (one column per GC, or the largest of a few GCs per column).
 With classifiers that read references (structure, roots, ...), only the GCs of the window
@@ -531,7 +531,7 @@ views:
   timeline   live bytes after each GC, reachable bytes where a reference snapshot was taken,
              GC pauses, and the suspicious windows ('memcity windows') as bands
   timeline-trees
-             STAG'20's timeline-based view: a small tree per pinned GC side by side, and the
+             STAG20's timeline-based view: a small tree per pinned GC side by side, and the
              --gc's tree outlined, over the memory chart with the pins marked; scaled, so a
              growing group grows from tree to tree
   heapmap    GCspy's view: each of the collector's spaces as a band of tiles in address
@@ -555,7 +555,7 @@ views:
               "sunburst / icicle: the group to drill down to, its labels separated by '/'"},
              {"--select", "PATHS", "", "draw these groups selected (paths separated by ';')"},
              {"--diff-from", "A", "",
-              "the heap diff as a view (ICPE'18): city, sunburst or icicle coloured by\nwhat dominates each "
+              "the heap diff as a view (ICPE18): city, sunburst or icicle coloured by\nwhat dominates each "
               "group since GC A at --gc, born (vermillion), died (blue)\nor permanent (grey); the title bar "
               "gives the totals ('memcity diff' lists them)"},
              {"--scaled", "", "", "sunburst / icicle: the chart's extent follows the heap's size over time"},
@@ -585,9 +585,9 @@ views:
        memcity synth --list
 
 Scenarios (docs/scenarios.md gives each one's expected answers):
-  buggy-stack   a stack whose pop keeps references (ICPE'18, 5.3)
-  multi-cache   products held by two static maps: shared ownership (ManLang'18, 5.1)
-  growing-map   a cache whose key lacks equals/hashCode (STAG'20, 7.2)
+  buggy-stack   a stack whose pop keeps references (ICPE18, 5.3)
+  multi-cache   products held by two static maps: shared ownership (ManLang18, 5.1)
+  growing-map   a cache whose key lacks equals/hashCode (STAG20, 7.2)
   churn         a burst of short-lived objects between calm phases
   gc-hotspot    a phase in which most objects survive
   steady        a server with bounded caches: no leak

@@ -2,7 +2,7 @@
 // computed on a worker thread into plain values and strings (nothing in it points into a heap):
 // the group's counts, shallow / deep / retained sizes, the GC roots that keep it alive, its
 // shortest paths to them aggregated by type, what it retains by type, the objects that retain the
-// most on their own, and the objects born, dead and permanent since a base GC (ICPE'18 §5.3).
+// most on their own, and the objects born, dead and permanent since a base GC (ICPE18 §5.3).
 #pragma once
 
 #include <cstdint>

@@ -50,7 +50,7 @@ struct SessionOptions {
 };
 
 // An inclusive range of GC numbers (the timeline's selection).
-// Where playback stops by itself (GCspy's event filters, seed 002 §5.3): on reaching a GC that is
+// Where playback stops by itself (GCspy's event filters, GCspy02 §5.3): on reaching a GC that is
 // full, that starts a suspicious window, or at which the selection grew by more than
 // `grows_over` (the chain's metric) since the GC before.
 struct PlayStops {
@@ -175,12 +175,12 @@ public:
     scene::ViewKind view() const { return view_; }
     void setView(scene::ViewKind kind);
     // The sunburst's and icicle's extent: scaled follows the heap's size over time (the root
-    // spans the circle or the width at the series' largest heap, STAG'20 §5.2), unscaled fills
+    // spans the circle or the width at the series' largest heap, STAG20 §5.2), unscaled fills
     // it at every GC.
     // (The timeline trees have their own, on by default.)
     bool scaled() const { return view_ == scene::ViewKind::kTimelineTrees ? trees_scaled_ : scaled_; }
     void setScaled(bool scaled);
-    // The GCs pinned for the timeline trees (STAG'20 §5.4), ascending. pin / unpin: false when
+    // The GCs pinned for the timeline trees (STAG20 §5.4), ascending. pin / unpin: false when
     // the GC is not in the series or (un)pinned already; togglePin: the nearest GC of the series.
     const std::vector<uint32_t>& pins() const { return pins_; }
     bool pin(uint32_t gc);
@@ -294,7 +294,7 @@ public:
     // Blocks until `done` holds for the live state, or `timeout_s` passes (scripts).
     bool waitLive(const std::function<bool(const LiveState&)>& done, double timeout_s);
 
-    // --- the diff as a view (ICPE'18 §5.3) -----------------------------------------------------
+    // --- the diff as a view (ICPE18 §5.3) -----------------------------------------------------
     // Shows the heap diff from baseGc() to the current GC: the views coloured by the cohort that
     // dominates each group (born, died, permanent), the table with those columns. The diff is
     // computed in the background whenever either GC or the series changes.
@@ -312,7 +312,7 @@ public:
     // a churn window's range (from the GC before it) is shown in churn mode.
     Status windowNext(size_t index);
 
-    // --- churn mode (VMIL'19 §3.4.2, the short-lived objects analysis) -------------------------
+    // --- churn mode (VMIL19 §3.4.2, the short-lived objects analysis) -------------------------
     // Shows the range's short-lived objects instead of the heap: the series becomes churnSeries
     // over the range (the objects born after its first GC and dead by each GC of it, cumulative),
     // drawn by the same views and table, until turned off. The inspector and the table's sizes,

@@ -1,4 +1,4 @@
-// The memory city (Memory Cities, VISSOFT'20; STAG'20 §5.1 "static position animation"): districts
+// The memory city (Memory Cities, VISSOFT'20; STAG20 §5.1 "static position animation"): districts
 // are the inner nodes of a tree series' meta tree, buildings its leaves, laid out once for the
 // whole series by a squarified treemap, so nothing moves while time does; a building's footprint
 // area is proportional to its node's peak value over the series, its height shows the value now.

@@ -1,4 +1,4 @@
-// A heap diff (ICPE'18 §5.3) laid onto a tree series: per series node, the objects born since the
+// A heap diff (ICPE18 §5.3) laid onto a tree series: per series node, the objects born since the
 // diff's base GC (alive at its GC only), dead since (alive at the base only) and permanent (alive
 // at both). The views colour each building and sector by the cohort that dominates it, the tree
 // table lists the three; both read a SeriesDiff.

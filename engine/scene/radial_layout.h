@@ -1,4 +1,4 @@
-// Adjacency layouts of a tree series (STAG'20, seed 004 §3-5): the sunburst and the icicle share
+// Adjacency layouts of a tree series (STAG20 §3-5): the sunburst and the icicle share
 // one layout in a normalised space. Each item is a node of the series (or an "Other" group of
 // folded children) on a ring / row `depth` below the layout's root, covering [start, end) of
 // the full circle (sunburst) or the full width (icicle).
@@ -30,7 +30,7 @@
 namespace memcity::scene {
 
 enum class RadialView : uint8_t {
-    kLocal,   // the drill root and `local_levels` levels below it (STAG'20 §4.3, the "local view")
+    kLocal,   // the drill root and `local_levels` levels below it (STAG20 §4.3, the "local view")
     kGlobal,  // the whole tree from the series root down to `global_levels`, the drill branch flagged
 };
 

@@ -1,4 +1,4 @@
-// The sunburst and the icicle of a RadialLayout as render::DrawList data (STAG'20, seed 004), and
+// The sunburst and the icicle of a RadialLayout as render::DrawList data (STAG20), and
 // picking a pixel back to the node (or "Other" group) under it.
 //
 // Sunburst: the layout's root is the centre disc, each deeper level a ring of the same

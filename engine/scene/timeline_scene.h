@@ -1,4 +1,4 @@
-// The memory timeline (STAG'20 §5.4, seed 004; suspicious windows of VMIL'19, seed 001) as
+// The memory timeline (STAG20 §5.4; suspicious windows of VMIL19) as
 // render::DrawList data: time runs left to right from the first GC's start to the last GC's end,
 // bytes bottom to top.
 //
@@ -77,7 +77,7 @@ struct TimelineSceneOptions {
     std::optional<uint32_t> range_from, range_to;  // the selected GCs, inclusive (both or none)
     bool proportional_pauses = true;  // bar height ∝ pause_ns (longest = the strip); false: a fixed tick
     bool legend = true;
-    // GCs pinned for the timeline trees (STAG'20 §5.4): a line across the chart each, with its number.
+    // GCs pinned for the timeline trees (STAG20 §5.4): a line across the chart each, with its number.
     std::vector<uint32_t> pins;
     float pin_label_px = 10.0f;
     MeasureText measure;  // text width in pixels; null: the 0.55 × size_px estimate

@@ -38,7 +38,7 @@ enum class ViewKind : uint8_t {
     kSunburst,  // the local view (drill root + 2 levels) beside the global view
     kIcicle,    // the same as rows of rectangles
     kTimeline,  // live and reachable bytes, pauses, suspicious windows
-    // STAG'20's timeline-based view (§5.4): one small tree per pinned GC, side by side, the
+    // STAG20's timeline-based view (§5.4): one small tree per pinned GC, side by side, the
     // cursor's GC always among them and marked, over the memory chart
     kTimelineTrees,
     // GCspy's heap map (scene/heap_map_scene.h): drawn from the heap's addresses, not the series,
@@ -96,7 +96,7 @@ struct ViewOptions {
     // at the same place in every city and growth jumps out; heights on one scale).
     bool trees_cities = false;
     MeasureText measure;  // text widths in pixels (the renderer's font); null: estimate
-    // A heap diff laid onto the series (ICPE'18 §5.3): the city, the sunburst and the icicle are
+    // A heap diff laid onto the series (ICPE18 §5.3): the city, the sunburst and the icicle are
     // coloured by the cohort that dominates each group (born, died, permanent since its base GC)
     // instead of the trend, and the title bar says so. Null: the trend colours.
     std::shared_ptr<const SeriesDiff> diff;

@@ -542,7 +542,7 @@ TEST(Cli, WindowsBadOptions) {
     EXPECT_EQ(run("windows " + synth("gc-hotspot") + " --min-overhead 12.5%").status, 0);
 }
 
-// Seed 003 §5.1 from the command line: the two cache maps together retain 5,222,272 bytes at
+// ManLang18 §5.1 from the command line: the two cache maps together retain 5,222,272 bytes at
 // scale 1, each alone far less (docs/scenarios.md).
 TEST(Cli, InspectAndRetainedSizesOnMultiCache) {
     const std::string path = synth("multi-cache");
@@ -661,7 +661,7 @@ TEST(Cli, SeriesShowsEveryGroupOverTime) {
 }
 
 // The tree series with a classifier that reads references: the GCs with a snapshot, the leaking
-// cache of seed 004 §7.2 first by growth; a window without a snapshot is refused.
+// cache of STAG20 §7.2 first by growth; a window without a snapshot is refused.
 TEST(Cli, SeriesByContainingDataStructure) {
     const std::string path = synth("growing-map");
     Outcome r = run("series " + path + " --classify structure --depth 1");

@@ -268,7 +268,7 @@ TEST(Session, ClassifierEditsRecomputeAndKeepTheSelectionWhereItExists) {
     EXPECT_FALSE(s->recomputing());
 }
 
-// Seed 003 §5.1 through the explorer's inspector: the id cache's map alone retains 1,251,136
+// ManLang18 §5.1 through the explorer's inspector: the id cache's map alone retains 1,251,136
 // bytes at the last GC of multi-cache (scale 1), held by the static field IdCache.idCache.
 TEST(Session, InspectorShowsRootsAndRetainedSizesOfTheSelection) {
     auto s = opened(scenario("multi-cache"), "type,site");
@@ -389,7 +389,7 @@ TEST(Session, PlaybackStopsOnEvents) {
     EXPECT_EQ(gm->currentGc(), gm->series()->lastGc());  // played to the end
 }
 
-// The heap diff as a view (ICPE'18 §5.3): born / died / permanent since the base GC at the
+// The heap diff as a view (ICPE18 §5.3): born / died / permanent since the base GC at the
 // cursor, in the background, following the cursor; a window's next step in one call.
 TEST(Session, TheDiffShowsBornDiedAndPermanentSinceTheBaseGc) {
     auto s = opened(scenario("buggy-stack"), "type,site(callers=1)");
@@ -466,7 +466,7 @@ TEST(Session, TheDiffShowsBornDiedAndPermanentSinceTheBaseGc) {
     EXPECT_FALSE(gm->windowNext(99).ok());
 }
 
-// Churn mode (VMIL'19 §3.4.2): a churn window's next step shows what died young in it, by the
+// Churn mode (VMIL19 §3.4.2): a churn window's next step shows what died young in it, by the
 // same views and table; off again, the heap's series comes back.
 TEST(Session, ChurnModeShowsWhatDiedYoungInTheRange) {
     auto s = opened(scenario("churn"), "type");

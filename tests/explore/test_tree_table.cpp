@@ -428,7 +428,7 @@ TEST_F(TreeTableTest, CsvOfTheTable) {
     EXPECT_NE(csv.find("\r\nB,B,1,0.5,14.29,12,12.00,,,-0.5,-12\r\n"), std::string::npos) << csv;
 }
 
-// The diff from GC 2 to GC 3 (ICPE'18 §5.3): born ids 6 (int[]/other, 416 B) and 7 (A/run, 16),
+// The diff from GC 2 to GC 3 (ICPE18 §5.3): born ids 6 (int[]/other, 416 B) and 7 (A/run, 16),
 // died 3 (int[]/run, 56) and 4 (B/other, 24), permanent 1 (A/run) and 5 (A/other), 16 B each.
 TEST_F(TreeTableTest, DiffCohortsFillTheirColumnsSortAndExport) {
     auto diff = HeapDiff::between(*f_.history, 2, 3, *f_.chain);

@@ -26,7 +26,7 @@ Outcome run(const std::string& args) {
     return testing::runMemcity(args);
 }
 
-// The growing-map scenario (STAG'20 §7.2): a cache whose keys lack equals/hashCode grows GC by GC.
+// The growing-map scenario (STAG20 §7.2): a cache whose keys lack equals/hashCode grows GC by GC.
 const std::string& growingMap() {
     static const std::string path = [] {
         // A fixed file name: the title bar shows it, and the reference pictures too.
@@ -92,7 +92,7 @@ TEST(RenderGolden, Timeline) {
     expectGolden("timeline", "--view timeline --gc 20 --size 800x450");
 }
 
-// STAG'20's timeline-based view: a scaled sunburst per pinned GC, the cursor's (GC 26) marked,
+// STAG20's timeline-based view: a scaled sunburst per pinned GC, the cursor's (GC 26) marked,
 // the leaking Location cache selected in every tree.
 TEST(RenderGolden, TimelineTrees) {
     expectGolden("timeline_trees",
@@ -101,7 +101,7 @@ TEST(RenderGolden, TimelineTrees) {
                  "com.dynatrace.easytravel.jpa.business / com.dynatrace.easytravel.jpa.business.Location'");
 }
 
-// The heap diff as a view (ICPE'18 §5.3): the city coloured by what dominates each group from GC
+// The heap diff as a view (ICPE18 §5.3): the city coloured by what dominates each group from GC
 // 13 to GC 26, the leaking Location cache and its Strings mostly born (vermillion).
 TEST(RenderGolden, CityDiff) {
     expectGolden("city_diff", "--view city --classify type --diff-from 13 --gc 26 --size 1000x450");

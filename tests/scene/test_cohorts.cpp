@@ -1,6 +1,6 @@
-// The heap diff as a view (ICPE'18 §5.3): a diff laid onto a tree series by label path, the
+// The heap diff as a view (ICPE18 §5.3): a diff laid onto a tree series by label path, the
 // cohort that dominates a group, and the city and the sunburst coloured by it. Exact answers from
-// the buggy stack (seed 000 §5.3): between its full GCs 3 and 4, 1,000 TestObjects were born at
+// the buggy stack (ICPE18 §5.3): between its full GCs 3 and 4, 1,000 TestObjects were born at
 // BuggyMain.main:47, 1,000 died and 9,000 stayed from main:43.
 #include <gtest/gtest.h>
 

@@ -714,7 +714,7 @@ TEST(RadialScene, LocalAndGlobalSideBySide) {
     EXPECT_EQ(pickRadial(gs, gs.center).node, TreeSeries::kRoot);
 }
 
-// STAG'20's timeline-based view on the growing map: the pinned GCs and the cursor's, in order,
+// STAG20's timeline-based view on the growing map: the pinned GCs and the cursor's, in order,
 // each a scaled tree in which the leaking Location cache is larger than in the one before.
 // The growing map by type, its Location cache, and the inputs of a view of it.
 struct GrowingMapView {

@@ -121,7 +121,7 @@ TEST(Churn, TheChurnScenarioNamesItsBurst) {
     EXPECT_EQ(w->node(boxed).died.objects, 300'000u);
 }
 
-// The closest domain call site (STAG'20 §7.2) files the burst's boxed Integers, allocated in
+// The closest domain call site (STAG20 §7.2) files the burst's boxed Integers, allocated in
 // java.lang.Integer.valueOf, under the application frame that asked for them.
 TEST(Churn, ByClosestDomainCallSite) {
     const std::string path = testing::tempPath("churn-domain");

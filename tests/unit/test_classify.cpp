@@ -287,7 +287,7 @@ TEST(Classify, PruningKeepsNinetyPercentAndAtMostNine) {
     EXPECT_EQ(tree.prunedChildren(ClassificationTree::kRoot, Metric::kBytes, none).shown.size(), 3u);
 }
 
-// The paper's buggy stack (seed 000 §5.3), at scale 1: at GC b the TestObjects still referenced
+// The paper's buggy stack (ICPE18 §5.3), at scale 1: at GC b the TestObjects still referenced
 // by the stack's array come from main:43 (9,000) and main:47 (1,000, the refill).
 TEST(Classify, BuggyStackBySiteAndCaller) {
     const std::string path = testing::tempPath("classify-buggy");
@@ -352,7 +352,7 @@ TEST(Classify, DiffOfTheTinyHeap) {
     EXPECT_EQ(d.node(d.find({"int[]"})).born.objects, 0u);
 }
 
-// The paper's heap diff of the buggy stack (seed 000, §5.3; 100k / 100k / 900k at scale 100).
+// The paper's heap diff of the buggy stack (ICPE18 §5.3; 100k / 100k / 900k at scale 100).
 TEST(Classify, BuggyStackDiffBornDiedPermanent) {
     const std::string path = testing::tempPath("diff-buggy");
     ASSERT_TRUE(synth::synthesize("buggy-stack", path, {}).ok());

@@ -220,7 +220,7 @@ TEST(Closure, ReferenceClassifiersOnHandMadeHeap) {
     auto pft = ClassificationTree::build(view, *pf);
     EXPECT_EQ(pft.node(pft.find({"referenced by nothing"})).objects, 3u);  // 0, 3, 7
 
-    // Transformers nest (seed 000 Fig. 15): what references the objects that reference it. 2 is
+    // Transformers nest (ICPE18 Fig. 15): what references the objects that reference it. 2 is
     // referenced by 1 (itself by 0, an A), 3 (by nothing) and 8 (by 7, an A): under both.
     auto nested = parseChain("pointed-from(pointed-from(type))");
     ASSERT_TRUE(nested.ok()) << nested.error().message;
@@ -244,7 +244,7 @@ TEST(Closure, ReferenceClassifiersOnHandMadeHeap) {
     ASSERT_FALSE(bad2.ok());
 }
 
-// rooted's options (seed 003 §3.4): 0 is held by a static field, 1 by a JNI global only, 2 by a
+// rooted's options (ManLang18 §3.4): 0 is held by a static field, 1 by a JNI global only, 2 by a
 // stack local; 3 by no root.
 TEST(Closure, RootedVariablesOnlyAndHideNotRooted) {
     TraceBuilder b("rooted-options");
@@ -374,7 +374,7 @@ TEST(Closure, GcClosureMatchesBruteForceOnRandomGraphs) {
     }
 }
 
-// Seed 003 §3.2.2: the GC closure of a single object is its dominator subtree. Every object of
+// ManLang18 §3.2.2: the GC closure of a single object is its dominator subtree. Every object of
 // the hand-made heap and of random graphs, both ways.
 TEST(Closure, SingleObjectClosuresEqualDominatorSubtrees) {
     std::vector<std::string> traces{handMade()};
@@ -425,7 +425,7 @@ std::string scenario(const std::string& name) {
     return made[name] = path;
 }
 
-// Seed 003 §5.1 at scale 1 (docs/scenarios.md): each cache alone retains little of what the two
+// ManLang18 §5.1 at scale 1 (docs/scenarios.md): each cache alone retains little of what the two
 // retain together.
 TEST(Closure, MultiCacheSharedOwnership) {
     Loaded l(scenario("multi-cache"));
@@ -470,7 +470,7 @@ TEST(Closure, MultiCacheSharedOwnership) {
     EXPECT_EQ(st.node(st.find({id_ds, "java.util.HashMap"})).objects, 1u);
 }
 
-// Seed 004 §7.2: the leaking cache is a ConcurrentHashMap in JourneyService, holding the query
+// STAG20 §7.2: the leaking cache is a ConcurrentHashMap in JourneyService, holding the query
 // keys, the cached location lists, their Locations and their Dates.
 TEST(Closure, GrowingMapContainingDataStructure) {
     Loaded l(scenario("growing-map"));

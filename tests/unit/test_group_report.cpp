@@ -293,7 +293,7 @@ TEST(GroupReport, CancelledBetweenStages) {
     }
 }
 
-// Seed 003 §5.1 at scale 1 (docs/scenarios.md): each cache's map alone retains little of what
+// ManLang18 §5.1 at scale 1 (docs/scenarios.md): each cache's map alone retains little of what
 // the two retain together; the dominator tree sees each map's own part only.
 TEST(GroupReport, MultiCacheSharedOwnership) {
     const std::string path = testing::tempPath("group-report-multi-cache");

@@ -552,7 +552,7 @@ TEST(Series, IncrementalCountsEqualFullCountsAndSingleTrees) {
     }
 }
 
-// The growing map of STAG'20 §7.2 at scale 1, over its serving phase (GCs 3..26): sorted by
+// The growing map of STAG20 §7.2 at scale 1, over its serving phase (GCs 3..26): sorted by
 // absolute growth in bytes, the types and sites that the scenario says grow come first.
 TEST(Series, GrowingMapGrowersComeFirst) {
     Loaded l = scenario("growing-map");
@@ -623,7 +623,7 @@ TEST(Series, GrowingMapGrowersComeFirst) {
     }
 }
 
-// The buggy stack of ICPE'18 §5.3 at scale 1: N = 10,000 TestObjects at GC a (3) and GC b (4);
+// The buggy stack of ICPE18 §5.3 at scale 1: N = 10,000 TestObjects at GC a (3) and GC b (4);
 // between them 1,000 were replaced, so 9,000 of the ids are the same.
 TEST(Series, BuggyStackTestObjectsOverTime) {
     Loaded l = scenario("buggy-stack");
@@ -675,7 +675,7 @@ TEST(Series, ChosenGcsOnly) {
     EXPECT_FALSE(TreeSeries::build(*l.history, chain, o).ok());
 }
 
-// Seed 004 §7.2 with the containing-data-structure classifier (it reads references: each GC's
+// STAG20 §7.2 with the containing-data-structure classifier (it reads references: each GC's
 // snapshot is attached to its heap): the leaking cache ranks first by growth.
 TEST(Series, GrowingMapCacheRanksFirstByStructure) {
     Loaded l = scenario("growing-map");

@@ -1,5 +1,5 @@
 // Files two processes (or two memcity commands) may both reach: a trace a recording still
-// writes is never truncated or unlinked by another writer (issue 31).
+// writes is never truncated or unlinked by another writer.
 #include <gtest/gtest.h>
 
 #include <filesystem>

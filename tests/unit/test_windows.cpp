@@ -1,4 +1,4 @@
-// Suspicious time windows (VMIL'19): hand-made GC series with exact answers, the synthetic
+// Suspicious time windows (VMIL19): hand-made GC series with exact answers, the synthetic
 // scenarios of docs/scenarios.md, and the real demo recording.
 #include <gtest/gtest.h>
 

@@ -1,4 +1,5 @@
-// memcity: the command-line entry point. Dispatches to the subcommands in cli/.
+// memcity: the command-line entry point, the one place that joins the commands (cli/) and the
+// explorer (app/). Dispatches to the commands of cli/commands.cpp, and opens the window otherwise.
 #include <exception>
 #include <iostream>
 #include <new>

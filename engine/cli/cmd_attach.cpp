@@ -54,8 +54,6 @@ bool waitForFinishedTrace(const std::string& path, std::chrono::seconds timeout)
     return false;
 }
 
-}  // namespace
-
 int runAttach(const Words& words, const LiveView& live) {
     auto args = Args::parse("attach", words);
     if (!args) {
@@ -211,8 +209,6 @@ int runAttach(const Words& words, const LiveView& live) {
     return 0;
 }
 
-namespace {
-
 // The control channel of the JVM `pid` that memcity records (in its /tmp: not through the
 // attach mechanism, which a JVM recorded from its start may have turned off). Error: one line,
 // "memcity COMMAND: ...".
@@ -226,8 +222,6 @@ Result<live::ControlClient> connectToRecorder(pid_t pid, const std::string& comm
                      " is not being recorded by memcity (no control channel at " + socket + ")"};
     return client;
 }
-
-}  // namespace
 
 int runDetach(const Words& words) {
     auto args = Args::parse("detach", words);
@@ -298,5 +292,90 @@ int runSnapshot(const Words& words) {
                   << " takes a reference snapshot at its next GC (into " << status->file << ")\n";
     return 0;
 }
+
+}  // namespace
+
+extern const Command kAttach{
+    .name = "attach",
+    .summary = "record a JVM that is already running, from now on",
+    .usage = R"(usage: memcity attach PID -o FILE [--sampled [--interval BYTES]] [--depth N] [--refs N|P%|off]
+                     [--sites walk|jvmti|check] [--seconds S] [--live [--script FILE]]
+
+Loads memcity's recorder into the running HotSpot JVM PID (JDK 17 or newer, of your own user)
+through the JVM's attach mechanism, and records from then on, as 'memcity record' does: every
+allocation with its site, every death, every GC, the references after every Nth GC. Objects
+alive when it attaches are "allocated before recording" (no site). Attaching costs one full GC
+and a walk of the heap; the program runs on. With --sampled (see 'memcity record --help') only
+the walk, which picks the objects already there by the sampler's law: no GC is forced.
+
+Recording stops after --seconds, at Ctrl-C, when the window of --live is closed, when
+'memcity detach PID' is run, or when the JVM exits; the trace is then finished and the JVM goes
+on, with everything the recorder turned on turned off. memcity then prints a summary.
+
+Refused in one line, with exit status 1: a process that is not a JVM, a JVM of another user, one
+started with -XX:+DisableAttachMechanism, one that memcity records already. JDK 21 and later
+print a warning about dynamically loaded agents on the program's stderr.
+
+)",
+    .options =
+        {
+            {"--output", "FILE", "-o", "where to write the trace (required)"},
+            {"--sampled", "", "", "record a sample of the allocations, at production cost"},
+            {"--interval", "BYTES", "",
+             "with --sampled: one sample per BYTES allocated on average (default 512k)"},
+            {"--depth", "N", "", "frames per allocation site (default 8)"},
+            {"--refs", "N|P%|off", "",
+             "reference snapshot after every Nth GC (default 1; with --sampled off),\nwherever the walks "
+             "stay within P% of the run's time, or none"},
+            {"--sites", "MODE", "", "walk (default), jvmti or check (see 'memcity record --help')"},
+            {"--seconds", "S", "", "stop recording after S seconds"},
+            {"--live", "", "",
+             "show the trace as it is written: the explorer window (pause, step and\nresume the program "
+             "there), or without a display a line per GC"},
+            {"--script", "FILE", "",
+             "with --live: drive the window with a script (see 'memcity open --help')"},
+        },
+    .import_dumps = false,
+    .run = [](const Words& a, const Services& s) { return runAttach(a, s.live); },
+};
+
+extern const Command kDetach{
+    .name = "detach",
+    .summary = "stop recording a JVM that memcity records; it goes on running",
+    .usage = R"(usage: memcity detach PID
+
+Ends the recording of the JVM PID (started by 'memcity attach' or by 'memcity record'): the
+trace is finished, and the JVM goes on without the recorder. Exit status 1, with one line, when
+memcity does not record PID.
+
+)",
+    .options = {},
+    .run = [](const Words& a, const Services&) { return runDetach(a); },
+};
+
+extern const Command kSnapshot{
+    .name = "snapshot",
+    .summary = "ask a JVM that memcity records for a reference snapshot",
+    .usage = R"(usage: memcity snapshot PID [--now]
+
+Asks the recorder of the JVM PID (started by 'memcity attach' or 'memcity record') for a
+reference snapshot at the next GC it writes: every object and reference, and the GC roots, so
+that retained sizes, roots and paths are known at that GC. A sampled recording takes none
+unless asked, and its snapshot makes that GC's heap whole: the objects that are no samples are
+listed too. The walk stops the program a while: some 0.4 us per object, 12 s for a heap of
+1 GiB in 37 million objects (a dozen full GCs of it; docs/recorder.md).
+
+With --now, memcity forces that GC and waits until the snapshot is written, then says which GC
+has it. Exit status 1, with one line, when memcity does not record PID, when the program is
+paused (step it: the next GC has the snapshot), or when the snapshot was missed three times
+(each time another GC overtook the walk, and memcity forced one more).
+
+)",
+    .options =
+        {
+            {"--now", "", "", "force a GC now, and wait until its snapshot is written"},
+        },
+    .run = [](const Words& a, const Services&) { return runSnapshot(a); },
+};
 
 }  // namespace memcity::cli

@@ -106,8 +106,6 @@ void jsonNode(const ChurnView& v, JsonWriter& j, uint32_t id, size_t level) {
     j.endObject();
 }
 
-}  // namespace
-
 int runChurn(const Words& words) {
     TwoGcCommand cmd;
     if (auto status = openTwoGcCommand(words, "churn", "objects", {.reachability = false}, cmd))
@@ -159,5 +157,36 @@ int runChurn(const Words& words) {
     printNode(v, HeapChurn::kRoot, 0);
     return 0;
 }
+
+}  // namespace
+
+extern const Command kChurn{
+    .name = "churn",
+    .summary = "the objects born and dead within a window of GCs, by cause",
+    .usage = R"(usage: memcity churn FILE --from A --to B [--classify CHAIN] [--filter EXPR]
+                     [--metric objects|bytes] [--depth D] [--all] [--json]
+
+The short-lived objects analysis (VMIL19, 3.4.2): the objects born after GC A ended and
+before GC B ended, split into those that died within the window (at a GC after A, up to B)
+and those still alive at B, grouped by a classifier chain (default type; see 'memcity report
+--help') that reads no references. Each group shows what died within the window, that as a rate
+over the window's time, and what survived; the groups that churn most come first. The rebuilt
+heaps hold only survivors: churn replays the window's deaths to see the others. Classifiers
+see every object as the heap of GC B would (age counts GCs up to B).
+
+)",
+    .options =
+        {
+            {"--from", "A", "", ""},
+            {"--to", "B", "", "the window (A < B); 'memcity windows' suggests one"},
+            {"--classify", "C", "", "the classifier chain (default type)"},
+            {"--filter", "EXPR", "", "only the objects for which EXPR is true"},
+            {"--metric", "M", "", "objects (the default) or bytes"},
+            {"--depth", "D", "", "levels to show below the root (default: all)"},
+            {"--all", "", "", "every group"},
+            {"--json", "", "", "print JSON instead (docs/cli.md describes its shape)"},
+        },
+    .run = [](const Words& a, const Services&) { return runChurn(a); },
+};
 
 }  // namespace memcity::cli

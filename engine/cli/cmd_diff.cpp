@@ -93,8 +93,6 @@ void jsonNode(const DiffView& v, JsonWriter& j, uint32_t id, size_t level) {
     j.endObject();
 }
 
-}  // namespace
-
 int runDiff(const Words& words) {
     TwoGcCommand cmd;
     if (auto status = openTwoGcCommand(words, "diff", "objects", {}, cmd)) return *status;
@@ -136,5 +134,34 @@ int runDiff(const Words& words) {
     printNode(v, HeapDiff::kRoot, 0);
     return 0;
 }
+
+}  // namespace
+
+extern const Command kDiff{
+    .name = "diff",
+    .summary = "born, died and permanent objects between two GCs, by group",
+    .usage = R"(usage: memcity diff FILE --from A --to B [--classify CHAIN] [--filter EXPR]
+                    [--metric objects|bytes] [--depth D] [--all] [--json]
+
+Compares the heaps of GC A and GC B: objects live at B only were born, those live at A only
+died, those live at both are permanent (ICPE18, 5.3). They are grouped by a classifier chain
+(default type; see 'memcity report --help'): born and permanent objects as they are at B, dead
+ones as they were at A. Each level lists its 9 largest groups, the rest as "Other".
+Classifiers that read references (structure, roots, ...) need a reference snapshot at both GCs.
+
+)",
+    .options =
+        {
+            {"--from", "A", "", ""},
+            {"--to", "B", "", "the two GCs (A <= B)"},
+            {"--classify", "C", "", "the classifier chain (default type)"},
+            {"--filter", "EXPR", "", "compare only the objects for which EXPR is true"},
+            {"--metric", "M", "", "objects (the default) or bytes"},
+            {"--depth", "D", "", "levels to show below the root (default: all)"},
+            {"--all", "", "", "every group"},
+            {"--json", "", "", "print JSON instead (docs/cli.md describes its shape)"},
+        },
+    .run = [](const Words& a, const Services&) { return runDiff(a); },
+};
 
 }  // namespace memcity::cli

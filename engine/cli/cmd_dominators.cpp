@@ -95,8 +95,6 @@ Status writeJson(const Walk& w, JsonWriter& j, const DominatorRow* parent, size_
     return {};
 }
 
-}  // namespace
-
 int runDominators(const Words& words) {
     int status = 0;
     auto args = oneTraceArgs("dominators", words, status);
@@ -194,5 +192,35 @@ int runDominators(const Words& words) {
         if (Status st = pluginErrors(*chain); !st) return fail(st.error());
     return 0;
 }
+
+}  // namespace
+
+extern const Command kDominators{
+    .name = "dominators",
+    .summary = "the dominator tree at a GC: what holds the heap, by retained size",
+    .usage = R"(usage: memcity dominators FILE [--gc N] [--depth K] [--top M] [--group-by CHAIN] [--json]
+
+Prints the immediate-dominator tree of the heap at GC N (default: the last GC with a reference
+snapshot), as Eclipse MAT's and VisualVM's dominator tree: first the objects no single object
+dominates (rooted objects, objects several roots share), then what each of them dominates, K
+levels deep. Each row gives what it retains (the objects that would be freed with it: its
+dominator subtree), as objects, bytes and a share of the live heap, and its own shallow bytes.
+Rows are sorted by retained bytes; M rows a level, the rest summed in one '… N more' row.
+With --group-by each level's objects are grouped by the chain (MAT's "group by class"): level
+d by the chain's d-th classifier, the last one for the levels below; a group expands into what
+its objects dominate. A sampled trace's tree is of the whole heap at the snapshot (exact).
+docs/dominators.md explains the tree and the 'dominator' classifier.
+
+)",
+    .options =
+        {
+            {"--gc", "N", "", "the GC (it must have a reference snapshot; 'memcity gcs' marks them)"},
+            {"--depth", "K", "", "levels of the tree to print (default 2, at most 64)"},
+            {"--top", "M", "", "rows a level (default 10); the rest are summed in one row"},
+            {"--group-by", "C", "", "group each level's objects by classifier chain C, e.g. type"},
+            {"--json", "", "", "print JSON instead (docs/dominators.md describes its shape)"},
+        },
+    .run = [](const Words& a, const Services&) { return runDominators(a); },
+};
 
 }  // namespace memcity::cli

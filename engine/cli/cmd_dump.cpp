@@ -176,8 +176,6 @@ Result<uint64_t> dumpLoop(const DumpOptions& o, const std::function<bool()>& sto
     return taken;
 }
 
-}  // namespace
-
 int runDump(const Words& words, const LiveView& live) {
     auto args = Args::parse("dump", words);
     if (!args) {
@@ -256,5 +254,32 @@ int runDump(const Words& words, const LiveView& live) {
               << (why.empty() ? "" : " (" + why + ")") << "\n";
     return 0;
 }
+
+}  // namespace
+
+extern const Command kDump{
+    .name = "dump",
+    .summary = "heap dumps of a running JVM, every few seconds, into a trace",
+    .usage = R"(usage: memcity dump PID -o OUT.mct [--every SECONDS] [--count N] [--all] [--keep] [--live]
+
+Takes a heap dump of the running JVM PID every SECONDS (as jcmd PID GC.heap_dump does: one
+pause per dump, a full GC and the dump), imports each into OUT.mct as it arrives (one GC per
+dump, as 'memcity import') and deletes it. Ends after N dumps, when the JVM exits, or at
+Ctrl-C; the JVM goes on. Each line says the pause: the whole operation's time, an upper bound.
+
+)",
+    .options =
+        {
+            {"--output", "FILE", "-o", "where to write the trace (required)"},
+            {"--every", "SECONDS", "", "time between two dumps' starts (default 10)"},
+            {"--count", "N", "", "stop after N dumps (default: until the JVM exits or Ctrl-C)"},
+            {"--all", "", "", "dump unreachable objects too (no full GC before each dump)"},
+            {"--keep", "", "", "keep the raw dumps, next to OUT (OUT-PID-K.hprof)"},
+            {"--live", "", "", "watch the trace in a window as the dumps arrive"},
+            {"--verbose", "", "-v", "list the classes whose size the objects' addresses corrected"},
+        },
+    .import_dumps = false,
+    .run = [](const Words& a, const Services& s) { return runDump(a, s.live); },
+};
 
 }  // namespace memcity::cli

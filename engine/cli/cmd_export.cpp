@@ -29,8 +29,6 @@ int fail(const std::string& message) {
     return 1;
 }
 
-}  // namespace
-
 int runExport(const Words& words) {
     int status = 0;
     auto args = oneTraceArgs("export", words, status);
@@ -173,5 +171,43 @@ int runExport(const Words& words) {
               << "\n";
     return 0;
 }
+
+}  // namespace
+
+extern const Command kExport{
+    .name = "export",
+    .summary = "per-allocation-stack values as collapsed stacks or a pprof profile",
+    .usage = R"(usage: memcity export FILE (--gc N | --from A --to B) --what W --format F
+                      [--unit bytes|objects] [--stacks N] -o FILE
+
+Writes one value per allocation stack (the allocating frame and all its recorded callers) for
+flame graph tools: collapsed stacks ("outer;...;allocating N" lines, for flamegraph.pl and
+speedscope) or a gzipped pprof profile (for 'go tool pprof', Pyroscope, Grafana). W is
+  live       the live objects at GC N (or B), as 'memcity report' counts them
+  retained   what each stack's live objects retain at GC N (or B), as 'report --retained'
+             gives it for that group; needs a reference snapshot there. Retained sets overlap:
+             their sum is no total. The --stacks N stacks with the most live bytes get one each,
+             the others one '<other stacks>' line together
+  allocated  the objects born in the window (after GC A ended, by GC B), dead or alive at B,
+             as 'memcity churn' counts them; with --gc N, the window from GC N-1 to N
+  churn      the objects born and dead in the window ('memcity churn''s died within)
+A sampled recording's values are estimates (said on stderr and in the pprof comments).
+docs/export.md shows how to open the files.
+
+)",
+    .options =
+        {
+            {"--gc", "N", "", "the heap at GC N (for allocated and churn: GC N-1 to N)"},
+            {"--from", "A", "", ""},
+            {"--to", "B", "", "a window of GCs (A < B)"},
+            {"--what", "W", "", "allocated, live, retained or churn (required)"},
+            {"--format", "F", "", "collapsed or pprof (required)"},
+            {"--unit", "U", "", "bytes (the default) or objects: collapsed's values, pprof's default"},
+            {"--stacks", "N", "",
+             "retained: the N stacks with the most live bytes each closed (default 200)"},
+            {"--output", "FILE", "-o", "the file to write (required; - for standard output)"},
+        },
+    .run = [](const Words& a, const Services&) { return runExport(a); },
+};
 
 }  // namespace memcity::cli

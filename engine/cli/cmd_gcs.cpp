@@ -225,8 +225,6 @@ void printTable(const LoadedTrace& t, uint32_t from, uint32_t to) {
     }
 }
 
-}  // namespace
-
 int runGcs(const Words& words) {
     int status = 0;
     auto args = oneTraceArgs("gcs", words, status);
@@ -264,5 +262,26 @@ int runGcs(const Words& words) {
         std::cout << "the trace has no GCs\n";
     return 0;
 }
+
+}  // namespace
+
+extern const Command kGcs{
+    .name = "gcs",
+    .summary = "the per-GC series: live, allocated, freed, reachable, pauses",
+    .usage = R"(usage: memcity gcs FILE [--from A] [--to B] [--json]
+
+One row per GC: its kind and cause, end time, pause, live objects and bytes after it,
+objects and bytes allocated since the previous GC, freed by it, and, where a reference
+snapshot was taken, the bytes reachable from GC roots.
+
+)",
+    .options =
+        {
+            {"--from", "A", "", "first GC to list (default 0)"},
+            {"--to", "B", "", "last GC to list (default: the last one)"},
+            {"--json", "", "", "print JSON instead of a table (docs/cli.md describes its shape)"},
+        },
+    .run = [](const Words& a, const Services&) { return runGcs(a); },
+};
 
 }  // namespace memcity::cli

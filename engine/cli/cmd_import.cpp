@@ -51,6 +51,8 @@ void printImported(const hprof::DumpStats& s, bool verbose, std::ostream& out) {
             out << "  size of " << c << "\n";
 }
 
+namespace {
+
 int runImport(const Words& words) {
     auto args = Args::parse("import", words);
     if (!args) {
@@ -87,5 +89,28 @@ int runImport(const Words& words) {
     std::cout << "wrote " << *out << "\n";
     return 0;
 }
+
+}  // namespace
+
+extern const Command kImport{
+    .name = "import",
+    .summary = "turn heap dumps (HPROF) into a trace, one GC per dump",
+    .usage = R"(usage: memcity import DUMP.hprof... -o OUT.mct
+
+Reads heap dumps (jcmd PID GC.heap_dump, -XX:+HeapDumpOnOutOfMemoryError, VisualVM; gzip-
+compressed ones too) of one JVM, in the order given, and writes a trace with one full GC per
+dump: its objects with the sizes the JVM counts, every reference and GC root, its threads.
+A dump has no allocation sites and no object identity across dumps: between two dumps every
+object reads as died and born again (docs/hprof.md). 'memcity FILE.hprof' opens one directly.
+
+)",
+    .options =
+        {
+            {"--output", "FILE", "-o", "where to write the trace (required)"},
+            {"--verbose", "", "-v", "list the classes whose size the objects' addresses corrected"},
+        },
+    .import_dumps = false,
+    .run = [](const Words& a, const Services&) { return runImport(a); },
+};
 
 }  // namespace memcity::cli

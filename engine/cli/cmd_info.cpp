@@ -301,8 +301,6 @@ void printText(const LoadedTrace& t) {
     }
 }
 
-}  // namespace
-
 int runInfo(const Words& words) {
     int status = 0;
     auto args = oneTraceArgs("info", words, status);
@@ -316,5 +314,28 @@ int runInfo(const Words& words) {
     printDiagnostics(*loaded, std::cerr, true);
     return loaded->history->diagnostics().errorCount() > 0 ? 2 : 0;
 }
+
+}  // namespace
+
+extern const Command kInfo{
+    .name = "info",
+    .summary = "what a trace holds, and whether it is sound",
+    .usage = R"(usage: memcity info FILE [--json]
+
+Reads the whole trace and reports: format version, producer, time span, events by kind,
+GCs, objects and bytes allocated, peak live objects and bytes, symbol counts, chunks,
+and integrity diagnostics (deaths of unknown objects, double deaths, GC events out of
+order, a cut-off tail, ...).
+
+exit status: 0 sound (a cut-off tail only warns), 1 unreadable, 2 read but the trace
+contradicts itself (each problem is printed on stderr with its file offset).
+
+)",
+    .options =
+        {
+            {"--json", "", "", "print JSON instead of text (docs/cli.md describes its shape)"},
+        },
+    .run = [](const Words& a, const Services&) { return runInfo(a); },
+};
 
 }  // namespace memcity::cli

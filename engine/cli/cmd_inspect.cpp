@@ -69,8 +69,6 @@ void printSetTree(const HeapView& view, const ClassifierChain& chain, const Bits
     print(ClassificationTree::kRoot, 0);
 }
 
-}  // namespace
-
 int runInspect(const Words& words) {
     int status = 0;
     auto args = oneTraceArgs("inspect", words, status);
@@ -335,5 +333,41 @@ int runInspect(const Words& words) {
     }
     return 0;
 }
+
+}  // namespace
+
+extern const Command kInspect{
+    .name = "inspect",
+    .summary = "one object group: deep and retained size, its GC roots, paths to them",
+    .usage = R"(usage: memcity inspect FILE [--gc N] [--classify CHAIN] [--filter EXPR]
+                       [--node PATH[;PATH...]] [--paths K] [--closure-by CHAIN] [--json]
+
+Inspects an object group at GC N (default: the last GC with a reference snapshot): one or
+several nodes of the classification tree (as 'memcity report' shows it), given by their
+labels from the top, separated by '/'; several nodes are separated by ';' and inspected as one
+group (shared ownership). Without --node the whole heap.
+
+Prints the group's objects and shallow size, its deep size (its transitive closure: all it
+reaches), its retained size (its GC closure: what would be freed if the group were), objects
+alive that no reported root reaches, the GC roots referencing it directly, the closest roots
+of its objects, every root that reaches it, the shortest paths from its objects to a root aggregated by type (a run of one
+type, as in a linked list, is one step), what it retains by type, and the group's objects that
+retain the most on their own (their dominator subtrees) (ManLang18, 3-4).
+
+)",
+    .options =
+        {
+            {"--gc", "N", "", "the GC (it must have a reference snapshot; 'memcity gcs' marks them)"},
+            {"--classify", "C", "", "the classifier chain the node paths refer to (default type,site)"},
+            {"--filter", "EXPR", "", "classify only the objects for which EXPR is true"},
+            {"--node", "PATHS", "", "e.g. 'java.util.HashMap / IdCache.<clinit>(IdCache.java:9)'"},
+            {"--paths", "K", "", "root paths to list (default 10)"},
+            {"--closure-by", "C", "",
+             "also the deep and retained closures and the rooted objects reaching the\ngroup, each "
+             "classified by chain C (two levels)"},
+            {"--json", "", "", "print JSON instead (docs/cli.md describes its shape)"},
+        },
+    .run = [](const Words& a, const Services&) { return runInspect(a); },
+};
 
 }  // namespace memcity::cli

@@ -182,4 +182,41 @@ int runOverview(const Words& words) {
     return 0;
 }
 
+extern const Command kOpen{
+    .name = "open",
+    .summary = "explore a trace in a window; the terminal overview without a display (the default)",
+    .usage = R"(usage: memcity [FILE] [--gc N] [--classify CHAIN] [--filter EXPR] [--metric objects|bytes]
+               [--sort start|end|growth] [--view V] [--size WxH]
+               [--script FILE] [--no-vsync] [--validate] [--settings FILE|-] [--text]
+       memcity open [FILE] [--gc N]        the terminal overview
+
+With a display, opens the explorer window: the trace loads in the background (the first
+GC shows as soon as it is rebuilt), the memory city, sunburst and icicle of the classifier
+chain, the timeline, the tree table and the inspector (docs/explorer.md). Without a display,
+or with --text, prints the terminal overview: what was recorded, the live heap at every GC
+as a chart, and the types holding the most memory at the peak GC (or at GC N).
+Without FILE, opens the bundled demo trace.
+
+)",
+    .options =
+        {
+            {"--gc", "N", "", "start at GC N (the overview: list the biggest types at GC N)"},
+            {"--classify", "CHAIN", "", "the classifier chain (default: package,type; docs/classifiers.md)"},
+            {"--filter", "EXPR", "", "keep only the objects EXPR accepts (docs/expressions.md)"},
+            {"--metric", "M", "", "objects or bytes (default bytes)"},
+            {"--sort", "S", "", "the order of siblings: start, end or growth (default growth)"},
+            {"--view", "V", "",
+             "city, sunburst, icicle, timeline-trees or heapmap (default: the last one used)"},
+            {"--size", "WxH", "", "the window's size (default: the last one used)"},
+            {"--script", "FILE", "", "run the commands of FILE in the window, then quit (docs/explorer.md)"},
+            {"--no-vsync", "", "", "draw as fast as possible"},
+            {"--validate", "", "", "the Vulkan validation layer on"},
+            {"--settings", "FILE", "",
+             "read and write settings there ('-': neither; default\n~/.config/memcity/settings.ini, "
+             "$MEMCITY_SETTINGS)"},
+            {"--text", "", "", "the terminal overview even with a display"},
+        },
+    .run = [](const Words& a, const Services&) { return runOverview(a); },
+};
+
 }  // namespace memcity::cli

@@ -57,8 +57,6 @@ bool mentions(const std::vector<std::string>& args, std::string_view a, std::str
     return false;
 }
 
-}  // namespace
-
 int runRecord(const Words& words, const LiveView& live) {
     // Options end at "--"; the command follows.
     Words options, command;
@@ -231,5 +229,64 @@ int runRecord(const Words& words, const LiveView& live) {
         std::cout << "  another JVM of the command recorded " << other << "\n";
     return code;
 }
+
+}  // namespace
+
+extern const Command kRecord{
+    .name = "record",
+    .summary = "record a Java program's heap into a trace",
+    .usage = R"(usage: memcity record -o FILE [--sampled [--interval BYTES]] [--depth N] [--refs N|P%|off]
+                     [--gc-every BYTES] [--no-final-gc] [--sites walk|jvmti|check]
+                     [--live [--script FILE]] -- java ARGS...
+
+Runs the program with memcity's JVMTI agent and records every allocation (type, size,
+array length, thread, allocation site with N frames), every death, every GC, and after
+every Nth GC the references between objects and the GC roots. Unless the program's
+arguments choose otherwise, the JVM runs with -XX:+UseSerialGC (clean stop-the-world GC
+points) and -XX:-DoEscapeAnalysis (repeatable allocation counts).
+
+With --sampled, for a busy service: the JVM's heap sampler picks one allocation per 512 KiB
+(--interval) on average, each with its site and thread, and its death is recorded as before;
+every view then shows estimates with their intervals. The JVM keeps its own flags, the
+program runs within about 5% of its plain speed, and a class census after every full GC (and
+at young GCs, within 1% of the run) makes the per-type figures exact there. Reference
+snapshots only where asked for: --refs N or --refs P% (the walks kept within P% of the run's
+time), or 'memcity snapshot PID' while it runs; each walks the whole heap (seconds for
+gigabytes) and makes that GC's heap whole, with its roots, paths and retained sizes.
+docs/recorder.md, "Sampled recording", says how to choose. When the command is not
+the java launcher itself (a script), the agent is passed through JAVA_TOOL_OPTIONS, and
+every JVM it starts is recorded: the first into FILE, the others beside it (app.PID.mct
+for app.mct).
+
+memcity exits with the program's exit status, after a summary of the trace.
+
+)",
+    .options =
+        {
+            {"--output", "FILE", "-o", "where to write the trace (required)"},
+            {"--sampled", "", "", "record a sample of the allocations, at production cost (above)"},
+            {"--interval", "BYTES", "",
+             "with --sampled: one sample per BYTES allocated on average (default 512k)"},
+            {"--depth", "N", "", "frames per allocation site (default 8)"},
+            {"--refs", "N|P%|off", "",
+             "reference snapshot after every Nth GC (default 1; with --sampled off),\nwherever the walks "
+             "stay within P% of the run's time, or none"},
+            {"--gc-every", "BYTES", "",
+             "a young GC after about BYTES allocated (e.g. 4m): the young generation\nsized to it, so that "
+             "a short program has GCs to travel through"},
+            {"--no-final-gc", "", "", "no GC at exit (the last deaths then go unrecorded)"},
+            {"--sites", "MODE", "",
+             "how allocation sites are read: walk (default) from the JVM's own frames,\nasking JVMTI only "
+             "for a stack not seen before; jvmti asks JVMTI every time\n(slower); check does both for every "
+             "allocation and reports any site\nthat differs (a self-test of the recorder)"},
+            {"--live", "", "",
+             "show the trace while it is written: the explorer window, GC by GC\n(closing it does not stop "
+             "the program), or without a display a line\nper GC (time, live bytes, pause)"},
+            {"--script", "FILE", "",
+             "with --live: drive the window with a script (see 'memcity open --help')"},
+        },
+    .import_dumps = false,
+    .run = [](const Words& a, const Services& s) { return runRecord(a, s.live); },
+};
 
 }  // namespace memcity::cli

@@ -276,4 +276,82 @@ int runRender(const Words& words) {
     return 0;
 }
 
+extern const Command kRender{
+    .name = "render",
+    .summary = "draw the city, sunburst, icicle, timeline or timeline trees at a GC, or an animation, to PNG",
+    .usage = R"(usage: memcity render FILE [--view V] [--gc N] [--classify CHAIN] [--filter EXPR] [--metric M]
+                      [--sort S] [--size WxH] [--camera NAME] [--drill PATH] [--select PATHS]
+                      [--scaled] [--all] [--depth D] [--diff-from A] -o OUT.png
+       memcity render FILE --view timeline-trees --pins A,B,... [--shape sunburst|icicle|city]
+                      [--unscaled] [same options] -o OUT.png
+       memcity render FILE [same options] [--from A] [--to B] --frames K -o DIR
+
+Draws a view of the heap offscreen with Vulkan (Mesa's lavapipe when there is no GPU) and
+writes a PNG; with --frames, K pictures from GC A to GC B (DIR/frame_0000.png, ...), tweened
+between the GCs. The same input gives the same picture every run on the same driver.
+
+The groups come from a tree series over GCs A..B (default: the whole trace; see 'memcity
+series --help'), so a building keeps its lot and the camera its place at every GC: the
+picture at GC N and an animation over the same window show the city from the same point.
+
+views:
+  city       districts for the groups that hold groups, buildings for the rest: footprint by
+             the group's peak over the window, height by its size now, colour by its growth
+             since the window's first GC (blue shrinking, grey stable, orange growing,
+             vermillion strongly growing); stable and shrinking buildings are translucent
+  sunburst   the local view (the drill-down group and two levels below it) beside the global
+             view (the whole tree, the drill-down branch highlighted)
+  icicle     the same as rows of rectangles
+  timeline   live bytes after each GC, reachable bytes where a reference snapshot was taken,
+             GC pauses, and the suspicious windows ('memcity windows') as bands
+  timeline-trees
+             STAG20's timeline-based view: a small tree per pinned GC side by side, and the
+             --gc's tree outlined, over the memory chart with the pins marked; scaled, so a
+             growing group grows from tree to tree
+  heapmap    GCspy's view: each of the collector's spaces as a band of tiles in address
+             order coloured by --stream, and a history graph of one space (--space) before
+             and after each GC of the window (docs/heapmap.md)
+
+)",
+    .options =
+        {
+            {"--view", "V", "", "city (default), sunburst, icicle, timeline, timeline-trees or heapmap"},
+            {"--gc", "N", "", "the GC to draw (default: the last of the window)"},
+            {"--from", "A", "", ""},
+            {"--to", "B", "", "the window of GCs the groups and the layout come from (default: all)"},
+            {"--frames", "K", "", "draw K pictures evenly from A to B into the directory given by -o"},
+            {"--classify", "C", "", "the classifier chain (default type,site; see 'memcity report --help')"},
+            {"--filter", "EXPR", "", "classify only the objects for which EXPR is true"},
+            {"--metric", "M", "", "bytes (default) or objects: what sizes show"},
+            {"--sort", "S", "", "growth (default), start or end: the fixed order of each group's children"},
+            {"--size", "WxH", "", "picture size in pixels (default 1280x720)"},
+            {"--camera", "NAME", "", "city camera: overview (default), top, front or street"},
+            {"--drill", "PATH", "",
+             "sunburst / icicle: the group to drill down to, its labels separated by '/'"},
+            {"--select", "PATHS", "", "draw these groups selected (paths separated by ';')"},
+            {"--diff-from", "A", "",
+             "the heap diff as a view (ICPE18): city, sunburst or icicle coloured by\nwhat dominates each "
+             "group since GC A at --gc, born (vermillion), died (blue)\nor permanent (grey); the title bar "
+             "gives the totals ('memcity diff' lists them)"},
+            {"--scaled", "", "", "sunburst / icicle: the chart's extent follows the heap's size over time"},
+            {"--pins", "A,B,...", "", "timeline-trees: the GCs to draw a tree for (within the window)"},
+            {"--shape", "S", "",
+             "timeline-trees: sunburst (default) or icicle trees, or city: small cities\non one layout, so "
+             "a lot stands at the same place in each"},
+            {"--unscaled", "", "", "timeline-trees: every tree fills its panel"},
+            {"--stream", "S", "",
+             "heapmap: what colours a tile: used (default), objects, age, selected\n(the --select groups' "
+             "share) or dying (at the next GC)"},
+            {"--tile", "BYTES", "", "heapmap: the bytes of a tile (default: the smallest that fits)"},
+            {"--tile-px", "N", "", "heapmap: a tile's side in pixels (default 10)"},
+            {"--space", "NAME", "", "heapmap: the space of the history graph (default: the largest)"},
+            {"--all", "", "", "every group, no \"Other\""},
+            {"--depth", "D", "", "levels below the root to draw (default 8)"},
+            {"--samples", "N", "", "multisampling (default 4, lowered to what the device supports)"},
+            {"--validate", "", "", "turn the Vulkan validation layer on (for debugging)"},
+            {"--output", "F", "-o", "the PNG to write, or the directory for --frames"},
+        },
+    .run = [](const Words& a, const Services&) { return runRender(a); },
+};
+
 }  // namespace memcity::cli

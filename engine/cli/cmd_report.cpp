@@ -123,8 +123,6 @@ void jsonNode(const ReportView& v, JsonWriter& j, uint32_t id, size_t level) {
     j.endObject();
 }
 
-}  // namespace
-
 int runReport(const Words& words) {
     int status = 0;
     auto args = oneTraceArgs("report", words, status);
@@ -253,5 +251,58 @@ int runReport(const Words& words) {
     printNode(v, ClassificationTree::kRoot, 0);
     return 0;
 }
+
+}  // namespace
+
+extern const Command kReport{
+    .name = "report",
+    .summary = "the heap at one GC as a classification tree: type, site, thread, age...",
+    .usage = R"(usage: memcity report FILE [--gc N] [--classify CHAIN] [--filter EXPR]
+                      [--metric objects|bytes] [--depth D] [--all] [--json]
+
+Groups the live objects at GC N (default: the last GC) by a chain of classifiers, one tree
+level each, and prints the tree with objects and bytes per group. Children are listed largest
+first until they hold 90% of their parent, at most 9; the rest are summed up as "Other".
+
+CHAIN is a comma-separated list (default type,site); docs/classifiers.md describes each:
+  type             the object's type
+  package(depth=N) the type's package, outermost first (default: all levels)
+  site(callers=N)  the allocating frame, then N of its callers (default 0)
+  calls            every method on the allocating stack (an object counts under each once)
+  thread           the allocating thread
+  age              GCs survived (1: born since the previous GC)
+  length(buckets=1) array length, exact or in power-of-two buckets
+  kind(big=N)      instance, small array, big array (length >= N, default 256)
+  size             object size in power-of-two buckets
+  {EXPR}           the value of an expression, e.g. {site.method} or {size > 1k}
+  plugin(path=F,...) a classifier from a shared library F (docs/plugins.md)
+These read the references, so they need a GC with a reference snapshot:
+  rooted           the GC roots referencing the object: kind, class, static field / thread, method
+  roots            the closest GC roots reaching it ("alive, root not reported" when none)
+  structure        the data structure holding it: java.util.HashMap (allocated in ...)
+  in-degree        references to it, in buckets; out-degree: references it holds
+  points-to(C)     the objects it references, classified by chain C (default type)
+  pointed-from(C)  the objects referencing it, classified by chain C
+
+)",
+    .options =
+        {
+            {"--gc", "N", "",
+             "the GC whose heap to classify (default: the last; with references or\n--retained, the last GC "
+             "with a reference snapshot)"},
+            {"--classify", "C", "", "the classifier chain (default type,site)"},
+            {"--filter", "EXPR", "",
+             "classify only the objects for which EXPR is true (docs/expressions.md),\ne.g. 'type ~ "
+             "\"java.util.*\" && age >= 3'"},
+            {"--metric", "M", "", "objects or bytes: what orders the groups (default bytes)"},
+            {"--depth", "D", "", "levels to show below the root (default: all)"},
+            {"--all", "", "", "every group, no \"Other\""},
+            {"--retained", "", "",
+             "add each shown group's deep size (everything it reaches) and retained size\n(what would be "
+             "freed with it), from the GC's reference snapshot"},
+            {"--json", "", "", "print JSON instead (docs/cli.md describes its shape)"},
+        },
+    .run = [](const Words& a, const Services&) { return runReport(a); },
+};
 
 }  // namespace memcity::cli

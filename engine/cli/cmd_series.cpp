@@ -168,8 +168,6 @@ void jsonNode(const SeriesView& v, JsonWriter& j, uint32_t id, size_t level) {
     j.endObject();
 }
 
-}  // namespace
-
 int runSeries(const Words& words) {
     int status = 0;
     auto args = oneTraceArgs("series", words, status);
@@ -258,5 +256,42 @@ int runSeries(const Words& words) {
     printNode(v, TreeSeries::kRoot, 0);
     return 0;
 }
+
+}  // namespace
+
+extern const Command kSeries{
+    .name = "series",
+    .summary = "every GC of a window as one tree: each group's size over time, growth first",
+    .usage = R"(usage: memcity series FILE [--classify CHAIN] [--filter EXPR] [--from A] [--to B]
+                      [--sort start|end|growth] [--metric objects|bytes] [--depth D] [--all] [--json]
+
+Classifies the live objects of every GC from A to B (default: all GCs) by a chain of
+classifiers (default type,site; see 'memcity report --help') and merges the trees into one:
+a group keeps its place at every GC, also when it vanishes and comes back (STAG20, 5).
+Each row shows the group's size at the first and the last GC, its growth, and its size over
+time as a small chart (one column per GC, or the largest of a few GCs per column).
+With classifiers that read references (structure, roots, ...), only the GCs of the window
+that have a reference snapshot.
+
+One order of the children holds for the whole window: by growth (last minus first, the
+default), by size at the first GC (start) or at the last (end). Each level shows the first
+children in that order until they hold 90% of their parent at every GC, at most 9; the rest
+are summed up as "Other".
+
+)",
+    .options =
+        {
+            {"--classify", "C", "", "the classifier chain (default type,site)"},
+            {"--filter", "EXPR", "", "classify only the objects for which EXPR is true"},
+            {"--from", "A", "", ""},
+            {"--to", "B", "", "the first and last GC (default: the whole trace)"},
+            {"--sort", "S", "", "growth (default), start or end"},
+            {"--metric", "M", "", "objects or bytes (default): what is sorted and shown"},
+            {"--depth", "D", "", "levels to show below the root (default: all)"},
+            {"--all", "", "", "every group, no \"Other\""},
+            {"--json", "", "", "print JSON instead: the tree with per-GC arrays (docs/cli.md)"},
+        },
+    .run = [](const Words& a, const Services&) { return runSeries(a); },
+};
 
 }  // namespace memcity::cli

@@ -89,8 +89,6 @@ void printJson(const LoadedTrace& t, const HeapMap& m, bool with_addresses) {
     std::cout << j.str();
 }
 
-}  // namespace
-
 int runSpaces(const Words& words) {
     int status = 0;
     auto args = oneTraceArgs("spaces", words, status);
@@ -148,5 +146,27 @@ int runSpaces(const Words& words) {
     printMap(m, !addresses->empty());
     return 0;
 }
+
+}  // namespace
+
+extern const Command kSpaces{
+    .name = "spaces",
+    .summary = "the collector's spaces at each GC, and where the objects lie in them",
+    .usage = R"(usage: memcity spaces FILE [--gc N [--tile BYTES] [--json]]
+
+Without --gc: one row per GC with each of the collector's spaces, its used bytes before and
+after the GC and its capacity (@ marks the GCs whose objects' addresses the trace has). With --gc: that GC's spaces with
+their bounds, and where the trace has addresses, the objects in each, the bytes between them
+and any that overlap; --json adds the tiles of BYTES each (docs/heapmap.md).
+
+)",
+    .options =
+        {
+            {"--gc", "N", "", "one GC's spaces and objects"},
+            {"--tile", "BYTES", "", "tile size of --json's tiles (default 64k)"},
+            {"--json", "", "", "print JSON instead of a table (with --gc)"},
+        },
+    .run = [](const Words& a, const Services&) { return runSpaces(a); },
+};
 
 }  // namespace memcity::cli

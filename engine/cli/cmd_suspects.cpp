@@ -162,8 +162,6 @@ std::string renderCity(const std::string& file, uint32_t gc, std::string& why) {
     return png;
 }
 
-}  // namespace
-
 int runSuspects(const Words& words) {
     int status = 0;
     auto args = oneTraceArgs("suspects", words, status);
@@ -222,5 +220,29 @@ int runSuspects(const Words& words) {
     }
     return 0;
 }
+
+}  // namespace
+
+extern const Command kSuspects{
+    .name = "suspects",
+    .summary = "one leak-suspects report: leak window, accumulation point, root path, sites",
+    .usage = R"(usage: memcity suspects FILE [--gc N] [--format text|md|html|json] [-o FILE]
+
+One run, one report (MAT's Leak Suspects; docs/suspects.md explains how): the leak window
+of reachable memory and its growth, the accumulation point (the object whose dominator
+subtree holds the growth) with its retained size, the shortest path of strong references
+from a GC root to it, the allocation sites (with callers) and threads that feed it, and the
+biggest retained groups at the GC, each finding with its numbers. A trace without a leak
+says so. html is one self-contained file with the timeline chart and the city inlined.
+
+)",
+    .options =
+        {
+            {"--gc", "N", "", "the snapshot GC to analyse (default: the last with a reference snapshot)"},
+            {"--format", "F", "", "text (default), md, html or json"},
+            {"--output", "FILE", "-o", "write the report to FILE instead of stdout"},
+        },
+    .run = [](const Words& a, const Services&) { return runSuspects(a); },
+};
 
 }  // namespace memcity::cli

@@ -9,6 +9,8 @@
 
 namespace memcity::cli {
 
+namespace {
+
 int runSynth(const Words& words) {
     auto args = Args::parse("synth", words);
     if (!args) {
@@ -80,5 +82,40 @@ int runSynth(const Words& words) {
               << formatDuration(static_cast<int64_t>(ms) * 1'000'000) << "\n";
     return 0;
 }
+
+}  // namespace
+
+extern const Command kSynth{
+    .name = "synth",
+    .summary = "write a synthetic trace with exactly known answers",
+    .usage = R"(usage: memcity synth SCENARIO -o FILE [--scale N] [--seed S] [--refs N|off] [--sampled BYTES]
+                    [--no-compress]
+       memcity synth --list
+
+Scenarios (docs/scenarios.md gives each one's expected answers):
+  buggy-stack   a stack whose pop keeps references (ICPE18, 5.3)
+  multi-cache   products held by two static maps: shared ownership (ManLang18, 5.1)
+  growing-map   a cache whose key lacks equals/hashCode (STAG20, 7.2)
+  churn         a burst of short-lived objects between calm phases
+  gc-hotspot    a phase in which most objects survive
+  steady        a server with bounded caches: no leak
+  big-heap      tens of millions of objects: the benchmark workload
+
+)",
+    .options =
+        {
+            {"--output", "FILE", "-o", "where to write the trace (required)"},
+            {"--scale", "N", "", "multiply the program's work by N (default 1)"},
+            {"--seed", "S", "", "vary incidental garbage (default 1); the answers do not change"},
+            {"--refs", "N|off", "", "reference snapshot after every Nth GC (default 1), or none"},
+            {"--sampled", "BYTES", "",
+             "the same run as a sampled recording at this mean interval (e.g. 64k):\nonly the objects the "
+             "JVM's heap sampler would pick, a census at every\nexplicit GC, and snapshots only with "
+             "--refs"},
+            {"--no-compress", "", "", "write chunks without zstd"},
+            {"--list", "", "", "list the scenarios"},
+        },
+    .run = [](const Words& a, const Services&) { return runSynth(a); },
+};
 
 }  // namespace memcity::cli

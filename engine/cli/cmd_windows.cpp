@@ -278,8 +278,6 @@ void printJson(const WindowReport& r, const WindowOptions& o, const std::string&
     std::cout << j.str();
 }
 
-}  // namespace
-
 int runWindows(const Words& words) {
     int status = 0;
     auto args = oneTraceArgs("windows", words, status);
@@ -306,5 +304,54 @@ int runWindows(const Words& words) {
         printText(*report, loaded->trace->path(), *loaded->history);
     return 0;
 }
+
+}  // namespace
+
+extern const Command kWindows{
+    .name = "windows",
+    .summary = "suspicious time windows: memory leak, high GC overhead, high churn",
+    .usage = R"(usage: memcity windows FILE [--json] [--leak-method regression|heuristic|both]
+                       [--leak-series auto|reachable|live|full-gc] [--min-overhead PCT]
+                       [--min-gcs N] [--max-gcs N] [--min-growth PCT] [--min-r2 X]
+                       [--min-points N] [--churn freed|short-lived] [--min-churn-ratio X]
+                       [--no-narrow] [--paper]
+
+Finds the time windows to look at first (VMIL19; docs/windows.md explains how):
+  memory leak      memory that keeps growing up to the end of the run, on the reachable
+                   memory of the GCs with a reference snapshot (on the live memory when there
+                   are too few): the steepest regression line, and the longest stretch of
+                   growth with small dips allowed; each with its steepest part
+  high GC overhead the window of 5..50 GCs with the highest share of time in GC pauses,
+                   shown when that share is at least 10%
+  high churn       the window of 5..50 GCs that frees short-lived memory fastest, shown
+                   when that is at least 3 times the whole run's rate
+Each window is printed with the figures behind it and why it was chosen; kinds without a
+window say why not.
+
+)",
+    .options =
+        {
+            {"--leak-method", "M", "", "regression, heuristic or both (default both)"},
+            {"--leak-series", "S", "", "auto (default), reachable, live or full-gc (what full GCs leave)"},
+            {"--min-overhead", "PCT", "",
+             "keep a GC-overhead window from PCT% of the time in pauses (default 10)"},
+            {"--min-gcs", "N", "", "GCs in a GC-overhead or churn window, at least (default 5)"},
+            {"--max-gcs", "N", "", "... and at most (default 50)"},
+            {"--min-growth", "PCT", "",
+             "a leak window grows by PCT% of its first value, at least (default 10)"},
+            {"--min-r2", "X", "", "a leak window's regression line explains X of its variance (default 0.5)"},
+            {"--min-points", "N", "", "points of the series in a leak window, at least (default 3)"},
+            {"--churn", "M", "",
+             "short-lived (default: freed bytes, at most those allocated since the\nGC before) or freed "
+             "(every freed byte, as the paper counts)"},
+            {"--min-churn-ratio", "X", "", "keep a churn window at X times the whole run's rate (default 3)"},
+            {"--no-narrow", "", "", "do not look for the steepest part of each leak window"},
+            {"--paper", "", "",
+             "the paper's algorithms exactly: no growth, r² or churn-ratio test,\n2 points suffice, churn "
+             "counts freed bytes (options given still apply)"},
+            {"--json", "", "", "print JSON instead (docs/cli.md describes its shape)"},
+        },
+    .run = [](const Words& a, const Services&) { return runWindows(a); },
+};
 
 }  // namespace memcity::cli

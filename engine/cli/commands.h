@@ -6,6 +6,7 @@
 #include <sys/types.h>
 
 #include <functional>
+#include <iosfwd>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -16,32 +17,14 @@ namespace memcity::cli {
 
 using Words = std::vector<std::string>;
 
-int runOverview(const Words& args);  // memcity [FILE]
-int runInfo(const Words& args);
-int runGcs(const Words& args);
-int runSpaces(const Words& args);
-int runSynth(const Words& args);
-int runImport(const Words& args);
+// The terminal overview (`memcity open`, and the explorer without a display).
+int runOverview(const Words& args);
 // Shows a trace while it is written (the explorer's, given by main): the window on it, or
 // without a display a line per GC, until `recording` says the recording ended or the window is
 // closed. `window` is the window's options (--script FILE).
 using LiveView = std::function<void(const std::string& trace, const std::function<bool()>& recording,
                                     const Words& window)>;
-int runRecord(const Words& args, const LiveView& live = {});
-int runAttach(const Words& args, const LiveView& live = {});
-int runDetach(const Words& args);
-int runSnapshot(const Words& args);
-int runDump(const Words& args, const LiveView& live = {});
-int runReport(const Words& args);
-int runDiff(const Words& args);
-int runChurn(const Words& args);
-int runExport(const Words& args);
-int runInspect(const Words& args);
-int runDominators(const Words& args);
-int runWindows(const Words& args);
-int runSuspects(const Words& args);
-int runSeries(const Words& args);
-int runRender(const Words& args);
+int runRender(const Words& args);  // (the suspects report draws its city with it)
 // render --view heapmap (render_heapmap.cpp), with the options already parsed.
 int renderHeapMap(const Args& args);
 
@@ -50,19 +33,35 @@ struct Services {
     LiveView live;  // empty: memcity was built without the explorer
 };
 
-// The commands, one entry each, the one place a command and its options are described:
+// One command, the one place it and its options are described: its cmd_*.cpp defines it as
+// `extern const Command kNAME{...}` next to its run function, and commands.cpp lists it.
 // `memcity NAME ARGS...` runs `run`, which parses ARGS with `options` (Args::parse(NAME, ARGS));
 // `memcity NAME --help` prints `usage` and then the options with their help.
-struct CommandHelp {
+struct Command {
     std::string_view name;
-    std::string_view summary;
-    std::string_view usage;  // the synopsis and what the command does, up to its options
+    std::string_view summary;  // one line, for `memcity --help`
+    std::string_view usage;    // the synopsis and what the command does, up to its options
     std::vector<OptionSpec> options;
-    int (*run)(const Words& args, const Services& services);
+    // Whether main first replaces each word that names a heap dump by the dump's imported trace
+    // (dump_open.h); false for the commands that read dumps, or a program's arguments, themselves.
+    bool import_dumps = true;
+    int (*run)(const Words& args, const Services& services) = nullptr;
 };
-const std::vector<CommandHelp>& commandHelp();
-const CommandHelp* findCommand(std::string_view name);
-// Prints the command's help to stdout and returns 0.
+using CommandHelp = Command;  // (the name tests/cli/test_cli.cpp knows it by)
+
+// Every command, in the order `memcity --help` lists them (commands.cpp).
+const std::vector<std::reference_wrapper<const Command>>& commandHelp();
+// The command called `name`, or null.
+const Command* findCommand(std::string_view name);
+
+// Prints the command's help to `out` (std::cout without it) and returns 0; nothing for an
+// unknown name.
+int printHelp(std::string_view name, std::ostream& out);
 int printHelp(std::string_view name);
+// `memcity --help`, `memcity -h`, `memcity help [COMMAND]`: without `topic`, the program's usage
+// and the list of commands (`version` in its first line); with it, that command's help. An
+// unknown command is one line on `err` ("memcity: unknown command 'X' (see 'memcity --help')")
+// and exit status 1.
+int runHelp(const Words& topic, std::string_view version, std::ostream& out, std::ostream& err);
 
 }  // namespace memcity::cli

@@ -1,4 +1,5 @@
-// memcity: the command-line entry point. Dispatches to the subcommands in cli/.
+// memcity: the command-line entry point, the one place that joins the commands (cli/) and the
+// explorer (app/). Dispatches to the commands of cli/commands.cpp, and opens the window otherwise.
 #include <exception>
 #include <iostream>
 #include <new>
@@ -15,21 +16,6 @@
 #include "util/parallel.h"
 
 namespace {
-
-int printUsage() {
-    std::cout
-        << "memcity " MEMCITY_VERSION
-           " - explore how a garbage-collected heap evolves\n\n"
-           "usage: memcity [FILE]                 explore a trace in a window (the bundled demo without "
-           "FILE;\n"
-           "                                      the terminal overview without a display or with --text)\n"
-           "       memcity COMMAND [ARGS...]\n\ncommands:\n";
-    for (const auto& c : memcity::cli::commandHelp())
-        std::cout << "  " << c.name << std::string(8 - std::min<size_t>(7, c.name.size()), ' ') << c.summary
-                  << "\n";
-    std::cout << "\n'memcity COMMAND --help' describes a command. Traces: docs/trace-format.md.\n";
-    return 0;
-}
 
 int run(std::vector<std::string> words);
 
@@ -61,29 +47,20 @@ int run(std::vector<std::string> words) {
     // A heap dump where a command expects a trace is its imported trace (not for the commands
     // that take dumps or a program's arguments; the window imports a dump itself, showing it as
     // the import writes it).
-    if (findCommand(words[0]) && words[0] != "import" && words[0] != "dump" && words[0] != "record" &&
-        words[0] != "attach")
+    if (const Command* command = findCommand(words[0]); command && command->import_dumps)
         if (memcity::Status s = openDumpsIn(words); !s.ok()) {
             std::cerr << "error: " << s.error().message << "\n";
             return 1;
         }
     const std::string first = words[0];
     const Words rest(words.begin() + 1, words.end());
-    if (first == "--help" || first == "-h" || first == "help") {
-        if (first == "help" && !rest.empty()) {
-            if (!findCommand(rest[0])) {
-                std::cerr << "memcity: unknown command '" << rest[0] << "' (see 'memcity --help')\n";
-                return 1;
-            }
-            return printHelp(rest[0]);
-        }
-        return printUsage();
-    }
+    if (first == "--help" || first == "-h" || first == "help")
+        return runHelp(first == "help" ? rest : Words{}, MEMCITY_VERSION, std::cout, std::cerr);
     if (first == "--version") {
         std::cout << "memcity " MEMCITY_VERSION "\n";
         return 0;
     }
-    if (const CommandHelp* command = findCommand(first)) {
+    if (const Command* command = findCommand(first)) {
         const Services services{memcity::app::watchRecording};
         return command->run(rest, services);
     }

@@ -23,8 +23,8 @@ Session::Session(SessionOptions options)
       series_worker_(std::make_unique<Worker>("memcity series")),
       inspect_worker_(std::make_unique<Worker>("memcity inspect")),
       sizes_worker_(std::make_unique<Worker>("memcity sizes")),
-      diff_worker_(std::make_unique<Worker>("memcity diff")),
-      heap_map_(std::make_unique<HeapMapModel>(options_.threads, options_.wake, options_.measure)) {
+      heap_map_(std::make_unique<HeapMapModel>(options_.threads, options_.wake, options_.measure)),
+      diff_(std::make_unique<DiffModel>(options_.wake, options_.threads)) {
     dominators_ = std::make_unique<DominatorModel>(options_.wake, options_.threads);
 }
 
@@ -35,15 +35,16 @@ Session::~Session() {
     series_worker_.reset();
     inspect_worker_.reset();
     sizes_worker_.reset();
-    diff_worker_.reset();
+    diff_.reset();
     loader_.reset();
 }
 
 void Session::closeTrace() {
-    for (Worker* w : {series_worker_.get(), inspect_worker_.get(), sizes_worker_.get(), diff_worker_.get()}) {
+    for (Worker* w : {series_worker_.get(), inspect_worker_.get(), sizes_worker_.get()}) {
         w->cancel();
         w->waitIdle();
     }
+    diff_->reset();
     // Its jobs read the history: stopped and waited for before the loader frees it.
     dominators_->reset();
     dominator_highlight_.clear();
@@ -63,11 +64,6 @@ void Session::closeTrace() {
     live_judged_gc_ = -1;
     live_note_.clear();
     pending_ = std::make_shared<Pending>();  // what the stopped jobs left is dropped with the old one
-    diff_asked_.reset();
-    diff_key_ = {};
-    diff_raw_.reset();
-    diff_.reset();
-    diff_error_.clear();
     goto_after_series_.reset();
     series_.reset();
     series_chain_.reset();
@@ -219,22 +215,8 @@ bool Session::update() {
         pending_->sizes.reset();
         changed = true;
     }
-    if (pending_->diff) {
-        auto [key, diff] = std::move(*pending_->diff);
-        pending_->diff.reset();
-        if (diff_asked_ && key == *diff_asked_) {
-            if (diff) {
-                diff_raw_ = std::make_shared<const HeapDiff>(std::move(*diff));
-                diff_key_ = key;
-                layDiff();
-                diff_error_.clear();
-            } else {
-                diff_error_ = "the diff failed: " + diff.error().message;
-            }
-            changed = true;
-        }
-    }
     lock.unlock();
+    if (diff_->update(series_.get(), series_chain_)) changed = true;
     if (heap_map_->update()) changed = true;
     if (auto groups = heap_map_->takeGroups()) adoptTileGroups(std::move(*groups));
     if (diff_shown_) requestDiff();
@@ -267,12 +249,12 @@ bool Session::settled(bool live_ok) const {
     if (import_ && !import_->state().done && (!loader_ || loader_done)) return false;
     if (loader_ && loader_->version() != load_version_) return false;
     if (loader_ && !loader_done && !(live_ok && load_.live)) return false;
-    if (!series_worker_->idle() || !inspect_worker_->idle() || !sizes_worker_->idle() ||
-        !diff_worker_->idle() || !heap_map_->idle() || (dominators_shown_ && !dominators_->idle()))
+    if (!series_worker_->idle() || !inspect_worker_->idle() || !sizes_worker_->idle() || !diff_->idle() ||
+        !heap_map_->idle() || (dominators_shown_ && !dominators_->idle()))
         return false;
     std::lock_guard lock(pending_->mutex);
     return !pending_->series && !pending_->series_error && !pending_->inspection &&
-           !pending_->inspection_error && !pending_->sizes && !pending_->diff;
+           !pending_->inspection_error && !pending_->sizes;
 }
 
 void Session::waitSettled() {

@@ -27,52 +27,17 @@ void Session::showDiff(bool on) {
 }
 
 void Session::layDiff() {
-    diff_.reset();
-    if (diff_raw_ && series_ && diff_key_.chain == series_chain_)
-        diff_ = std::make_shared<const scene::SeriesDiff>(scene::SeriesDiff::lay(*diff_raw_, *series_));
+    diff_->lay(series_.get(), series_chain_);
 }
 
 bool Session::diffCurrent() const {
-    return diff_ && series_ && diff_->baseGc() == baseGc() && diff_->gc() == currentGc() &&
-           diff_key_.chain == series_chain_;
+    return series_ && diff_->current(baseGc(), currentGc(), series_chain_);
 }
 
 void Session::requestDiff() {
     const HeapHistory* h = history();
     if (!h || !series_ || !series_chain_ || churn_window_) return;
-    const DiffKey want{baseGc(), currentGc(), series_chain_};
-    if (diff_asked_ && *diff_asked_ == want) return;
-    diff_asked_ = want;
-    if (want.gc < want.base) {
-        diff_error_ = "no diff: the cursor (GC " + std::to_string(want.gc) + ") is before the base GC " +
-                      std::to_string(want.base);
-        diff_worker_->cancel();
-        return;
-    }
-    diff_error_.clear();
-    std::shared_ptr<Pending> pending = pending_;
-    auto wake = options_.wake;
-    const unsigned threads = options_.threads;
-    auto failed = [want, pending, wake](const std::string& message) {
-        {
-            std::lock_guard lock(pending->mutex);
-            pending->diff.emplace(want, Error{message});
-        }
-        if (wake) wake();
-    };
-    diff_worker_->submit(
-        [h, want, threads, pending, wake](const CancelToken& token) {
-            TreeOptions to;
-            to.threads = threads;
-            auto diff = HeapDiff::between(*h, want.base, want.gc, *want.chain, to);
-            if (token.cancelled()) return;
-            {
-                std::lock_guard lock(pending->mutex);
-                pending->diff.emplace(want, std::move(diff));
-            }
-            if (wake) wake();
-        },
-        failed);
+    diff_->request(*h, baseGc(), currentGc(), series_chain_);
 }
 
 Status Session::windowNext(size_t index) {

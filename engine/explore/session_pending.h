@@ -25,8 +25,6 @@ struct Session::Pending {
     std::optional<std::pair<uint64_t, std::string>> inspection_error;
     // Table sizes.
     std::optional<std::pair<uint32_t, std::map<uint32_t, GroupSizes>>> sizes;  // (gc, sizes)
-    // Diff: of the key it was asked for, or why it failed.
-    std::optional<std::pair<DiffKey, Result<HeapDiff>>> diff;
 };
 
 }  // namespace memcity::explore

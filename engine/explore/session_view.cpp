@@ -105,7 +105,7 @@ scene::ViewFrameStats Session::compose(scene::PixelRect rect, glm::vec2 framebuf
     composer_->setHovered(hovered_);
     composer_->setHighlighted(dominators_shown_ ? dominator_highlight_ : std::vector<uint32_t>{});
     composer_->setDrillRoot(drill_root_);
-    composer_->setDiff(diff_shown_ ? diff_ : nullptr);
+    composer_->setDiff(diff_shown_ ? diff_->laid() : nullptr);
     const scene::ViewFrameStats stats = composer_->compose(cursor_.t(), out);
     scene::placeInRect(out, rect, framebuffer);
     return stats;

@@ -5,8 +5,8 @@
 // inspector's and the tree table's data (computed in the background for the selection).
 //
 // Threads: a Session is used from one thread (the window's); it owns a loader thread, a dump's
-// import thread while one runs (DumpJob), and its workers (series, inspection, table sizes,
-// diff, heap map) whose results it adopts in update(). Node ids are
+// import thread while one runs (DumpJob), and its workers (series, inspection, table sizes) and
+// models (diff, heap map, dominators) whose results it adopts in update(). Node ids are
 // those of the current series; when a new series replaces it, the selection and the drill root
 // are carried over by their label paths, and what no longer exists is dropped.
 #pragma once
@@ -26,6 +26,7 @@
 #include "classify/diff.h"
 #include "classify/series.h"
 #include "explore/chain_config.h"
+#include "explore/diff_model.h"
 #include "explore/dominator_model.h"
 #include "explore/dump_job.h"
 #include "explore/heap_map_model.h"
@@ -302,10 +303,10 @@ public:
     void showDiff(bool on);
     // The diff laid onto the series (null until one is computed, or when it failed). It may be of
     // other GCs than baseGc() and currentGc() while the next one is computed (diffCurrent()).
-    const std::shared_ptr<const scene::SeriesDiff>& diff() const { return diff_; }
+    const std::shared_ptr<const scene::SeriesDiff>& diff() const { return diff_->laid(); }
     bool diffCurrent() const;
     // Why no diff is shown ("" when one is or is on its way).
-    const std::string& diffError() const { return diff_error_; }
+    const std::string& diffError() const { return diff_->error(); }
     // A suspicious window's next step, one click, as `memcity windows` suggests it: a leak or
     // GC-overhead window's GCs become the range (an overhead window's from the GC before it), the
     // series is built over them, the cursor goes to the window's last GC and the diff is shown;
@@ -416,26 +417,15 @@ private:
     int64_t live_judged_gc_ = -1;  // the last pause whose growth was judged
     std::string live_note_;
 
-    // The diff: what is shown, what was last asked for (base, GC, the chain it classifies by;
-    // the key holds the chain, so a later chain can never take its address and pass for it).
-    struct DiffKey {
-        uint32_t base = 0, gc = 0;
-        std::shared_ptr<const ClassifierChain> chain;
-        bool operator==(const DiffKey&) const = default;
-    };
+    // Asks diff_ for the diff of baseGc() and currentGc() by the series' chain (not in churn mode).
     void requestDiff();
-    // diff_ from diff_raw_ and the series, where the series is of the chain the diff read.
+    // Lays diff_'s diff onto the series, where the series is of the chain the diff read.
     void layDiff();
     // Leaves churn mode (the heap's series over the range follows); nothing outside it.
     void endChurn();
     // Suspicious window `index`, or an error naming it and how many there are.
     Result<Window> windowAt(size_t index) const;
     bool diff_shown_ = false;
-    std::optional<DiffKey> diff_asked_;
-    std::shared_ptr<const HeapDiff> diff_raw_;
-    DiffKey diff_key_;  // of diff_raw_
-    std::shared_ptr<const scene::SeriesDiff> diff_;
-    std::string diff_error_;
     std::optional<uint32_t> goto_after_series_;  // windowNext: the GC to show once its series is in
     std::optional<GcRange> churn_window_;        // churn mode's window
 
@@ -448,8 +438,9 @@ private:
     // Declared last: destroyed first, so no thread outlives what it reads.
     std::unique_ptr<TraceLoader> loader_;
     std::unique_ptr<DumpJob> import_;  // the dump being imported (kept when the chain reopens it)
-    std::unique_ptr<Worker> series_worker_, inspect_worker_, sizes_worker_, diff_worker_;
+    std::unique_ptr<Worker> series_worker_, inspect_worker_, sizes_worker_;
     std::unique_ptr<HeapMapModel> heap_map_;
+    std::unique_ptr<DiffModel> diff_;  // the diff view's (diff_model.h)
 };
 
 }  // namespace memcity::explore

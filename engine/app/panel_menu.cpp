@@ -86,11 +86,9 @@ void drawMenuBar(Ui& ui) {
             ImGui::EndMenu();
         }
         if (ImGui::BeginMenu("View")) {
-            for (scene::ViewKind k :
-                 {scene::ViewKind::kCity, scene::ViewKind::kSunburst, scene::ViewKind::kIcicle,
-                  scene::ViewKind::kTimelineTrees, scene::ViewKind::kHeapMap})
-                if (ImGui::MenuItem(std::string(scene::viewKindName(k)).c_str(), nullptr, s.view() == k))
-                    s.setView(k);
+            for (const scene::ViewInfo& v : scene::viewTable())
+                if (v.window && ImGui::MenuItem(std::string(v.name).c_str(), nullptr, s.view() == v.kind))
+                    s.setView(v.kind);
             ImGui::Separator();
             ImGui::MenuItem("Classifiers", nullptr, &p.chain_editor);
             ImGui::MenuItem("Tree table", nullptr, &p.table);

@@ -177,17 +177,14 @@ void toolbar(Ui& ui) {
     ImGui::SetNextWindowPos(ImVec2(c.max.x - 8.0f, c.min.y + 8.0f), 0, ImVec2(1.0f, 0.0f));
     ImGui::SetNextWindowBgAlpha(0.75f);
     ImGui::Begin("##viewbar", nullptr, kOverlay | ImGuiWindowFlags_AlwaysAutoResize);
-    for (scene::ViewKind k : {scene::ViewKind::kCity, scene::ViewKind::kSunburst, scene::ViewKind::kIcicle,
-                              scene::ViewKind::kTimelineTrees, scene::ViewKind::kHeapMap}) {
-        if (k != scene::ViewKind::kCity) ImGui::SameLine();
-        const char* name = k == scene::ViewKind::kTimelineTrees ? "trees"
-                           : k == scene::ViewKind::kHeapMap     ? "heap map"
-                                                                : scene::viewKindName(k).data();
-        if (ImGui::RadioButton(name, s.view() == k)) s.setView(k);
-        if (k == scene::ViewKind::kTimelineTrees && ImGui::IsItemHovered())
-            ImGui::SetTooltip("a tree per pinned GC (right-click the timeline to pin one)");
-        if (k == scene::ViewKind::kHeapMap && ImGui::IsItemHovered())
-            ImGui::SetTooltip("GCspy's heap map: the collector's spaces as tiles in address order");
+    bool first = true;
+    for (const scene::ViewInfo& v : scene::viewTable()) {
+        if (!v.window) continue;
+        if (!first) ImGui::SameLine();
+        first = false;
+        if (ImGui::RadioButton(std::string(v.label).c_str(), s.view() == v.kind)) s.setView(v.kind);
+        if (!v.tooltip.empty() && ImGui::IsItemHovered())
+            ImGui::SetTooltip("%s", std::string(v.tooltip).c_str());
     }
     if (s.view() == scene::ViewKind::kHeapMap) {
         heapMapControls(ui);

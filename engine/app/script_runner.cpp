@@ -748,6 +748,7 @@ private:
 
 const std::vector<Runner::Verb>& Runner::verbs() {
     using K = Kind;
+    static const std::string view_usage = "view " + scene::viewNames(true, "|", "|");
     static const std::vector<Verb> all = {
         {{"open", 1, explore::kRestOfLine, "open FILE: load another trace (or heap dump)"},
          [](Runner& r, const Cmd& c) -> Status {
@@ -801,12 +802,12 @@ const std::vector<Runner::Verb>& Runner::verbs() {
              r.ex_.session().cursor().pause();
              return {};
          }},
-        {{"view", 1, 1, "view city|sunburst|icicle|timeline-trees|heapmap"},
+        {{"view", 1, 1, view_usage},
          [](Runner& r, const Cmd& c) -> Status {
              auto kind = scene::parseViewKind(c.args[0]);
              if (!kind || !scene::isWindowView(*kind))
-                 return Error{"view expects city, sunburst, icicle, timeline-trees or heapmap, got '" +
-                              c.args[0] + "'"};
+                 return Error{"view expects " + scene::viewNames(true, ", ", " or ") + ", got '" + c.args[0] +
+                              "'"};
              r.ex_.session().setView(*kind);
              return {};
          },

@@ -25,7 +25,7 @@ struct SyntheticInput {
     std::optional<glm::vec2> mouse;  // display coordinates
     bool mouse_down = false;
     bool double_click = false;
-    int key = -1;  // a scancode held down for one frame
+    int key = -1;  // ImGui's index of a key held down for one frame (keyIndex)
     bool shift = false;
 };
 
@@ -68,7 +68,7 @@ public:
     void open(const std::string& path);
 
 private:
-    void handleEvent(const union SDL_Event& event);
+    void handleEvent(const WindowEvent& event);
     void setupImGui();
     void saveSettings();
     void drawFrame();

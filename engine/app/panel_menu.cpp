@@ -1,11 +1,11 @@
 // The window's frame: the layout of the panels, the menu bar and the status bar.
-#include <SDL_scancode.h>
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
 #include <algorithm>
 #include <cstdio>
 
+#include "app/platform.h"
 #include "app/ui.h"
 #include "scene/estimates.h"
 #include "scene/timeline_scene.h"
@@ -112,7 +112,7 @@ void drawMenuBar(Ui& ui) {
         ImGui::EndMainMenuBar();
     }
     const ImGuiIO& io = ImGui::GetIO();
-    if (io.KeyCtrl && ImGui::IsKeyPressed(SDL_SCANCODE_O, false) && !io.WantTextInput)
+    if (io.KeyCtrl && ImGui::IsKeyPressed(keyIndex(Key::kO), false) && !io.WantTextInput)
         ui.want_open_dialog = true;
     openDialog(ui);
 }

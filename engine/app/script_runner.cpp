@@ -1,6 +1,5 @@
 #include "app/script_runner.h"
 
-#include <SDL.h>
 #include <imgui.h>
 
 #include <algorithm>
@@ -27,28 +26,28 @@ struct Latency {
 };
 
 int keyOf(const std::string& name) {
-    static const std::map<std::string, int> keys = {
-        {"space", SDL_SCANCODE_SPACE},
-        {"left", SDL_SCANCODE_LEFT},
-        {"right", SDL_SCANCODE_RIGHT},
-        {"up", SDL_SCANCODE_UP},
-        {"down", SDL_SCANCODE_DOWN},
-        {"escape", SDL_SCANCODE_ESCAPE},
-        {"f", SDL_SCANCODE_F},
-        {"f12", SDL_SCANCODE_F12},
-        {"w", SDL_SCANCODE_W},
-        {"a", SDL_SCANCODE_A},
-        {"s", SDL_SCANCODE_S},
-        {"d", SDL_SCANCODE_D},
-        {"q", SDL_SCANCODE_Q},
-        {"e", SDL_SCANCODE_E},
-        {"home", SDL_SCANCODE_HOME},
-        {"end", SDL_SCANCODE_END},
-        {"backspace", SDL_SCANCODE_BACKSPACE},
-        {"tab", SDL_SCANCODE_TAB},
+    static const std::map<std::string, Key> keys = {
+        {"space", Key::kSpace},
+        {"left", Key::kLeft},
+        {"right", Key::kRight},
+        {"up", Key::kUp},
+        {"down", Key::kDown},
+        {"escape", Key::kEscape},
+        {"f", Key::kF},
+        {"f12", Key::kF12},
+        {"w", Key::kW},
+        {"a", Key::kA},
+        {"s", Key::kS},
+        {"d", Key::kD},
+        {"q", Key::kQ},
+        {"e", Key::kE},
+        {"home", Key::kHome},
+        {"end", Key::kEnd},
+        {"backspace", Key::kBackspace},
+        {"tab", Key::kTab},
     };
     auto it = keys.find(name);
-    return it == keys.end() ? -1 : it->second;
+    return it == keys.end() ? -1 : keyIndex(it->second);
 }
 
 double percentile(std::vector<double> v, double p) {
@@ -390,7 +389,7 @@ private:
         if (*w < lo.x || *h < lo.y || *w > hi.x || *h > hi.y)
             return Error{"size expects " + std::to_string(lo.x) + ".." + std::to_string(hi.x) + " x " +
                          std::to_string(lo.y) + ".." + std::to_string(hi.y)};
-        SDL_SetWindowSize(ex_.platform().window(), static_cast<int>(*w), static_cast<int>(*h));
+        ex_.platform().setWindowSize(static_cast<int>(*w), static_cast<int>(*h));
         return {};
     }
 

@@ -64,14 +64,12 @@ public:
     // The same, counted from when the process started (-1: not yet): `memcity app.hprof`'s
     // import and the window's start included.
     double firstGcShownSinceLaunch() const { return first_gc_shown_ < 0 ? -1 : first_gc_since_launch_; }
-    double openedAt() const { return opened_at_; }
     void open(const std::string& path);
 
 private:
     void handleEvent(const WindowEvent& event);
     void setupImGui();
     void saveSettings();
-    void drawFrame();
 
     ExplorerOptions options_;
     std::string settings_path_;

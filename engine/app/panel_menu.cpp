@@ -90,11 +90,8 @@ void drawMenuBar(Ui& ui) {
                 if (v.window && ImGui::MenuItem(std::string(v.name).c_str(), nullptr, s.view() == v.kind))
                     s.setView(v.kind);
             ImGui::Separator();
-            ImGui::MenuItem("Classifiers", nullptr, &p.chain_editor);
-            ImGui::MenuItem("Tree table", nullptr, &p.table);
-            ImGui::MenuItem("Inspector", nullptr, &p.inspector);
-            ImGui::MenuItem("Timeline", nullptr, &p.timeline);
-            ImGui::MenuItem("Frame statistics", nullptr, &p.stats);
+            for (const explore::PanelInfo& panel : explore::panelTable())
+                ImGui::MenuItem(std::string(panel.menu).c_str(), nullptr, &(p.*panel.shown));
             ImGui::Separator();
             ImGui::MenuItem("Vsync (applies at the next start)", nullptr, &ui.settings.vsync);
             ImGui::EndMenu();

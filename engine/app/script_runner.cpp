@@ -448,15 +448,14 @@ private:
 
     Status panel(const std::string& name, const std::string& state) {
         if (state != "on" && state != "off") return Error{"panel expects on or off, got '" + state + "'"};
-        explore::PanelSettings& p = ex_.ui().settings.panels;
-        bool* flag = name == "chain"       ? &p.chain_editor
-                     : name == "table"     ? &p.table
-                     : name == "inspector" ? &p.inspector
-                     : name == "timeline"  ? &p.timeline
-                     : name == "stats"     ? &p.stats
-                                           : nullptr;
-        if (!flag) return Error{"unknown panel '" + name + "' (chain, table, inspector, timeline, stats)"};
-        *flag = state == "on";
+        const explore::PanelInfo* panel = explore::findPanel(name);
+        if (!panel) {
+            std::string names;
+            for (const explore::PanelInfo& p : explore::panelTable())
+                names += (names.empty() ? "" : ", ") + std::string(p.name);
+            return Error{"unknown panel '" + name + "' (" + names + ")"};
+        }
+        ex_.ui().settings.panels.*panel->shown = state == "on";
         return {};
     }
 
@@ -748,6 +747,12 @@ private:
 const std::vector<Runner::Verb>& Runner::verbs() {
     using K = Kind;
     static const std::string view_usage = "view " + scene::viewNames(true, "|", "|");
+    static const std::string panel_usage = [] {
+        std::string u = "panel ";
+        for (const explore::PanelInfo& p : explore::panelTable())
+            u += std::string(p.name) + (&p == &explore::panelTable().back() ? " on|off" : "|");
+        return u;
+    }();
     static const std::vector<Verb> all = {
         {{"open", 1, explore::kRestOfLine, "open FILE: load another trace (or heap dump)"},
          [](Runner& r, const Cmd& c) -> Status {
@@ -931,8 +936,7 @@ const std::vector<Runner::Verb>& Runner::verbs() {
          [](Runner& r, const Cmd& c) { return r.range(c); }},
         {{"series-range", 0, 0, "series-range: recompute the series over the selected range"},
          [](Runner& r, const Cmd&) { return r.ex_.session().seriesOverRange(); }},
-        {{"panel", 2, 2, "panel chain|table|inspector|timeline|stats on|off"},
-         [](Runner& r, const Cmd& c) { return r.panel(c.args[0], c.args[1]); }},
+        {{"panel", 2, 2, panel_usage}, [](Runner& r, const Cmd& c) { return r.panel(c.args[0], c.args[1]); }},
         {{"key", 1, 2, "key NAME [shift]: press a key (space, left, right, f, f12, w, a, s, d, q, e, ...)"},
          [](Runner& r, const Cmd& c) -> Status {
              const int key = keyOf(c.args[0]);

@@ -158,21 +158,31 @@ bool parseFloat(const std::string& s, float lo, float hi, float& out) {
 using FieldRef = std::variant<int32_t*, std::optional<int32_t>*, bool*, std::string*, float*>;
 
 // One key of the settings file's main part: its name, its field, and what a value must be. The
-// one place a key is listed: reading, writing (in this order) and merging all walk kKeys. Adding a
-// key: a field in Settings (settings.h) and one row here. (`recent`, a repeated key, and the
+// one place a key is listed: reading, writing (in this order) and merging all walk settingKeys()
+// (these and the panels' flags, kPanels). Adding a key: a field in Settings (settings.h) and one
+// row here. (`recent`, a repeated key, and the
 // chains' sections are read and written on their own.)
 struct SettingKey {
     std::string_view key;
-    FieldRef (*field)(Settings&);
+    FieldRef (*field)(Settings&);  // null: a panel's flag (panel)
     // What a value must be, for the warning on a bad one ("a whole number from 1 to 100000");
     // booleans and choices say it themselves.
     std::string_view expected = {};
     double lo = 0, hi = 0;                      // numbers: the range allowed
     std::span<const char* const> choices = {};  // strings: the values allowed; none: any but ""
+    bool PanelSettings::*panel = nullptr;       // a panel's flag (kPanels) when field is null
 };
 
 constexpr const char* kMetrics[] = {"objects", "bytes"};
 constexpr const char* kSorts[] = {"start", "end", "growth"};
+
+constexpr PanelInfo kPanels[] = {
+    {"chain", "panel.chain_editor", "Classifiers", &PanelSettings::chain_editor},
+    {"table", "panel.table", "Tree table", &PanelSettings::table},
+    {"inspector", "panel.inspector", "Inspector", &PanelSettings::inspector},
+    {"timeline", "panel.timeline", "Timeline", &PanelSettings::timeline},
+    {"stats", "panel.stats", "Frame statistics", &PanelSettings::stats},
+};
 
 const SettingKey kKeys[] = {
     {"window.width", [](Settings& s) -> FieldRef { return &s.window_width; },
@@ -185,11 +195,6 @@ const SettingKey kKeys[] = {
      "a whole number from -1000000 to 1000000", -1000000, 1000000},
     {"window.maximised", [](Settings& s) -> FieldRef { return &s.maximised; }},
     {"vsync", [](Settings& s) -> FieldRef { return &s.vsync; }},
-    {"panel.chain_editor", [](Settings& s) -> FieldRef { return &s.panels.chain_editor; }},
-    {"panel.table", [](Settings& s) -> FieldRef { return &s.panels.table; }},
-    {"panel.inspector", [](Settings& s) -> FieldRef { return &s.panels.inspector; }},
-    {"panel.timeline", [](Settings& s) -> FieldRef { return &s.panels.timeline; }},
-    {"panel.stats", [](Settings& s) -> FieldRef { return &s.panels.stats; }},
     {"view", [](Settings& s) -> FieldRef { return &s.view; }, "a view name"},
     {"metric", [](Settings& s) -> FieldRef { return &s.metric; }, {}, 0, 0, kMetrics},
     {"sort", [](Settings& s) -> FieldRef { return &s.sort; }, {}, 0, 0, kSorts},
@@ -198,15 +203,31 @@ const SettingKey kKeys[] = {
 };
 constexpr std::string_view kRecentKey = "recent";
 
+// The keys in the order formatSettings writes them: the window's, the panels' (kPanels), the rest.
+const std::vector<SettingKey>& settingKeys() {
+    static const std::vector<SettingKey> keys = [] {
+        std::vector<SettingKey> k(std::begin(kKeys), std::end(kKeys));
+        auto at = std::find_if(k.begin(), k.end(), [](const SettingKey& r) { return r.key == "vsync"; }) + 1;
+        for (const PanelInfo& p : kPanels)
+            at = k.insert(at, SettingKey{.key = p.key, .field = nullptr, .panel = p.shown}) + 1;
+        return k;
+    }();
+    return keys;
+}
+
 const SettingKey* findKey(std::string_view key) {
-    for (const SettingKey& k : kKeys)
+    for (const SettingKey& k : settingKeys())
         if (k.key == key) return &k;
     return nullptr;
 }
 
+FieldRef fieldOf(const SettingKey& key, Settings& s) {
+    if (!key.field) return &(s.panels.*key.panel);
+    return key.field(s);
+}
 // The field of `key` in a Settings that is only read.
 FieldRef fieldOf(const SettingKey& key, const Settings& s) {
-    return key.field(const_cast<Settings&>(s));  // NOLINT(cppcoreguidelines-pro-type-const-cast)
+    return fieldOf(key, const_cast<Settings&>(s));  // NOLINT(cppcoreguidelines-pro-type-const-cast)
 }
 
 // The value of `key` as written; nullopt: not written (an unset window position).
@@ -397,7 +418,7 @@ private:
                         badValue(key, expected, v);
                 }
             },
-            k->field(out_.settings));
+            fieldOf(*k, out_.settings));
     }
 
     void setChain(const std::string& key, std::string_view raw) {
@@ -429,6 +450,16 @@ std::string systemError(int e) {
 
 }  // namespace
 
+std::span<const PanelInfo> panelTable() {
+    return kPanels;
+}
+
+const PanelInfo* findPanel(std::string_view name) {
+    for (const PanelInfo& p : kPanels)
+        if (p.name == name) return &p;
+    return nullptr;
+}
+
 std::string formatSettings(const Settings& s, const SettingsExtras& extras) {
     std::string out = std::string(kFirstLine) + "\n";
     auto line = [&out](std::string_view key, const std::string& value) {
@@ -437,7 +468,7 @@ std::string formatSettings(const Settings& s, const SettingsExtras& extras) {
         out += value;
         out += '\n';
     };
-    for (const SettingKey& k : kKeys)
+    for (const SettingKey& k : settingKeys())
         if (std::optional<std::string> value = formatKey(k, s)) line(k.key, *value);
     for (const std::string& r : s.recent_files)
         line(kRecentKey, quote(r));
@@ -561,13 +592,13 @@ Settings mergeSettings(const Settings& disk, const Settings& base, const Setting
     auto take = [](auto& out, const auto& was, const auto& is) {
         if (is != was) out = is;
     };
-    for (const SettingKey& k : kKeys)
+    for (const SettingKey& k : settingKeys())
         std::visit(
             [&](auto* out) {
                 using P = decltype(out);
                 take(*out, *std::get<P>(fieldOf(k, base)), *std::get<P>(fieldOf(k, now)));
             },
-            k.field(merged));
+            fieldOf(k, merged));
     if (now.recent_files != base.recent_files) {
         std::vector<std::string> recent = now.recent_files;
         for (const std::string& r : disk.recent_files)

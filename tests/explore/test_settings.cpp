@@ -400,6 +400,30 @@ TEST(SettingsChanges, EachKeyChangedAloneIsTakenAndOnlyIt) {
     EXPECT_EQ(text.find("window.x"), std::string::npos);  // unset positions are not written
 }
 
+// The table of panels: each row's key reads and writes its own flag and no other, and the
+// scripts' names find their rows.
+TEST(SettingsChanges, EachPanelsKeyIsItsFlag) {
+    ASSERT_EQ(panelTable().size(), 5u);
+    for (const PanelInfo& panel : panelTable()) {
+        EXPECT_EQ(findPanel(panel.name), &panel);
+        Settings flipped;
+        flipped.panels.*panel.shown = !(flipped.panels.*panel.shown);
+        const std::string text = formatSettings(flipped);
+        const std::string line =
+            std::string(panel.key) + " = " + (flipped.panels.*panel.shown ? "true" : "false") + "\n";
+        EXPECT_NE(text.find(line), std::string::npos) << text;
+        const LoadedSettings loaded = parseSettings(
+            std::string(panel.key) + " = " + (flipped.panels.*panel.shown ? "true" : "false") + "\n",
+            "p.ini");
+        EXPECT_TRUE(loaded.warnings.empty()) << panel.name;
+        EXPECT_EQ(loaded.settings, flipped) << panel.name;
+        EXPECT_FALSE(panel.menu.empty());
+    }
+    EXPECT_EQ(findPanel("chain")->key, "panel.chain_editor");
+    EXPECT_EQ(findPanel("chain_editor"), nullptr);
+    EXPECT_EQ(findPanel("bogus"), nullptr);
+}
+
 // Two explorers: each loaded the file at its start and saves at its end. The second save keeps
 // the chain the first one saved, and each keeps what the other changed.
 TEST(SettingsChanges, TwoSessionsSavingDifferentChainsBothKept) {

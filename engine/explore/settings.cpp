@@ -157,11 +157,11 @@ bool parseFloat(const std::string& s, float lo, float hi, float& out) {
 // mergeSettings only read (fieldOf on a const Settings).
 using FieldRef = std::variant<int32_t*, std::optional<int32_t>*, bool*, std::string*, float*>;
 
-// One key of the settings file's main part: its name, its field, and what a value must be. The
-// one place a key is listed: reading, writing (in this order) and merging all walk settingKeys()
-// (these and the panels' flags, kPanels). Adding a key: a field in Settings (settings.h) and one
-// row here. (`recent`, a repeated key, and the
-// chains' sections are read and written on their own.)
+// One key of the settings file's main part: its name, its field, and what a value must be. kKeys
+// is the one place a key is listed: reading, writing (in this order) and merging all walk
+// settingKeys() (kKeys with the panels' flags of kPanels). Adding a key: a field in Settings
+// (settings.h) and one row in kKeys. (`recent`, a repeated key, and the chains' sections are read
+// and written on their own.)
 struct SettingKey {
     std::string_view key;
     FieldRef (*field)(Settings&);  // null: a panel's flag (panel)
@@ -176,6 +176,7 @@ struct SettingKey {
 constexpr const char* kMetrics[] = {"objects", "bytes"};
 constexpr const char* kSorts[] = {"start", "end", "growth"};
 
+// The panels (settings.h PanelInfo), in the View menu's order.
 constexpr PanelInfo kPanels[] = {
     {"chain", "panel.chain_editor", "Classifiers", &PanelSettings::chain_editor},
     {"table", "panel.table", "Tree table", &PanelSettings::table},

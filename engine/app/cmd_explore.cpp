@@ -102,8 +102,8 @@ int runExplore(const cli::Words& words) {
     if (auto v = args->value("--view")) {
         auto kind = scene::parseViewKind(*v);
         if (!kind || !scene::isWindowView(*kind))
-            return fail("memcity: --view expects city, sunburst, icicle, timeline-trees or heapmap, got '" +
-                        *v + "'");
+            return fail("memcity: --view expects " + scene::viewNames(true, ", ", " or ") + ", got '" + *v +
+                        "'");
         o.view = *kind;
     }
     auto size = args->sizeValue("--size", {0, 0}, {kMinWindowSize.x, kMinWindowSize.y},

@@ -1,7 +1,5 @@
 #include "app/explorer.h"
 
-#include <SDL.h>
-#include <backends/imgui_impl_sdl.h>
 #include <imgui.h>
 
 #include <unistd.h>
@@ -43,7 +41,7 @@ Explorer::~Explorer() {
     session_.reset();  // its threads wake the platform
     if (renderer_) renderer_->waitIdle();
     if (imgui_) {
-        ImGui_ImplSDL2_Shutdown();
+        platform_->shutdownImGui();
         ImGui::DestroyContext(imgui_);
     }
     renderer_.reset();
@@ -174,7 +172,7 @@ void Explorer::setupImGui() {
     // with Debian's 16-bit indices.
     io.BackendFlags |= ImGuiBackendFlags_RendererHasVtxOffset;
     io.ConfigWindowsMoveFromTitleBarOnly = true;
-    ImGui_ImplSDL2_InitForVulkan(platform_->window());
+    platform_->initImGui();
     ImGui::StyleColorsDark();
     ImGuiStyle& style = ImGui::GetStyle();
     style.WindowRounding = 0.0f;
@@ -208,31 +206,23 @@ void Explorer::setupImGui() {
         std::cerr << "warning: " << st.error().message << "\n";
 }
 
-void Explorer::handleEvent(const SDL_Event& event) {
-    ImGui_ImplSDL2_ProcessEvent(&event);
+void Explorer::handleEvent(const WindowEvent& event) {
     dirty_ = true;
     switch (event.type) {
-        case SDL_QUIT: quit_ = true; break;
-        case SDL_DROPFILE:
-            if (event.drop.file) {
-                std::string path = event.drop.file;
-                SDL_free(event.drop.file);
-                open(path);
-                ui_->say("opening " + path);
-            }
+        case WindowEvent::Type::kQuit: quit_ = true; break;
+        case WindowEvent::Type::kDropFile:
+            open(event.path);
+            ui_->say("opening " + event.path);
             break;
-        case SDL_WINDOWEVENT:
-            if (event.window.event == SDL_WINDOWEVENT_CLOSE) quit_ = true;
-            if (event.window.event == SDL_WINDOWEVENT_SIZE_CHANGED ||
-                event.window.event == SDL_WINDOWEVENT_RESIZED) {
-                const glm::ivec2 fb = platform_->drawableSize();
-                if (Status st = renderer_->resize(static_cast<uint32_t>(std::max(fb.x, 0)),
-                                                  static_cast<uint32_t>(std::max(fb.y, 0)));
-                    !st)
-                    ui_->say(st.error().message);
-            }
+        case WindowEvent::Type::kResized: {
+            const glm::ivec2 fb = platform_->drawableSize();
+            if (Status st = renderer_->resize(static_cast<uint32_t>(std::max(fb.x, 0)),
+                                              static_cast<uint32_t>(std::max(fb.y, 0)));
+                !st)
+                ui_->say(st.error().message);
             break;
-        default: break;
+        }
+        case WindowEvent::Type::kOther: break;
     }
 }
 
@@ -242,7 +232,7 @@ bool Explorer::turn(int idle_ms, bool freeze_time) {
     const bool busy = dirty_ || extra_frames_ > 0 || session_->cursor().playing() ||
                       ui_->camera_mode == CameraMode::kFly || !input_.empty() || ui_->sizes_due;
     if (!busy) {
-        SDL_Event event;
+        WindowEvent event;
         if (platform_->waitEvent(event, idle_ms)) handleEvent(event);
         last_turn_ = std::chrono::steady_clock::now();
         if (quit_) return false;
@@ -259,7 +249,7 @@ bool Explorer::turn(int idle_ms, bool freeze_time) {
 bool Explorer::frame(double dt) {
     const auto t0 = std::chrono::steady_clock::now();
     ui_->now = clock();
-    SDL_Event event;
+    WindowEvent event;
     while (platform_->waitEvent(event, 0))
         handleEvent(event);
     if (quit_) return false;
@@ -286,7 +276,7 @@ bool Explorer::frame(double dt) {
     const bool synthetic = !input_.empty();
     if (synthetic) dirty_ = true;
 
-    ImGui_ImplSDL2_NewFrame();
+    platform_->newImGuiFrame();
     ImGuiIO& io = ImGui::GetIO();
     const glm::ivec2 win = platform_->windowSize(), fb = platform_->drawableSize();
     const glm::vec2 fb_scale = win.x > 0 && win.y > 0 ? glm::vec2(fb) / glm::vec2(win) : glm::vec2(1.0f);

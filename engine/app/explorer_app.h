@@ -25,7 +25,7 @@ struct SyntheticInput {
     std::optional<glm::vec2> mouse;  // display coordinates
     bool mouse_down = false;
     bool double_click = false;
-    int key = -1;  // a scancode held down for one frame
+    int key = -1;  // ImGui's index of a key held down for one frame (keyIndex)
     bool shift = false;
 };
 
@@ -64,14 +64,12 @@ public:
     // The same, counted from when the process started (-1: not yet): `memcity app.hprof`'s
     // import and the window's start included.
     double firstGcShownSinceLaunch() const { return first_gc_shown_ < 0 ? -1 : first_gc_since_launch_; }
-    double openedAt() const { return opened_at_; }
     void open(const std::string& path);
 
 private:
-    void handleEvent(const union SDL_Event& event);
+    void handleEvent(const WindowEvent& event);
     void setupImGui();
     void saveSettings();
-    void drawFrame();
 
     ExplorerOptions options_;
     std::string settings_path_;

@@ -1,11 +1,11 @@
 // The window's frame: the layout of the panels, the menu bar and the status bar.
-#include <SDL_scancode.h>
 #include <imgui.h>
 #include <imgui_stdlib.h>
 
 #include <algorithm>
 #include <cstdio>
 
+#include "app/platform.h"
 #include "app/ui.h"
 #include "scene/estimates.h"
 #include "scene/timeline_scene.h"
@@ -86,17 +86,12 @@ void drawMenuBar(Ui& ui) {
             ImGui::EndMenu();
         }
         if (ImGui::BeginMenu("View")) {
-            for (scene::ViewKind k :
-                 {scene::ViewKind::kCity, scene::ViewKind::kSunburst, scene::ViewKind::kIcicle,
-                  scene::ViewKind::kTimelineTrees, scene::ViewKind::kHeapMap})
-                if (ImGui::MenuItem(std::string(scene::viewKindName(k)).c_str(), nullptr, s.view() == k))
-                    s.setView(k);
+            for (const scene::ViewInfo& v : scene::viewTable())
+                if (v.window && ImGui::MenuItem(std::string(v.name).c_str(), nullptr, s.view() == v.kind))
+                    s.setView(v.kind);
             ImGui::Separator();
-            ImGui::MenuItem("Classifiers", nullptr, &p.chain_editor);
-            ImGui::MenuItem("Tree table", nullptr, &p.table);
-            ImGui::MenuItem("Inspector", nullptr, &p.inspector);
-            ImGui::MenuItem("Timeline", nullptr, &p.timeline);
-            ImGui::MenuItem("Frame statistics", nullptr, &p.stats);
+            for (const explore::PanelInfo& panel : explore::panelTable())
+                ImGui::MenuItem(std::string(panel.menu).c_str(), nullptr, &(p.*panel.shown));
             ImGui::Separator();
             ImGui::MenuItem("Vsync (applies at the next start)", nullptr, &ui.settings.vsync);
             ImGui::EndMenu();
@@ -114,7 +109,7 @@ void drawMenuBar(Ui& ui) {
         ImGui::EndMainMenuBar();
     }
     const ImGuiIO& io = ImGui::GetIO();
-    if (io.KeyCtrl && ImGui::IsKeyPressed(SDL_SCANCODE_O, false) && !io.WantTextInput)
+    if (io.KeyCtrl && ImGui::IsKeyPressed(keyIndex(Key::kO), false) && !io.WantTextInput)
         ui.want_open_dialog = true;
     openDialog(ui);
 }

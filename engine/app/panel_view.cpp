@@ -1,13 +1,13 @@
 // The main view: the city, sunburst or icicle the loop composes into the centre, and here its
 // input (camera, hover, click to select, drill-down), its toolbar, breadcrumb and tooltip, and
 // the keys that work anywhere (time steps, play, frame, screenshot).
-#include <SDL_scancode.h>
 #include <imgui.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 
+#include "app/platform.h"
 #include "app/ui.h"
 #include "scene/estimates.h"
 #include "scene/heap_map_scene.h"
@@ -29,17 +29,17 @@ void keys(Ui& ui) {
     if (io.WantTextInput) return;
     explore::Session& s = ui.session;
     scene::TimeCursor& c = s.cursor();
-    if (ImGui::IsKeyPressed(SDL_SCANCODE_RIGHT)) c.stepNext();
-    if (ImGui::IsKeyPressed(SDL_SCANCODE_LEFT)) c.stepPrevious();
-    if (ImGui::IsKeyPressed(SDL_SCANCODE_HOME, false)) c.seek(0.0);
-    if (ImGui::IsKeyPressed(SDL_SCANCODE_END, false)) c.seek(c.maxT());
-    if (ImGui::IsKeyPressed(SDL_SCANCODE_SPACE, false)) c.togglePlay();
-    if (ImGui::IsKeyPressed(SDL_SCANCODE_F12, false)) ui.want_screenshot = true;
-    if (ImGui::IsKeyPressed(SDL_SCANCODE_ESCAPE, false)) s.clearSelection();
-    if (ImGui::IsKeyPressed(SDL_SCANCODE_BACKSPACE, false)) s.drillUp();
-    if (ImGui::IsKeyPressed(SDL_SCANCODE_F, false) && !s.frameSelection())
+    if (ImGui::IsKeyPressed(keyIndex(Key::kRight))) c.stepNext();
+    if (ImGui::IsKeyPressed(keyIndex(Key::kLeft))) c.stepPrevious();
+    if (ImGui::IsKeyPressed(keyIndex(Key::kHome), false)) c.seek(0.0);
+    if (ImGui::IsKeyPressed(keyIndex(Key::kEnd), false)) c.seek(c.maxT());
+    if (ImGui::IsKeyPressed(keyIndex(Key::kSpace), false)) c.togglePlay();
+    if (ImGui::IsKeyPressed(keyIndex(Key::kF12), false)) ui.want_screenshot = true;
+    if (ImGui::IsKeyPressed(keyIndex(Key::kEscape), false)) s.clearSelection();
+    if (ImGui::IsKeyPressed(keyIndex(Key::kBackspace), false)) s.drillUp();
+    if (ImGui::IsKeyPressed(keyIndex(Key::kF), false) && !s.frameSelection())
         ui.say("F frames the selected buildings of the city: select one first");
-    if (io.KeyCtrl && ImGui::IsKeyPressed(SDL_SCANCODE_Q, false)) ui.want_quit = true;
+    if (io.KeyCtrl && ImGui::IsKeyPressed(keyIndex(Key::kQ), false)) ui.want_quit = true;
 }
 
 // Fly mode: WASD / QE move the eye, shift four times faster (world units per second scale
@@ -55,8 +55,9 @@ void fly(Ui& ui, double dt) {
     auto axis = [](int plus, int minus) {
         return (ImGui::IsKeyDown(plus) ? 1.0f : 0.0f) - (ImGui::IsKeyDown(minus) ? 1.0f : 0.0f);
     };
-    const float f = axis(SDL_SCANCODE_W, SDL_SCANCODE_S), r = axis(SDL_SCANCODE_D, SDL_SCANCODE_A),
-                u = axis(SDL_SCANCODE_E, SDL_SCANCODE_Q);
+    const float f = axis(keyIndex(Key::kW), keyIndex(Key::kS)),
+                r = axis(keyIndex(Key::kD), keyIndex(Key::kA)),
+                u = axis(keyIndex(Key::kE), keyIndex(Key::kQ));
     if (f != 0.0f || r != 0.0f || u != 0.0f) {
         cam->fly(r * speed, u * speed, f * speed);
         cam->fitClipPlanes(b);
@@ -177,17 +178,14 @@ void toolbar(Ui& ui) {
     ImGui::SetNextWindowPos(ImVec2(c.max.x - 8.0f, c.min.y + 8.0f), 0, ImVec2(1.0f, 0.0f));
     ImGui::SetNextWindowBgAlpha(0.75f);
     ImGui::Begin("##viewbar", nullptr, kOverlay | ImGuiWindowFlags_AlwaysAutoResize);
-    for (scene::ViewKind k : {scene::ViewKind::kCity, scene::ViewKind::kSunburst, scene::ViewKind::kIcicle,
-                              scene::ViewKind::kTimelineTrees, scene::ViewKind::kHeapMap}) {
-        if (k != scene::ViewKind::kCity) ImGui::SameLine();
-        const char* name = k == scene::ViewKind::kTimelineTrees ? "trees"
-                           : k == scene::ViewKind::kHeapMap     ? "heap map"
-                                                                : scene::viewKindName(k).data();
-        if (ImGui::RadioButton(name, s.view() == k)) s.setView(k);
-        if (k == scene::ViewKind::kTimelineTrees && ImGui::IsItemHovered())
-            ImGui::SetTooltip("a tree per pinned GC (right-click the timeline to pin one)");
-        if (k == scene::ViewKind::kHeapMap && ImGui::IsItemHovered())
-            ImGui::SetTooltip("GCspy's heap map: the collector's spaces as tiles in address order");
+    bool first = true;
+    for (const scene::ViewInfo& v : scene::viewTable()) {
+        if (!v.window) continue;
+        if (!first) ImGui::SameLine();
+        first = false;
+        if (ImGui::RadioButton(std::string(v.label).c_str(), s.view() == v.kind)) s.setView(v.kind);
+        if (!v.tooltip.empty() && ImGui::IsItemHovered())
+            ImGui::SetTooltip("%s", std::string(v.tooltip).c_str());
     }
     if (s.view() == scene::ViewKind::kHeapMap) {
         heapMapControls(ui);

@@ -2,10 +2,38 @@
 
 #include <SDL.h>
 #include <SDL_vulkan.h>
+#include <backends/imgui_impl_sdl.h>
+#include <imgui.h>
 
 #include <algorithm>
 
 namespace memcity::app {
+
+int keyIndex(Key key) {
+    // The SDL backend of ImGui indexes its key state by scancode.
+    switch (key) {
+        case Key::kSpace: return SDL_SCANCODE_SPACE;
+        case Key::kLeft: return SDL_SCANCODE_LEFT;
+        case Key::kRight: return SDL_SCANCODE_RIGHT;
+        case Key::kUp: return SDL_SCANCODE_UP;
+        case Key::kDown: return SDL_SCANCODE_DOWN;
+        case Key::kEscape: return SDL_SCANCODE_ESCAPE;
+        case Key::kBackspace: return SDL_SCANCODE_BACKSPACE;
+        case Key::kTab: return SDL_SCANCODE_TAB;
+        case Key::kHome: return SDL_SCANCODE_HOME;
+        case Key::kEnd: return SDL_SCANCODE_END;
+        case Key::kF12: return SDL_SCANCODE_F12;
+        case Key::kA: return SDL_SCANCODE_A;
+        case Key::kD: return SDL_SCANCODE_D;
+        case Key::kE: return SDL_SCANCODE_E;
+        case Key::kF: return SDL_SCANCODE_F;
+        case Key::kO: return SDL_SCANCODE_O;
+        case Key::kQ: return SDL_SCANCODE_Q;
+        case Key::kS: return SDL_SCANCODE_S;
+        case Key::kW: return SDL_SCANCODE_W;
+    }
+    return SDL_SCANCODE_UNKNOWN;
+}
 
 Result<std::unique_ptr<Platform>> Platform::create(const PlatformOptions& options) {
     SDL_SetHint(SDL_HINT_VIDEO_X11_NET_WM_BYPASS_COMPOSITOR, "0");
@@ -80,19 +108,54 @@ float Platform::contentScale() const {
     return std::clamp(scale, 1.0f, 4.0f);
 }
 
-bool Platform::waitEvent(SDL_Event& event, int timeout_ms) const {
-    if (timeout_ms <= 0) return SDL_PollEvent(&event) != 0;
-    return SDL_WaitEventTimeout(&event, timeout_ms) != 0;
+bool Platform::waitEvent(WindowEvent& out, int timeout_ms) {
+    SDL_Event event;
+    if ((timeout_ms <= 0 ? SDL_PollEvent(&event) : SDL_WaitEventTimeout(&event, timeout_ms)) == 0)
+        return false;
+    if (imgui_) ImGui_ImplSDL2_ProcessEvent(&event);
+    out = WindowEvent{};
+    switch (event.type) {
+        case SDL_QUIT: out.type = WindowEvent::Type::kQuit; break;
+        case SDL_DROPFILE:
+            if (event.drop.file) {
+                out.type = WindowEvent::Type::kDropFile;
+                out.path = event.drop.file;
+                SDL_free(event.drop.file);
+            }
+            break;
+        case SDL_WINDOWEVENT:
+            if (event.window.event == SDL_WINDOWEVENT_CLOSE) out.type = WindowEvent::Type::kQuit;
+            if (event.window.event == SDL_WINDOWEVENT_SIZE_CHANGED ||
+                event.window.event == SDL_WINDOWEVENT_RESIZED)
+                out.type = WindowEvent::Type::kResized;
+            break;
+        default: break;
+    }
+    return true;
+}
+
+void Platform::initImGui() {
+    ImGui_ImplSDL2_InitForVulkan(window_);
+    imgui_ = true;
+}
+
+void Platform::newImGuiFrame() const {
+    ImGui_ImplSDL2_NewFrame();
+}
+
+void Platform::shutdownImGui() {
+    if (imgui_) ImGui_ImplSDL2_Shutdown();
+    imgui_ = false;
+}
+
+void Platform::setWindowSize(int width, int height) const {
+    SDL_SetWindowSize(window_, width, height);
 }
 
 void Platform::wake() const {
     SDL_Event e{};
     e.type = wake_event_;
     SDL_PushEvent(&e);
-}
-
-void Platform::push(SDL_Event& event) const {
-    SDL_PushEvent(&event);
 }
 
 void Platform::setTitle(const std::string& title) const {

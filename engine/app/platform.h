@@ -14,10 +14,47 @@
 
 #include "util/result.h"
 
-union SDL_Event;
 struct SDL_Window;
 
 namespace memcity::app {
+
+// The keys the explorer reads, as memcity names them (keyIndex gives ImGui's index of each).
+enum class Key : uint8_t {
+    kSpace,
+    kLeft,
+    kRight,
+    kUp,
+    kDown,
+    kEscape,
+    kBackspace,
+    kTab,
+    kHome,
+    kEnd,
+    kF12,
+    kA,
+    kD,
+    kE,
+    kF,
+    kO,
+    kQ,
+    kS,
+    kW,
+};
+// The index of `key` in ImGui's key state (ImGui::IsKeyPressed, io.KeysDown) as the platform's
+// ImGui backend fills it.
+int keyIndex(Key key);
+
+// What the window tells the explorer (Platform::waitEvent). ImGui has seen it already.
+struct WindowEvent {
+    enum class Type : uint8_t {
+        kOther,     // input ImGui handles, a wake-up (Platform::wake), ...: only asks for a frame
+        kQuit,      // the user closes the window or quits
+        kDropFile,  // a file dropped onto the window: path
+        kResized,   // the window's size changed: the drawable's size (drawableSize) may have
+    };
+    Type type = Type::kOther;
+    std::string path;  // kDropFile: the file (as the system gives it)
+};
 
 struct PlatformOptions {
     std::string title = "memcity";
@@ -35,7 +72,6 @@ public:
     Platform(const Platform&) = delete;
     Platform& operator=(const Platform&) = delete;
 
-    SDL_Window* window() const { return window_; }
     // Instance extensions a surface needs.
     std::vector<std::string> vulkanExtensions() const;
     Result<VkSurfaceKHR> createSurface(VkInstance instance) const;
@@ -47,12 +83,18 @@ public:
     // The display's scale for UI sizes: its DPI over 96 times pixels per screen unit, 1..4.
     float contentScale() const;
 
-    // Waits up to timeout_ms for an event (0: just polls). False when none came.
-    bool waitEvent(SDL_Event& event, int timeout_ms) const;
+    // Waits up to timeout_ms for an event (0: just polls), hands it to ImGui (once initImGui ran)
+    // and says what it means to the explorer. False when none came.
+    bool waitEvent(WindowEvent& event, int timeout_ms);
     // Wakes waitEvent from any thread (a user event that carries nothing).
     void wake() const;
-    // Puts an event in the queue as if the user made it (scripts press keys this way).
-    void push(SDL_Event& event) const;
+    // ImGui's platform backend for this window: initImGui after ImGui::CreateContext,
+    // newImGuiFrame before ImGui::NewFrame, shutdownImGui before ImGui::DestroyContext.
+    void initImGui();
+    void newImGuiFrame() const;
+    void shutdownImGui();
+    // Resizes the window (screen coordinates); a kResized event follows.
+    void setWindowSize(int width, int height) const;
     void setTitle(const std::string& title) const;
     void setClipboard(const std::string& text) const;
 
@@ -60,6 +102,7 @@ private:
     Platform() = default;
     SDL_Window* window_ = nullptr;
     uint32_t wake_event_ = 0;
+    bool imgui_ = false;  // initImGui ran: events go to ImGui
 };
 
 }  // namespace memcity::app

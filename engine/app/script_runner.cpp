@@ -1,16 +1,15 @@
 #include "app/script_runner.h"
 
-#include <SDL.h>
 #include <imgui.h>
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <map>
 
-#include <charconv>
 #include "app/explorer_app.h"
 #include "app/script_runner_verbs.h"
 #include "scene/estimates.h"
@@ -22,28 +21,28 @@ namespace scripts {
 namespace {
 
 int keyOf(const std::string& name) {
-    static const std::map<std::string, int> keys = {
-        {"space", SDL_SCANCODE_SPACE},
-        {"left", SDL_SCANCODE_LEFT},
-        {"right", SDL_SCANCODE_RIGHT},
-        {"up", SDL_SCANCODE_UP},
-        {"down", SDL_SCANCODE_DOWN},
-        {"escape", SDL_SCANCODE_ESCAPE},
-        {"f", SDL_SCANCODE_F},
-        {"f12", SDL_SCANCODE_F12},
-        {"w", SDL_SCANCODE_W},
-        {"a", SDL_SCANCODE_A},
-        {"s", SDL_SCANCODE_S},
-        {"d", SDL_SCANCODE_D},
-        {"q", SDL_SCANCODE_Q},
-        {"e", SDL_SCANCODE_E},
-        {"home", SDL_SCANCODE_HOME},
-        {"end", SDL_SCANCODE_END},
-        {"backspace", SDL_SCANCODE_BACKSPACE},
-        {"tab", SDL_SCANCODE_TAB},
+    static const std::map<std::string, Key> keys = {
+        {"space", Key::kSpace},
+        {"left", Key::kLeft},
+        {"right", Key::kRight},
+        {"up", Key::kUp},
+        {"down", Key::kDown},
+        {"escape", Key::kEscape},
+        {"f", Key::kF},
+        {"f12", Key::kF12},
+        {"w", Key::kW},
+        {"a", Key::kA},
+        {"s", Key::kS},
+        {"d", Key::kD},
+        {"q", Key::kQ},
+        {"e", Key::kE},
+        {"home", Key::kHome},
+        {"end", Key::kEnd},
+        {"backspace", Key::kBackspace},
+        {"tab", Key::kTab},
     };
     auto it = keys.find(name);
-    return it == keys.end() ? -1 : it->second;
+    return it == keys.end() ? -1 : keyIndex(it->second);
 }
 
 }  // namespace
@@ -168,7 +167,7 @@ Status Runner::size(const Cmd& c) {
     if (*w < lo.x || *h < lo.y || *w > hi.x || *h > hi.y)
         return Error{"size expects " + std::to_string(lo.x) + ".." + std::to_string(hi.x) + " x " +
                      std::to_string(lo.y) + ".." + std::to_string(hi.y)};
-    SDL_SetWindowSize(ex_.platform().window(), static_cast<int>(*w), static_cast<int>(*h));
+    ex_.platform().setWindowSize(static_cast<int>(*w), static_cast<int>(*h));
     return {};
 }
 
@@ -192,6 +191,13 @@ Status Runner::verbQuit(const Cmd&) {
 // The one table of verbs: adding one is a line here and its handler in its group's file.
 const std::vector<Runner::Verb>& Runner::verbs() {
     using K = Kind;
+    static const std::string view_usage = "view " + scene::viewNames(true, "|", "|");
+    static const std::string panel_usage = [] {
+        std::string u = "panel ";
+        for (const explore::PanelInfo& p : explore::panelTable())
+            u += std::string(p.name) + (&p == &explore::panelTable().back() ? " on|off" : "|");
+        return u;
+    }();
     static const std::vector<Verb> all = {
         {{"open", 1, explore::kRestOfLine, "open FILE: load another trace (or heap dump)"},
          &Runner::verbOpen},
@@ -208,7 +214,7 @@ const std::vector<Runner::Verb>& Runner::verbs() {
         {{"next", 0, 0, "next: the next GC"}, &Runner::verbNext, K::kTimed},
         {{"prev", 0, 0, "prev: the previous GC"}, &Runner::verbPrev, K::kTimed},
         {{"play", 1, 1, "play SECONDS: play for SECONDS (frames of 1/60 s), then pause"}, &Runner::verbPlay},
-        {{"view", 1, 1, "view city|sunburst|icicle|timeline-trees|heapmap"}, &Runner::verbView, K::kTimed},
+        {{"view", 1, 1, view_usage}, &Runner::verbView, K::kTimed},
         {{"heapmap", 2, explore::kRestOfLine,
           "heapmap stream used|objects|age|selected|dying | heapmap zoom N (0: fit; each step in halves "
           "the tile) | heapmap space NAME|largest: the heap map's toolbar"},
@@ -279,7 +285,7 @@ const std::vector<Runner::Verb>& Runner::verbs() {
         {{"range", 1, 2, "range A B | range none: the timeline's selected GCs"}, &Runner::range},
         {{"series-range", 0, 0, "series-range: recompute the series over the selected range"},
          &Runner::verbSeriesRange},
-        {{"panel", 2, 2, "panel chain|table|inspector|timeline|stats on|off"}, &Runner::verbPanel},
+        {{"panel", 2, 2, panel_usage}, &Runner::verbPanel},
         {{"key", 1, 2, "key NAME [shift]: press a key (space, left, right, f, f12, w, a, s, d, q, e, ...)"},
          &Runner::verbKey,
          K::kTimed},

@@ -1,5 +1,5 @@
 // Script verbs of the view and the camera: the view and its options, the camera, panels, the
-// pointer (the window size and keys, which read SDL, are in script_runner.cpp).
+// pointer (the window size and keys are in script_runner.cpp).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -60,15 +60,14 @@ Status Runner::camera(const explore::ScriptCommand& c) {
 
 Status Runner::panel(const std::string& name, const std::string& state) {
     if (state != "on" && state != "off") return Error{"panel expects on or off, got '" + state + "'"};
-    explore::PanelSettings& p = ex_.ui().settings.panels;
-    bool* flag = name == "chain"       ? &p.chain_editor
-                 : name == "table"     ? &p.table
-                 : name == "inspector" ? &p.inspector
-                 : name == "timeline"  ? &p.timeline
-                 : name == "stats"     ? &p.stats
-                                       : nullptr;
-    if (!flag) return Error{"unknown panel '" + name + "' (chain, table, inspector, timeline, stats)"};
-    *flag = state == "on";
+    const explore::PanelInfo* panel = explore::findPanel(name);
+    if (!panel) {
+        std::string names;
+        for (const explore::PanelInfo& p : explore::panelTable())
+            names += (names.empty() ? "" : ", ") + std::string(p.name);
+        return Error{"unknown panel '" + name + "' (" + names + ")"};
+    }
+    ex_.ui().settings.panels.*panel->shown = state == "on";
     return {};
 }
 
@@ -118,8 +117,7 @@ Status Runner::heapMap(const Cmd& c) {
 Status Runner::verbView(const Cmd& c) {
     auto kind = scene::parseViewKind(c.args[0]);
     if (!kind || !scene::isWindowView(*kind))
-        return Error{"view expects city, sunburst, icicle, timeline-trees or heapmap, got '" + c.args[0] +
-                     "'"};
+        return Error{"view expects " + scene::viewNames(true, ", ", " or ") + ", got '" + c.args[0] + "'"};
     ex_.session().setView(*kind);
     return {};
 }

@@ -59,9 +59,7 @@ int runRender(const Words& words) {
 
     if (args->value("--view") == "heapmap") return renderHeapMap(*args);
     auto view = scene::parseViewKind(args->value("--view").value_or("city"));
-    if (!view)
-        return fail("memcity render: unknown view '" + printable(args->value("--view").value_or(""), 40) +
-                    "' (expected city, sunburst, icicle, timeline, timeline-trees or heapmap)");
+    if (!view) return fail("memcity render: " + view.error().message);
     auto opts = readClassifyArgs(*args, "render", "type,site", "bytes");
     if (!opts) return fail(opts.error().message);
     auto sort = parseSort(args->value("--sort").value_or("growth"), "render");
@@ -98,8 +96,7 @@ int runRender(const Words& words) {
             return fail(std::string("memcity render: ") + option + " is for --view timeline-trees");
     if (args->has("--diff-from")) {
         if (animate) return fail("memcity render: --diff-from draws one picture (of --gc), not --frames");
-        if (*view != scene::ViewKind::kCity && *view != scene::ViewKind::kSunburst &&
-            *view != scene::ViewKind::kIcicle)
+        if (!scene::viewInfo(*view).diff)
             return fail("memcity render: --diff-from is for the city, sunburst and icicle views");
     }
     if (args->has("--scaled") && args->has("--unscaled"))

@@ -11,8 +11,11 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <span>
 #include <string_view>
 #include <system_error>
+#include <type_traits>
+#include <variant>
 
 namespace memcity::explore {
 
@@ -148,6 +151,107 @@ bool parseFloat(const std::string& s, float lo, float hi, float& out) {
     return true;
 }
 
+// ---- the keys ----
+
+// Where a key's value lives in Settings. The table reads and writes through it; formatSettings and
+// mergeSettings only read (fieldOf on a const Settings).
+using FieldRef = std::variant<int32_t*, std::optional<int32_t>*, bool*, std::string*, float*>;
+
+// One key of the settings file's main part: its name, its field, and what a value must be. kKeys
+// is the one place a key is listed: reading, writing (in this order) and merging all walk
+// settingKeys() (kKeys with the panels' flags of kPanels). Adding a key: a field in Settings
+// (settings.h) and one row in kKeys. (`recent`, a repeated key, and the chains' sections are read
+// and written on their own.)
+struct SettingKey {
+    std::string_view key;
+    FieldRef (*field)(Settings&);  // null: a panel's flag (panel)
+    // What a value must be, for the warning on a bad one ("a whole number from 1 to 100000");
+    // booleans and choices say it themselves.
+    std::string_view expected = {};
+    double lo = 0, hi = 0;                      // numbers: the range allowed
+    std::span<const char* const> choices = {};  // strings: the values allowed; none: any but ""
+    bool PanelSettings::*panel = nullptr;       // a panel's flag (kPanels) when field is null
+};
+
+constexpr const char* kMetrics[] = {"objects", "bytes"};
+constexpr const char* kSorts[] = {"start", "end", "growth"};
+
+// The panels (settings.h PanelInfo), in the View menu's order.
+constexpr PanelInfo kPanels[] = {
+    {"chain", "panel.chain_editor", "Classifiers", &PanelSettings::chain_editor},
+    {"table", "panel.table", "Tree table", &PanelSettings::table},
+    {"inspector", "panel.inspector", "Inspector", &PanelSettings::inspector},
+    {"timeline", "panel.timeline", "Timeline", &PanelSettings::timeline},
+    {"stats", "panel.stats", "Frame statistics", &PanelSettings::stats},
+};
+
+const SettingKey kKeys[] = {
+    {"window.width", [](Settings& s) -> FieldRef { return &s.window_width; },
+     "a whole number from 1 to 100000", 1, 100000},
+    {"window.height", [](Settings& s) -> FieldRef { return &s.window_height; },
+     "a whole number from 1 to 100000", 1, 100000},
+    {"window.x", [](Settings& s) -> FieldRef { return &s.window_x; },
+     "a whole number from -1000000 to 1000000", -1000000, 1000000},
+    {"window.y", [](Settings& s) -> FieldRef { return &s.window_y; },
+     "a whole number from -1000000 to 1000000", -1000000, 1000000},
+    {"window.maximised", [](Settings& s) -> FieldRef { return &s.maximised; }},
+    {"vsync", [](Settings& s) -> FieldRef { return &s.vsync; }},
+    {"view", [](Settings& s) -> FieldRef { return &s.view; }, "a view name"},
+    {"metric", [](Settings& s) -> FieldRef { return &s.metric; }, {}, 0, 0, kMetrics},
+    {"sort", [](Settings& s) -> FieldRef { return &s.sort; }, {}, 0, 0, kSorts},
+    {"camera_speed", [](Settings& s) -> FieldRef { return &s.camera_speed; }, "a number above 0", 1e-6, 1e6},
+    {"ui_scale", [](Settings& s) -> FieldRef { return &s.ui_scale; }, "a number from 0.25 to 8", 0.25, 8},
+};
+constexpr std::string_view kRecentKey = "recent";
+
+// The keys in the order formatSettings writes them: the window's, the panels' (kPanels), the rest.
+const std::vector<SettingKey>& settingKeys() {
+    static const std::vector<SettingKey> keys = [] {
+        std::vector<SettingKey> k(std::begin(kKeys), std::end(kKeys));
+        auto at = std::find_if(k.begin(), k.end(), [](const SettingKey& r) { return r.key == "vsync"; }) + 1;
+        for (const PanelInfo& p : kPanels)
+            at = k.insert(at, SettingKey{.key = p.key, .field = nullptr, .panel = p.shown}) + 1;
+        return k;
+    }();
+    return keys;
+}
+
+const SettingKey* findKey(std::string_view key) {
+    for (const SettingKey& k : settingKeys())
+        if (k.key == key) return &k;
+    return nullptr;
+}
+
+FieldRef fieldOf(const SettingKey& key, Settings& s) {
+    if (!key.field) return &(s.panels.*key.panel);
+    return key.field(s);
+}
+// The field of `key` in a Settings that is only read.
+FieldRef fieldOf(const SettingKey& key, const Settings& s) {
+    return fieldOf(key, const_cast<Settings&>(s));  // NOLINT(cppcoreguidelines-pro-type-const-cast)
+}
+
+// The value of `key` as written; nullopt: not written (an unset window position).
+std::optional<std::string> formatKey(const SettingKey& key, const Settings& s) {
+    return std::visit(
+        [](const auto* field) -> std::optional<std::string> {
+            using T = std::remove_cvref_t<decltype(*field)>;
+            if constexpr (std::is_same_v<T, int32_t>) {
+                return std::to_string(*field);
+            } else if constexpr (std::is_same_v<T, std::optional<int32_t>>) {
+                if (!*field) return std::nullopt;
+                return std::to_string(**field);
+            } else if constexpr (std::is_same_v<T, bool>) {
+                return boolean(*field);
+            } else if constexpr (std::is_same_v<T, std::string>) {
+                return quote(*field);
+            } else {
+                return number(*field);
+            }
+        },
+        fieldOf(key, s));
+}
+
 // The comment formatSettings writes first (not kept as an extra: it is written anew).
 constexpr std::string_view kFirstLine = "# memcity explorer settings (format: engine/explore/settings.h)";
 
@@ -265,8 +369,8 @@ private:
         if (!parseBool(value, field)) badValue(key, "true or false", value);
     }
 
-    void setChoice(const std::string& key, const std::string& value,
-                   std::initializer_list<const char*> choices, std::string& field) {
+    void setChoice(const std::string& key, const std::string& value, std::span<const char* const> choices,
+                   std::string& field) {
         std::string expected;
         for (const char* c : choices) {
             if (value == c) {
@@ -280,69 +384,42 @@ private:
     }
 
     void setMain(const std::string& key, std::string_view raw) {
-        Settings& s = out_.settings;
-        static constexpr std::string_view kKnown[] = {"window.width",
-                                                      "window.height",
-                                                      "window.x",
-                                                      "window.y",
-                                                      "window.maximised",
-                                                      "vsync",
-                                                      "panel.chain_editor",
-                                                      "panel.table",
-                                                      "panel.inspector",
-                                                      "panel.timeline",
-                                                      "panel.stats",
-                                                      "view",
-                                                      "metric",
-                                                      "sort",
-                                                      "recent",
-                                                      "camera_speed",
-                                                      "ui_scale"};
-        if (std::find(std::begin(kKnown), std::end(kKnown), key) == std::end(kKnown)) {
+        const SettingKey* k = findKey(key);
+        if (!k && key != kRecentKey) {
             read_ = false;  // a later version's
             return;
         }
         std::string v;
         if (!decode(key, raw, v)) return;
-        if (key == "window.width" || key == "window.height") {
-            int32_t n = 0;
-            if (!parseInt(v, 1, 100000, n)) return badValue(key, "a whole number from 1 to 100000", v);
-            (key == "window.width" ? s.window_width : s.window_height) = n;
-        } else if (key == "window.x" || key == "window.y") {
-            int32_t n = 0;
-            if (!parseInt(v, -1000000, 1000000, n))
-                return badValue(key, "a whole number from -1000000 to 1000000", v);
-            (key == "window.x" ? s.window_x : s.window_y) = n;
-        } else if (key == "window.maximised") {
-            setBool(key, v, s.maximised);
-        } else if (key == "vsync") {
-            setBool(key, v, s.vsync);
-        } else if (key == "panel.chain_editor") {
-            setBool(key, v, s.panels.chain_editor);
-        } else if (key == "panel.table") {
-            setBool(key, v, s.panels.table);
-        } else if (key == "panel.inspector") {
-            setBool(key, v, s.panels.inspector);
-        } else if (key == "panel.timeline") {
-            setBool(key, v, s.panels.timeline);
-        } else if (key == "panel.stats") {
-            setBool(key, v, s.panels.stats);
-        } else if (key == "view") {
-            if (v.empty()) return badValue(key, "a view name", v);
-            s.view = v;
-        } else if (key == "metric") {
-            setChoice(key, v, {"objects", "bytes"}, s.metric);
-        } else if (key == "sort") {
-            setChoice(key, v, {"start", "end", "growth"}, s.sort);
-        } else if (key == "recent") {
+        if (!k) {  // recent
             if (v.empty()) return badValue(key, "a file path", v);
-            std::vector<std::string>& r = s.recent_files;
+            std::vector<std::string>& r = out_.settings.recent_files;
             if (r.size() < kMaxRecentFiles && std::find(r.begin(), r.end(), v) == r.end()) r.push_back(v);
-        } else if (key == "camera_speed") {
-            if (!parseFloat(v, 1e-6f, 1e6f, s.camera_speed)) badValue(key, "a number above 0", v);
-        } else if (key == "ui_scale") {
-            if (!parseFloat(v, 0.25f, 8.0f, s.ui_scale)) badValue(key, "a number from 0.25 to 8", v);
+            return;
         }
+        const std::string expected(k->expected);
+        const auto lo = static_cast<int64_t>(k->lo), hi = static_cast<int64_t>(k->hi);
+        std::visit(
+            [&](auto* field) {
+                using T = std::remove_pointer_t<decltype(field)>;
+                if constexpr (std::is_same_v<T, int32_t>) {
+                    if (!parseInt(v, lo, hi, *field)) badValue(key, expected, v);
+                } else if constexpr (std::is_same_v<T, std::optional<int32_t>>) {
+                    int32_t n = 0;
+                    if (!parseInt(v, lo, hi, n)) return badValue(key, expected, v);
+                    *field = n;
+                } else if constexpr (std::is_same_v<T, bool>) {
+                    setBool(key, v, *field);
+                } else if constexpr (std::is_same_v<T, std::string>) {
+                    if (k->choices.size() > 0) return setChoice(key, v, k->choices, *field);
+                    if (v.empty()) return badValue(key, expected, v);
+                    *field = v;
+                } else {
+                    if (!parseFloat(v, static_cast<float>(k->lo), static_cast<float>(k->hi), *field))
+                        badValue(key, expected, v);
+                }
+            },
+            fieldOf(*k, out_.settings));
     }
 
     void setChain(const std::string& key, std::string_view raw) {
@@ -374,6 +451,16 @@ std::string systemError(int e) {
 
 }  // namespace
 
+std::span<const PanelInfo> panelTable() {
+    return kPanels;
+}
+
+const PanelInfo* findPanel(std::string_view name) {
+    for (const PanelInfo& p : kPanels)
+        if (p.name == name) return &p;
+    return nullptr;
+}
+
 std::string formatSettings(const Settings& s, const SettingsExtras& extras) {
     std::string out = std::string(kFirstLine) + "\n";
     auto line = [&out](std::string_view key, const std::string& value) {
@@ -382,24 +469,10 @@ std::string formatSettings(const Settings& s, const SettingsExtras& extras) {
         out += value;
         out += '\n';
     };
-    line("window.width", std::to_string(s.window_width));
-    line("window.height", std::to_string(s.window_height));
-    if (s.window_x) line("window.x", std::to_string(*s.window_x));
-    if (s.window_y) line("window.y", std::to_string(*s.window_y));
-    line("window.maximised", boolean(s.maximised));
-    line("vsync", boolean(s.vsync));
-    line("panel.chain_editor", boolean(s.panels.chain_editor));
-    line("panel.table", boolean(s.panels.table));
-    line("panel.inspector", boolean(s.panels.inspector));
-    line("panel.timeline", boolean(s.panels.timeline));
-    line("panel.stats", boolean(s.panels.stats));
-    line("view", quote(s.view));
-    line("metric", quote(s.metric));
-    line("sort", quote(s.sort));
-    line("camera_speed", number(s.camera_speed));
-    line("ui_scale", number(s.ui_scale));
+    for (const SettingKey& k : settingKeys())
+        if (std::optional<std::string> value = formatKey(k, s)) line(k.key, *value);
     for (const std::string& r : s.recent_files)
-        line("recent", quote(r));
+        line(kRecentKey, quote(r));
     auto verbatim = [&out](const std::vector<std::string>& lines) {
         for (const std::string& l : lines)
             out += l + "\n";
@@ -520,22 +593,13 @@ Settings mergeSettings(const Settings& disk, const Settings& base, const Setting
     auto take = [](auto& out, const auto& was, const auto& is) {
         if (is != was) out = is;
     };
-    take(merged.window_width, base.window_width, now.window_width);
-    take(merged.window_height, base.window_height, now.window_height);
-    take(merged.window_x, base.window_x, now.window_x);
-    take(merged.window_y, base.window_y, now.window_y);
-    take(merged.maximised, base.maximised, now.maximised);
-    take(merged.vsync, base.vsync, now.vsync);
-    take(merged.panels.chain_editor, base.panels.chain_editor, now.panels.chain_editor);
-    take(merged.panels.table, base.panels.table, now.panels.table);
-    take(merged.panels.inspector, base.panels.inspector, now.panels.inspector);
-    take(merged.panels.timeline, base.panels.timeline, now.panels.timeline);
-    take(merged.panels.stats, base.panels.stats, now.panels.stats);
-    take(merged.view, base.view, now.view);
-    take(merged.metric, base.metric, now.metric);
-    take(merged.sort, base.sort, now.sort);
-    take(merged.camera_speed, base.camera_speed, now.camera_speed);
-    take(merged.ui_scale, base.ui_scale, now.ui_scale);
+    for (const SettingKey& k : settingKeys())
+        std::visit(
+            [&](auto* out) {
+                using P = decltype(out);
+                take(*out, *std::get<P>(fieldOf(k, base)), *std::get<P>(fieldOf(k, now)));
+            },
+            fieldOf(k, merged));
     if (now.recent_files != base.recent_files) {
         std::vector<std::string> recent = now.recent_files;
         for (const std::string& r : disk.recent_files)

@@ -29,7 +29,9 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "util/result.h"
@@ -47,6 +49,20 @@ struct PanelSettings {
     bool stats = false;
     bool operator==(const PanelSettings&) const = default;
 };
+
+// The one table of panels: what the View menu, the scripts' `panel` command and the settings
+// file know of each. Adding a panel: a flag in PanelSettings, one row in kPanels (settings.cpp),
+// and its file app/panel_NAME.cpp whose draw function Explorer::frame calls.
+struct PanelInfo {
+    std::string_view name;       // the scripts' word: `panel NAME on|off`
+    std::string_view key;        // its settings key ("panel.chain_editor = true")
+    std::string_view menu;       // its entry in the View menu
+    bool PanelSettings::*shown;  // its flag
+};
+// Every panel, in the View menu's order (and the settings file's).
+std::span<const PanelInfo> panelTable();
+// The panel the scripts call `name`; null when none is.
+const PanelInfo* findPanel(std::string_view name);
 
 // A classifier chain saved under a name.
 struct SavedChain {

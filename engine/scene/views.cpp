@@ -44,24 +44,57 @@ std::string trendTitle(double gcs) {
 
 }  // namespace
 
+namespace {
+
+constexpr ViewInfo kViews[] = {
+    {.kind = ViewKind::kCity, .name = "city", .label = "city", .tooltip = {}, .diff = true},
+    {.kind = ViewKind::kSunburst, .name = "sunburst", .label = "sunburst", .tooltip = {}, .diff = true},
+    {.kind = ViewKind::kIcicle, .name = "icicle", .label = "icicle", .tooltip = {}, .diff = true},
+    {.kind = ViewKind::kTimeline, .name = "timeline", .label = "timeline", .tooltip = {}, .window = false},
+    {.kind = ViewKind::kTimelineTrees,
+     .name = "timeline-trees",
+     .label = "trees",
+     .tooltip = "a tree per pinned GC (right-click the timeline to pin one)"},
+    {.kind = ViewKind::kHeapMap,
+     .name = "heapmap",
+     .label = "heap map",
+     .tooltip = "GCspy's heap map: the collector's spaces as tiles in address order",
+     .composed = false},
+};
+
+}  // namespace
+
+std::span<const ViewInfo> viewTable() {
+    return kViews;
+}
+
+const ViewInfo& viewInfo(ViewKind kind) {
+    for (const ViewInfo& v : kViews)
+        if (v.kind == kind) return v;
+    return kViews[0];  // (every ViewKind has a row: test_views checks it)
+}
+
 std::string_view viewKindName(ViewKind kind) {
-    switch (kind) {
-        case ViewKind::kCity: return "city";
-        case ViewKind::kSunburst: return "sunburst";
-        case ViewKind::kIcicle: return "icicle";
-        case ViewKind::kTimeline: return "timeline";
-        case ViewKind::kTimelineTrees: return "timeline-trees";
-        case ViewKind::kHeapMap: return "heapmap";
+    return viewInfo(kind).name;
+}
+
+std::string viewNames(bool window_only, std::string_view separator, std::string_view last) {
+    std::vector<std::string_view> names;
+    for (const ViewInfo& v : kViews)
+        if (v.window || !window_only) names.push_back(v.name);
+    std::string out;
+    for (size_t i = 0; i < names.size(); ++i) {
+        if (i > 0) out += i + 1 == names.size() ? last : separator;
+        out += names[i];
     }
-    return "?";
+    return out;
 }
 
 Result<ViewKind> parseViewKind(std::string_view name) {
-    for (ViewKind k : {ViewKind::kCity, ViewKind::kSunburst, ViewKind::kIcicle, ViewKind::kTimeline,
-                       ViewKind::kTimelineTrees, ViewKind::kHeapMap})
-        if (name == viewKindName(k)) return k;
-    return Error{"unknown view '" + printable(name, 40) +
-                 "' (expected city, sunburst, icicle, timeline, timeline-trees or heapmap)"};
+    for (const ViewInfo& v : kViews)
+        if (name == v.name) return v.kind;
+    return Error{"unknown view '" + printable(name, 40) + "' (expected " + viewNames(false, ", ", " or ") +
+                 ")"};
 }
 
 Result<ViewComposer> ViewComposer::prepare(const ViewInputs& inputs, const ViewOptions& options,
@@ -69,7 +102,7 @@ Result<ViewComposer> ViewComposer::prepare(const ViewInputs& inputs, const ViewO
     if (!inputs.series) return Error{"no tree series to draw"};
     if (inputs.series->gcCount() == 0) return Error{"the tree series holds no GC"};
     if (size.x < 1 || size.y < 1) return Error{"the picture has no pixels"};
-    if (options.kind == ViewKind::kHeapMap) return Error{"the heap map is drawn by a HeapMapScene"};
+    if (!viewInfo(options.kind).composed) return Error{"the heap map is drawn by a HeapMapScene"};
     ViewComposer c;
     c.inputs_ = inputs;
     c.options_ = options;

@@ -45,11 +45,30 @@ enum class ViewKind : uint8_t {
     // so not by a ViewComposer
     kHeapMap,
 };
+
+// The one table of views: everything the render command, the explorer's menus and toolbar and
+// the scripts know of a view. Adding a view: a ViewKind value, one row in kViews (views.cpp), and
+// its drawing (ViewComposer::compose, or its own scene like the heap map).
+struct ViewInfo {
+    ViewKind kind;
+    std::string_view name;     // as the CLI, scripts and settings spell it ("timeline-trees")
+    std::string_view label;    // the explorer toolbar's radio button ("trees")
+    std::string_view tooltip;  // the toolbar button's tooltip; empty: none
+    bool window = true;        // the explorer's main view shows it (the timeline has its own panel)
+    bool composed = true;      // drawn by a ViewComposer (the heap map has its own scene)
+    bool diff = false;         // a heap diff (--diff-from, the diff window) colours it
+};
+// Every view, in the order the CLI lists them.
+std::span<const ViewInfo> viewTable();
+const ViewInfo& viewInfo(ViewKind kind);
 std::string_view viewKindName(ViewKind kind);
 // The views the explorer's main view shows (the timeline has its own panel).
-constexpr bool isWindowView(ViewKind kind) {
-    return kind != ViewKind::kTimeline;
+inline bool isWindowView(ViewKind kind) {
+    return viewInfo(kind).window;
 }
+// The names of the views (only the window views if window_only), joined by `separator` and the
+// last two by `last`: viewNames(false, ", ", " or ") is "city, sunburst, ..., timeline-trees or heapmap".
+std::string viewNames(bool window_only, std::string_view separator, std::string_view last);
 // "city", "sunburst", "icicle", "timeline", "timeline-trees" or "heapmap"; the error lists them.
 Result<ViewKind> parseViewKind(std::string_view name);
 

@@ -352,6 +352,78 @@ TEST(Settings, RecentFilesAreAbsoluteDedupedAndCapped) {
 namespace memcity::explore {
 namespace {
 
+// The table of keys (settings.cpp kKeys) drives reading, writing and merging alike: a key changed
+// alone is taken by the merge and nothing else is, and each key is written once, in table order.
+TEST(SettingsChanges, EachKeyChangedAloneIsTakenAndOnlyIt) {
+    const Settings base;
+    Settings disk;
+    disk.window_width = 800;
+    disk.view = "icicle";
+    disk.panels.stats = true;
+    const Settings changed = awkwardSettings();
+    using Change = void (*)(Settings&, const Settings&);
+    const Change changes[] = {
+        [](Settings& s, const Settings& c) { s.window_width = c.window_width; },
+        [](Settings& s, const Settings& c) { s.window_height = c.window_height; },
+        [](Settings& s, const Settings& c) { s.window_x = c.window_x; },
+        [](Settings& s, const Settings& c) { s.window_y = c.window_y; },
+        [](Settings& s, const Settings& c) { s.maximised = c.maximised; },
+        [](Settings& s, const Settings& c) { s.vsync = c.vsync; },
+        [](Settings& s, const Settings& c) { s.panels.chain_editor = c.panels.chain_editor; },
+        [](Settings& s, const Settings& c) { s.panels.inspector = c.panels.inspector; },
+        [](Settings& s, const Settings& c) { s.view = c.view; },
+        [](Settings& s, const Settings& c) { s.metric = c.metric; },
+        [](Settings& s, const Settings& c) { s.sort = c.sort; },
+        [](Settings& s, const Settings& c) { s.camera_speed = c.camera_speed; },
+        [](Settings& s, const Settings& c) { s.ui_scale = c.ui_scale; },
+    };
+    for (size_t i = 0; i < std::size(changes); ++i) {
+        Settings now = base;
+        changes[i](now, changed);
+        ASSERT_NE(now, base) << i;
+        Settings expected = disk;
+        changes[i](expected, changed);
+        EXPECT_EQ(mergeSettings(disk, base, now), expected) << i;
+    }
+    const std::string text = formatSettings(base);
+    const char* keys[] = {"window.width",       "window.height", "window.maximised", "vsync",
+                          "panel.chain_editor", "panel.table",   "panel.inspector",  "panel.timeline",
+                          "panel.stats",        "view",          "metric",           "sort",
+                          "camera_speed",       "ui_scale"};
+    size_t at = 0;
+    for (const char* key : keys) {
+        const size_t found = text.find(std::string("\n") + key + " = ", at);
+        ASSERT_NE(found, std::string::npos) << key;
+        EXPECT_EQ(text.find(std::string("\n") + key + " = ", found + 1), std::string::npos) << key;
+        at = found + 1;
+    }
+    EXPECT_EQ(text.find("window.x"), std::string::npos);  // unset positions are not written
+}
+
+// The table of panels: each row's key reads and writes its own flag and no other, and the
+// scripts' names find their rows.
+TEST(SettingsChanges, EachPanelsKeyIsItsFlag) {
+    ASSERT_EQ(panelTable().size(), 5u);
+    for (const PanelInfo& panel : panelTable()) {
+        EXPECT_EQ(findPanel(panel.name), &panel);
+        Settings flipped;
+        flipped.panels.*panel.shown = !(flipped.panels.*panel.shown);
+        const std::string text = formatSettings(flipped);
+        const std::string line =
+            std::string(panel.key) + " = " + (flipped.panels.*panel.shown ? "true" : "false") + "\n";
+        EXPECT_NE(text.find(line), std::string::npos) << text;
+        const LoadedSettings loaded = parseSettings(
+            std::string(panel.key) + " = " + (flipped.panels.*panel.shown ? "true" : "false") + "\n",
+            "p.ini");
+        EXPECT_TRUE(loaded.warnings.empty()) << panel.name;
+        EXPECT_EQ(loaded.settings, flipped) << panel.name;
+        EXPECT_FALSE(panel.menu.empty());
+    }
+    EXPECT_EQ(findPanel("chain")->key, "panel.chain_editor");
+    EXPECT_EQ(findPanel("chain_editor"), nullptr);
+    EXPECT_EQ(findPanel("bogus"), nullptr);
+}
+
 // Two explorers: each loaded the file at its start and saves at its end. The second save keeps
 // the chain the first one saved, and each keeps what the other changed.
 TEST(SettingsChanges, TwoSessionsSavingDifferentChainsBothKept) {

@@ -140,16 +140,23 @@ TEST(DiffModel, ResetDropsTheDiffAndWhatWasAskedFor) {
     EXPECT_TRUE(m.idle());
     EXPECT_FALSE(m.update(f.series.get(), f.chain));  // the job's result went with it
     EXPECT_EQ(m.laid(), nullptr);
-    // Asking for the first diff again computes it again.
-    m.request(f.history(), 0, 1, f.chain);
+    // Asking again for what was on its way computes it again.
+    m.request(f.history(), 0, 2, f.chain);
+    EXPECT_FALSE(m.idle());
     ASSERT_TRUE(settle(m, f));
-    EXPECT_TRUE(m.current(0, 1, f.chain));
+    EXPECT_TRUE(m.current(0, 2, f.chain));
 }
 
 TEST(DiffModel, AnErrorIsKeptAndReported) {
     Fixture f;
     ASSERT_NE(f.series, nullptr);
     DiffModel m({}, 1);
+    // A diff finished but not adopted when the cursor moves before the base: it is dropped.
+    m.request(f.history(), 0, 1, f.chain);
+    m.waitIdle();
+    m.request(f.history(), 2, 1, f.chain);
+    EXPECT_FALSE(m.update(f.series.get(), f.chain));
+    EXPECT_EQ(m.laid(), nullptr);
     m.request(f.history(), 0, 1, f.chain);
     ASSERT_TRUE(settle(m, f));
 

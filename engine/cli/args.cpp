@@ -91,7 +91,7 @@ Result<Size> Args::sizeValue(std::string_view name, Size fallback, Size min, Siz
 
 Result<Args> Args::parse(std::string_view command, const std::vector<std::string>& argv) {
     static const std::vector<OptionSpec> kNone;
-    const CommandHelp* c = findCommand(command);
+    const Command* c = findCommand(command);
     return parse(command, argv, c ? c->options : kNone);
 }
 

@@ -35,7 +35,7 @@ namespace memcity::cli {
 MEMCITY_COMMANDS(MEMCITY_DECLARE_COMMAND)
 #undef MEMCITY_DECLARE_COMMAND
 
-const std::vector<std::reference_wrapper<const Command>>& commandHelp() {
+const std::vector<std::reference_wrapper<const Command>>& commands() {
 #define MEMCITY_LIST_COMMAND(k) std::cref(k),
     static const std::vector<std::reference_wrapper<const Command>> commands = {
         MEMCITY_COMMANDS(MEMCITY_LIST_COMMAND)};
@@ -44,7 +44,7 @@ const std::vector<std::reference_wrapper<const Command>>& commandHelp() {
 }
 
 const Command* findCommand(std::string_view name) {
-    for (const Command& c : commandHelp())
+    for (const Command& c : commands())
         if (c.name == name) return &c;
     return nullptr;
 }

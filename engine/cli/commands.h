@@ -47,10 +47,9 @@ struct Command {
     bool import_dumps = true;
     int (*run)(const Words& args, const Services& services) = nullptr;
 };
-using CommandHelp = Command;  // (the name tests/cli/test_cli.cpp knows it by)
 
 // Every command, in the order `memcity --help` lists them (commands.cpp).
-const std::vector<std::reference_wrapper<const Command>>& commandHelp();
+const std::vector<std::reference_wrapper<const Command>>& commands();
 // The command called `name`, or null.
 const Command* findCommand(std::string_view name);
 

@@ -74,7 +74,7 @@ int runHelp(const Words& topic, std::string_view version, std::ostream& out, std
            "FILE;\n"
            "                                      the terminal overview without a display or with --text)\n"
            "       memcity COMMAND [ARGS...]\n\ncommands:\n";
-    for (const Command& c : commandHelp())
+    for (const Command& c : commands())
         out << "  " << c.name << std::string(8 - std::min<size_t>(7, c.name.size()), ' ') << c.summary
             << "\n";
     out << "\n'memcity COMMAND --help' describes a command. Traces: docs/trace-format.md.\n";

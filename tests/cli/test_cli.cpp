@@ -56,7 +56,7 @@ TEST(Cli, HelpAndVersion) {
         << render;  // a second line
     EXPECT_EQ(render.substr(render.size() - 31), "  -h, --help         this help\n");
     // Every option a command's help lists, it takes (and nothing else).
-    for (const cli::CommandHelp& c : cli::commandHelp())
+    for (const cli::Command& c : cli::commands())
         for (const cli::OptionSpec& o : c.options) {
             auto parsed = cli::Args::parse(c.name, {std::string(o.name), "1"});
             EXPECT_TRUE(parsed.ok()) << c.name << " " << o.name;

@@ -14,7 +14,7 @@ using cli::Command;
 
 TEST(Commands, EachIsListedOnceAndFoundByName) {
     std::set<std::string_view> names;
-    for (const Command& c : cli::commandHelp()) {
+    for (const Command& c : cli::commands()) {
         EXPECT_TRUE(names.insert(c.name).second) << "listed twice: " << c.name;
         EXPECT_EQ(cli::findCommand(c.name), &c) << c.name;
     }
@@ -25,7 +25,7 @@ TEST(Commands, EachIsListedOnceAndFoundByName) {
 }
 
 TEST(Commands, EachHasSummaryUsageOptionsAndRun) {
-    for (const Command& c : cli::commandHelp()) {
+    for (const Command& c : cli::commands()) {
         EXPECT_FALSE(c.summary.empty()) << c.name;
         EXPECT_EQ(c.summary.find('\n'), std::string_view::npos) << c.name;
         EXPECT_TRUE(c.usage.starts_with("usage: memcity ")) << c.name;
@@ -45,7 +45,7 @@ TEST(Commands, EachHasSummaryUsageOptionsAndRun) {
 TEST(Commands, OnlyThoseReadingDumpsOrProgramsKeepTheirWords) {
     // main replaces a heap dump among the words by its imported trace, except for these.
     std::set<std::string_view> keep;
-    for (const Command& c : cli::commandHelp())
+    for (const Command& c : cli::commands())
         if (!c.import_dumps) keep.insert(c.name);
     EXPECT_EQ(keep, (std::set<std::string_view>{"attach", "dump", "import", "record"}));
 }
@@ -77,7 +77,7 @@ TEST(Commands, UsageListsEveryCommandInOrderWithItsSummary) {
     EXPECT_TRUE(text.starts_with("memcity 9.9 - explore how a garbage-collected heap evolves\n")) << text;
     size_t at = text.find("\ncommands:\n");
     ASSERT_NE(at, std::string::npos) << text;
-    for (const Command& c : cli::commandHelp()) {
+    for (const Command& c : cli::commands()) {
         const std::string name(c.name);
         // The summary in a column after the name, or one space after a long name.
         const std::string line = "\n  " + name + std::string(name.size() < 8 ? 8 - name.size() : 1, ' ') +

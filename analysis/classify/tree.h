@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "classify/classifier.h"
-#include "graph/bitset.h"
 #include "heap/sampling.h"
+#include "util/bitset.h"
 
 namespace memcity {
 

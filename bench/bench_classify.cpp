@@ -1,8 +1,8 @@
 // bench_classify: classification throughput on the big-heap workload's last heap state.
 //
 //   objects/s for type->site (shape-only: counted per shape, then classified once per shape)
-//   with 1 and 2 threads, and for chains that read every object (age, size, an expression
-//   filter). Target: >= 50 M objects/s per core for type->site on >= 10 M objects.
+//   with 1, 2 and all threads (and the speedups), and for chains that read every object (age,
+//   size, an expression filter). Target: >= 50 M objects/s per core for type->site on >= 10 M objects.
 //
 // usage: bench_classify [--scale N] [--trace-dir DIR]    (scale 40: 10.3 M live objects)
 #include <algorithm>
@@ -51,8 +51,10 @@ int main(int argc, char** argv) {
     const HeapView view = heap->view();
     const double objects = static_cast<double>(view.liveObjects());
     std::printf(
-        "\n== classification, big-heap scale %u: GC %u, %.1f M live objects, %zu shapes, %u cores here ==\n",
-        scale, view.gc(), objects / 1e6, history->shapes().size(), std::thread::hardware_concurrency());
+        "\n== classification, big-heap scale %u: GC %u, %.1f M live objects, %zu shapes, %u cores here, all "
+        "= %u threads ==\n",
+        scale, view.gc(), objects / 1e6, history->shapes().size(), std::thread::hardware_concurrency(),
+        defaultThreads());
 
     struct Case {
         const char* chain;
@@ -75,12 +77,15 @@ int main(int argc, char** argv) {
         }
         ClassificationTree tree;
         const double one = timeTree(view, *chain, 1, &tree);
-        const double two = timeTree(view, *chain, 2, nullptr);
-        std::printf(
-            "%-24s %-24s %7.1f M objects/s (1 thread, %5.0f ms)  %7.1f M/s (2 threads)   %zu nodes, %zu "
-            "signatures\n",
-            c.chain, c.filter ? c.filter : "", objects / one / 1e6, one * 1e3, objects / two / 1e6,
-            tree.size(), tree.signatures());
+        std::printf("%-24s %-24s %7.1f M objects/s (1 thread, %5.0f ms)", c.chain, c.filter ? c.filter : "",
+                    objects / one / 1e6, one * 1e3);
+        for (unsigned threads : bench::threadCounts()) {
+            if (threads == 1) continue;
+            const double s = timeTree(view, *chain, threads, nullptr);
+            std::printf("  %7.1f M/s (%u threads, %s)", objects / s / 1e6, threads,
+                        bench::speedup(one, s).c_str());
+        }
+        std::printf("   %zu nodes, %zu signatures\n", tree.size(), tree.signatures());
     }
     std::printf("target: type,site >= 50 M objects/s per core on >= 10 M objects\n");
     return 0;

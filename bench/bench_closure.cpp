@@ -4,7 +4,7 @@
 //   the reference graph of the heap: snapshot load, reachability, reverse graph, closest roots,
 //   containing data structures; then, for the largest node of a type,site tree (by bytes) and
 //   for a small one: its members, transitive closure, and GC closure by both methods, and the
-//   deep + retained sizes of every top-level node in parallel (1 and 2 threads).
+//   deep + retained sizes of every top-level node in parallel (1, 2 and all threads).
 //   Target: one node's retained size <= 2 s.
 //
 // usage: bench_closure [--scale N] [--trace-dir DIR]
@@ -112,10 +112,14 @@ int main(int argc, char** argv) {
 
     std::printf("\ndeep + retained of the %zu top-level nodes:\n", top.size());
     const std::vector<Bitset> groups = tree.members(view, top, {2});
-    for (unsigned threads : {1u, 2u}) {
+    double one_thread = 0;
+    for (unsigned threads : bench::threadCounts()) {
         t0 = Clock::now();
         const std::vector<GroupClosure> all = closuresOf(graph, groups, threads);
-        std::printf("  %u thread%s %7.2f s\n", threads, threads == 1 ? " " : "s", since(t0));
+        const double s = since(t0);
+        if (threads == 1) one_thread = s;
+        std::printf("  %2u thread%s %7.2f s  (%s of 1 thread)\n", threads, threads == 1 ? " " : "s", s,
+                    bench::speedup(one_thread, s).c_str());
     }
     return 0;
 }

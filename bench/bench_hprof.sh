@@ -5,8 +5,9 @@
 #   1. A JVM holding about SIZE MiB of live objects of everyday kinds (bench/java/BigHeap.java:
 #      a HashMap of records with strings and byte arrays, lists of boxed numbers, arrays) is
 #      dumped with jcmd GC.heap_dump: the dump's size, and the pause (the JVM's own figure).
-#   2. memcity import of the dump, three times: seconds (median), MB/s of the wall time and per
-#      core (per second of CPU time, user + system: the import reads the dump's segments and
+#   2. memcity import of the dump, three times with each of 1, 2 and all threads
+#      (MEMCITY_THREADS): seconds (median), the speedup over 1 thread, MB/s of the wall time and
+#      per core (per second of CPU time, user + system: the import reads the dump's segments and
 #      makes its passes over every object on two threads), peak memory.
 #   3. The dump opened in the window (memcity DUMP.hprof, an empty cache, under Xvfb), three
 #      times: the first picture's time from when memcity started (the window imports the dump
@@ -45,20 +46,31 @@ fi
 bytes=$(stat -c %s "$dump")
 echo "dump: $dump, $((bytes / 1000000)) MB"
 
-echo "== 2. memcity import (three runs)"
-times=()
-cpus=()
-for run in 1 2 3; do
-    out=$( { /usr/bin/time -f "time %e %U %S %M" "$memcity" import "$dump" -o "$dir/big-import.mct" >/dev/null; } 2>&1)
-    read -r _ wall user sys rss <<<"$(grep '^time' <<<"$out")"
-    echo "run $run: ${wall} s wall, ${user} s user, ${sys} s system, $((rss / 1024)) MiB peak"
-    times+=("$wall")
-    cpus+=("$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')")
+# With 1, 2 and all threads (MEMCITY_THREADS; the import reads a big dump's segments on two
+# threads where it has two or more, so all takes as long as 2).
+all=$(nproc)
+counts=(1)
+[[ $all -ge 2 ]] && counts+=(2)
+[[ $all -gt 2 ]] && counts+=("$all")
+one_thread=
+for threads in "${counts[@]}"; do
+    echo "== 2. memcity import, MEMCITY_THREADS=$threads (three runs)"
+    times=()
+    cpus=()
+    for run in 1 2 3; do
+        out=$( { MEMCITY_THREADS=$threads /usr/bin/time -f "time %e %U %S %M" "$memcity" import "$dump" \
+            -o "$dir/big-import.mct" >/dev/null; } 2>&1)
+        read -r _ wall user sys rss <<<"$(grep '^time' <<<"$out")"
+        echo "run $run: ${wall} s wall, ${user} s user, ${sys} s system, $((rss / 1024)) MiB peak"
+        times+=("$wall")
+        cpus+=("$(awk -v u="$user" -v s="$sys" 'BEGIN { print u + s }')")
+    done
+    median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 2p)
+    cpu=$(printf '%s\n' "${cpus[@]}" | sort -n | sed -n 2p)
+    one_thread=${one_thread:-$median}
+    awk -v b="$bytes" -v t="$median" -v c="$cpu" -v n="$threads" -v o="$one_thread" 'BEGIN {
+        printf "import, %d thread(s): median %.2f s, %.0f MB/s (%.2fx of 1 thread); %.2f s of CPU, %.0f MB/s per core (target >= 100)\n", n, t, b / 1e6 / t, o / t, c, b / 1e6 / c }'
 done
-median=$(printf '%s\n' "${times[@]}" | sort -n | sed -n 2p)
-cpu=$(printf '%s\n' "${cpus[@]}" | sort -n | sed -n 2p)
-awk -v b="$bytes" -v t="$median" -v c="$cpu" 'BEGIN {
-    printf "import: median %.2f s, %.0f MB/s; %.2f s of CPU, %.0f MB/s per core (target >= 100)\n", t, b / 1e6 / t, c, b / 1e6 / c }'
 
 echo "== 3. the dump opened in the window (three runs, each with an empty cache)"
 # The window imports the dump itself and follows the trace the import writes: the first picture

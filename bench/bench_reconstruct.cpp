@@ -1,6 +1,6 @@
 // bench_reconstruct: heap reconstruction figures on the big-heap workload.
 //
-//   events/s (1 and 2 threads), peak resident bytes per peak live object (no references),
+//   events/s (1, 2 and all threads), peak resident bytes per peak live object (no references),
 //   bytes per reference edge of a loaded snapshot, time to rebuild random GCs.
 //
 // usage: bench_reconstruct [--scale N] [--trace-dir DIR] [--keep]
@@ -83,12 +83,18 @@ int main(int argc, char** argv) {
     (void)timeBuild(plain, 1, false);
     BuildRun one = timeBuild(plain, 1, false);
     BuildRun two = timeBuild(plain, 2, false);
+    BuildRun all = timeBuild(plain, defaultThreads(), false);
     std::printf("events                    %.1f M (%.1f M live objects at peak)\n",
                 static_cast<double>(one.events) / 1e6, static_cast<double>(one.peak_live) / 1e6);
     std::printf("rebuild, 1 thread         %.2f s   %.1f M events/s   (target >= 20 M/s per core)\n",
                 one.seconds, static_cast<double>(one.events) / one.seconds / 1e6);
     std::printf("rebuild, 2 threads        %.2f s   %.1f M events/s   (%.2fx of 1 thread)\n", two.seconds,
                 static_cast<double>(two.events) / two.seconds / 1e6, one.seconds / two.seconds);
+    std::printf(
+        "rebuild, all (%2u) threads %.2f s   %.1f M events/s   (%.2fx of 1 thread; it reads ahead on one\n"
+        "                          thread besides its own: more take no more)\n",
+        defaultThreads(), all.seconds, static_cast<double>(all.events) / all.seconds / 1e6,
+        one.seconds / all.seconds);
     std::printf("peak resident / live obj  %.1f bytes   (%.0f MB above the baseline; target <= 16)\n",
                 static_cast<double>(one.rss_delta) / static_cast<double>(one.peak_live),
                 static_cast<double>(one.rss_delta) / 1e6);

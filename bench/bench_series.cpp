@@ -4,7 +4,7 @@
 //   GCs, meta nodes, seconds, objects/s (live objects summed over the GCs), the series' own
 //   memory and the process's peak resident growth while building it (the replay's working heap
 //   included), for type,site (shape-only: counted per shape, incrementally and in full) and
-//   age,type (reads every object), with 1 and 2 threads, and once keeping the ids of one type's
+//   age,type (reads every object), with 1, 2 and all threads, and once keeping the ids of one type's
 //   objects (lossless mode); first, the time the replay of the heaps alone takes (any series
 //   pays it). Target: type,site over 200 GCs and 10.3 M live objects (scale 40) in <= 10 s.
 //
@@ -15,6 +15,7 @@
 #include <fstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "bench_traces.h"
 #include "classify/series.h"
@@ -62,9 +63,15 @@ int main(int argc, char** argv) {
         unsigned threads;
         const char* lossless = nullptr;  // a type whose object ids are kept at every GC
     };
-    for (Case c : {Case{"type,site", true, 1}, Case{"type,site", true, 2}, Case{"type,site", false, 1},
-                   Case{"type,site", false, 2}, Case{"type,site", true, 2, "java.util.HashMap$Node[]"},
-                   Case{"age,type", true, 1}, Case{"age,type", true, 2}}) {
+    std::vector<Case> cases;
+    for (unsigned threads : bench::threadCounts())
+        cases.push_back({"type,site", true, threads});
+    for (unsigned threads : bench::threadCounts())
+        cases.push_back({"type,site", false, threads});
+    cases.push_back({"type,site", true, 2, "java.util.HashMap$Node[]"});
+    for (unsigned threads : bench::threadCounts())
+        cases.push_back({"age,type", true, threads});
+    for (const Case& c : cases) {
         auto chain = parseChain(c.chain);
         if (!chain) {
             std::fprintf(stderr, "%s\n", chain.error().message.c_str());

@@ -12,9 +12,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "heap/heap_history.h"
 #include "synth/synth.h"
+#include "util/parallel.h"
 
 namespace memcity::bench {
 
@@ -97,6 +99,22 @@ inline std::optional<Workload> openBigHeap(const TraceArgs& args, bool refs) {
     }
     w.history = std::make_unique<HeapHistory>(std::move(*history));
     return w;
+}
+
+// The thread counts a benchmark compares: 1, 2 and all (defaultThreads(): the cores here, or
+// MEMCITY_THREADS=N), ascending, each once (on a machine with two cores: 1 and 2).
+inline std::vector<unsigned> threadCounts() {
+    std::vector<unsigned> counts{1};
+    for (unsigned n : {2u, defaultThreads()})
+        if (n > counts.back()) counts.push_back(n);
+    return counts;
+}
+
+// "2.00x" of `seconds` against `one_thread` seconds (the speedup over one thread).
+inline std::string speedup(double one_thread, double seconds) {
+    char s[32];
+    std::snprintf(s, sizeof s, "%.2fx", seconds > 0 ? one_thread / seconds : 0.0);
+    return s;
 }
 
 // Resident memory of this process in bytes: current ("VmRSS:") or peak ("VmHWM:").

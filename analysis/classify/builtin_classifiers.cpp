@@ -349,114 +349,160 @@ Result<ParsedSpec> parseSpec(const std::string& item) {
     return p;
 }
 
+// Reads the whole-number parameters of `item` into `values`: each of `allowed` (its name, its
+// default) and no other. Errors name the spec and what was expected.
+Status takeNumbers(const std::string& item, std::initializer_list<std::pair<const char*, uint64_t>> allowed,
+                   std::map<std::string, uint64_t>& values) {
+    auto parsed = parseSpec(item);
+    if (!parsed) return parsed.error();
+    for (auto [k, def] : allowed)
+        values[k] = def;
+    for (const auto& [k, v] : parsed->params) {
+        auto it = values.find(k);
+        if (it == values.end()) {
+            std::string names;
+            for (auto [a, d] : allowed)
+                names += std::string(names.empty() ? "" : ", ") + a;
+            return Error{"classifier '" + item + "': unknown parameter '" + k + "'" +
+                         (names.empty() ? " (it takes none)" : " (parameters: " + names + ")")};
+        }
+        uint64_t n = 0;
+        auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+        if (ec != std::errc() || end != v.data() + v.size() || n > 1'000'000)
+            return Error{"classifier '" + item + "': " + k + " expects a whole number, got '" + v + "'"};
+        it->second = n;
+    }
+    return {};
+}
+
+// A classifier that takes no parameters.
+template <typename C>
+Result<std::unique_ptr<Classifier>> makePlain(const std::string& item) {
+    std::map<std::string, uint64_t> values;
+    if (Status ok = takeNumbers(item, {}, values); !ok) return ok.error();
+    return std::unique_ptr<Classifier>(std::make_unique<C>());
+}
+
+Result<std::unique_ptr<Classifier>> makePackage(const std::string& item) {
+    std::map<std::string, uint64_t> values;
+    if (Status ok = takeNumbers(item, {{"depth", 0}}, values); !ok) return ok.error();
+    return std::unique_ptr<Classifier>(std::make_unique<PackageClassifier>(values["depth"]));
+}
+
+Result<std::unique_ptr<Classifier>> makeSite(const std::string& item) {
+    std::map<std::string, uint64_t> values;
+    if (Status ok = takeNumbers(item, {{"callers", 0}}, values); !ok) return ok.error();
+    return std::unique_ptr<Classifier>(std::make_unique<SiteClassifier>(values["callers"]));
+}
+
+// Its one parameter is a list of prefixes, not a number.
+Result<std::unique_ptr<Classifier>> makeDomainSite(const std::string& item) {
+    auto parsed = parseSpec(item);
+    if (!parsed) return parsed.error();
+    std::string libraries(DomainSiteClassifier::kDefaultLibraries);
+    for (const auto& [k, v] : parsed->params) {
+        if (k != "libraries")
+            return Error{"classifier '" + item + "': unknown parameter '" + k + "' (parameters: libraries)"};
+        libraries = v;
+    }
+    return std::unique_ptr<Classifier>(std::make_unique<DomainSiteClassifier>(std::move(libraries)));
+}
+
+Result<std::unique_ptr<Classifier>> makeLength(const std::string& item) {
+    std::map<std::string, uint64_t> values;
+    if (Status ok = takeNumbers(item, {{"buckets", 0}}, values); !ok) return ok.error();
+    return std::unique_ptr<Classifier>(std::make_unique<LengthClassifier>(values["buckets"] != 0));
+}
+
+Result<std::unique_ptr<Classifier>> makeKind(const std::string& item) {
+    std::map<std::string, uint64_t> values;
+    if (Status ok = takeNumbers(item, {{"big", kBigArrayLength}}, values); !ok) return ok.error();
+    if (values["big"] == 0) return Error{"classifier '" + item + "': big must be at least 1"};
+    return std::unique_ptr<Classifier>(std::make_unique<KindClassifier>(values["big"]));
+}
+
+// ref_classifiers.h parses their parameters (an inner chain, 0/1 flags).
+Result<std::unique_ptr<Classifier>> makeReference(const std::string& item) {
+    return makeReferenceClassifier(item, item.substr(0, item.find('(')));
+}
+
+// "{EXPR}": the expression between the braces.
+Result<std::unique_ptr<Classifier>> makeExpression(const std::string& item) {
+    auto c = parseExpressionClassifier(std::string_view(item).substr(1, item.size() - 2));
+    if (!c) return Error{"classifier '" + item + "': " + c.error().message};
+    return c;
+}
+
+using Needs = ClassifierNeeds;
+
+// The built-in classifiers, in the order the menus and "unknown" errors list them.
 const std::vector<ClassifierInfo> kBuiltins = {
-    {"type", "", "the object's type: java.util.HashMap, int[]"},
-    {"package", "depth=N (default: all levels)", "the type's package, outermost first: java, java.util"},
-    {"site", "callers=N (default 0)", "the allocating frame, then N of its callers"},
+    {"type", "", "the object's type: java.util.HashMap, int[]", "type", "the object's type", Needs::kShape,
+     makePlain<TypeClassifier>},
+    {"package", "depth=N (default: all levels)", "the type's package, outermost first: java, java.util",
+     "package(depth=N)", "the type's package, outermost first (default: all levels)", Needs::kShape,
+     makePackage},
+    {"site", "callers=N (default 0)", "the allocating frame, then N of its callers", "site(callers=N)",
+     "the allocating frame, then N of its callers (default 0)", Needs::kShape, makeSite},
     {"domain-site", "libraries=P|P... (default java.|javax.|jdk.|sun.|com.sun.)",
-     "the closest domain call site: the first allocating frame outside the library prefixes"},
-    {"calls", "", "every method on the allocating stack (an object counts under each once)"},
-    {"thread", "", "the allocating thread"},
-    {"age", "", "GCs survived (1: born since the previous GC)"},
-    {"length", "buckets=1 (default 0)", "array length, exact or in power-of-two buckets"},
-    {"kind", "big=N (default 256)", "instance, small array, big array (length >= N)"},
-    {"size", "", "object size in power-of-two buckets"},
+     "the closest domain call site: the first allocating frame outside the library prefixes", "", "",
+     Needs::kShape, makeDomainSite},
+    {"calls", "", "every method on the allocating stack (an object counts under each once)", "calls",
+     "every method on the allocating stack (an object counts under each once)", Needs::kShape,
+     makePlain<CallSitesClassifier>},
+    {"thread", "", "the allocating thread", "thread", "the allocating thread", Needs::kShape,
+     makePlain<ThreadClassifier>},
+    {"age", "", "GCs survived (1: born since the previous GC)", "age",
+     "GCs survived (1: born since the previous GC)", Needs::kObject, makePlain<AgeClassifier>},
+    {"length", "buckets=1 (default 0)", "array length, exact or in power-of-two buckets", "length(buckets=1)",
+     "array length, exact or in power-of-two buckets", Needs::kObject, makeLength},
+    {"kind", "big=N (default 256)", "instance, small array, big array (length >= N)", "kind(big=N)",
+     "instance, small array, big array (length >= N, default 256)", Needs::kObject, makeKind},
+    {"size", "", "object size in power-of-two buckets", "size", "object size in power-of-two buckets",
+     Needs::kObject, makePlain<SizeClassifier>},
     {"rooted", "",
-     "the GC roots referencing the object itself: kind, then class and field, or thread and method"},
-    {"roots", "", "the closest GC roots reaching the object; 'alive, root not reported' when none does"},
-    {"structure", "", "the data structure holding the object: java.util.HashMap (allocated in ...)"},
+     "the GC roots referencing the object itself: kind, then class and field, or thread and method", "rooted",
+     "the GC roots referencing the object: kind, class, static field / thread, method", Needs::kReferences,
+     makeReference},
+    {"roots", "", "the closest GC roots reaching the object; 'alive, root not reported' when none does",
+     "roots", "the closest GC roots reaching it (\"alive, root not reported\" when none)", Needs::kReferences,
+     makeReference},
+    {"structure", "", "the data structure holding the object: java.util.HashMap (allocated in ...)",
+     "structure", "the data structure holding it: java.util.HashMap (allocated in ...)", Needs::kReferences,
+     makeReference},
     {"dominator", "",
-     "what holds the object: the type of its top-level dominator (below the roots; itself when none)"},
-    {"in-degree", "", "how many references point to the object, in buckets"},
-    {"out-degree", "", "how many references the object holds, in buckets"},
-    {"points-to", "(CHAIN) (default type)", "the objects it references, classified by CHAIN"},
-    {"pointed-from", "(CHAIN) (default type)", "the objects referencing it, classified by CHAIN"},
-    {"{EXPR}", "", "the value of an expression (docs/expressions.md): {site.method}, {size > 1k}"},
+     "what holds the object: the type of its top-level dominator (below the roots; itself when none)", "", "",
+     Needs::kReferences, makeReference},
+    {"in-degree", "", "how many references point to the object, in buckets", "in-degree",
+     "references to it, in buckets; out-degree: references it holds", Needs::kReferences, makeReference},
+    {"out-degree", "", "how many references the object holds, in buckets", "", "", Needs::kReferences,
+     makeReference},
+    {"points-to", "(CHAIN) (default type)", "the objects it references, classified by CHAIN", "points-to(C)",
+     "the objects it references, classified by chain C (default type)", Needs::kReferences, makeReference},
+    {"pointed-from", "(CHAIN) (default type)", "the objects referencing it, classified by CHAIN",
+     "pointed-from(C)", "the objects referencing it, classified by chain C", Needs::kReferences,
+     makeReference},
+    {"{EXPR}", "", "the value of an expression (docs/expressions.md): {site.method}, {size > 1k}", "{EXPR}",
+     "the value of an expression, e.g. {site.method} or {size > 1k}", Needs::kObject, makeExpression},
 };
 
 Result<std::unique_ptr<Classifier>> makeClassifier(const std::string& item) {
-    if (item.front() == '{' && item.back() == '}') {
-        auto c = parseExpressionClassifier(std::string_view(item).substr(1, item.size() - 2));
-        if (!c) return Error{"classifier '" + item + "': " + c.error().message};
-        return c;
-    }
-    if (const std::string name = item.substr(0, item.find('(')); isReferenceClassifier(name))
-        return makeReferenceClassifier(item, name);
+    if (item.front() == '{' && item.back() == '}') return makeExpression(item);
+    const std::string name = item.substr(0, item.find('('));
+    const ClassifierInfo* info = findClassifier(name);
+    // The reference classifiers parse their own parameters (an inner chain, 0/1 flags).
+    if (info && info->needs == Needs::kReferences) return info->make(item);
     auto parsed = parseSpec(item);
     if (!parsed) return parsed.error();
-    const ParsedSpec& p = *parsed;
-    if (p.name == "domain-site") {  // its one parameter is a list of prefixes, not a number
-        std::string libraries(DomainSiteClassifier::kDefaultLibraries);
-        for (const auto& [k, v] : p.params) {
-            if (k != "libraries")
-                return Error{"classifier '" + item + "': unknown parameter '" + k +
-                             "' (parameters: libraries)"};
-            libraries = v;
-        }
-        return std::unique_ptr<Classifier>(std::make_unique<DomainSiteClassifier>(std::move(libraries)));
-    }
-    // Each classifier takes the parameters it names; values are whole numbers.
-    std::map<std::string, uint64_t> values;
-    auto take = [&](std::initializer_list<std::pair<const char*, uint64_t>> allowed) -> Status {
-        for (auto [k, def] : allowed)
-            values[k] = def;
-        for (const auto& [k, v] : p.params) {
-            auto it = values.find(k);
-            if (it == values.end()) {
-                std::string names;
-                for (auto [a, d] : allowed)
-                    names += std::string(names.empty() ? "" : ", ") + a;
-                return Error{"classifier '" + item + "': unknown parameter '" + k + "'" +
-                             (names.empty() ? " (it takes none)" : " (parameters: " + names + ")")};
-            }
-            uint64_t n = 0;
-            auto [end, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-            if (ec != std::errc() || end != v.data() + v.size() || n > 1'000'000)
-                return Error{"classifier '" + item + "': " + k + " expects a whole number, got '" + v + "'"};
-            it->second = n;
-        }
-        return {};
-    };
-    Status ok;
-    std::unique_ptr<Classifier> c;
-    if (p.name == "type") {
-        ok = take({});
-        c = std::make_unique<TypeClassifier>();
-    } else if (p.name == "package") {
-        ok = take({{"depth", 0}});
-        c = std::make_unique<PackageClassifier>(values["depth"]);
-    } else if (p.name == "site") {
-        ok = take({{"callers", 0}});
-        c = std::make_unique<SiteClassifier>(values["callers"]);
-    } else if (p.name == "calls") {
-        ok = take({});
-        c = std::make_unique<CallSitesClassifier>();
-    } else if (p.name == "thread") {
-        ok = take({});
-        c = std::make_unique<ThreadClassifier>();
-    } else if (p.name == "age") {
-        ok = take({});
-        c = std::make_unique<AgeClassifier>();
-    } else if (p.name == "length") {
-        ok = take({{"buckets", 0}});
-        c = std::make_unique<LengthClassifier>(values["buckets"] != 0);
-    } else if (p.name == "kind") {
-        ok = take({{"big", kBigArrayLength}});
-        if (ok && values["big"] == 0) return Error{"classifier '" + item + "': big must be at least 1"};
-        c = std::make_unique<KindClassifier>(values["big"]);
-    } else if (p.name == "size") {
-        ok = take({});
-        c = std::make_unique<SizeClassifier>();
-    } else {
+    if (!info) {
         std::string names;
-        for (const ClassifierInfo& info : kBuiltins)
-            names += std::string(names.empty() ? "" : ", ") + std::string(info.name);
-        if (p.name.find_first_of(" <>=!~&|\"") != std::string::npos)
+        for (const ClassifierInfo& c : kBuiltins)
+            names += std::string(names.empty() ? "" : ", ") + std::string(c.name);
+        if (name.find_first_of(" <>=!~&|\"") != std::string::npos)
             return Error{"classifier '" + item + "': unknown; an expression goes in braces: {" + item + "}"};
-        return Error{"classifier '" + p.name + "': unknown (classifiers: " + names + ")"};
+        return Error{"classifier '" + name + "': unknown (classifiers: " + names + ")"};
     }
-    if (!ok) return ok.error();
-    return c;
+    return info->make(item);
 }
 
 }  // namespace
@@ -496,6 +542,27 @@ Result<ClassifierChain> parseChain(std::string_view text) {
 
 const std::vector<ClassifierInfo>& builtinClassifiers() {
     return kBuiltins;
+}
+
+const ClassifierInfo* findClassifier(std::string_view name) {
+    if (name.starts_with('{')) return nullptr;  // an expression is known by its braces
+    for (const ClassifierInfo& c : kBuiltins)
+        if (c.name == name) return &c;
+    return nullptr;
+}
+
+std::string classifierListing() {
+    auto line = [](std::string_view usage, std::string_view help) {
+        std::string s = "  " + std::string(usage);
+        s.resize(std::max<size_t>(s.size(), 18), ' ');
+        return s + " " + std::string(help) + "\n";
+    };
+    std::string own, references;
+    for (const ClassifierInfo& c : kBuiltins)
+        if (!c.usage.empty()) (c.needs == Needs::kReferences ? references : own) += line(c.usage, c.help);
+    // A plugin is not built in: its line follows the built-ins'.
+    own += line("plugin(path=F,...)", "a classifier from a shared library F (docs/plugins.md)");
+    return own + "These read the references, so they need a GC with a reference snapshot:\n" + references;
 }
 
 }  // namespace memcity

@@ -91,12 +91,32 @@ Result<ClassifierChain> parseChain(std::string_view text);
 // A filter from the expression language (docs/expressions.md).
 Result<std::unique_ptr<Filter>> parseFilter(std::string_view expression);
 
-// The names of the built-in classifiers, with one line on each, for help texts.
-struct ClassifierInfo {
-    std::string_view name;
-    std::string_view params;  // "callers=N (default 0)"
-    std::string_view summary;
+// What a classifier reads besides the object's shape.
+enum class ClassifierNeeds : uint8_t {
+    kShape,       // the shape only (type, site, thread): counted once per shape (shapeOnly())
+    kObject,      // the object's own record too (its age, array length, size)
+    kReferences,  // the heap's references: a GC with a reference snapshot (needsReferences())
 };
+
+// One built-in classifier: the one table that parseChain, the menus, the help's list and
+// isReferenceClassifier read. Adding a classifier is a class and one entry in
+// builtin_classifiers.cpp (docs/classifiers.md describes it for users).
+struct ClassifierInfo {
+    std::string_view name;     // what a chain calls it: "site"; "{EXPR}" for an expression
+    std::string_view params;   // "callers=N (default 0)", for the menus
+    std::string_view summary;  // one line, for the menus
+    std::string_view usage;    // its entry in classifierListing(): "site(callers=N)"; empty: none
+    std::string_view help;     // the line there
+    ClassifierNeeds needs;
+    // Makes one from its whole spec ("site(callers=2)"); errors name the spec.
+    Result<std::unique_ptr<Classifier>> (*make)(const std::string& item);
+};
+// The table, in the order menus and "unknown classifier" errors list it.
 const std::vector<ClassifierInfo>& builtinClassifiers();
+// The entry named `name` (null when none; "{EXPR}" is found by its braces, not by name).
+const ClassifierInfo* findClassifier(std::string_view name);
+// The classifiers as `memcity report --help` lists them: one "  USAGE  HELP" line each, the
+// ones that read references after a line that says so.
+std::string classifierListing();
 
 }  // namespace memcity

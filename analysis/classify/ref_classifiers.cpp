@@ -337,8 +337,8 @@ private:
 }  // namespace
 
 bool isReferenceClassifier(std::string_view name) {
-    return name == "rooted" || name == "roots" || name == "structure" || name == "in-degree" ||
-           name == "out-degree" || name == "points-to" || name == "pointed-from" || name == "dominator";
+    const ClassifierInfo* c = findClassifier(name);
+    return c && c->needs == ClassifierNeeds::kReferences;
 }
 
 Result<std::unique_ptr<Classifier>> makeReferenceClassifier(const std::string& item,

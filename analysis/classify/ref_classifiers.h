@@ -20,7 +20,8 @@
 
 namespace memcity {
 
-// True when `name` is one of these classifiers.
+// True when `name` is one of these classifiers: its entry in builtinClassifiers() needs
+// ClassifierNeeds::kReferences.
 bool isReferenceClassifier(std::string_view name);
 
 // `item` is the whole spec ("points-to(type,site)", "in-degree"), `name` the part before '('.

@@ -238,4 +238,14 @@ private:
     std::optional<Error> failed_;
 };
 
+// The tree series of `chain` over options.from..to: over every GC of the window, or, when the
+// chain reads references, over the GCs with a reference snapshot, each heap compacted with its
+// references attached. Errors: those of TreeSeries::build, and a chain that reads references
+// over a window without a snapshot ("the chain reads references, and none of GCs 3..9 has a
+// reference snapshot"). options.include_gc and prepare_heap are this function's. It reads each
+// snapshot's reference graph (graph/heap_graph.h), so it sits here above graph/, which
+// includes nothing of classify/series.h.
+Result<TreeSeries> buildWindowSeries(const HeapHistory& h, const ClassifierChain& chain,
+                                     SeriesOptions options);
+
 }  // namespace memcity

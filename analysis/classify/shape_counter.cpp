@@ -136,12 +136,10 @@ void ShapeCounter::update(const HeapView& heap) {
 
     // Replace the changed epochs' counts in the totals.
     counted_epochs_ = 0;
-    counted_positions_ = 0;
     for (size_t e = 0; e < count; ++e) {
         Epoch& ep = epochs_[e];
         if (!ep.changed) continue;
         ++counted_epochs_;
-        counted_positions_ += ep.end - ep.begin;
         for (size_t i = 0; i < ep.shapes.size(); ++i) {
             ShapeCount& t = totals_[ep.shapes[i]];
             t.objects -= ep.counts[i].objects;

@@ -55,9 +55,8 @@ public:
     // those counted again at the last update are read.
     std::vector<uint64_t> collectIds(const HeapView& heap, const std::vector<uint8_t>& marked);
 
-    // Epochs counted at the last update, and the positions read to count them.
+    // Epochs counted at the last update.
     size_t countedEpochs() const { return counted_epochs_; }
-    uint64_t countedPositions() const { return counted_positions_; }
     size_t memoryBytes() const;
 
 private:
@@ -96,7 +95,6 @@ private:
     std::vector<Scratch> scratch_;  // one per thread
     std::vector<SizeRule> rules_;   // by shape
     size_t counted_epochs_ = 0;
-    uint64_t counted_positions_ = 0;
 };
 
 }  // namespace memcity

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "classify/classifier.h"
-#include "graph/bitset.h"
 #include "heap/sampling.h"
+#include "util/bitset.h"
 
 namespace memcity {
 
@@ -85,7 +85,6 @@ public:
     uint64_t filteredBytes() const { return filtered_bytes_; }
     // Built from a sampled heap: every node's objects and bytes are estimates (TreeNode::sampled).
     bool sampled() const { return sampled_; }
-    const SampleSums& filteredSampled() const { return filtered_sampled_; }
     size_t signatures() const { return signatures_; }
 
     // "Overall" for the root, else the classifier's name for the node's key.

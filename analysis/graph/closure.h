@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "graph/bitset.h"
 #include "graph/heap_graph.h"
 #include "heap/sizes.h"
+#include "util/bitset.h"
 
 namespace memcity {
 

@@ -21,10 +21,10 @@
 #include <string_view>
 #include <vector>
 
-#include "graph/bitset.h"
 #include "graph/closure.h"
 #include "graph/dominators.h"
 #include "graph/heap_graph.h"
+#include "util/bitset.h"
 #include "util/result.h"
 
 namespace memcity {

@@ -527,27 +527,4 @@ bool hasSnapshotIn(const HeapHistory& h, uint32_t from, uint32_t to) {
     return false;
 }
 
-Result<TreeSeries> buildWindowSeries(const HeapHistory& h, const ClassifierChain& chain,
-                                     SeriesOptions options) {
-    if (!chain.needsReferences()) return TreeSeries::build(h, chain, options);
-    const uint32_t to =
-        std::min<uint32_t>(options.to, h.gcCount() == 0 ? 0 : static_cast<uint32_t>(h.gcCount() - 1));
-    if (!hasSnapshotIn(h, options.from, to))
-        return Error{h.trace().path() + ": the chain reads references, and none of GCs " +
-                     std::to_string(options.from) + ".." + std::to_string(to) +
-                     " has a reference snapshot ('memcity gcs' marks them)"};
-    std::unique_ptr<HeapState> state;
-    std::unique_ptr<HeapGraph> graph;
-    options.include_gc = [&h](uint32_t gc) { return h.gcs()[gc].has_snapshot; };
-    options.prepare_heap = [&](const HeapView& replayed) -> Result<HeapView> {
-        graph.reset();
-        state = std::make_unique<HeapState>(replayed);
-        auto g = loadGraph(h, *state);
-        if (!g) return g.error();
-        graph = std::move(*g);
-        return state->view().withGraph(graph.get());
-    };
-    return TreeSeries::build(h, chain, options);
-}
-
 }  // namespace memcity

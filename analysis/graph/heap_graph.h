@@ -23,13 +23,12 @@
 #include <string>
 #include <vector>
 
-#include "classify/series.h"
-#include "graph/bitset.h"
 #include "graph/dominators.h"
 #include "heap/heap_history.h"
 #include "heap/heap_state.h"
 #include "heap/snapshot.h"
 #include "heap/whole_heap.h"
+#include "util/bitset.h"
 
 namespace memcity {
 
@@ -181,13 +180,5 @@ Result<std::unique_ptr<HeapGraph>> loadGraph(const HeapHistory& h, const HeapSta
 
 // Whether any GC of from..to (inclusive, clamped to the trace) has a reference snapshot.
 bool hasSnapshotIn(const HeapHistory& h, uint32_t from, uint32_t to);
-
-// The tree series of `chain` over options.from..to: over every GC of the window, or, when the
-// chain reads references, over the GCs with a reference snapshot, each heap compacted with its
-// references attached. Errors: those of TreeSeries::build, and a chain that reads references
-// over a window without a snapshot ("the chain reads references, and none of GCs 3..9 has a
-// reference snapshot"). options.include_gc and prepare_heap are this function's.
-Result<TreeSeries> buildWindowSeries(const HeapHistory& h, const ClassifierChain& chain,
-                                     SeriesOptions options);
 
 }  // namespace memcity

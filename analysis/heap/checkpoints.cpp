@@ -152,7 +152,6 @@ Result<CheckpointStore::Pending> CheckpointStore::prepare(uint32_t chunk, Object
     if (n > clean) e.segments.push_back(own);
     entries_.push_back(std::move(e));
     end_ += b.size();
-    last_written_ = b.size();
     if (fd_ < 0) memory_.resize(end_);
     store.markClean();
     return out;

@@ -45,7 +45,6 @@ public:
 
     size_t count() const { return entries_.size(); }
     uint64_t bytes() const { return end_; }
-    uint64_t lastWrittenBytes() const { return last_written_; }
     bool inMemory() const { return fd_ < 0; }
 
 private:
@@ -67,7 +66,6 @@ private:
     bool tried_file_ = false;
     std::vector<uint8_t> memory_;  // used when no file could be made
     uint64_t end_ = 0;
-    uint64_t last_written_ = 0;
     std::vector<Entry> entries_;
 };
 

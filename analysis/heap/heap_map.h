@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "graph/bitset.h"
 #include "heap/heap_state.h"
 #include "trace/heap_layout.h"
+#include "util/bitset.h"
 
 namespace memcity {
 

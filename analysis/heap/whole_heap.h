@@ -38,7 +38,6 @@ public:
     // Positions of the samples' heap: [0, samplePositions()) are its objects, the rest unsampled.
     size_t samplePositions() const { return sample_positions_; }
     uint64_t unsampledObjects() const { return unsampled_objects_; }
-    uint64_t unsampledBytes() const { return unsampled_bytes_; }
     size_t memoryBytes() const { return store_.memoryBytes() + shapes_.memoryBytes(); }
 
 private:

@@ -15,12 +15,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <map>
-#include <thread>
 #include <unordered_map>
 
 #include "hprof/hprof_reader.h"
 #include "trace/java_names.h"
 #include "util/mapped_guard.h"
+#include "util/parallel.h"
 
 #include "hprof/dump_import.h"
 
@@ -339,7 +339,7 @@ Result<DumpStats> Importer::add(const std::string& name, std::span<const uint8_t
     };
     // A big dump's heap records are read in two parts, on two threads (the second part's
     // objects, classes and roots then join the first's as if one pass had read them).
-    const bool split = bytes.size() >= st.split_bytes && std::thread::hardware_concurrency() >= 2;
+    const bool split = bytes.size() >= st.split_bytes && defaultThreads() >= 2;
     std::atomic<bool> stop{false};
     // How far the parts are: the first from the start, the second from where it began. This
     // thread alone reports it, and hears a cancel, while its part is read and after.

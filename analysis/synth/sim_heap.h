@@ -148,7 +148,6 @@ public:
 
     const std::vector<SimGcInfo>& gcs() const { return gcs_; }
     uint64_t liveObjects() const { return live_objects_; }
-    uint64_t allocatedObjects() const { return next_id_; }
     TraceWriter& writer() { return out_; }
 
 private:

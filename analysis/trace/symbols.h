@@ -80,7 +80,6 @@ public:
     Status decode(std::span<const uint8_t> payload, size_t* error_offset);
 
     // Lookups; each returns an empty/default record for an undefined id within range.
-    size_t stringCount() const { return strings_.size(); }
     std::string_view string(uint32_t id) const;
     bool hasString(uint32_t id) const { return id < string_defined_.size() && string_defined_[id]; }
 
@@ -92,13 +91,11 @@ public:
 
     const FieldInfo& field(uint32_t id) const { return id < fields_.size() ? fields_[id] : empty_field_; }
     bool hasField(uint32_t id) const { return id < fields_.size() && fields_[id].defined; }
-    size_t fieldSlots() const { return fields_.size(); }
 
     const MethodInfo& method(uint32_t id) const {
         return id < methods_.size() ? methods_[id] : empty_method_;
     }
     bool hasMethod(uint32_t id) const { return id < methods_.size() && methods_[id].defined; }
-    size_t methodSlots() const { return methods_.size(); }
 
     // Frames of a site, innermost (the allocating frame) first.
     std::span<const Frame> siteFrames(uint32_t id) const;
@@ -109,7 +106,6 @@ public:
         return id < threads_.size() ? threads_[id] : empty_thread_;
     }
     bool hasThread(uint32_t id) const { return id < threads_.size() && threads_[id].defined; }
-    size_t threadSlots() const { return threads_.size(); }
 
     // Root kind names: builtin kinds are named without a symbol; ROOT_KIND records add more.
     std::string_view rootKindName(uint32_t id) const;

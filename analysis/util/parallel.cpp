@@ -1,7 +1,12 @@
 #include "util/parallel.h"
 
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <new>
 #include <stdexcept>
@@ -9,6 +14,33 @@
 #include <vector>
 
 namespace memcity {
+
+ThreadChoice chooseThreads(const char* memcity_threads, unsigned cores) {
+    ThreadChoice c;
+    c.threads = std::clamp(cores, 1u, kMaxDefaultThreads);
+    if (!memcity_threads) return c;
+    const char* end = memcity_threads + std::strlen(memcity_threads);
+    unsigned n = 0;
+    auto [at, ec] = std::from_chars(memcity_threads, end, n);
+    if (ec == std::errc{} && at == end && n >= 1 && n <= kMaxThreads) {
+        c.threads = n;
+        return c;
+    }
+    c.warning = "memcity: MEMCITY_THREADS=\"" + std::string(memcity_threads) +
+                "\" is not a thread count (1 to " + std::to_string(kMaxThreads) + "); using " +
+                std::to_string(c.threads);
+    return c;
+}
+
+unsigned defaultThreads() {
+    static const unsigned threads = [] {
+        const ThreadChoice c =
+            chooseThreads(std::getenv("MEMCITY_THREADS"), std::thread::hardware_concurrency());
+        if (!c.warning.empty()) std::fprintf(stderr, "%s\n", c.warning.c_str());
+        return c.threads;
+    }();
+    return threads;
+}
 
 void runParts(size_t count, const std::function<void(size_t)>& part, const std::function<void()>& waiting) {
     std::mutex mutex;

@@ -14,7 +14,6 @@
 #include <filesystem>
 #include <iostream>
 #include <sstream>
-#include <thread>
 
 #include "app/explorer_app.h"
 #include "app/script_runner.h"
@@ -23,6 +22,7 @@
 #include "render/png.h"
 #include "scene/estimates.h"
 #include "trace/trace_reader.h"
+#include "util/parallel.h"
 
 namespace memcity::app {
 namespace {
@@ -137,7 +137,7 @@ Status Explorer::start() {
     } else if (auto v = scene::parseViewKind(settings_.view); v && scene::isWindowView(*v)) {
         so.view = *v;
     }
-    so.threads = std::thread::hardware_concurrency() > 2 ? 2 : 1;
+    so.threads = defaultThreads();
     Platform* p = platform_.get();
     so.wake = [p] { p->wake(); };
     render::Renderer* r = renderer_.get();

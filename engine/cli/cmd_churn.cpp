@@ -2,7 +2,6 @@
 //               [--depth D] [--all] [--json]
 #include <cstdio>
 #include <iostream>
-#include <thread>
 
 #include "classify/churn.h"
 #include "classify/plugin_classifier.h"
@@ -13,6 +12,7 @@
 #include "cli/load.h"
 #include "cli/sampled_output.h"
 #include "cli/text_format.h"
+#include "util/parallel.h"
 
 namespace memcity::cli {
 namespace {
@@ -113,7 +113,7 @@ int runChurn(const Words& words) {
     const ClassifyArgs& opts = cmd.classify;
     const std::string& path = cmd.loaded.trace->path();
     TreeOptions options;
-    options.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+    options.threads = defaultThreads();
     auto churn = HeapChurn::build(*cmd.loaded.history, cmd.from, cmd.to, opts.chain, options);
     if (!churn) {
         std::cerr << "memcity churn: " << churn.error().message << "\n";

@@ -2,7 +2,6 @@
 //              [--depth D] [--all] [--json]
 #include <cstdio>
 #include <iostream>
-#include <thread>
 
 #include "classify/diff.h"
 #include "classify/plugin_classifier.h"
@@ -13,6 +12,7 @@
 #include "cli/load.h"
 #include "cli/sampled_output.h"
 #include "cli/text_format.h"
+#include "util/parallel.h"
 
 namespace memcity::cli {
 namespace {
@@ -100,7 +100,7 @@ int runDiff(const Words& words) {
     const HeapHistory& h = *cmd.loaded.history;
     const std::string& path = cmd.loaded.trace->path();
     TreeOptions options;
-    options.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+    options.threads = defaultThreads();
     auto built = HeapDiff::between(h, cmd.from, cmd.to, opts.chain, options);
     if (!built) {
         std::cerr << "memcity diff: " << path << ": " << built.error().message << "\n";

@@ -2,7 +2,6 @@
 //                --format collapsed|pprof [--unit bytes|objects] [--stacks N] -o FILE
 #include <fstream>
 #include <iostream>
-#include <thread>
 
 #include "classify/site_stacks.h"
 #include "cli/args.h"
@@ -13,6 +12,7 @@
 #include "cli/text_format.h"
 #include "graph/heap_graph.h"
 #include "scene/estimates.h"
+#include "util/parallel.h"
 
 namespace memcity::cli {
 namespace {
@@ -93,7 +93,7 @@ int runExport(const Words& words) {
     // 2. The values per stack, as report (live, retained) and churn (allocated, churn) compute them.
     printDiagnostics(*loaded, std::cerr, false);
     SiteProfileOptions so;
-    so.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+    so.threads = defaultThreads();
     so.retained_stacks = static_cast<size_t>(*stacks);
     const SymbolTable& symbols = h.trace().symbols();
     Result<SiteProfile> profile = Error{};

@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <functional>
 #include <iostream>
-#include <thread>
 
 #include "classify/plugin_classifier.h"
 #include "classify/tree.h"
@@ -28,6 +27,7 @@
 #include "cli/text_format.h"
 #include "graph/group_report.h"
 #include "scene/estimates.h"
+#include "util/parallel.h"
 
 namespace memcity::cli {
 namespace {
@@ -106,7 +106,7 @@ int runInspect(const Words& words) {
     const HeapGraph& graph = *snap->graph;
     const HeapView view = heap->view().withGraph(&graph);
     TreeOptions options;
-    options.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+    options.threads = defaultThreads();
     const ClassifierChain& chain = opts->chain;
     const ClassificationTree tree = ClassificationTree::build(view, chain, options);
 

@@ -15,7 +15,6 @@
 #include <cstdio>
 #include <cstring>
 #include <iostream>
-#include <thread>
 
 #include "classify/diff.h"
 #include "cli/args.h"
@@ -29,6 +28,7 @@
 #include "render/renderer.h"
 #include "scene/estimates.h"
 #include "scene/views.h"
+#include "util/parallel.h"
 #include "windows/windows.h"
 
 namespace memcity::cli {
@@ -219,7 +219,7 @@ int runRender(const Words& words) {
     }
     if (diff_from) {
         TreeOptions to;
-        to.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+        to.threads = defaultThreads();
         auto diff = HeapDiff::between(h, *diff_from, static_cast<uint32_t>(*gc), opts->chain, to);
         if (!diff) return fail("memcity render: " + loaded->trace->path() + ": " + diff.error().message);
         vo.diff = std::make_shared<const scene::SeriesDiff>(scene::SeriesDiff::lay(*diff, *series));

@@ -2,7 +2,6 @@
 //                [--depth D] [--all] [--retained] [--json]
 #include <cstdio>
 #include <iostream>
-#include <thread>
 
 #include <unordered_map>
 
@@ -18,6 +17,7 @@
 #include "cli/text_format.h"
 #include "graph/closure.h"
 #include "scene/estimates.h"
+#include "util/parallel.h"
 
 namespace memcity::cli {
 namespace {
@@ -191,7 +191,7 @@ int runReport(const Words& words) {
     }
     const HeapView view = heap->view().withGraph(graph.get());
     TreeOptions options;
-    options.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+    options.threads = defaultThreads();
     const ClassificationTree tree = ClassificationTree::build(view, chain, options);
     if (Status st = pluginErrors(chain); !st) {
         std::cerr << "memcity report: " << st.error().message << "\n";

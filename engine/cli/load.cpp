@@ -6,9 +6,9 @@
 #include <filesystem>
 #include <iostream>
 #include <ostream>
-#include <thread>
 
 #include "cli/text_format.h"
+#include "util/parallel.h"
 
 #ifndef MEMCITY_DEMO_TRACE
 #define MEMCITY_DEMO_TRACE ""
@@ -23,7 +23,7 @@ Result<LoadedTrace> loadTrace(const std::string& path, const LoadOptions& option
     t.trace = std::make_unique<TraceFile>(std::move(*file));
     HistoryOptions ho;
     ho.reachability = options.reachability;
-    ho.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+    ho.threads = defaultThreads();
     const bool tty = options.progress && ::isatty(STDERR_FILENO);
     if (tty) {
         ho.progress = [&](const BuildProgress& p) {

@@ -9,7 +9,6 @@
 #include <iostream>
 #include <map>
 #include <numeric>
-#include <thread>
 
 #include "classify/heap_map_at.h"
 #include "classify/tree.h"
@@ -24,6 +23,7 @@
 #include "render/renderer.h"
 #include "scene/estimates.h"
 #include "scene/heap_map_scene.h"
+#include "util/parallel.h"
 
 namespace memcity::cli {
 namespace {
@@ -132,7 +132,7 @@ int renderHeapMap(const Args& args) {
     request.chain = &opts->chain;
     if (auto select = args.value("--select")) request.selected = parseNodePaths(*select);
     request.dying = *stream == scene::HeapStream::kDying;
-    request.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+    request.threads = defaultThreads();
     std::map<uint32_t, HeapMap> maps;
     auto mapAt = [&](uint32_t g) -> Result<const HeapMap*> {
         if (auto it = maps.find(g); it != maps.end()) return &it->second;

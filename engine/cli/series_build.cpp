@@ -4,9 +4,9 @@
 
 #include <cstdio>
 #include <memory>
-#include <thread>
 
 #include "graph/heap_graph.h"
+#include "util/parallel.h"
 
 namespace memcity::cli {
 
@@ -36,7 +36,7 @@ Result<TreeSeries> buildSeries(const LoadedTrace& loaded, const ClassifierChain&
     SeriesOptions so;
     so.from = w.from;
     so.to = w.to;
-    so.threads = std::thread::hardware_concurrency() >= 2 ? 2 : 1;
+    so.threads = defaultThreads();
     const bool tty = options.progress && ::isatty(STDERR_FILENO);
     if (tty) {
         so.progress = [&](uint32_t gc) {

@@ -1,15 +1,50 @@
 // runParts: every part runs, and a part's exception reaches the caller after all have ended.
+// defaultThreads: the cores there are, bounded, or MEMCITY_THREADS.
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstdlib>
 #include <new>
 #include <stdexcept>
+#include <string>
+#include <thread>
 #include <vector>
 
 #include "util/parallel.h"
 
 namespace memcity {
 namespace {
+
+TEST(ChooseThreads, TheCoresThereAreAtLeastOneAtMostTheBound) {
+    EXPECT_EQ(chooseThreads(nullptr, 0).threads, 1u);  // unknown
+    EXPECT_EQ(chooseThreads(nullptr, 1).threads, 1u);
+    EXPECT_EQ(chooseThreads(nullptr, 2).threads, 2u);
+    EXPECT_EQ(chooseThreads(nullptr, 12).threads, 12u);
+    EXPECT_EQ(chooseThreads(nullptr, 64).threads, kMaxDefaultThreads);
+    EXPECT_EQ(chooseThreads(nullptr, 64).warning, "");
+}
+
+TEST(ChooseThreads, TheEnvironmentOverridesTheCores) {
+    EXPECT_EQ(chooseThreads("1", 16).threads, 1u);
+    EXPECT_EQ(chooseThreads("8", 2).threads, 8u);
+    EXPECT_EQ(chooseThreads("256", 2).threads, kMaxThreads);
+    EXPECT_EQ(chooseThreads("8", 2).warning, "");
+}
+
+TEST(ChooseThreads, ABadValueIsNamedAndIgnored) {
+    for (const char* bad : {"", "0", "-2", "two", "4x", " 4", "257", "99999999999"}) {
+        const ThreadChoice c = chooseThreads(bad, 4);
+        EXPECT_EQ(c.threads, 4u) << bad;
+        EXPECT_EQ(c.warning, "memcity: MEMCITY_THREADS=\"" + std::string(bad) +
+                                 "\" is not a thread count (1 to 256); using 4");
+    }
+}
+
+TEST(DefaultThreads, FollowsTheEnvironment) {
+    const ThreadChoice c = chooseThreads(std::getenv("MEMCITY_THREADS"), std::thread::hardware_concurrency());
+    EXPECT_EQ(defaultThreads(), c.threads);
+    EXPECT_GE(defaultThreads(), 1u);
+}
 
 TEST(RunParts, EveryPartRunsOnce) {
     std::vector<std::atomic<int>> ran(5);

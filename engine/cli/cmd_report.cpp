@@ -5,6 +5,7 @@
 
 #include <unordered_map>
 
+#include "classify/classifier.h"
 #include "classify/plugin_classifier.h"
 #include "classify/tree.h"
 #include "cli/args.h"
@@ -265,26 +266,8 @@ level each, and prints the tree with objects and bytes per group. Children are l
 first until they hold 90% of their parent, at most 9; the rest are summed up as "Other".
 
 CHAIN is a comma-separated list (default type,site); docs/classifiers.md describes each:
-  type             the object's type
-  package(depth=N) the type's package, outermost first (default: all levels)
-  site(callers=N)  the allocating frame, then N of its callers (default 0)
-  calls            every method on the allocating stack (an object counts under each once)
-  thread           the allocating thread
-  age              GCs survived (1: born since the previous GC)
-  length(buckets=1) array length, exact or in power-of-two buckets
-  kind(big=N)      instance, small array, big array (length >= N, default 256)
-  size             object size in power-of-two buckets
-  {EXPR}           the value of an expression, e.g. {site.method} or {size > 1k}
-  plugin(path=F,...) a classifier from a shared library F (docs/plugins.md)
-These read the references, so they need a GC with a reference snapshot:
-  rooted           the GC roots referencing the object: kind, class, static field / thread, method
-  roots            the closest GC roots reaching it ("alive, root not reported" when none)
-  structure        the data structure holding it: java.util.HashMap (allocated in ...)
-  in-degree        references to it, in buckets; out-degree: references it holds
-  points-to(C)     the objects it references, classified by chain C (default type)
-  pointed-from(C)  the objects referencing it, classified by chain C
-
 )",
+    .usage_end = [] { return classifierListing() + "\n"; },
     .options =
         {
             {"--gc", "N", "",

@@ -41,12 +41,17 @@ struct Command {
     std::string_view name;
     std::string_view summary;  // one line, for `memcity --help`
     std::string_view usage;    // the synopsis and what the command does, up to its options
+    // Text generated from another table, printed after `usage` (report: the classifiers).
+    std::string (*usage_end)() = nullptr;
     std::vector<OptionSpec> options;
     // Whether main first replaces each word that names a heap dump by the dump's imported trace
     // (dump_open.h); false for the commands that read dumps, or a program's arguments, themselves.
     bool import_dumps = true;
     int (*run)(const Words& args, const Services& services) = nullptr;
 };
+
+// The command's usage as `--help` prints it before the options: `usage`, then `usage_end()`.
+std::string usageOf(const Command& command);
 
 // Every command, in the order `memcity --help` lists them (commands.cpp).
 const std::vector<std::reference_wrapper<const Command>>& commands();

@@ -26,10 +26,16 @@ int printHelp(std::string_view name) {
     return printHelp(name, std::cout);
 }
 
+std::string usageOf(const Command& command) {
+    std::string usage(command.usage);
+    if (command.usage_end) usage += command.usage_end();
+    return usage;
+}
+
 int printHelp(std::string_view name, std::ostream& out) {
     const Command* c = findCommand(name);
     if (!c) return 0;
-    out << c->usage << "options:\n";
+    out << usageOf(*c) << "options:\n";
     // The options' texts, and the help of each in one column after the longest.
     std::vector<std::pair<std::string, std::string_view>> rows;
     for (size_t i = 0; i < c->options.size(); ++i) {

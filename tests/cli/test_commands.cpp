@@ -29,7 +29,7 @@ TEST(Commands, EachHasSummaryUsageOptionsAndRun) {
         EXPECT_FALSE(c.summary.empty()) << c.name;
         EXPECT_EQ(c.summary.find('\n'), std::string_view::npos) << c.name;
         EXPECT_TRUE(c.usage.starts_with("usage: memcity ")) << c.name;
-        EXPECT_TRUE(c.usage.ends_with("\n\n")) << c.name;  // a blank line before "options:"
+        EXPECT_TRUE(cli::usageOf(c).ends_with("\n\n")) << c.name;  // a blank line before "options:"
         EXPECT_NE(c.run, nullptr) << c.name;
         std::set<std::string_view> options;
         for (const cli::OptionSpec& o : c.options) {

@@ -137,7 +137,9 @@ Status Explorer::start() {
     } else if (auto v = scene::parseViewKind(settings_.view); v && scene::isWindowView(*v)) {
         so.view = *v;
     }
-    so.threads = defaultThreads();
+    // The analysis passes get the cores but one, which the window keeps for drawing (as before
+    // on 2 cores: one thread).
+    so.threads = std::max(1u, defaultThreads() - 1);
     Platform* p = platform_.get();
     so.wake = [p] { p->wake(); };
     render::Renderer* r = renderer_.get();

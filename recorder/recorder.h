@@ -506,6 +506,8 @@ private:
     // ObjectFree events are on: always, but in a sampled recording with deaths by weak
     // references, which has no death to learn from them (and so nothing to flush at exit).
     std::atomic<bool> object_free_on_{false};
+    // Detaching: ObjectFree events are ignored from here on rather than turned off (see detach()).
+    std::atomic<bool> frees_ignored_{false};
     std::atomic<uint64_t> heap_iterations_{0};  // twice per iteration (see enterAllocation)
     std::mutex released_mutex_;                 // scanWeak (GC callback) adds, the agent thread releases
     std::vector<jweak> released_;

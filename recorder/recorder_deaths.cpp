@@ -239,6 +239,7 @@ void Recorder::prepareWalk() {
 }
 
 void Recorder::onFree(jlong tag) {
+    if (frees_ignored_.load(std::memory_order_acquire)) return;  // detaching (detach())
     // An alias's death is posted under its object's tag; a weak reference tells a walk's tag's.
     if (tag <= 0 || (tag & (kAliasTagBit | kWeakTagBit))) return;
     if (!recording()) return;  // after the trace was closed

@@ -450,8 +450,13 @@ void Recorder::detach(JNIEnv* jni) {
     exit_began_ns_ = now();
     t_agent_allocating = true;
     // 1. No more events, and HotSpot's own sampling again; the callbacks under way end.
+    // ObjectFree is ignored, not turned off: turning it off waits for the ServiceThread to finish
+    // posting the frees it has, without letting a safepoint begin, and that thread waits for
+    // the safepoint a GC asked for (a HotSpot deadlock, seen on JDK 17 about one detach in
+    // twenty while the program allocates). Disposing of the environment ends them.
+    frees_ignored_.store(true, std::memory_order_release);
     for (jvmtiEvent e : kEvents)
-        jvmti_->SetEventNotificationMode(JVMTI_DISABLE, e, nullptr);
+        if (e != JVMTI_EVENT_OBJECT_FREE) jvmti_->SetEventNotificationMode(JVMTI_DISABLE, e, nullptr);
     jvmti_->SetHeapSamplingInterval(kDefaultSamplingInterval);
     if (control_owner_) control_owner_->stop(jni);  // the program resumed, the socket closed
     waitForCallbacks();

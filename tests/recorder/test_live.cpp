@@ -691,7 +691,9 @@ TEST_P(Live, AKilledAttachClientEndsTheRecording) {
         if (!complete) std::this_thread::sleep_for(20ms);
     }
     const double took = std::chrono::duration<double>(Clock::now() - killed).count();
-    ASSERT_TRUE(complete) << "the trace is still being written 10 s after its client was killed";
+    ASSERT_TRUE(complete) << "the trace is still being written 10 s after its client was killed; the client "
+                             "said: "
+                          << attach.stderr_text << "; the program said: " << target.stderr_text;
     EXPECT_LT(took, 1.5) << "the recording ended " << took << " s after its client was killed";
     std::this_thread::sleep_for(1s - std::min<Clock::duration>(1s, Clock::now() - killed));
     // Recording every allocation slows the churner many times over (to 2-5% of its plain rate);

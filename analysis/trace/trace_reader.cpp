@@ -46,7 +46,7 @@ bool writerHolds(int fd) {
 
 Result<TraceFile> TraceFile::open(const std::string& path) {
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return Error{path + ": cannot open: " + std::strerror(errno)};
+    if (fd < 0) return Error::at(path, kNoOffset, std::string("cannot open: ") + std::strerror(errno));
     // Whether a writer holds it is asked before the size, as grow() asks it: a writer that lets
     // go after the size was taken is still followed, and what it wrote last is read.
     const bool writing = writerHolds(fd);
@@ -54,11 +54,11 @@ Result<TraceFile> TraceFile::open(const std::string& path) {
     if (::fstat(fd, &st) != 0) {
         int e = errno;
         ::close(fd);
-        return Error{path + ": cannot stat: " + std::strerror(e)};
+        return Error::at(path, kNoOffset, std::string("cannot stat: ") + std::strerror(e));
     }
     if (!S_ISREG(st.st_mode)) {
         ::close(fd);
-        return Error{path + ": not a regular file"};
+        return Error::at(path, kNoOffset, "not a regular file");
     }
     TraceFile f;
     f.path_ = path;
@@ -68,7 +68,7 @@ Result<TraceFile> TraceFile::open(const std::string& path) {
         if (m == MAP_FAILED) {
             int e = errno;
             ::close(fd);
-            return Error{path + ": cannot map: " + std::strerror(e)};
+            return Error::at(path, kNoOffset, std::string("cannot map: ") + std::strerror(e));
         }
         f.mapping_ = m;
         f.mapping_size_ = f.size_;
@@ -94,19 +94,21 @@ Result<size_t> TraceFile::grow() {
     // then read in full.
     const bool writing = writerHolds(fd_);
     struct stat st {};
-    if (::fstat(fd_, &st) != 0) return Error{path_ + ": cannot stat: " + std::strerror(errno)};
+    if (::fstat(fd_, &st) != 0)
+        return Error::at(path_, kNoOffset, std::string("cannot stat: ") + std::strerror(errno));
     const auto size = static_cast<uint64_t>(st.st_size);
     const size_t before = chunks_.size();
     if (size < size_) {
         // Another recording took the file over (its writer truncates it): what was read is gone.
         being_written_ = false;
-        return Error{describeAt(path_, size,
-                                "the trace shrank from " + std::to_string(size_) +
-                                    " bytes while it was read (another recording replaced it?)")};
+        return Error::at(path_, size,
+                         "the trace shrank from " + std::to_string(size_) +
+                             " bytes while it was read (another recording replaced it?)");
     }
     if (size > size_) {
         void* m = ::mmap(nullptr, size, PROT_READ, MAP_SHARED, fd_, 0);
-        if (m == MAP_FAILED) return Error{path_ + ": cannot map: " + std::strerror(errno)};
+        if (m == MAP_FAILED)
+            return Error::at(path_, kNoOffset, std::string("cannot map: ") + std::strerror(errno));
         if (mapping_) old_mappings_.emplace_back(mapping_, mapping_size_);
         guards_.emplace_back(m, size);
         mapping_ = m;
@@ -173,7 +175,10 @@ std::optional<uint64_t> TraceFile::shrankAt() const {
 }
 
 Error TraceFile::truncatedError(uint64_t at) const {
-    return Error{path_ + ": truncated while being read at offset " + std::to_string(at)};
+    Error e(path_ + ": truncated while being read at offset " + std::to_string(at));
+    e.file = path_;
+    e.offset = at;
+    return e;
 }
 
 Status TraceFile::intact() const {
@@ -252,13 +257,13 @@ void TraceFile::reset() noexcept {
 
 Status TraceFile::parse() {
     if (size_ < format::kHeaderSize) {
-        return Error{describeAt(path_, kNoOffset,
-                                "not a memcity trace: the file has " + std::to_string(size_) +
-                                    " bytes, fewer than a trace header (" +
-                                    std::to_string(format::kHeaderSize) + ")")};
+        return Error::at(path_, kNoOffset,
+                         "not a memcity trace: the file has " + std::to_string(size_) +
+                             " bytes, fewer than a trace header (" + std::to_string(format::kHeaderSize) +
+                             ")");
     }
     if (std::memcmp(data_, format::kMagic.data(), format::kMagic.size()) != 0)
-        return Error{describeAt(path_, 0, "not a memcity trace (bad magic)")};
+        return Error::at(path_, 0, "not a memcity trace (bad magic)");
     header_.version_major = loadU16(data_ + 8);
     header_.version_minor = loadU16(data_ + 10);
     header_.flags = loadU32(data_ + 12);
@@ -268,37 +273,35 @@ Status TraceFile::parse() {
     if (header_.version_major != format::kVersionMajor &&
         header_.version_major != format::kVersionMajorSampled) {
         std::string v = std::to_string(header_.version_major) + "." + std::to_string(header_.version_minor);
-        return Error{describeAt(path_, 8,
-                                "trace format version " + v +
-                                    " is not supported (this memcity reads versions " +
-                                    std::to_string(format::kVersionMajor) + ".x and " +
-                                    std::to_string(format::kVersionMajorSampled) + ".x)")};
+        return Error::at(path_, 8,
+                         "trace format version " + v + " is not supported (this memcity reads versions " +
+                             std::to_string(format::kVersionMajor) + ".x and " +
+                             std::to_string(format::kVersionMajorSampled) + ".x)");
     }
     if (header_.header_size < format::kHeaderSize || header_.header_size > size_)
-        return Error{
-            describeAt(path_, 16, "header size " + std::to_string(header_.header_size) + " is invalid")};
+        return Error::at(path_, 16, "header size " + std::to_string(header_.header_size) + " is invalid");
     // A sampled trace is version 2 and says so twice: by its flag and by its interval.
     const bool sampled_flag = (header_.flags & format::kHeaderFlagSampled) != 0;
     if (sampled_flag != (header_.version_major == format::kVersionMajorSampled))
-        return Error{describeAt(path_, 12,
-                                sampled_flag ? "the header says sampled, which needs format version 2"
-                                             : "format version 2 needs the header's sampled flag")};
+        return Error::at(path_, 12,
+                         sampled_flag ? "the header says sampled, which needs format version 2"
+                                      : "format version 2 needs the header's sampled flag");
     if (sampled_flag) {
         if (header_.header_size < format::kSampledHeaderSize)
-            return Error{describeAt(path_, 16,
-                                    "header size " + std::to_string(header_.header_size) +
-                                        " leaves no room for the sampling interval (needs 40)")};
+            return Error::at(path_, 16,
+                             "header size " + std::to_string(header_.header_size) +
+                                 " leaves no room for the sampling interval (needs 40)");
         header_.sampling_interval = loadU64(data_ + 32);
         if (header_.sampling_interval == 0 || header_.sampling_interval > (uint64_t{1} << 40))
-            return Error{describeAt(path_, 32,
-                                    "sampling interval " + std::to_string(header_.sampling_interval) +
-                                        " bytes is not from 1 byte to 1 TiB")};
+            return Error::at(path_, 32,
+                             "sampling interval " + std::to_string(header_.sampling_interval) +
+                                 " bytes is not from 1 byte to 1 TiB");
     }
     if (header_.object_alignment == 0) header_.object_alignment = 8;
     if (header_.object_alignment > 4096 || (header_.object_alignment & (header_.object_alignment - 1)) != 0)
-        return Error{describeAt(path_, 20,
-                                "object alignment " + std::to_string(header_.object_alignment) +
-                                    " is not a power of two up to 4096")};
+        return Error::at(path_, 20,
+                         "object alignment " + std::to_string(header_.object_alignment) +
+                             " is not a power of two up to 4096");
 
     std::string why_not;
     Status indexed = readFooterIndex(&why_not);
@@ -423,7 +426,7 @@ Status TraceFile::scanChunks(uint64_t from) {
                                    std::to_string(chunks_.size()) + " complete chunks before it");
                 break;
             }
-            return Error{describeAt(path_, offset, s.error().message)};
+            return Error::at(path_, offset, s.error().message);
         }
         if (c.kind == static_cast<uint16_t>(ChunkKind::kIndex)) {
             offset = c.end();  // an index without its trailer: skip it
@@ -471,9 +474,9 @@ Result<std::span<const uint8_t>> TraceFile::payload(size_t index, std::vector<ui
         if (crc != loadU32(data_ + c.offset + 20)) {
             // Zeros where the file was cut under us fail the checksum too: that is no corruption.
             if (auto at = shrankAt()) return truncatedError(*at);
-            return Error{describeAt(
+            return Error::at(
                 path_, c.offset,
-                std::string(format::chunkKindName(c.kind)) + " chunk checksum mismatch (corrupt data)")};
+                std::string(format::chunkKindName(c.kind)) + " chunk checksum mismatch (corrupt data)");
         }
         verified_[index].store(1, std::memory_order_relaxed);
     }
@@ -484,25 +487,28 @@ Result<std::span<const uint8_t>> TraceFile::payload(size_t index, std::vector<ui
     size_t n = ZSTD_decompress(scratch.data(), scratch.size(), stored, c.stored_size);
     if (auto at = (ZSTD_isError(n) || n != c.raw_size) ? shrankAt() : faultedAt()) return truncatedError(*at);
     if (ZSTD_isError(n))
-        return Error{
-            describeAt(path_, c.offset, std::string("cannot decompress chunk: ") + ZSTD_getErrorName(n))};
+        return Error::at(path_, c.offset, std::string("cannot decompress chunk: ") + ZSTD_getErrorName(n));
     if (n != c.raw_size)
-        return Error{describeAt(path_, c.offset,
-                                "chunk decompressed to " + std::to_string(n) + " bytes, its header says " +
-                                    std::to_string(c.raw_size))};
+        return Error::at(path_, c.offset,
+                         "chunk decompressed to " + std::to_string(n) + " bytes, its header says " +
+                             std::to_string(c.raw_size));
     return std::span<const uint8_t>(scratch.data(), n);
 }
 
 std::string TraceFile::describe(size_t index, size_t payload_offset, const std::string& what) const {
+    return errorAt(index, payload_offset, what).message;
+}
+
+Error TraceFile::errorAt(size_t index, size_t payload_offset, const std::string& what) const {
     // What looks wrong in a file cut short under us is the cut.
-    if (auto at = shrankAt()) return truncatedError(*at).message;
+    if (auto at = shrankAt()) return truncatedError(*at);
     const ChunkRef& c = chunks_.at(index);
-    if (!c.compressed()) return describeAt(path_, c.payloadOffset() + payload_offset, what);
+    if (!c.compressed()) return Error::at(path_, c.payloadOffset() + payload_offset, what);
     // Built with append(): GCC 12 warns falsely (-Wrestrict) on chains of operator+ at -O3.
     std::string where = "(";
     where.append(format::chunkKindName(c.kind)).append(" chunk ").append(std::to_string(index));
     where.append(", byte ").append(std::to_string(payload_offset)).append(" of its decompressed payload) ");
-    return describeAt(path_, c.offset, where.append(what));
+    return Error::at(path_, c.offset, where.append(what));
 }
 
 void TraceFile::releasePages(size_t begin, size_t end) const {
@@ -522,8 +528,7 @@ Status TraceFile::readSymbolChunks(size_t from) {
         if (c.kind == static_cast<uint16_t>(ChunkKind::kSymbols)) {
             auto p = payload(i, scratch);
             if (!p) return p.error();
-            size_t at = 0;
-            if (Status s = symbols_.decode(*p, &at); !s) return errorAt(i, at, s.error().message);
+            if (Status s = symbols_.decode(*p); !s) return errorAt(i, s.error().offset, s.error().message);
         } else if (c.kind == static_cast<uint16_t>(ChunkKind::kMeta)) {
             auto p = payload(i, scratch);
             if (!p) return p.error();

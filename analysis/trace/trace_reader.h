@@ -110,9 +110,9 @@ public:
     // "path: offset N: what" for a position inside chunk `index`'s payload. For compressed chunks
     // the offset is the chunk's and the position is given within the decompressed payload.
     std::string describe(size_t index, size_t payload_offset, const std::string& what) const;
-    Error errorAt(size_t index, size_t payload_offset, const std::string& what) const {
-        return Error{describe(index, payload_offset, what)};
-    }
+    // The same as an Error with its file and offset (in the file: the chunk's for a compressed
+    // one) set; truncatedError's where the file shrank under us.
+    Error errorAt(size_t index, size_t payload_offset, const std::string& what) const;
 
     // Tells the kernel the mapped pages of chunks [begin, end) are not needed for now, so a long
     // pass over a big trace does not keep the whole file resident.

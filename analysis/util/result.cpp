@@ -62,4 +62,17 @@ std::string describeAt(const std::string& path, uint64_t offset, const std::stri
     return path + ": offset " + std::to_string(offset) + ": " + what;
 }
 
+Error Error::at(const std::string& file, uint64_t offset, const std::string& what) {
+    Error e(describeAt(file, offset, what));
+    e.file = file;
+    e.offset = offset;
+    return e;
+}
+
+Error Error::inData(uint64_t offset, std::string what) {
+    Error e(std::move(what));
+    e.offset = offset;
+    return e;
+}
+
 }  // namespace memcity

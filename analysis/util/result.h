@@ -10,12 +10,6 @@
 
 namespace memcity {
 
-// An error message meant for a person. For file problems it names the file and, where one
-// exists, the byte offset: "app.mct: offset 4096: chunk checksum mismatch".
-struct Error {
-    std::string message;
-};
-
 // A string from a file made safe to print on one line: control characters (C0, DEL and C1)
 // become \n, \t or \xNN, bytes that are not UTF-8 become \xNN, valid UTF-8 stays (Java names
 // may be any Unicode), and anything past `max_bytes` becomes "...". Names in a trace are untrusted.
@@ -24,6 +18,25 @@ std::string printable(std::string_view s, size_t max_bytes = 200);
 // Builds "path: offset N: what" (the offset is omitted when it is kNoOffset).
 inline constexpr uint64_t kNoOffset = ~uint64_t{0};
 std::string describeAt(const std::string& path, uint64_t offset, const std::string& what);
+
+// An error meant for a person, and where it was found. `message` is the whole line as printed
+// (for file problems it names the file and, where one exists, the byte offset: "app.mct: offset
+// 4096: chunk checksum mismatch"); `file` and `offset` say the same for a program to read.
+struct Error {
+    std::string message;
+    std::string file;             // the file it concerns; empty where none (or not yet known)
+    uint64_t offset = kNoOffset;  // bytes into `file`, or, with no file, into the bytes decoded
+
+    Error() = default;
+    explicit Error(std::string message_) : message(std::move(message_)) {}
+
+    // "file: offset N: what" (describeAt), with `file` and `offset` kept.
+    static Error at(const std::string& file, uint64_t offset, const std::string& what);
+    // A decoder's error: `what` alone, at `offset` bytes into the data it was given (no file:
+    // the caller, which knows where the data lies, builds the line a person reads).
+    static Error inData(uint64_t offset, std::string what);
+    bool hasOffset() const { return offset != kNoOffset; }
+};
 
 template <class T>
 class [[nodiscard]] Result {
@@ -53,14 +66,15 @@ private:
 class [[nodiscard]] Status {
 public:
     Status() = default;
-    Status(Error error) : error_(std::move(error.message)), failed_(true) {}  // NOLINT
+    Status(Error error) : error_(std::move(error)), failed_(true) {}  // NOLINT(google-explicit-constructor)
 
     bool ok() const { return !failed_; }
     explicit operator bool() const { return ok(); }
-    Error error() const { return Error{error_}; }
+    // Contract: only when !ok(); the whole Error (message, file, offset).
+    const Error& error() const { return error_; }
 
 private:
-    std::string error_;
+    Error error_;
     bool failed_ = false;
 };
 

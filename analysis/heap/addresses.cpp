@@ -11,13 +11,11 @@ Result<std::vector<uint64_t>> loadAddresses(const TraceFile& trace, std::span<co
     std::vector<uint64_t> out(store.size(), 0);
     std::vector<uint8_t> scratch;
     AddressChunk part;
-    std::string error;
     for (const uint32_t c : chunks) {
         auto payload = trace.payload(c, scratch);
         if (!payload) return payload.error();
-        size_t at = 0;
-        if (!decodeAddresses(*payload, &part, &error, &at))
-            return trace.errorAt(c, at, "addresses: " + error);
+        if (Status s = decodeAddresses(*payload, &part); !s)
+            return trace.errorAt(c, s.error().offset, "addresses: " + s.error().message);
         if (part.gc != trace.chunks()[c].meta)
             return trace.errorAt(c, 0,
                                  "addresses of GC " + std::to_string(part.gc) + " in a chunk of GC " +

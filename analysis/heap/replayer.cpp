@@ -443,8 +443,6 @@ void Replayer::onExtension(uint32_t ext, std::span<const uint8_t> data, size_t o
     }
     if (!build()) return;
     flushDeaths();
-    std::string error;
-    size_t at = 0;
     auto attach = [&](uint32_t gc, int32_t GcRecord::*slot, int32_t index) {
         if (gc >= data_.gcs.size()) {
             anomaly(Anomaly::kBadExtension, offset, "the JVM's figures of GC ", gc,
@@ -457,8 +455,9 @@ void Replayer::onExtension(uint32_t ext, std::span<const uint8_t> data, size_t o
     switch (static_cast<format::ExtensionKind>(ext)) {
         case format::ExtensionKind::kGcJvm: {
             GcJvmEvent e;
-            if (!decodeGcJvm(data, symbols_, &e, &error, &at)) {
-                anomaly(Anomaly::kBadExtension, offset, "GC_JVM event, at byte ", at, " of it: ", error);
+            if (Status s = decodeGcJvm(data, symbols_, &e); !s) {
+                anomaly(Anomaly::kBadExtension, offset, "GC_JVM event, at byte ", s.error().offset,
+                        " of it: ", s.error().message);
                 return;
             }
             if (attach(e.gc, &GcRecord::jvm, static_cast<int32_t>(data_.jvm_facts.size())))
@@ -467,8 +466,9 @@ void Replayer::onExtension(uint32_t ext, std::span<const uint8_t> data, size_t o
         }
         case format::ExtensionKind::kGcCensus: {
             GcCensusEvent e;
-            if (!decodeGcCensus(data, symbols_, &e, &error, &at)) {
-                anomaly(Anomaly::kBadExtension, offset, "GC_CENSUS event, at byte ", at, " of it: ", error);
+            if (Status s = decodeGcCensus(data, symbols_, &e); !s) {
+                anomaly(Anomaly::kBadExtension, offset, "GC_CENSUS event, at byte ", s.error().offset,
+                        " of it: ", s.error().message);
                 return;
             }
             if (attach(e.gc, &GcRecord::census, static_cast<int32_t>(data_.censuses.size())))
@@ -477,8 +477,9 @@ void Replayer::onExtension(uint32_t ext, std::span<const uint8_t> data, size_t o
         }
         case format::ExtensionKind::kGcSpaces: {
             GcSpacesEvent e;
-            if (!decodeGcSpaces(data, symbols_, &e, &error, &at)) {
-                anomaly(Anomaly::kBadExtension, offset, "GC_SPACES event, at byte ", at, " of it: ", error);
+            if (Status s = decodeGcSpaces(data, symbols_, &e); !s) {
+                anomaly(Anomaly::kBadExtension, offset, "GC_SPACES event, at byte ", s.error().offset,
+                        " of it: ", s.error().message);
                 return;
             }
             if (attach(e.gc, &GcRecord::spaces, static_cast<int32_t>(data_.spaces.size())))
@@ -491,10 +492,9 @@ void Replayer::onExtension(uint32_t ext, std::span<const uint8_t> data, size_t o
 
 void Replayer::applyGcLive(std::span<const uint8_t> data, size_t offset) {
     GcLiveEvent e;
-    std::string error;
-    size_t at = 0;
-    if (!decodeGcLive(data, &e, &error, &at)) {
-        anomaly(Anomaly::kBadExtension, offset, "GC_LIVE event, at byte ", at, " of it: ", error);
+    if (Status s = decodeGcLive(data, &e); !s) {
+        anomaly(Anomaly::kBadExtension, offset, "GC_LIVE event, at byte ", s.error().offset,
+                " of it: ", s.error().message);
         return;
     }
     // It speaks for the GC whose heap is open: after that GC's end, before the next one starts.
@@ -535,10 +535,9 @@ void Replayer::applyGcLive(std::span<const uint8_t> data, size_t offset) {
 
 void Replayer::applyGcComplete(std::span<const uint8_t> data, size_t offset) {
     GcCompleteEvent e;
-    std::string error;
-    size_t at = 0;
-    if (!decodeGcComplete(data, &e, &error, &at)) {
-        anomaly(Anomaly::kBadExtension, offset, "GC_COMPLETE event, at byte ", at, " of it: ", error);
+    if (Status s = decodeGcComplete(data, &e); !s) {
+        anomaly(Anomaly::kBadExtension, offset, "GC_COMPLETE event, at byte ", s.error().offset,
+                " of it: ", s.error().message);
         return;
     }
     // It completes the GC whose heap is open; an older GC's heap is complete already.

@@ -35,8 +35,7 @@ std::vector<uint8_t> encodeGcJvm(const GcJvmEvent& e) {
     return std::move(w.bytes());
 }
 
-bool decodeGcJvm(std::span<const uint8_t> data, const SymbolTable& symbols, GcJvmEvent* out,
-                 std::string* error, size_t* error_offset) {
+Status decodeGcJvm(std::span<const uint8_t> data, const SymbolTable& symbols, GcJvmEvent* out) {
     ByteReader r(data.data(), data.size());
     *out = GcJvmEvent{};
     out->gc = static_cast<uint32_t>(r.varint());
@@ -44,23 +43,21 @@ bool decodeGcJvm(std::span<const uint8_t> data, const SymbolTable& symbols, GcJv
     out->unreported = (flags & 1) != 0;
     out->whole_heap = (flags & 2) != 0;
     const uint64_t collectors = r.varint();
-    if (!countOk(r, collectors)) return decodeFailed(r, "impossible collector count", error, error_offset);
+    if (!countOk(r, collectors)) return decodeFailed(r, "impossible collector count");
     for (uint64_t i = 0; i < collectors; ++i) {
         CollectorRun c;
         const size_t at = r.offset();
         c.name = static_cast<uint32_t>(r.varint());
         c.before = r.varint();
         c.after = r.varint();
-        if (r.failed()) return decodeFailed(r, "", error, error_offset);
+        if (r.failed()) return decodeFailed(r, "");
         if (!symbols.hasString(c.name)) {
-            *error = "collector name " + std::to_string(c.name) + " is not a defined string";
-            *error_offset = at;
-            return false;
+            return Error::inData(at, "collector name " + std::to_string(c.name) + " is not a defined string");
         }
         out->collectors.push_back(c);
     }
     const uint64_t pools = r.varint();
-    if (!countOk(r, pools)) return decodeFailed(r, "impossible pool count", error, error_offset);
+    if (!countOk(r, pools)) return decodeFailed(r, "impossible pool count");
     for (uint64_t i = 0; i < pools; ++i) {
         PoolFigures p;
         const size_t at = r.offset();
@@ -69,16 +66,14 @@ bool decodeGcJvm(std::span<const uint8_t> data, const SymbolTable& symbols, GcJv
         p.committed_before = r.varint();
         p.used_after = r.varint();
         p.committed_after = r.varint();
-        if (r.failed()) return decodeFailed(r, "", error, error_offset);
+        if (r.failed()) return decodeFailed(r, "");
         if (!symbols.hasString(p.name)) {
-            *error = "pool name " + std::to_string(p.name) + " is not a defined string";
-            *error_offset = at;
-            return false;
+            return Error::inData(at, "pool name " + std::to_string(p.name) + " is not a defined string");
         }
         out->pools.push_back(p);
     }
-    if (r.failed()) return decodeFailed(r, "", error, error_offset);
-    return true;
+    if (r.failed()) return decodeFailed(r, "");
+    return {};
 }
 
 std::vector<uint8_t> encodeGcCensus(const GcCensusEvent& e) {
@@ -105,13 +100,12 @@ std::vector<uint8_t> encodeGcCensus(const GcCensusEvent& e) {
     return std::move(w.bytes());
 }
 
-bool decodeGcCensus(std::span<const uint8_t> data, const SymbolTable& symbols, GcCensusEvent* out,
-                    std::string* error, size_t* error_offset) {
+Status decodeGcCensus(std::span<const uint8_t> data, const SymbolTable& symbols, GcCensusEvent* out) {
     ByteReader r(data.data(), data.size());
     *out = GcCensusEvent{};
     out->gc = static_cast<uint32_t>(r.varint());
     const uint64_t types = r.varint();
-    if (!countOk(r, types)) return decodeFailed(r, "impossible type count", error, error_offset);
+    if (!countOk(r, types)) return decodeFailed(r, "impossible type count");
     for (uint64_t i = 0; i < types; ++i) {
         CensusType t;
         const size_t at = r.offset();
@@ -124,16 +118,12 @@ bool decodeGcCensus(std::span<const uint8_t> data, const SymbolTable& symbols, G
         t.agent_bytes = r.varint();
         t.filler_objects = r.varint();
         t.filler_bytes = r.varint();
-        if (r.failed()) return decodeFailed(r, "", error, error_offset);
+        if (r.failed()) return decodeFailed(r, "");
         if (t.type != 0 && !symbols.hasType(t.type)) {
-            *error = "census type " + std::to_string(t.type) + " is not a defined type";
-            *error_offset = at;
-            return false;
+            return Error::inData(at, "census type " + std::to_string(t.type) + " is not a defined type");
         }
         if (!out->types.empty() && t.type <= out->types.back().type) {
-            *error = "census types are not ascending";
-            *error_offset = at;
-            return false;
+            return Error::inData(at, "census types are not ascending");
         }
         out->types.push_back(t);
     }
@@ -143,8 +133,8 @@ bool decodeGcCensus(std::span<const uint8_t> data, const SymbolTable& symbols, G
         out->newer_by_address = (r.varint() & 1) != 0;
         out->duration_ns = r.varint();
     }
-    if (r.failed()) return decodeFailed(r, "", error, error_offset);
-    return true;
+    if (r.failed()) return decodeFailed(r, "");
+    return {};
 }
 
 std::vector<uint8_t> encodeGcLive(const GcLiveEvent& e) {
@@ -159,35 +149,30 @@ std::vector<uint8_t> encodeGcLive(const GcLiveEvent& e) {
     return std::move(w.bytes());
 }
 
-bool decodeGcLive(std::span<const uint8_t> data, GcLiveEvent* out, std::string* error, size_t* error_offset) {
+Status decodeGcLive(std::span<const uint8_t> data, GcLiveEvent* out) {
     ByteReader r(data.data(), data.size());
     *out = GcLiveEvent{};
     out->gc = static_cast<uint32_t>(r.varint());
     const uint64_t n = r.varint();
     // Each id is at least one byte: a count above what is left is corrupt (no fixed cap: a heap
     // may hold many millions of objects).
-    if (r.failed() || n > r.remaining())
-        return decodeFailed(r, "impossible object count", error, error_offset);
+    if (r.failed() || n > r.remaining()) return decodeFailed(r, "impossible object count");
     out->ids.reserve(n);
     uint64_t id = 0;
     for (uint64_t i = 0; i < n; ++i) {
         const size_t at = r.offset();
         const uint64_t gap = r.varint();
-        if (r.failed()) return decodeFailed(r, "", error, error_offset);
+        if (r.failed()) return decodeFailed(r, "");
         if ((i > 0 && gap == 0) || gap > UINT64_MAX - id) {
-            *error = "object ids are not ascending";
-            *error_offset = at;
-            return false;
+            return Error::inData(at, "object ids are not ascending");
         }
         id += gap;
         out->ids.push_back(id);
     }
     if (r.remaining() != 0) {
-        *error = "bytes after the last object id";
-        *error_offset = r.offset();
-        return false;
+        return Error::inData(r.offset(), "bytes after the last object id");
     }
-    return true;
+    return {};
 }
 
 std::vector<uint8_t> encodeGcComplete(const GcCompleteEvent& e) {
@@ -196,19 +181,16 @@ std::vector<uint8_t> encodeGcComplete(const GcCompleteEvent& e) {
     return std::move(w.bytes());
 }
 
-bool decodeGcComplete(std::span<const uint8_t> data, GcCompleteEvent* out, std::string* error,
-                      size_t* error_offset) {
+Status decodeGcComplete(std::span<const uint8_t> data, GcCompleteEvent* out) {
     ByteReader r(data.data(), data.size());
     *out = GcCompleteEvent{};
     const uint64_t gc = r.varint();
-    if (r.failed() || gc > UINT32_MAX) return decodeFailed(r, "impossible GC index", error, error_offset);
+    if (r.failed() || gc > UINT32_MAX) return decodeFailed(r, "impossible GC index");
     out->gc = static_cast<uint32_t>(gc);
     if (r.remaining() != 0) {
-        *error = "bytes after the GC index";
-        *error_offset = r.offset();
-        return false;
+        return Error::inData(r.offset(), "bytes after the GC index");
     }
-    return true;
+    return {};
 }
 
 }  // namespace memcity

@@ -76,14 +76,11 @@ std::vector<uint8_t> encodeGcCensus(const GcCensusEvent& e);
 std::vector<uint8_t> encodeGcLive(const GcLiveEvent& e);
 std::vector<uint8_t> encodeGcComplete(const GcCompleteEvent& e);
 
-// Decode a payload; false with `error` (and its offset in `data`) when it is malformed or names
-// a symbol the table lacks.
-bool decodeGcJvm(std::span<const uint8_t> data, const SymbolTable& symbols, GcJvmEvent* out,
-                 std::string* error, size_t* error_offset);
-bool decodeGcCensus(std::span<const uint8_t> data, const SymbolTable& symbols, GcCensusEvent* out,
-                    std::string* error, size_t* error_offset);
-bool decodeGcLive(std::span<const uint8_t> data, GcLiveEvent* out, std::string* error, size_t* error_offset);
-bool decodeGcComplete(std::span<const uint8_t> data, GcCompleteEvent* out, std::string* error,
-                      size_t* error_offset);
+// Decode a payload; an Error (its offset: bytes into `data`, Error::inData) when it is
+// malformed or names a symbol the table lacks.
+Status decodeGcJvm(std::span<const uint8_t> data, const SymbolTable& symbols, GcJvmEvent* out);
+Status decodeGcCensus(std::span<const uint8_t> data, const SymbolTable& symbols, GcCensusEvent* out);
+Status decodeGcLive(std::span<const uint8_t> data, GcLiveEvent* out);
+Status decodeGcComplete(std::span<const uint8_t> data, GcCompleteEvent* out);
 
 }  // namespace memcity

@@ -34,16 +34,14 @@ std::vector<uint8_t> encodeGcSpaces(const GcSpacesEvent& e) {
     return std::move(w.bytes());
 }
 
-bool decodeGcSpaces(std::span<const uint8_t> data, const SymbolTable& symbols, GcSpacesEvent* out,
-                    std::string* error, size_t* error_offset) {
+Status decodeGcSpaces(std::span<const uint8_t> data, const SymbolTable& symbols, GcSpacesEvent* out) {
     ByteReader r(data.data(), data.size());
     *out = GcSpacesEvent{};
     const uint64_t gc = r.varint();
-    if (r.failed() || gc > UINT32_MAX) return decodeFailed(r, "impossible GC index", error, error_offset);
+    if (r.failed() || gc > UINT32_MAX) return decodeFailed(r, "impossible GC index");
     out->gc = static_cast<uint32_t>(gc);
     const uint64_t n = r.varint();
-    if (r.failed() || n > kMaxSpaces || n > r.remaining())
-        return decodeFailed(r, "impossible space count", error, error_offset);
+    if (r.failed() || n > kMaxSpaces || n > r.remaining()) return decodeFailed(r, "impossible space count");
     out->spaces.reserve(n);
     for (uint64_t i = 0; i < n; ++i) {
         const size_t at = r.offset();
@@ -52,21 +50,16 @@ bool decodeGcSpaces(std::span<const uint8_t> data, const SymbolTable& symbols, G
         const uint64_t kind = r.varint();
         s.bottom = r.varint();
         const uint64_t used = r.varint(), free = r.varint(), used_before = r.varint();
-        if (r.failed()) return decodeFailed(r, "", error, error_offset);
+        if (r.failed()) return decodeFailed(r, "");
         if (id == 0 || id > UINT32_MAX || !symbols.space(static_cast<uint32_t>(id)).defined) {
-            *error = "space " + std::to_string(id) + " is not defined";
-            *error_offset = at;
-            return false;
+            return Error::inData(at, "space " + std::to_string(id) + " is not defined");
         }
         if (used > UINT64_MAX - s.bottom || free > UINT64_MAX - s.bottom - used) {
-            *error = "space " + std::to_string(id) + " ends past the address space";
-            *error_offset = at;
-            return false;
+            return Error::inData(at, "space " + std::to_string(id) + " ends past the address space");
         }
         if (used_before > used + free) {
-            *error = "space " + std::to_string(id) + " was fuller before the GC than it is large";
-            *error_offset = at;
-            return false;
+            return Error::inData(
+                at, "space " + std::to_string(id) + " was fuller before the GC than it is large");
         }
         s.space = static_cast<uint32_t>(id);
         s.top_before = s.bottom + used_before;
@@ -77,11 +70,9 @@ bool decodeGcSpaces(std::span<const uint8_t> data, const SymbolTable& symbols, G
         out->spaces.push_back(s);
     }
     if (r.remaining() != 0) {
-        *error = "bytes after the last space";
-        *error_offset = r.offset();
-        return false;
+        return Error::inData(r.offset(), "bytes after the last space");
     }
-    return true;
+    return {};
 }
 
 void encodeAddresses(uint32_t gc, uint32_t shift, std::span<const ObjectAddress> objects, ByteWriter& out) {
@@ -97,49 +88,41 @@ void encodeAddresses(uint32_t gc, uint32_t shift, std::span<const ObjectAddress>
     }
 }
 
-bool decodeAddresses(std::span<const uint8_t> data, AddressChunk* out, std::string* error,
-                     size_t* error_offset) {
+Status decodeAddresses(std::span<const uint8_t> data, AddressChunk* out) {
     ByteReader r(data.data(), data.size());
     out->gc = 0;
     out->objects.clear();
     const uint64_t gc = r.varint();
-    if (r.failed() || gc > UINT32_MAX) return decodeFailed(r, "impossible GC index", error, error_offset);
+    if (r.failed() || gc > UINT32_MAX) return decodeFailed(r, "impossible GC index");
     out->gc = static_cast<uint32_t>(gc);
     const uint64_t shift = r.varint();
-    if (r.failed() || shift > 12) return decodeFailed(r, "impossible address shift", error, error_offset);
+    if (r.failed() || shift > 12) return decodeFailed(r, "impossible address shift");
     const uint64_t n = r.varint();
     // Each object is at least two bytes: a count above what is left is corrupt.
-    if (r.failed() || n > r.remaining() / 2)
-        return decodeFailed(r, "impossible object count", error, error_offset);
+    if (r.failed() || n > r.remaining() / 2) return decodeFailed(r, "impossible object count");
     out->objects.resize(n);
     uint64_t id = 0, address = 0;
     for (uint64_t i = 0; i < n; ++i) {
         const size_t at = r.offset();
         const uint64_t gap = r.varint();
         const int64_t delta = r.svarint();
-        if (r.failed()) return decodeFailed(r, "", error, error_offset);
+        if (r.failed()) return decodeFailed(r, "");
         if ((i > 0 && gap == 0) || gap > UINT64_MAX - id) {
-            *error = "object ids are not ascending";
-            *error_offset = at;
-            return false;
+            return Error::inData(at, "object ids are not ascending");
         }
         // The delta in units of the alignment, back to bytes: it must stay within 64 bits.
         const int64_t limit = INT64_MAX >> shift;
         if (delta > limit || delta < -limit) {
-            *error = "an address out of range";
-            *error_offset = at;
-            return false;
+            return Error::inData(at, "an address out of range");
         }
         id += gap;
         address += static_cast<uint64_t>(delta) << shift;
         out->objects[i] = {id, address};
     }
     if (r.remaining() != 0) {
-        *error = "bytes after the last object";
-        *error_offset = r.offset();
-        return false;
+        return Error::inData(r.offset(), "bytes after the last object");
     }
-    return true;
+    return {};
 }
 
 }  // namespace memcity

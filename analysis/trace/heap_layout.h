@@ -47,10 +47,9 @@ struct GcSpacesEvent {
 };
 
 std::vector<uint8_t> encodeGcSpaces(const GcSpacesEvent& e);
-// False with `error` (and its offset in `data`) when malformed, naming a SPACE the table lacks,
-// or a space whose bottom, top and end are not in order.
-bool decodeGcSpaces(std::span<const uint8_t> data, const SymbolTable& symbols, GcSpacesEvent* out,
-                    std::string* error, size_t* error_offset);
+// An Error (its offset: bytes into `data`, Error::inData) when malformed, naming a SPACE the
+// table lacks, or a space whose bottom, top and end are not in order.
+Status decodeGcSpaces(std::span<const uint8_t> data, const SymbolTable& symbols, GcSpacesEvent* out);
 
 // An object's address at a GC.
 struct ObjectAddress {
@@ -67,8 +66,8 @@ struct AddressChunk {
     uint32_t gc = 0;
     std::vector<ObjectAddress> objects;
 };
-// False with `error` and its offset when malformed (ids not ascending, an address out of range).
-bool decodeAddresses(std::span<const uint8_t> data, AddressChunk* out, std::string* error,
-                     size_t* error_offset);
+// An Error (its offset: bytes into `data`) when malformed (ids not ascending, an address out of
+// range).
+Status decodeAddresses(std::span<const uint8_t> data, AddressChunk* out);
 
 }  // namespace memcity

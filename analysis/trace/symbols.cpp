@@ -21,7 +21,7 @@ SymbolTable::SymbolTable() {
     }
 }
 
-Status SymbolTable::decode(std::span<const uint8_t> payload, size_t* error_offset) {
+Status SymbolTable::decode(std::span<const uint8_t> payload) {
     ByteReader r(payload.data(), payload.size());
     size_t record_start = 0;
     std::string problem;
@@ -234,14 +234,8 @@ Status SymbolTable::decode(std::span<const uint8_t> payload, size_t* error_offse
                 problem = "unknown symbol record kind " + std::to_string(static_cast<unsigned>(kind));
                 break;
         }
-        if (r.failed()) {
-            if (error_offset) *error_offset = r.failOffset();
-            return Error{std::string("symbol record: ") + r.failReason()};
-        }
-        if (!problem.empty()) {
-            if (error_offset) *error_offset = record_start;
-            return Error{problem};
-        }
+        if (r.failed()) return Error::inData(r.failOffset(), std::string("symbol record: ") + r.failReason());
+        if (!problem.empty()) return Error::inData(record_start, problem);
     }
     return {};
 }

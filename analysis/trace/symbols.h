@@ -75,9 +75,9 @@ class SymbolTable {
 public:
     SymbolTable();
 
-    // Decodes one SYMBOLS payload. On failure returns the offset within `payload` where the
-    // bad record starts, through `error_offset`, and a message naming what is wrong.
-    Status decode(std::span<const uint8_t> payload, size_t* error_offset);
+    // Decodes one SYMBOLS payload. On failure, an Error naming what is wrong at its offset within
+    // `payload` (Error::inData): where the bad record starts, or where a read ran out.
+    Status decode(std::span<const uint8_t> payload);
 
     // Lookups; each returns an empty/default record for an undefined id within range.
     std::string_view string(uint32_t id) const;

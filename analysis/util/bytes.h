@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "util/result.h"
+
 namespace memcity {
 
 inline uint16_t loadU16(const uint8_t* p) {
@@ -187,13 +189,11 @@ private:
     const char* fail_reason_ = "";
 };
 
-// A payload decoder's error (returns false): the reader's own where a read failed, else `what`
-// at the reader's offset.
-inline bool decodeFailed(const ByteReader& r, std::string_view what, std::string* error,
-                         size_t* error_offset) {
-    *error = r.failed() ? std::string(r.failReason()) : std::string(what);
-    *error_offset = r.failed() ? r.failOffset() : r.offset();
-    return false;
+// A payload decoder's error: the reader's own where a read failed, else `what` at the reader's
+// offset (Error::inData: the offset counts from the start of the reader's bytes).
+inline Error decodeFailed(const ByteReader& r, std::string_view what) {
+    return Error::inData(r.failed() ? r.failOffset() : r.offset(),
+                         r.failed() ? std::string(r.failReason()) : std::string(what));
 }
 
 }  // namespace memcity

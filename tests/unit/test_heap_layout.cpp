@@ -26,10 +26,9 @@ TEST(HeapLayoutFormat, SpacesReadBackAsWritten) {
                           {{1, SpaceKind::kEden, 0x1000, 0x1010, 0x1100, 0x10f0},
                            {2, SpaceKind::kOld, 0x2000, 0x2000, 0x2200, 0x2000}}};
     GcSpacesEvent got;
-    std::string error;
-    size_t at = 0;
     const std::vector<uint8_t> bytes = encodeGcSpaces(e);
-    ASSERT_TRUE(decodeGcSpaces(bytes, trace->symbols(), &got, &error, &at)) << error;
+    const Status read = decodeGcSpaces(bytes, trace->symbols(), &got);
+    ASSERT_TRUE(read) << read.error().message;
     EXPECT_EQ(got.gc, 7u);
     ASSERT_EQ(got.spaces.size(), 2u);
     EXPECT_EQ(got.spaces[0].kind, SpaceKind::kEden);
@@ -40,15 +39,22 @@ TEST(HeapLayoutFormat, SpacesReadBackAsWritten) {
 
     // A space the trace does not define, a cut event, bytes after it.
     std::vector<uint8_t> bad = encodeGcSpaces({0, {{3, SpaceKind::kOld, 0, 0, 0, 0}}});
-    EXPECT_FALSE(decodeGcSpaces(bad, trace->symbols(), &got, &error, &at));
-    EXPECT_EQ(error, "space 3 is not defined");
+    Status s = decodeGcSpaces(bad, trace->symbols(), &got);
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.error().message, "space 3 is not defined");
+    EXPECT_EQ(s.error().offset, 2u);  // the space's record, after the GC and the count
+    EXPECT_TRUE(s.error().file.empty());
     bad = bytes;
     bad.pop_back();
-    EXPECT_FALSE(decodeGcSpaces(bad, trace->symbols(), &got, &error, &at));
+    s = decodeGcSpaces(bad, trace->symbols(), &got);
+    ASSERT_FALSE(s);
+    EXPECT_LE(s.error().offset, bad.size());
     bad = bytes;
     bad.push_back(0);
-    EXPECT_FALSE(decodeGcSpaces(bad, trace->symbols(), &got, &error, &at));
-    EXPECT_EQ(error, "bytes after the last space");
+    s = decodeGcSpaces(bad, trace->symbols(), &got);
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.error().message, "bytes after the last space");
+    EXPECT_EQ(s.error().offset, bytes.size());
 }
 
 TEST(HeapLayoutFormat, AddressesReadBackAsWrittenEvenDescending) {
@@ -57,9 +63,8 @@ TEST(HeapLayoutFormat, AddressesReadBackAsWrittenEvenDescending) {
     ByteWriter w;
     encodeAddresses(5, 3, objects, w);
     AddressChunk got;
-    std::string error;
-    size_t at = 0;
-    ASSERT_TRUE(decodeAddresses(w.bytes(), &got, &error, &at)) << error;
+    const Status read = decodeAddresses(w.bytes(), &got);
+    ASSERT_TRUE(read) << read.error().message;
     EXPECT_EQ(got.gc, 5u);
     ASSERT_EQ(got.objects.size(), objects.size());
     for (size_t i = 0; i < objects.size(); ++i) {
@@ -69,11 +74,13 @@ TEST(HeapLayoutFormat, AddressesReadBackAsWrittenEvenDescending) {
     // Ids that repeat; a cut payload.
     ByteWriter repeat;
     encodeAddresses(5, 3, std::vector<ObjectAddress>{{3, 8}, {3, 16}}, repeat);
-    EXPECT_FALSE(decodeAddresses(repeat.bytes(), &got, &error, &at));
-    EXPECT_EQ(error, "object ids are not ascending");
+    Status s = decodeAddresses(repeat.bytes(), &got);
+    ASSERT_FALSE(s);
+    EXPECT_EQ(s.error().message, "object ids are not ascending");
+    EXPECT_EQ(s.error().offset, 5u);  // the second object: after GC, shift, count and the first
     std::vector<uint8_t> cut = w.bytes();
     cut.resize(cut.size() - 2);
-    EXPECT_FALSE(decodeAddresses(cut, &got, &error, &at));
+    EXPECT_FALSE(decodeAddresses(cut, &got));
 }
 
 // Eden [0x1000, 0x1100) and an old space [0x2000, 0x2200); objects 1 A (16 B), 2 B (24), 3 A

@@ -31,16 +31,14 @@ Result<ClassifyArgs> readClassifyArgs(const Args& args, std::string_view command
     return out;
 }
 
-std::optional<int> openTwoGcCommand(const std::vector<std::string>& words, std::string_view command,
-                                    std::string_view default_metric, const LoadOptions& load,
-                                    TwoGcCommand& out) {
+OrExit<TwoGcCommand> openTwoGcCommand(const std::vector<std::string>& words, std::string_view command,
+                                      std::string_view default_metric, const LoadOptions& load) {
     const std::string name(command);
-    int status = 0;
-    auto args = oneTraceArgs(command, words, status);
-    if (!args) return status;
+    auto args = oneTraceArgs(command, words);
+    if (!args) return ExitWith{args.status()};
     auto fail = [](const std::string& message) {
         std::cerr << message << "\n";
-        return 1;
+        return ExitWith{1};
     };
     if (!args->has("--from") || !args->has("--to"))
         return fail("memcity " + name + ": --from A and --to B are required");
@@ -51,7 +49,7 @@ std::optional<int> openTwoGcCommand(const std::vector<std::string>& words, std::
     for (const Result<uint64_t>* r : {&from, &to})
         if (!*r) return fail(r->error().message);
     auto loaded = loadOrSay(args->positionals()[0], load);
-    if (!loaded) return 1;
+    if (!loaded) return ExitWith{1};
     const HeapHistory& h = *loaded->history;
     for (uint64_t gc : {*from, *to})
         if (gc >= h.gcCount()) return fail("memcity " + name + ": " + h.gcRangeError(gc));
@@ -59,12 +57,13 @@ std::optional<int> openTwoGcCommand(const std::vector<std::string>& words, std::
         return fail("memcity " + name + ": --from " + std::to_string(*from) + " is after --to " +
                     std::to_string(*to));
     printDiagnostics(*loaded, std::cerr, false);
+    TwoGcCommand out;
     out.args = std::move(*args);
     out.classify = std::move(*opts);
     out.loaded = std::move(*loaded);
     out.from = static_cast<uint32_t>(*from);
     out.to = static_cast<uint32_t>(*to);
-    return std::nullopt;
+    return out;
 }
 
 }  // namespace memcity::cli

@@ -10,6 +10,7 @@
 #include "classify/tree.h"
 #include "cli/args.h"
 #include "cli/load.h"
+#include "cli/or_exit.h"
 
 namespace memcity::cli {
 
@@ -34,10 +35,9 @@ struct TwoGcCommand {
     LoadedTrace loaded;
     uint32_t from = 0, to = 0;
 };
-// Prints the one-line error itself (or the help) and returns the exit status: 0 after --help,
-// 1 after an error; nothing when `out` was filled and the command goes on.
-std::optional<int> openTwoGcCommand(const std::vector<std::string>& words, std::string_view command,
-                                    std::string_view default_metric, const LoadOptions& load,
-                                    TwoGcCommand& out);
+// The command opened, or, after printing the one-line error itself (or the help), the exit
+// status: 0 after --help, 1 after an error.
+OrExit<TwoGcCommand> openTwoGcCommand(const std::vector<std::string>& words, std::string_view command,
+                                      std::string_view default_metric, const LoadOptions& load);
 
 }  // namespace memcity::cli

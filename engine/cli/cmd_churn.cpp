@@ -107,9 +107,9 @@ void jsonNode(const ChurnView& v, JsonWriter& j, uint32_t id, size_t level) {
 }
 
 int runChurn(const Words& words) {
-    TwoGcCommand cmd;
-    if (auto status = openTwoGcCommand(words, "churn", "objects", {.reachability = false}, cmd))
-        return *status;
+    auto opened = openTwoGcCommand(words, "churn", "objects", {.reachability = false});
+    if (!opened) return opened.status();
+    TwoGcCommand& cmd = *opened;
     const ClassifyArgs& opts = cmd.classify;
     const std::string& path = cmd.loaded.trace->path();
     TreeOptions options;

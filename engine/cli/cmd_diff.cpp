@@ -94,8 +94,9 @@ void jsonNode(const DiffView& v, JsonWriter& j, uint32_t id, size_t level) {
 }
 
 int runDiff(const Words& words) {
-    TwoGcCommand cmd;
-    if (auto status = openTwoGcCommand(words, "diff", "objects", {}, cmd)) return *status;
+    auto opened = openTwoGcCommand(words, "diff", "objects", {});
+    if (!opened) return opened.status();
+    TwoGcCommand& cmd = *opened;
     const ClassifyArgs& opts = cmd.classify;
     const HeapHistory& h = *cmd.loaded.history;
     const std::string& path = cmd.loaded.trace->path();

@@ -96,9 +96,8 @@ Status writeJson(const Walk& w, JsonWriter& j, const DominatorRow* parent, size_
 }
 
 int runDominators(const Words& words) {
-    int status = 0;
-    auto args = oneTraceArgs("dominators", words, status);
-    if (!args) return status;
+    auto args = oneTraceArgs("dominators", words);
+    if (!args) return args.status();
     auto gc_opt = args->unsignedValue("--gc", UINT64_MAX);
     auto depth_opt = args->unsignedValue("--depth", 2, 1, 64);
     auto top_opt = args->unsignedValue("--top", 10, 1, 1'000'000);

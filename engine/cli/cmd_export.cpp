@@ -30,9 +30,8 @@ int fail(const std::string& message) {
 }
 
 int runExport(const Words& words) {
-    int status = 0;
-    auto args = oneTraceArgs("export", words, status);
-    if (!args) return status;
+    auto args = oneTraceArgs("export", words);
+    if (!args) return args.status();
 
     // 1. The options, all checked before the trace is read.
     const std::string what_text = args->value("--what").value_or("");

@@ -226,9 +226,8 @@ void printTable(const LoadedTrace& t, uint32_t from, uint32_t to) {
 }
 
 int runGcs(const Words& words) {
-    int status = 0;
-    auto args = oneTraceArgs("gcs", words, status);
-    if (!args) return status;
+    auto args = oneTraceArgs("gcs", words);
+    if (!args) return args.status();
     auto from = args->unsignedValue("--from", 0);
     auto to = args->unsignedValue("--to", UINT64_MAX);
     for (const Result<uint64_t>* r : {&from, &to}) {

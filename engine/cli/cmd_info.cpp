@@ -302,9 +302,8 @@ void printText(const LoadedTrace& t) {
 }
 
 int runInfo(const Words& words) {
-    int status = 0;
-    auto args = oneTraceArgs("info", words, status);
-    if (!args) return status;
+    auto args = oneTraceArgs("info", words);
+    if (!args) return args.status();
     auto loaded = loadOrSay(args->positionals()[0]);
     if (!loaded) return 1;
     if (args->has("--json"))

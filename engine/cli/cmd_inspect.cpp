@@ -70,9 +70,8 @@ void printSetTree(const HeapView& view, const ClassifierChain& chain, const Bits
 }
 
 int runInspect(const Words& words) {
-    int status = 0;
-    auto args = oneTraceArgs("inspect", words, status);
-    if (!args) return status;
+    auto args = oneTraceArgs("inspect", words);
+    if (!args) return args.status();
     auto opts = readClassifyArgs(*args, "inspect", "type,site", "bytes");
     if (!opts) {
         std::cerr << opts.error().message << "\n";

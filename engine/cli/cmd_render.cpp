@@ -50,9 +50,8 @@ bool isDirectory(const std::string& path) {
 }  // namespace
 
 int runRender(const Words& words) {
-    int status = 0;
-    auto args = oneTraceArgs("render", words, status);
-    if (!args) return status;
+    auto args = oneTraceArgs("render", words);
+    if (!args) return args.status();
     const std::optional<std::string> output = args->value("--output");
     if (!output || output->empty())
         return fail("memcity render: -o OUT.png (or -o DIR with --frames) is required");

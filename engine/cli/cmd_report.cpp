@@ -125,9 +125,8 @@ void jsonNode(const ReportView& v, JsonWriter& j, uint32_t id, size_t level) {
 }
 
 int runReport(const Words& words) {
-    int status = 0;
-    auto args = oneTraceArgs("report", words, status);
-    if (!args) return status;
+    auto args = oneTraceArgs("report", words);
+    if (!args) return args.status();
     auto opts = readClassifyArgs(*args, "report", "type,site", "bytes");
     if (!opts) {
         std::cerr << opts.error().message << "\n";

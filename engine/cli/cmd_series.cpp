@@ -169,9 +169,8 @@ void jsonNode(const SeriesView& v, JsonWriter& j, uint32_t id, size_t level) {
 }
 
 int runSeries(const Words& words) {
-    int status = 0;
-    auto args = oneTraceArgs("series", words, status);
-    if (!args) return status;
+    auto args = oneTraceArgs("series", words);
+    if (!args) return args.status();
     auto opts = readClassifyArgs(*args, "series", "type,site", "bytes");
     if (!opts) {
         std::cerr << opts.error().message << "\n";

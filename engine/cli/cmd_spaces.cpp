@@ -90,9 +90,8 @@ void printJson(const LoadedTrace& t, const HeapMap& m, bool with_addresses) {
 }
 
 int runSpaces(const Words& words) {
-    int status = 0;
-    auto args = oneTraceArgs("spaces", words, status);
-    if (!args) return status;
+    auto args = oneTraceArgs("spaces", words);
+    if (!args) return args.status();
     uint64_t tile = 64 << 10;
     if (auto text = args->value("--tile");
         text && (!parseBytes(*text, &tile) || tile < 64 || tile > (1u << 30))) {

@@ -163,9 +163,8 @@ std::string renderCity(const std::string& file, uint32_t gc, std::string& why) {
 }
 
 int runSuspects(const Words& words) {
-    int status = 0;
-    auto args = oneTraceArgs("suspects", words, status);
-    if (!args) return status;
+    auto args = oneTraceArgs("suspects", words);
+    if (!args) return args.status();
     const std::string format = args->value("--format").value_or("text");
     if (format != "text" && format != "md" && format != "html" && format != "json") {
         std::cerr << kPrefix << "unknown --format '" << printable(format, 40)

@@ -279,9 +279,8 @@ void printJson(const WindowReport& r, const WindowOptions& o, const std::string&
 }
 
 int runWindows(const Words& words) {
-    int status = 0;
-    auto args = oneTraceArgs("windows", words, status);
-    if (!args) return status;
+    auto args = oneTraceArgs("windows", words);
+    if (!args) return args.status();
     auto options = readOptions(*args);
     if (!options) {
         std::cerr << options.error().message << "\n";

@@ -6,23 +6,18 @@
 
 namespace memcity::cli {
 
-std::optional<Args> oneTraceArgs(std::string_view command, const Words& words, int& status) {
+OrExit<Args> oneTraceArgs(std::string_view command, const Words& words) {
     auto args = Args::parse(command, words);
-    status = 1;
     if (!args) {
         std::cerr << args.error().message << "\n";
-        return std::nullopt;
+        return ExitWith{1};
     }
-    if (args->help()) {
-        status = printHelp(command);
-        return std::nullopt;
-    }
+    if (args->help()) return ExitWith{printHelp(command)};
     if (args->positionals().size() != 1) {
         std::cerr << "memcity " << command << ": expected one trace file (see 'memcity " << command
                   << " --help')\n";
-        return std::nullopt;
+        return ExitWith{1};
     }
-    status = 0;
     return std::move(*args);
 }
 

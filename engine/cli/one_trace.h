@@ -10,14 +10,15 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/load.h"
+#include "cli/or_exit.h"
 #include "graph/heap_graph.h"
 
 namespace memcity::cli {
 
-// The arguments of `memcity COMMAND WORDS`, or nothing when the command ends here with `status`:
-// 0 after printing its help, 1 after a bad option or other than one trace file ("memcity
-// COMMAND: expected one trace file (see 'memcity COMMAND --help')").
-std::optional<Args> oneTraceArgs(std::string_view command, const Words& words, int& status);
+// The arguments of `memcity COMMAND WORDS`, or the status the command exits with here: 0 after
+// printing its help, 1 after a bad option or other than one trace file ("memcity COMMAND:
+// expected one trace file (see 'memcity COMMAND --help')").
+OrExit<Args> oneTraceArgs(std::string_view command, const Words& words);
 
 // The trace at `path` loaded, or nothing after printing "error: PATH: ..." (exit status 1).
 std::optional<LoadedTrace> loadOrSay(const std::string& path, const LoadOptions& options = {});

@@ -317,24 +317,13 @@ started with -XX:+DisableAttachMechanism, one that memcity records already. JDK 
 print a warning about dynamically loaded agents on the program's stderr.
 
 )",
-    .options =
-        {
-            {"--output", "FILE", "-o", "where to write the trace (required)"},
-            {"--sampled", "", "", "record a sample of the allocations, at production cost"},
-            {"--interval", "BYTES", "",
-             "with --sampled: one sample per BYTES allocated on average (default 512k)"},
-            {"--depth", "N", "", "frames per allocation site (default 8)"},
-            {"--refs", "N|P%|off", "",
-             "reference snapshot after every Nth GC (default 1; with --sampled off),\nwherever the walks "
-             "stay within P% of the run's time, or none"},
-            {"--sites", "MODE", "", "walk (default), jvmti or check (see 'memcity record --help')"},
-            {"--seconds", "S", "", "stop recording after S seconds"},
-            {"--live", "", "",
-             "show the trace as it is written: the explorer window (pause, step and\nresume the program "
-             "there), or without a display a line per GC"},
-            {"--script", "FILE", "",
-             "with --live: drive the window with a script (see 'memcity open --help')"},
-        },
+    .options = recordingOptions({
+        .sampled = "record a sample of the allocations, at production cost",
+        .sites = "walk (default), jvmti or check (see 'memcity record --help')",
+        .live = "show the trace as it is written: the explorer window (pause, step and\nresume the program "
+                "there), or without a display a line per GC",
+        .after_sites = {{"--seconds", "S", "", "stop recording after S seconds"}},
+    }),
     .import_dumps = false,
     .run = [](const Words& a, const Services& s) { return runAttach(a, s.live); },
 };

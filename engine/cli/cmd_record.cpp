@@ -261,30 +261,23 @@ for app.mct).
 memcity exits with the program's exit status, after a summary of the trace.
 
 )",
-    .options =
-        {
-            {"--output", "FILE", "-o", "where to write the trace (required)"},
-            {"--sampled", "", "", "record a sample of the allocations, at production cost (above)"},
-            {"--interval", "BYTES", "",
-             "with --sampled: one sample per BYTES allocated on average (default 512k)"},
-            {"--depth", "N", "", "frames per allocation site (default 8)"},
-            {"--refs", "N|P%|off", "",
-             "reference snapshot after every Nth GC (default 1; with --sampled off),\nwherever the walks "
-             "stay within P% of the run's time, or none"},
-            {"--gc-every", "BYTES", "",
-             "a young GC after about BYTES allocated (e.g. 4m): the young generation\nsized to it, so that "
-             "a short program has GCs to travel through"},
-            {"--no-final-gc", "", "", "no GC at exit (the last deaths then go unrecorded)"},
-            {"--sites", "MODE", "",
-             "how allocation sites are read: walk (default) from the JVM's own frames,\nasking JVMTI only "
-             "for a stack not seen before; jvmti asks JVMTI every time\n(slower); check does both for every "
-             "allocation and reports any site\nthat differs (a self-test of the recorder)"},
-            {"--live", "", "",
-             "show the trace while it is written: the explorer window, GC by GC\n(closing it does not stop "
-             "the program), or without a display a line\nper GC (time, live bytes, pause)"},
-            {"--script", "FILE", "",
-             "with --live: drive the window with a script (see 'memcity open --help')"},
-        },
+    .options = recordingOptions({
+        .sampled = "record a sample of the allocations, at production cost (above)",
+        .sites =
+            "how allocation sites are read: walk (default) from the JVM's own frames,\nasking JVMTI only "
+            "for a stack not seen before; jvmti asks JVMTI every time\n(slower); check does both for every "
+            "allocation and reports any site\nthat differs (a self-test of the recorder)",
+        .live =
+            "show the trace while it is written: the explorer window, GC by GC\n(closing it does not stop "
+            "the program), or without a display a line\nper GC (time, live bytes, pause)",
+        .after_refs =
+            {
+                {"--gc-every", "BYTES", "",
+                 "a young GC after about BYTES allocated (e.g. 4m): the young generation\nsized to it, "
+                 "so that a short program has GCs to travel through"},
+                {"--no-final-gc", "", "", "no GC at exit (the last deaths then go unrecorded)"},
+            },
+    }),
     .import_dumps = false,
     .run = [](const Words& a, const Services& s) { return runRecord(a, s.live); },
 };

@@ -14,6 +14,26 @@
 
 namespace memcity::cli {
 
+std::vector<OptionSpec> recordingOptions(const RecordingOptionsHelp& own) {
+    std::vector<OptionSpec> out = {
+        {"--output", "FILE", "-o", "where to write the trace (required)"},
+        {"--sampled", "", "", own.sampled},
+        {"--interval", "BYTES", "",
+         "with --sampled: one sample per BYTES allocated on average (default 512k)"},
+        {"--depth", "N", "", "frames per allocation site (default 8)"},
+        {"--refs", "N|P%|off", "",
+         "reference snapshot after every Nth GC (default 1; with --sampled off),\nwherever the walks "
+         "stay within P% of the run's time, or none"},
+    };
+    out.insert(out.end(), own.after_refs.begin(), own.after_refs.end());
+    out.push_back({"--sites", "MODE", "", own.sites});
+    out.insert(out.end(), own.after_sites.begin(), own.after_sites.end());
+    out.push_back({"--live", "", "", own.live});
+    out.push_back(
+        {"--script", "FILE", "", "with --live: drive the window with a script (see 'memcity open --help')"});
+    return out;
+}
+
 Result<RecordingOptions> readRecordingOptions(const Args& args, std::string_view command,
                                               bool have_live_view) {
     const std::string me = "memcity " + std::string(command) + ": ";

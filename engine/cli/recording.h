@@ -27,6 +27,17 @@ struct RecordingOptions {
     bool live = false;
     Words window;  // the window's options (--script FILE)
 };
+// Their options as `--help` lists them: --output, --sampled, --interval, --depth, --refs,
+// `after_refs`, --sites, `after_sites`, --live, --script. Where the two commands word an option
+// their own way, the words are theirs.
+struct RecordingOptionsHelp {
+    std::string_view sampled;             // --sampled's help
+    std::string_view sites;               // --sites's
+    std::string_view live;                // --live's
+    std::vector<OptionSpec> after_refs;   // the command's own options listed after --refs
+    std::vector<OptionSpec> after_sites;  // ... and after --sites
+};
+std::vector<OptionSpec> recordingOptions(const RecordingOptionsHelp& own);
 // Reads and checks them: -o given, its directory writable, --depth, --refs, --sites; --script
 // only with --live, --live only with the explorer (`live` not empty). Error: one line starting
 // with "memcity COMMAND: ".

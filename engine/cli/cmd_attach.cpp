@@ -322,6 +322,7 @@ print a warning about dynamically loaded agents on the program's stderr.
         .sites = "walk (default), jvmti or check (see 'memcity record --help')",
         .live = "show the trace as it is written: the explorer window (pause, step and\nresume the program "
                 "there), or without a display a line per GC",
+        .after_refs = {},
         .after_sites = {{"--seconds", "S", "", "stop recording after S seconds"}},
     }),
     .import_dumps = false,

@@ -277,6 +277,7 @@ memcity exits with the program's exit status, after a summary of the trace.
                  "so that a short program has GCs to travel through"},
                 {"--no-final-gc", "", "", "no GC at exit (the last deaths then go unrecorded)"},
             },
+        .after_sites = {},
     }),
     .import_dumps = false,
     .run = [](const Words& a, const Services& s) { return runRecord(a, s.live); },

@@ -211,7 +211,7 @@ Result<std::vector<RangeGroup>> groupsInRange(const HeapHistory& h, const Placed
 }
 
 Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& h, const SpaceHistoryRequest& r,
-                                                  const std::function<bool()>& cancelled) {
+                                                  const Progress& progress) {
     if (r.from > r.to || r.to >= h.gcCount()) return Error{h.gcRangeError(std::max(r.from, r.to))};
     const SymbolTable& symbols = h.trace().symbols();
     const bool select = r.chain && !r.selected.empty();
@@ -224,7 +224,7 @@ Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& h, const Sp
     std::vector<Candidate> candidates;
     Status failure;
     auto on_heap = [&](const HeapView& replayed) {
-        if (cancelled && cancelled()) return false;
+        if (progress.cancelled()) return false;
         candidates.clear();  // the deaths of its GC have come
         const uint32_t gc = replayed.gc();
         if (gc > r.to) return false;  // replayed for its deaths alone
@@ -306,7 +306,7 @@ Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& h, const Sp
         r.dying ? h.forEachHeap(r.from, last, on_heap, on_death) : h.forEachHeap(r.from, last, on_heap);
     if (!failure) return failure.error();
     if (!s) return s.error();
-    if (cancelled && cancelled()) return std::vector<SpaceHistoryRow>{};
+    if (progress.cancelled()) return std::vector<SpaceHistoryRow>{};
     return rows;
 }
 

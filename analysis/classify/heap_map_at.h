@@ -12,6 +12,7 @@
 #include "classify/classifier.h"
 #include "heap/heap_history.h"
 #include "heap/heap_map.h"
+#include "util/progress.h"
 #include "util/result.h"
 
 namespace memcity {
@@ -89,10 +90,10 @@ struct SpaceHistoryRequest {
 // One forward replay over the GCs (one GC further for `dying`), and a tree of the chain at each
 // GC with addresses for `selected` (where the chain reads references, at those with a snapshot:
 // the others have no selection). Error: a GC out of range, a replay failure, a corrupt ADDRS
-// chunk or snapshot; `cancelled` returning true stops it (an empty result).
+// chunk or snapshot; `progress` cancelled stops it (an empty result; it is asked at each GC).
 Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& history,
                                                   const SpaceHistoryRequest& request,
-                                                  const std::function<bool()>& cancelled = {});
+                                                  const Progress& progress = {});
 
 // What the heap map's pictures choose from the spaces: the largest space at a GC ("" where it
 // has none); the GC of `gcs` whose spaces have the most capacity (null where none has spaces);

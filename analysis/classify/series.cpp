@@ -116,7 +116,11 @@ public:
             countPerHeap(heap, &ids);
         finishColumn();
         if (s_.lossless_) s_.ids_.push_back(encodeIds(ids));
-        if (options_.progress && !options_.progress(gc_)) {
+        const uint32_t from = options_.from, to = options_.to;
+        const double fraction = to != SeriesOptions::kLastGc && to >= gc_ && gc_ >= from
+                                    ? static_cast<double>(gc_ - from + 1) / static_cast<double>(to - from + 1)
+                                    : 0.0;
+        if (!options_.progress.report({.fraction = fraction, .position = gc_, .total = to})) {
             error_ = Error{"the tree series was cancelled at GC " + std::to_string(gc_)};
             return false;
         }

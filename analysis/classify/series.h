@@ -29,6 +29,7 @@
 #include "classify/tree.h"
 #include "heap/heap_history.h"
 #include "heap/sizes.h"
+#include "util/progress.h"
 #include "util/result.h"
 
 namespace memcity {
@@ -72,8 +73,9 @@ struct SeriesOptions {
     // The view to classify instead of the replayed one (a compacted heap with its references
     // attached); it must stay valid until the next call. An error stops the build with it.
     std::function<Result<HeapView>(const HeapView&)> prepare_heap;
-    // Called after each GC is counted, with that GC; false cancels the build.
-    std::function<bool(uint32_t gc)> progress;
+    // Told after each GC is counted (ProgressReport::position: that GC; total: `to`); a cancel
+    // stops the build with an error. A callable told the GC, false to stop, converts to one.
+    Progress progress;
 };
 
 // The children a display shows for one node over the whole series, and those folded into

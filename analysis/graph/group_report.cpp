@@ -53,7 +53,7 @@ Result<GroupReport> buildGroupReport(const HeapGraph& graph, const Bitset& group
     if (options.dominator_tree && options.dominator_tree->positions() != graph.size())
         return Error{"a dominator tree of " + std::to_string(options.dominator_tree->positions()) +
                      " positions for a heap of " + std::to_string(graph.size())};
-    auto cancelled = [&] { return options.cancelled && options.cancelled(); };
+    auto cancelled = [&] { return options.cancelled.cancelled(); };
     const Error cancel{std::string(kGroupReportCancelled)};
     const HeapView& heap = graph.heap();
     GroupReport r;

@@ -25,6 +25,7 @@
 #include "graph/dominators.h"
 #include "graph/heap_graph.h"
 #include "util/bitset.h"
+#include "util/progress.h"
 #include "util/result.h"
 
 namespace memcity {
@@ -44,10 +45,10 @@ struct GroupReportOptions {
     // groups of one heap pay for the tree once. Contract: made by computeDominators(graph.heap(),
     // graph.snapshot()) and outlives the call.
     const DominatorTree* dominator_tree = nullptr;
-    // Asked before each stage of the report (closures, roots, reaching roots, paths, types,
-    // dominators), on the
-    // calling thread; true abandons the report with kGroupReportCancelled. May be empty.
-    std::function<bool()> cancelled;
+    // Its cancelled() is asked before each stage of the report (closures, roots, reaching roots,
+    // paths, types, dominators), on the calling thread; true abandons the report with
+    // kGroupReportCancelled. A callable returning true to stop converts to one; default: never.
+    Progress cancelled;
 };
 
 // The error message of a report abandoned through GroupReportOptions::cancelled.

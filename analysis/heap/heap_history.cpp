@@ -14,6 +14,12 @@ using format::ChunkKind;
 
 namespace {
 constexpr uint64_t kProgressBytes = 8u << 20;
+
+// The build's report: `done` of `total` trace bytes read, `gcs` heaps complete.
+void reportBuild(const Progress& progress, uint64_t done, uint64_t total, size_t gcs) {
+    const double fraction = total ? static_cast<double>(done) / static_cast<double>(total) : 1.0;
+    progress.report({.fraction = fraction, .position = done, .total = total, .count = gcs});
+}
 constexpr uint64_t kReleaseBytes = 8u << 20;  // trace pages kept mapped behind the rebuild
 }  // namespace
 
@@ -237,8 +243,7 @@ Result<HeapHistory> HeapHistory::buildFrom(const TraceFile& trace, const History
         }
         if (chunk.end() >= next_progress) {
             next_progress = chunk.end() + kProgressBytes;
-            if (options.progress)
-                options.progress({chunk.end(), trace.fileSize(), static_cast<uint32_t>(data.gcs.size())});
+            reportBuild(options.progress, chunk.end(), trace.fileSize(), data.gcs.size());
         }
         if (chunk.end() - chunks[released_upto].offset >= kReleaseBytes) {
             trace.releasePages(released_upto, c + 1);
@@ -286,8 +291,7 @@ Result<HeapHistory> HeapHistory::buildFrom(const TraceFile& trace, const History
             data.diagnostics.add(Anomaly::kJvmDisagrees,
                                  [&] { return trace.path() + ": " + describeJvmCheck(check); });
     trace.releasePages(0, chunks.size());
-    if (options.progress)
-        options.progress({trace.fileSize(), trace.fileSize(), static_cast<uint32_t>(data.gcs.size())});
+    reportBuild(options.progress, trace.fileSize(), trace.fileSize(), data.gcs.size());
     return h;
 }
 

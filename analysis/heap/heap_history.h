@@ -22,22 +22,19 @@
 #include "heap/snapshot.h"
 #include "heap/whole_heap.h"
 #include "trace/trace_reader.h"
+#include "util/progress.h"
 #include "util/result.h"
 
 namespace memcity {
-
-struct BuildProgress {
-    uint64_t bytes_done = 0;
-    uint64_t bytes_total = 0;
-    uint32_t gcs = 0;  // GCs whose heap is complete
-};
 
 struct HistoryOptions {
     uint64_t checkpoint_events = 8'000'000;  // events between checkpoints: bounds a rebuild's replay
     bool reachability = true;                // walk each complete snapshot for reachable bytes
     unsigned threads = 1;                    // 2: a second thread reads and decompresses ahead
     std::string temp_dir;                    // for checkpoints; empty: $TMPDIR or /tmp
-    std::function<void(const BuildProgress&)> progress;  // called every few MB of trace
+    // Told every few MB of trace: ProgressReport::position the trace bytes read, total the file's
+    // size, count the GCs whose heap is complete. The build reports only: on_heap stops it.
+    Progress progress;
     // Every heap as it completes, with its GC's record (reachable bytes filled in when the GC has
     // a snapshot); false stops. Called on the building thread; both are valid during the call only.
     std::function<bool(const HeapView&, const GcRecord&)> on_heap;

@@ -21,6 +21,7 @@
 #include "hprof/hprof_reader.h"
 #include "trace/trace_writer.h"
 #include "util/parallel.h"
+#include "util/progress.h"
 
 namespace memcity::hprof {
 namespace detail {
@@ -147,15 +148,13 @@ struct Importer::State {
     uint32_t gc = 0;
     uint64_t next_id = 1;
     uint64_t first_timestamp_ms = 0;
-    int64_t last_end_ns = 0;             // the last dump's GC's end
-    std::vector<uint64_t> previous_ids;  // the objects of the last dump: they die at the next
-    std::function<bool(ImportStep, double)> progress;
+    int64_t last_end_ns = 0;                    // the last dump's GC's end
+    std::vector<uint64_t> previous_ids;         // the objects of the last dump: they die at the next
+    Progress progress;                          // Importer::onProgress; stage: an ImportStep
     uint64_t split_bytes = uint64_t{64} << 20;  // a dump this big is read on two threads
-    bool cancelled = false;
     // Whether to go on.
     bool step(ImportStep s, double fraction) {
-        if (progress && !cancelled && !progress(s, fraction)) cancelled = true;
-        return !cancelled;
+        return progress.report({.fraction = fraction, .stage = static_cast<uint32_t>(s)});
     }
 };
 

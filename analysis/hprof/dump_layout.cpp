@@ -76,7 +76,7 @@ Status DumpImport::prepare() {
 
     base_ = st_.next_id;
     sortObjects(0, 0.55);
-    if (st_.cancelled) return {};  // (run() returns at its next step)
+    if (st_.progress.cancelled()) return {};  // (run() returns at its next step)
     // Ids: one per alignment unit of the address span, above the last dump's.
     if (!d_.objects.empty() && ((max_address_ - min_address_) >> shift_) >= (uint64_t{1} << 56) - base_)
         return Error{"the objects' addresses span " + std::to_string(max_address_ - min_address_) +

@@ -351,12 +351,11 @@ Result<DumpStats> Importer::add(const std::string& name, std::span<const uint8_t
                      std::min(1.0, static_cast<double>(read) / static_cast<double>(bytes.size()))))
             stop = true;
     };
-    if (st.progress)
-        dump.on_objects = [&](uint64_t offset) {
-            first_at = offset;
-            reading();
-            return !stop.load();
-        };
+    dump.on_objects = [&](uint64_t offset) {
+        first_at = offset;
+        reading();
+        return !stop.load();
+    };
     Status read_status;
     if (split) {
         Dump part;
@@ -367,13 +366,13 @@ Result<DumpStats> Importer::add(const std::string& name, std::span<const uint8_t
             return !stop.load();
         };
         Visitor* parts[] = {&dump, &part};
-        read_status = readSplit(bytes, parts, st.progress ? std::function<void()>(reading) : nullptr);
+        read_status = readSplit(bytes, parts, reading);
         if (read_status.ok()) dump.absorb(part);
     } else {
         read_status = read(bytes, dump);
     }
     const Error cancelled{name + ": the import was cancelled"};
-    if (st.cancelled) return cancelled;
+    if (st.progress.cancelled()) return cancelled;
     if (!read_status.ok()) return Error{name + ": " + read_status.error().message};
     if (!dump.header_status.ok()) return dump.header_status.error();
     if (dump.head.id_size == 0 || !st.writer) return Error{name + ": not a heap dump"};
@@ -381,7 +380,7 @@ Result<DumpStats> Importer::add(const std::string& name, std::span<const uint8_t
     stats.gc = st.gc;
     DumpImport import(st, dump, bytes, stats, pause_ns);
     if (Status s = import.run(); !s.ok()) return s.error();
-    if (st.cancelled) return cancelled;
+    if (st.progress.cancelled()) return cancelled;
     st.writer->meta("dump " + std::to_string(st.gc), name);
     ++st.gc;
     stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -398,8 +397,18 @@ const char* importStepName(ImportStep step) {
     return "importing";
 }
 
-void Importer::onProgress(std::function<bool(ImportStep, double)> progress) {
+void Importer::onProgress(Progress progress) {
     state_->progress = std::move(progress);
+}
+
+void Importer::onProgress(std::function<bool(ImportStep, double)> progress) {
+    if (!progress) {
+        state_->progress = {};
+        return;
+    }
+    state_->progress = Progress([p = std::move(progress)](const ProgressReport& r) {
+        return p(static_cast<ImportStep>(r.stage), r.fraction);
+    });
 }
 
 void Importer::splitFrom(uint64_t bytes) {

@@ -21,6 +21,7 @@
 
 #include "hprof/hotspot_layout.h"
 #include "trace/trace_writer.h"
+#include "util/progress.h"
 #include "util/result.h"
 
 namespace memcity::hprof {
@@ -86,6 +87,9 @@ public:
     // (0..1, where it can tell; reading: by the dump's bytes). The trace's file is being written
     // (locked by its writer, TraceFile::beingWritten) from the first call on. Returning false
     // cancels the import: add() soon returns an error.
+    // The Progress a caller holds (ProgressReport::stage: the ImportStep, fraction: within it).
+    void onProgress(Progress progress);
+    // The same for a callable told the step and the fraction.
     void onProgress(std::function<bool(ImportStep step, double fraction)> progress);
     // Dumps of at least this many bytes have their heap records read on two threads, where the
     // machine has two cores (64 MiB by default; the trace is the same either way).

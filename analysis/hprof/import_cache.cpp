@@ -88,8 +88,7 @@ std::string partialTracePath(const std::string& trace) {
 }
 
 Status importWhole(std::span<const std::string> dumps, const std::string& partial, const std::string& trace,
-                   std::function<bool(ImportStep, double)> progress,
-                   const std::function<void(const DumpStats&)>& imported) {
+                   Progress progress, const std::function<void(const DumpStats&)>& imported) {
     std::error_code ec;
     auto importer = Importer::create(partial, "memcity import");
     if (!importer) return importer.error();
@@ -116,8 +115,7 @@ Status importWhole(std::span<const std::string> dumps, const std::string& partia
     return {};
 }
 
-Result<PruneResult> importIntoCache(const CachedImport& place,
-                                    std::function<bool(ImportStep, double)> progress) {
+Result<PruneResult> importIntoCache(const CachedImport& place, Progress progress) {
     if (Status s = importWhole(std::span<const std::string>(&place.dump, 1), place.partial, place.trace,
                                std::move(progress));
         !s)

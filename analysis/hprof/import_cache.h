@@ -12,6 +12,7 @@
 #include <string>
 
 #include "hprof/hprof_import.h"
+#include "util/progress.h"
 #include "util/result.h"
 
 namespace memcity::hprof {
@@ -61,13 +62,11 @@ std::string partialTracePath(const std::string& trace);
 // Importer::onProgress. `imported` (may be empty): called with each dump's figures. On an error,
 // which names the dump (or the file), `partial` is removed and `trace` is as it was.
 Status importWhole(std::span<const std::string> dumps, const std::string& partial, const std::string& trace,
-                   std::function<bool(ImportStep, double)> progress = {},
-                   const std::function<void(const DumpStats&)>& imported = {});
+                   Progress progress = {}, const std::function<void(const DumpStats&)>& imported = {});
 
 // Imports the dump into `place.partial`, renames it to `place.trace` and prunes the cache
 // (what went is returned). `progress` (may be empty): Importer::onProgress (the partial trace is
 // being written from its first call on; false cancels). On an error the partial trace is removed.
-Result<PruneResult> importIntoCache(const CachedImport& place,
-                                    std::function<bool(ImportStep, double)> progress = {});
+Result<PruneResult> importIntoCache(const CachedImport& place, Progress progress = {});
 
 }  // namespace memcity::hprof

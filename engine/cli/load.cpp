@@ -26,13 +26,13 @@ Result<LoadedTrace> loadTrace(const std::string& path, const LoadOptions& option
     ho.threads = defaultThreads();
     const bool tty = options.progress && ::isatty(STDERR_FILENO);
     if (tty) {
-        ho.progress = [&](const BuildProgress& p) {
-            double f =
-                p.bytes_total ? static_cast<double>(p.bytes_done) / static_cast<double>(p.bytes_total) : 1.0;
-            std::fprintf(stderr, "\rreading %s: %s (%s, %u GCs)   ", path.c_str(), formatPercent(f).c_str(),
-                         formatBytes(p.bytes_done).c_str(), p.gcs);
+        ho.progress = Progress([&](const ProgressReport& p) {
+            std::fprintf(stderr, "\rreading %s: %s (%s, %u GCs)   ", path.c_str(),
+                         formatPercent(p.fraction).c_str(), formatBytes(p.position).c_str(),
+                         static_cast<uint32_t>(p.count));
             std::fflush(stderr);
-        };
+            return true;
+        });
     }
     auto history = HeapHistory::build(*t.trace, ho);
     if (tty) std::fprintf(stderr, "\r\033[K");

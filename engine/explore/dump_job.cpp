@@ -56,20 +56,23 @@ void DumpJob::run() {
     };
     std::string error;
     try {
-        auto imported = hprof::importIntoCache(place_, [&](hprof::ImportStep step, double fraction) {
-            bool changed = false;
-            {
-                std::lock_guard lock(mutex_);
-                changed = !state_.started || step != state_.step ||
-                          (seconds() - notified >= 0.5 &&
-                           std::floor(fraction * 100) != std::floor(state_.fraction * 100));
-                state_.started = true;
-                state_.step = step;
-                state_.fraction = fraction;
-            }
-            if (changed) notify();
-            return !stop_.load();
-        });
+        auto imported = hprof::importIntoCache(
+            place_, Progress([&](const ProgressReport& r) {
+                const auto step = static_cast<hprof::ImportStep>(r.stage);
+                const double fraction = r.fraction;
+                bool changed = false;
+                {
+                    std::lock_guard lock(mutex_);
+                    changed = !state_.started || step != state_.step ||
+                              (seconds() - notified >= 0.5 &&
+                               std::floor(fraction * 100) != std::floor(state_.fraction * 100));
+                    state_.started = true;
+                    state_.step = step;
+                    state_.fraction = fraction;
+                }
+                if (changed) notify();
+                return !stop_.load();
+            }));
         if (!imported) error = imported.error().message;
     } catch (...) {  // (std::bad_alloc, most often: the dump needs more than the process may use)
         error = place_.dump + ": " + describeFailure(std::current_exception());

@@ -263,7 +263,7 @@ void HeapMapModel::requestHistory(const HeapHistory& h, const HeapMapFrame& fram
         request.chain = key.chain.get();
         request.selected = key.selected;
         request.dying = key.dying;
-        auto rows = spaceHistory(*history, request, [&token] { return token.cancelled(); });
+        auto rows = spaceHistory(*history, request, token);
         if (rows)  // the series' GCs only (a sparse one holds some)
             std::erase_if(*rows, [&](const SpaceHistoryRow& r) {
                 return !std::binary_search(held.begin(), held.end(), r.gc);

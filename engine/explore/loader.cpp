@@ -156,14 +156,15 @@ void TraceLoader::load(Clock::time_point start) {
 
     HistoryOptions ho;
     ho.threads = options_.threads;
-    ho.progress = [&](const BuildProgress& p) {
+    ho.progress = Progress([&](const ProgressReport& p) {
         {
             std::lock_guard lock(mutex_);
-            progress_.bytes_done = p.bytes_done;
+            progress_.bytes_done = p.position;
             progress_.seconds = secondsSince(start);
         }
         publish();
-    };
+        return true;
+    });
     ho.on_heap = [&](const HeapView& heap, const GcRecord& record) {
         if (stop_) return false;
         const bool first = heap.gc() == 0;

@@ -102,7 +102,7 @@ void Session::recompute() {
     const std::optional<GcRange> churn = churn_window_;
     series_worker_->submit(
         [h, shared_chain, so, churn, request, pending, wake](const CancelToken& token) mutable {
-            so.progress = [&token](uint32_t) { return !token.cancelled(); };
+            so.progress = token;
             auto series = churn ? churnSeries(*h, churn->from, churn->to, *shared_chain, so)
                                 : buildWindowSeries(*h, *shared_chain, so);
             if (token.cancelled()) return;

@@ -33,7 +33,7 @@ Worker::~Worker() {
         std::lock_guard lock(mutex_);
         stopping_ = true;
         pending_ = nullptr;
-        running_token_.flag_->store(true);
+        running_token_.cancel();
     }
     changed_.notify_all();
     thread_.join();
@@ -44,7 +44,7 @@ void Worker::submit(Job job, Failed failed) {
         std::lock_guard lock(mutex_);
         pending_ = std::move(job);
         pending_failed_ = std::move(failed);
-        running_token_.flag_->store(true);
+        running_token_.cancel();
     }
     changed_.notify_all();
 }
@@ -52,7 +52,7 @@ void Worker::submit(Job job, Failed failed) {
 void Worker::cancel() {
     std::lock_guard lock(mutex_);
     pending_ = nullptr;
-    running_token_.flag_->store(true);
+    running_token_.cancel();
     changed_.notify_all();
 }
 
@@ -76,7 +76,7 @@ void Worker::run() {
         Failed failed = std::move(pending_failed_);
         pending_ = nullptr;
         pending_failed_ = nullptr;
-        running_token_ = CancelToken{};
+        running_token_ = CancelToken::cancellable();
         const CancelToken token = running_token_;
         running_ = true;
         lock.unlock();

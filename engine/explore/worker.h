@@ -4,13 +4,14 @@
 // turns cancelled) and finishes early when it looks.
 #pragma once
 
-#include <atomic>
 #include <condition_variable>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
+
+#include "util/progress.h"
 
 namespace memcity::explore {
 
@@ -20,15 +21,10 @@ namespace memcity::explore {
 // the picture comes first, the background result a little later.
 void lowerThreadPriority();
 
-// What a running job checks between its steps.
-class CancelToken {
-public:
-    bool cancelled() const { return flag_->load(std::memory_order_relaxed); }
-
-private:
-    friend class Worker;
-    std::shared_ptr<std::atomic<bool>> flag_ = std::make_shared<std::atomic<bool>>(false);
-};
+// What a running job checks between its steps: a Progress the worker cancels when the job is
+// superseded, so a job hands it straight to an analysis pass. A default-constructed one never
+// cancels (for calling a job's code outside a worker).
+using CancelToken = Progress;
 
 class Worker {
 public:

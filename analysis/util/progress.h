@@ -1,0 +1,88 @@
+// One way for a long pass (a rebuild, a tree series, an import, a report) to say how far it got
+// and to learn whether to stop. The caller makes a Progress and hands it (by value or const
+// reference) to the pass; the pass calls report() every so often and checks cancelled() between
+// its steps. A default-constructed Progress reports nowhere and never cancels.
+//
+// Copies share their state: a copy handed to a pass on another thread sees the caller's
+// cancel(), which is what the explorer's worker does with each job (explore::CancelToken).
+#pragma once
+
+#include <atomic>
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <type_traits>
+#include <utility>
+
+namespace memcity {
+
+// What a pass reports; a field a pass has nothing for stays 0.
+struct ProgressReport {
+    double fraction = 0;    // of the whole pass, 0..1
+    uint32_t stage = 0;     // the pass's own stage, an enum's value (hprof::ImportStep)
+    uint64_t position = 0;  // where it is, in its own unit: trace bytes read, the GC just counted
+    uint64_t total = 0;     // the end of that unit (the file's size, the last GC)
+    uint64_t count = 0;     // a second figure a caller shows (GCs whose heap is complete)
+};
+
+class Progress {
+public:
+    // Reports go to `on_report`, on the pass's thread; false cancels (for good).
+    using Callback = std::function<bool(const ProgressReport&)>;
+
+    // Reports nowhere, never cancels; cancel() on it does nothing.
+    Progress() = default;
+    // Reports to `on_report` (may be empty: a cancel flag only).
+    explicit Progress(Callback on_report) : state_(std::make_shared<State>(std::move(on_report))) {}
+    // A callable told only ProgressReport::position (the GC a series just counted); false cancels.
+    template <class F>
+    requires(std::is_invocable_r_v<bool, F&, uint64_t> && !std::is_invocable_v<F&, const ProgressReport&> &&
+             !std::is_invocable_v<F&>)
+        Progress(F on_position)  // NOLINT(google-explicit-constructor): passes take callables as is
+        : Progress(Callback([f = std::move(on_position)](const ProgressReport& r) mutable {
+              return static_cast<bool>(std::invoke(f, r.position));
+          })) {}
+    // A callable asked whether to stop (true stops), each time the pass checks cancelled().
+    template <class F>
+    requires(std::is_invocable_r_v<bool, F&> && !std::same_as<std::decay_t<F>, Progress>)
+        Progress(F should_stop)  // NOLINT(google-explicit-constructor)
+        : state_(std::make_shared<State>(Callback{})) {
+        state_->should_stop = std::move(should_stop);
+    }
+    // A cancel flag only: cancel() from any thread, cancelled() seen by every copy.
+    static Progress cancellable() { return Progress(Callback{}); }
+
+    // Tells the caller how far the pass got; returns !cancelled() after it (false: stop).
+    // Called on the pass's thread, one call at a time.
+    bool report(const ProgressReport& r) const {
+        if (!state_) return true;
+        if (state_->on_report && !state_->stop.load(std::memory_order_relaxed) && !state_->on_report(r))
+            cancel();
+        return !cancelled();
+    }
+    bool report(double fraction) const { return report(ProgressReport{.fraction = fraction}); }
+    // Asks the pass to stop; from any thread. A no-op on a default-constructed Progress.
+    void cancel() const {
+        if (state_) state_->stop.store(true, std::memory_order_relaxed);
+    }
+    // Whether the pass should stop: cancel() was called, a report was answered false, or the
+    // should-stop callable said so (then it stays so).
+    bool cancelled() const {
+        if (!state_) return false;
+        if (state_->stop.load(std::memory_order_relaxed)) return true;
+        if (state_->should_stop && state_->should_stop()) cancel();
+        return state_->stop.load(std::memory_order_relaxed);
+    }
+
+private:
+    struct State {
+        explicit State(Callback r) : on_report(std::move(r)) {}
+        Callback on_report;
+        std::function<bool()> should_stop;
+        std::atomic<bool> stop{false};
+    };
+    std::shared_ptr<State> state_;
+};
+
+}  // namespace memcity

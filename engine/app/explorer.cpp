@@ -302,12 +302,12 @@ bool Explorer::frame(double dt) {
 
     timeline_list_.clear();
     drawMenuBar(*ui_);
-    drawChainPanel(*ui_);
-    drawTablePanel(*ui_);
-    drawInspectorPanel(*ui_);
+    // The panels beside the view, the view, the panels below it (the order decides the pixels).
+    const PanelFrame panel_frame{dt, &timeline_list_};
+    drawPanels(*ui_, panel_frame, {PanelSide::kLeft, PanelSide::kRight});
     drawViewPanel(*ui_, dt);
-    drawTimelinePanel(*ui_, timeline_list_);
-    drawStatusBar(*ui_);
+    drawPanels(*ui_, panel_frame, {PanelSide::kBottom});
+    drawStatusBar(*ui_, panel_frame);
     ImGui::Render();
 
     const auto c0 = std::chrono::steady_clock::now();

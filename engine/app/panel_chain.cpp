@@ -83,9 +83,7 @@ void savedChains(Ui& ui) {
     }
 }
 
-}  // namespace
-
-void drawChainPanel(Ui& ui) {
+void drawChainPanel(Ui& ui, const PanelFrame& /*frame*/) {
     if (!ui.settings.panels.chain_editor || ui.layout.left.empty()) return;
     explore::Session& s = ui.session;
     explore::ChainConfig& edit = ui.chain_edit;
@@ -183,5 +181,9 @@ void drawChainPanel(Ui& ui) {
     }
     ImGui::End();
 }
+
+}  // namespace
+
+const PanelDraw kChainPanel = {"chain", PanelSide::kLeft, &drawChainPanel};
 
 }  // namespace memcity::app

@@ -95,9 +95,7 @@ void curve(Ui& ui) {
     }
 }
 
-}  // namespace
-
-void drawInspectorPanel(Ui& ui) {
+void drawInspectorPanel(Ui& ui, const PanelFrame& /*frame*/) {
     if (!ui.settings.panels.inspector || ui.layout.right.empty()) return;
     explore::Session& s = ui.session;
     const scene::PixelRect& r = ui.layout.right;
@@ -253,5 +251,9 @@ void drawInspectorPanel(Ui& ui) {
             ImGui::TextWrapped("note: %s", note.c_str());
     ImGui::End();
 }
+
+}  // namespace
+
+const PanelDraw kInspectorPanel = {"inspector", PanelSide::kRight, &drawInspectorPanel};
 
 }  // namespace memcity::app

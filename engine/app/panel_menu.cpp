@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
+#include <span>
 
 #include "app/platform.h"
 #include "app/ui.h"
@@ -12,21 +14,50 @@
 
 namespace memcity::app {
 
+namespace {
+
+// The panels' drawing, in explore::panelTable()'s order: one entry per line of MEMCITY_PANELS.
+constexpr const PanelDraw* kPanelDraws[] = {
+#define MEMCITY_PANEL_DRAW(field, Draw, name, key, menu, shown) &k##Draw##Panel,
+    MEMCITY_PANELS(MEMCITY_PANEL_DRAW)
+#undef MEMCITY_PANEL_DRAW
+};
+
+// Whether a panel on `side` is shown.
+bool sideShown(const explore::Settings& settings, PanelSide side) {
+    const std::span<const explore::PanelInfo> panels = explore::panelTable();
+    for (size_t i = 0; i < panels.size() && i < std::size(kPanelDraws); ++i)
+        if (kPanelDraws[i]->side == side && settings.panels.*panels[i].shown) return true;
+    return false;
+}
+
+}  // namespace
+
+std::span<const PanelDraw* const> panelDraws() {
+    return kPanelDraws;
+}
+
+void drawPanels(Ui& ui, const PanelFrame& frame, std::initializer_list<PanelSide> sides) {
+    for (const PanelDraw* panel : kPanelDraws)
+        if (std::find(sides.begin(), sides.end(), panel->side) != sides.end()) panel->draw(ui, frame);
+}
+
 Layout layoutFor(glm::vec2 display, glm::vec2 fb_scale, float ui_scale, const explore::Settings& settings) {
     Layout l;
     l.fb_scale = fb_scale;
     l.ui_scale = ui_scale;
     l.menu_h = ImGui::GetFrameHeight();
     l.status_h = ImGui::GetFrameHeight() + 2.0f * ImGui::GetStyle().WindowPadding.y * 0.5f;
-    const explore::PanelSettings& p = settings.panels;
     const float top = l.menu_h, bottom = std::max(top + 1.0f, display.y - l.status_h);
-    const float timeline_h =
-        p.timeline ? std::clamp((bottom - top) * 0.22f, 130.0f * ui_scale, 240.0f * ui_scale) : 0.0f;
-    const float left_w = p.chain_editor || p.table
+    const float timeline_h = sideShown(settings, PanelSide::kBottom)
+                                 ? std::clamp((bottom - top) * 0.22f, 130.0f * ui_scale, 240.0f * ui_scale)
+                                 : 0.0f;
+    const float left_w = sideShown(settings, PanelSide::kLeft)
                              ? std::clamp(display.x * 0.24f, 280.0f * ui_scale, 460.0f * ui_scale)
                              : 0.0f;
-    const float right_w =
-        p.inspector ? std::clamp(display.x * 0.25f, 300.0f * ui_scale, 500.0f * ui_scale) : 0.0f;
+    const float right_w = sideShown(settings, PanelSide::kRight)
+                              ? std::clamp(display.x * 0.25f, 300.0f * ui_scale, 500.0f * ui_scale)
+                              : 0.0f;
     const float views_bottom = std::max(top + 1.0f, bottom - timeline_h);
     l.bottom = {{0.0f, views_bottom}, {display.x, bottom}};
     l.left = {{0.0f, top}, {left_w, views_bottom}};
@@ -114,7 +145,7 @@ void drawMenuBar(Ui& ui) {
     openDialog(ui);
 }
 
-void drawStatusBar(Ui& ui) {
+void drawStatusBar(Ui& ui, const PanelFrame& frame) {
     const explore::Session& s = ui.session;
     const ImGuiViewport* vp = ImGui::GetMainViewport();
     ImGui::SetNextWindowPos(ImVec2(0.0f, vp->Size.y - ui.layout.status_h));
@@ -209,14 +240,7 @@ void drawStatusBar(Ui& ui) {
         ImGui::TextColored(ImVec4(0.95f, 0.8f, 0.3f, 1.0f), "| %s", ui.status.c_str());
         ImGui::SameLine();
     }
-    if (ui.settings.panels.stats) {
-        char right[160];
-        std::snprintf(right, sizeof right, "%.1f ms/frame (compose %.1f)  %zu boxes  %s", ui.frame_ms,
-                      ui.compose_ms, ui.boxes, ui.device.c_str());
-        ImGui::SetCursorPosX(
-            std::max(ImGui::GetCursorPosX(), vp->Size.x - ImGui::CalcTextSize(right).x - 12.0f));
-        ImGui::TextDisabled("%s", right);
-    }
+    drawPanels(ui, frame, {PanelSide::kStatusBar});
     ImGui::End();
     ImGui::PopStyleVar();
 }

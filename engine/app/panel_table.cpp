@@ -81,9 +81,7 @@ void sampledCell(const explore::TableRow& row, explore::TableColumn c) {
     }
 }
 
-}  // namespace
-
-void drawTablePanel(Ui& ui) {
+void drawTablePanel(Ui& ui, const PanelFrame& /*frame*/) {
     ui.sizes_due = false;
     if (!ui.settings.panels.table || ui.layout.left.empty()) return;
     explore::Session& s = ui.session;
@@ -315,5 +313,9 @@ void drawTablePanel(Ui& ui) {
     }
     ImGui::End();
 }
+
+}  // namespace
+
+const PanelDraw kTablePanel = {"table", PanelSide::kLeft, &drawTablePanel};
 
 }  // namespace memcity::app

@@ -123,10 +123,9 @@ void controls(Ui& ui) {
     drawLiveControls(ui);
 }
 
-}  // namespace
-
-void drawTimelinePanel(Ui& ui, render::DrawList& frame) {
+void drawTimelinePanel(Ui& ui, const PanelFrame& panel_frame) {
     if (!ui.settings.panels.timeline || ui.layout.bottom.empty()) return;
+    render::DrawList& frame = *panel_frame.draw_list;
     explore::Session& s = ui.session;
     const scene::PixelRect& b = ui.layout.bottom;
     frame.rects.push_back({b.min * ui.layout.fb_scale, b.max * ui.layout.fb_scale, scene::palette::kPanel, 0,
@@ -226,5 +225,9 @@ void drawTimelinePanel(Ui& ui, render::DrawList& frame) {
     so.pin_label_px = 10.0f * ui.layout.fb_scale.y;
     scene::buildTimelineScene(layout, s.gcs(), s.windows(), so, frame);
 }
+
+}  // namespace
+
+const PanelDraw kTimelinePanel = {"timeline", PanelSide::kBottom, &drawTimelinePanel};
 
 }  // namespace memcity::app

@@ -7,8 +7,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "explore/chain_config.h"
@@ -87,18 +90,47 @@ struct Ui {
     }
 };
 
-// The panels, each drawn once per frame between ImGui::NewFrame and ImGui::Render.
+// Where a panel sits in the window (layoutFor gives a side its space while a panel on it is shown).
+enum class PanelSide : uint8_t {
+    kLeft,       // the column left of the view (Layout::left)
+    kRight,      // the column right of the view (Layout::right)
+    kBottom,     // the band below the view, the window's width (Layout::bottom)
+    kStatusBar,  // a part of the status bar, drawn at its end, inside its window; takes no space
+};
+
+// What a panel's draw is given each frame besides the Ui.
+struct PanelFrame {
+    double dt = 0;  // seconds since the last frame
+    // The frame's 2D draw list (framebuffer pixels), drawn over the view; not null.
+    render::DrawList* draw_list = nullptr;
+};
+
+// A panel's drawing: its file app/panel_NAME.cpp defines it as `const PanelDraw k<Draw>Panel`, Draw
+// from its line of MEMCITY_PANELS (explore/panels.h).
+struct PanelDraw {
+    std::string_view name;  // the panel's name in explore::panelTable() (the scripts' word)
+    PanelSide side;
+    // Draws the panel, once per frame between ImGui::NewFrame and ImGui::Render; returns at once
+    // when the panel's flag is off or its side has no space.
+    void (*draw)(Ui& ui, const PanelFrame& frame);
+};
+#define MEMCITY_PANEL_DRAW(field, Draw, name, key, menu, shown) extern const PanelDraw k##Draw##Panel;
+MEMCITY_PANELS(MEMCITY_PANEL_DRAW)
+#undef MEMCITY_PANEL_DRAW
+
+// Every panel's drawing, in explore::panelTable()'s order (one per panel, none null).
+std::span<const PanelDraw* const> panelDraws();
+// Draws the panels on `sides`, in panelDraws()'s order.
+void drawPanels(Ui& ui, const PanelFrame& frame, std::initializer_list<PanelSide> sides);
+
+// The menu bar and the status bar: always there, not panels. The status bar draws the panels
+// of PanelSide::kStatusBar at its end.
 void drawMenuBar(Ui& ui);
-void drawStatusBar(Ui& ui);
-void drawChainPanel(Ui& ui);
-void drawTablePanel(Ui& ui);
+void drawStatusBar(Ui& ui, const PanelFrame& frame);
 // The tree table's groups / dominators switch (true: the dominator view is shown), and that view
 // (panel_dominators.cpp), both drawn inside the table's window.
 bool drawDominatorToggle(Ui& ui);
 void drawDominatorTable(Ui& ui);
-void drawInspectorPanel(Ui& ui);
-// The timeline: its controls as ImGui widgets, its plot into `frame` (2D, framebuffer pixels).
-void drawTimelinePanel(Ui& ui, render::DrawList& frame);
 // The live controls (a trace still being recorded, with a control channel): one line in the
 // timeline's header.
 void drawLiveControls(Ui& ui);
@@ -106,7 +138,8 @@ void drawLiveControls(Ui& ui);
 // tooltip); the view itself is composed by the loop into the centre.
 void drawViewPanel(Ui& ui, double dt);
 
-// Computes the layout for the window's display size (ImGui's) and the panels shown.
+// Computes the layout for the window's display size (ImGui's) and the panels shown: a side has
+// its space while one of its panels (PanelDraw::side) is shown.
 Layout layoutFor(glm::vec2 display, glm::vec2 fb_scale, float ui_scale, const explore::Settings& settings);
 
 }  // namespace memcity::app

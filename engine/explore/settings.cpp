@@ -176,13 +176,11 @@ struct SettingKey {
 constexpr const char* kMetrics[] = {"objects", "bytes"};
 constexpr const char* kSorts[] = {"start", "end", "growth"};
 
-// The panels (settings.h PanelInfo), in the View menu's order.
+// The panels (settings.h PanelInfo), one row per line of MEMCITY_PANELS (explore/panels.h).
 constexpr PanelInfo kPanels[] = {
-    {"chain", "panel.chain_editor", "Classifiers", &PanelSettings::chain_editor},
-    {"table", "panel.table", "Tree table", &PanelSettings::table},
-    {"inspector", "panel.inspector", "Inspector", &PanelSettings::inspector},
-    {"timeline", "panel.timeline", "Timeline", &PanelSettings::timeline},
-    {"stats", "panel.stats", "Frame statistics", &PanelSettings::stats},
+#define MEMCITY_PANEL_ROW(field, Draw, name, key, menu, shown) {name, key, menu, &PanelSettings::field},
+    MEMCITY_PANELS(MEMCITY_PANEL_ROW)
+#undef MEMCITY_PANEL_ROW
 };
 
 const SettingKey kKeys[] = {

@@ -34,32 +34,30 @@
 #include <string_view>
 #include <vector>
 
+#include "explore/panels.h"
 #include "util/result.h"
 
 namespace memcity::explore {
 
 inline constexpr size_t kMaxRecentFiles = 10;
 
-// Which panels are shown beside the view.
+// Which panels are shown (one flag per line of MEMCITY_PANELS, in its order, with its default).
 struct PanelSettings {
-    bool chain_editor = true;
-    bool table = true;
-    bool inspector = true;
-    bool timeline = true;
-    bool stats = false;
+#define MEMCITY_PANEL_FLAG(field, Draw, name, key, menu, shown) bool field = shown;
+    MEMCITY_PANELS(MEMCITY_PANEL_FLAG)
+#undef MEMCITY_PANEL_FLAG
     bool operator==(const PanelSettings&) const = default;
 };
 
-// The one table of panels: what the View menu, the scripts' `panel` command and the settings
-// file know of each. Adding a panel: a flag in PanelSettings, one row in kPanels (settings.cpp),
-// and its file app/panel_NAME.cpp whose draw function Explorer::frame calls.
+// A panel as the View menu, the scripts' `panel` command and the settings file know it: one line
+// of MEMCITY_PANELS (explore/panels.h), where adding a panel starts.
 struct PanelInfo {
     std::string_view name;       // the scripts' word: `panel NAME on|off`
     std::string_view key;        // its settings key ("panel.chain_editor = true")
     std::string_view menu;       // its entry in the View menu
     bool PanelSettings::*shown;  // its flag
 };
-// Every panel, in the View menu's order (and the settings file's).
+// Every panel, in MEMCITY_PANELS's order: the View menu's (and the settings file's).
 std::span<const PanelInfo> panelTable();
 // The panel the scripts call `name`; null when none is.
 const PanelInfo* findPanel(std::string_view name);

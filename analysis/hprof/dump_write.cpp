@@ -492,7 +492,7 @@ Status DumpImport::run() {
     TraceWriter& w = *st_.writer;
     if (!st_.step(ImportStep::kObjects, 0)) return {};
     writeObjects();
-    if (st_.cancelled) return {};
+    if (st_.progress.cancelled()) return {};
     GcStartEvent start;
     start.gc = st_.gc;
     start.kind = static_cast<uint8_t>(format::GcKind::kMajor);

@@ -99,8 +99,9 @@ enum class ClassifierNeeds : uint8_t {
 };
 
 // One built-in classifier: the one table that parseChain, the menus, the help's list and
-// isReferenceClassifier read. Adding a classifier is a class and one entry in
-// builtin_classifiers.cpp (docs/classifiers.md describes it for users).
+// isReferenceClassifier read. Adding a classifier is its own file, classify/classifiers/NAME.cpp
+// (its class, its factory and its entry), and one line in the list in builtin_classifiers.cpp
+// (docs/hacking.md says how; docs/classifiers.md describes them for users).
 struct ClassifierInfo {
     std::string_view name;     // what a chain calls it: "site"; "{EXPR}" for an expression
     std::string_view params;   // "callers=N (default 0)", for the menus

@@ -3,7 +3,8 @@
 // roots (§4.3.2), the data structure it is contained in (STAG20 §7.2), the type of its
 // top-level dominator (what holds it, graph/dominator_view.h), its in- and out-degree,
 // and the points-to and pointed-from transformers (ICPE18 §3.7), which classify the objects an
-// object references, or that reference it, by an inner chain.
+// object references, or that reference it, by an inner chain. Each is in its own file in
+// classify/classifiers/, with ClassifierNeeds::kReferences in its entry.
 //
 // A sampled trace's graph at a snapshot GC (HeapGraph::whole()) is the heap made whole: the
 // view they are given is the samples' (its positions are the graph's first ones), but an
@@ -11,20 +12,12 @@
 // Those are read through the graph's heap, each standing for itself (its site and thread unknown).
 #pragma once
 
-#include <memory>
-#include <string>
 #include <string_view>
-
-#include "classify/classifier.h"
-#include "util/result.h"
 
 namespace memcity {
 
 // True when `name` is one of these classifiers: its entry in builtinClassifiers() needs
 // ClassifierNeeds::kReferences.
 bool isReferenceClassifier(std::string_view name);
-
-// `item` is the whole spec ("points-to(type,site)", "in-degree"), `name` the part before '('.
-Result<std::unique_ptr<Classifier>> makeReferenceClassifier(const std::string& item, const std::string& name);
 
 }  // namespace memcity

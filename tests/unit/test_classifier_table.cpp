@@ -2,7 +2,9 @@
 // and says truly what it needs; lookups, isReferenceClassifier and the help's list come from it.
 #include <gtest/gtest.h>
 
+#include <set>
 #include <string>
+#include <string_view>
 
 #include "classify/classifier.h"
 #include "classify/ref_classifiers.h"
@@ -53,6 +55,38 @@ TEST(ClassifierTable, ErrorsNameTheSpecAndTheTable) {
               "classifier 'roots(a=1)': unknown parameter (it takes none)");
     EXPECT_EQ(parseChain("size>3").error().message,
               "classifier 'size>3': unknown; an expression goes in braces: {size>3}");
+}
+
+// The table is built from one list of entries, one file each: no name twice, and each name finds
+// its own entry.
+TEST(ClassifierTable, EachEntryIsListedOnceAndFoundByItsName) {
+    std::set<std::string_view> names;
+    for (const ClassifierInfo& c : builtinClassifiers()) {
+        EXPECT_TRUE(names.insert(c.name).second) << c.name << " is in the list twice";
+        EXPECT_NE(c.make, nullptr) << c.name;
+        EXPECT_FALSE(c.summary.empty()) << c.name;
+        if (c.name != "{EXPR}") {
+            EXPECT_EQ(findClassifier(c.name), &c) << c.name;
+        }
+    }
+}
+
+// Every entry's factory refuses a parameter it does not take, and the error names the spec.
+TEST(ClassifierTable, EveryFactoryRefusesAnUnknownParameter) {
+    for (const ClassifierInfo& c : builtinClassifiers()) {
+        if (c.name == "{EXPR}") continue;
+        const std::string spec = std::string(c.name) + "(bogus=1)";
+        auto chain = parseChain(spec);
+        ASSERT_FALSE(chain.ok()) << spec;
+        EXPECT_TRUE(chain.error().message.starts_with("classifier '" + spec + "': "))
+            << chain.error().message;
+    }
+    EXPECT_EQ(parseChain("in-degree(x=1)").error().message,
+              "classifier 'in-degree(x=1)': unknown parameter (it takes none)");
+    EXPECT_EQ(parseChain("out-degree(x=1)").error().message,
+              "classifier 'out-degree(x=1)': unknown parameter (it takes none)");
+    EXPECT_EQ(parseChain("pointed-from(type)x").error().message,
+              "classifier 'pointed-from(type)x': expected ')' at the end");
 }
 
 const char* const kListing =

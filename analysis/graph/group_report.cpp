@@ -53,7 +53,15 @@ Result<GroupReport> buildGroupReport(const HeapGraph& graph, const Bitset& group
     if (options.dominator_tree && options.dominator_tree->positions() != graph.size())
         return Error{"a dominator tree of " + std::to_string(options.dominator_tree->positions()) +
                      " positions for a heap of " + std::to_string(graph.size())};
-    auto cancelled = [&] { return options.cancelled.cancelled(); };
+    const uint64_t stages = options.dominators ? 6 : 5;
+    uint64_t stage = 0;
+    auto cancelled = [&] {
+        ++stage;
+        return !options.progress.report(
+            {.fraction = static_cast<double>(stage - 1) / static_cast<double>(stages),
+             .position = stage,
+             .total = stages});
+    };
     const Error cancel{std::string(kGroupReportCancelled)};
     const HeapView& heap = graph.heap();
     GroupReport r;

@@ -45,13 +45,13 @@ struct GroupReportOptions {
     // groups of one heap pay for the tree once. Contract: made by computeDominators(graph.heap(),
     // graph.snapshot()) and outlives the call.
     const DominatorTree* dominator_tree = nullptr;
-    // Its cancelled() is asked before each stage of the report (closures, roots, reaching roots,
-    // paths, types, dominators), on the calling thread; true abandons the report with
-    // kGroupReportCancelled. A callable returning true to stop converts to one; default: never.
-    Progress cancelled;
+    // Told before each stage of the report (closures, roots, reaching roots, paths, types,
+    // dominators), on the calling thread: ProgressReport::position is the stage (1 to 6), total
+    // the stages to do. A cancel abandons the report with kGroupReportCancelled.
+    Progress progress;
 };
 
-// The error message of a report abandoned through GroupReportOptions::cancelled.
+// The error message of a report abandoned through GroupReportOptions::progress.
 inline constexpr std::string_view kGroupReportCancelled = "the group report was cancelled";
 
 // A name with the group objects (or retained objects) counted under it and their shallow bytes.

@@ -8,11 +8,9 @@
 #pragma once
 
 #include <atomic>
-#include <concepts>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <type_traits>
 #include <utility>
 
 namespace memcity {
@@ -35,21 +33,6 @@ public:
     Progress() = default;
     // Reports to `on_report` (may be empty: a cancel flag only).
     explicit Progress(Callback on_report) : state_(std::make_shared<State>(std::move(on_report))) {}
-    // A callable told only ProgressReport::position (the GC a series just counted); false cancels.
-    template <class F>
-    requires(std::is_invocable_r_v<bool, F&, uint64_t> && !std::is_invocable_v<F&, const ProgressReport&> &&
-             !std::is_invocable_v<F&>)
-        Progress(F on_position)  // NOLINT(google-explicit-constructor): passes take callables as is
-        : Progress(Callback([f = std::move(on_position)](const ProgressReport& r) mutable {
-              return static_cast<bool>(std::invoke(f, r.position));
-          })) {}
-    // A callable asked whether to stop (true stops), each time the pass checks cancelled().
-    template <class F>
-    requires(std::is_invocable_r_v<bool, F&> && !std::same_as<std::decay_t<F>, Progress>)
-        Progress(F should_stop)  // NOLINT(google-explicit-constructor)
-        : state_(std::make_shared<State>(Callback{})) {
-        state_->should_stop = std::move(should_stop);
-    }
     // A cancel flag only: cancel() from any thread, cancelled() seen by every copy.
     static Progress cancellable() { return Progress(Callback{}); }
 
@@ -66,20 +49,13 @@ public:
     void cancel() const {
         if (state_) state_->stop.store(true, std::memory_order_relaxed);
     }
-    // Whether the pass should stop: cancel() was called, a report was answered false, or the
-    // should-stop callable said so (then it stays so).
-    bool cancelled() const {
-        if (!state_) return false;
-        if (state_->stop.load(std::memory_order_relaxed)) return true;
-        if (state_->should_stop && state_->should_stop()) cancel();
-        return state_->stop.load(std::memory_order_relaxed);
-    }
+    // Whether the pass should stop: cancel() was called or a report was answered false.
+    bool cancelled() const { return state_ && state_->stop.load(std::memory_order_relaxed); }
 
 private:
     struct State {
         explicit State(Callback r) : on_report(std::move(r)) {}
         Callback on_report;
-        std::function<bool()> should_stop;
         std::atomic<bool> stop{false};
     };
     std::shared_ptr<State> state_;

@@ -39,11 +39,12 @@ Result<TreeSeries> buildSeries(const LoadedTrace& loaded, const ClassifierChain&
     so.threads = defaultThreads();
     const bool tty = options.progress && ::isatty(STDERR_FILENO);
     if (tty) {
-        so.progress = [&](uint32_t gc) {
-            std::fprintf(stderr, "\rclassifying GC %u of %u..%u   ", gc, w.from, w.to);
+        so.progress = Progress([&](const ProgressReport& r) {
+            std::fprintf(stderr, "\rclassifying GC %u of %u..%u   ", static_cast<uint32_t>(r.position),
+                         w.from, w.to);
             std::fflush(stderr);
             return true;
-        };
+        });
     }
     // A chain that reads references over a window without a snapshot is a usage error.
     const bool usage_error = chain.needsReferences() && !hasSnapshotIn(h, w.from, w.to);

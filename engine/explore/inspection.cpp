@@ -229,7 +229,7 @@ Result<Inspection> inspect(const HeapHistory& history, const ClassifierChain& ch
         if (token.cancelled()) return kCancelled;
         GroupReportOptions ro;
         ro.threads = request.threads;
-        ro.cancelled = token;
+        ro.progress = token;
         // (A sampled trace's graph is of the heap made whole: the samples' positions come first.)
         auto report = buildGroupReport(*s.graph, s.graph->fit(snap_group), ro);
         if (!report) return token.cancelled() ? kCancelled : report.error();

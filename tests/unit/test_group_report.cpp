@@ -266,15 +266,16 @@ TEST(GroupReport, ADominatorTreeGivenIsUsedAndChecked) {
     EXPECT_EQ(wrong_size.error().message, "a group of 5 positions for a heap of 11");
 }
 
-// The hook is asked once before each of the six stages; true at any of them abandons the report.
+// The progress is told once before each of the six stages; a stop at any of them abandons the report.
 TEST(GroupReport, CancelledBetweenStages) {
     Loaded l(handMade());
     GroupReportOptions options;
     int asked = 0;
-    options.cancelled = [&] {
-        ++asked;
-        return false;
-    };
+    options.progress = Progress([&](const ProgressReport& p) {
+        EXPECT_EQ(p.position, static_cast<uint64_t>(++asked));
+        EXPECT_EQ(p.total, options.dominators ? 6u : 5u);
+        return true;
+    });
     ASSERT_TRUE(buildGroupReport(*l.graph, l.set({2, 3, 8}), options).ok());
     EXPECT_EQ(asked, 6);
     options.dominators = false;
@@ -285,7 +286,7 @@ TEST(GroupReport, CancelledBetweenStages) {
     options.dominators = true;
     for (int stage = 1; stage <= 6; ++stage) {
         asked = 0;
-        options.cancelled = [&] { return ++asked == stage; };
+        options.progress = Progress([&](const ProgressReport&) { return ++asked != stage; });
         auto r = buildGroupReport(*l.graph, l.set({2, 3, 8}), options);
         ASSERT_FALSE(r.ok()) << stage;
         EXPECT_EQ(r.error().message, kGroupReportCancelled) << stage;

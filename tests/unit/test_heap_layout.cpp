@@ -312,7 +312,9 @@ TEST(HeapLayoutMap, ASpacesHistoryHasEachGcsTiles) {
     auto none = spaceHistory(*h, tiles64("Old Gen", 0, 2));
     ASSERT_TRUE(none);
     EXPECT_TRUE(none->empty());
-    auto stopped = spaceHistory(*h, tiles64("Tenured Gen", 0, 2), [] { return true; });
+    const Progress stop = Progress::cancellable();
+    stop.cancel();
+    auto stopped = spaceHistory(*h, tiles64("Tenured Gen", 0, 2), stop);
     ASSERT_TRUE(stopped);
     EXPECT_TRUE(stopped->empty());
     EXPECT_FALSE(spaceHistory(*h, tiles64("Tenured Gen", 0, 3)));

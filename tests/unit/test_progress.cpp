@@ -72,21 +72,3 @@ TEST(Progress, ACancelFromAnotherThreadIsSeenByACopy) {
     EXPECT_TRUE(pass.cancelled());
     EXPECT_FALSE(pass.report(0.5));
 }
-
-TEST(Progress, TakesAPositionCallableAndAStopQuery) {
-    std::vector<uint32_t> gcs;
-    const Progress by_position = [&](uint32_t gc) {
-        gcs.push_back(gc);
-        return gc < 1;
-    };
-    EXPECT_TRUE(by_position.report(ProgressReport{.position = 0}));
-    EXPECT_FALSE(by_position.report(ProgressReport{.position = 1}));
-    EXPECT_EQ(gcs, (std::vector<uint32_t>{0, 1}));
-
-    int asked = 0;
-    const Progress query = [&] { return ++asked == 2; };
-    EXPECT_FALSE(query.cancelled());
-    EXPECT_TRUE(query.cancelled());
-    EXPECT_TRUE(query.cancelled());  // stays so without asking again
-    EXPECT_EQ(asked, 2);
-}

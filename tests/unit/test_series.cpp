@@ -436,10 +436,10 @@ TEST(Series, BadWindowsAreRefused) {
     EXPECT_EQ(r.error().message, "no snapshot for GC 2");
     o.before_heap = nullptr;
     std::vector<uint32_t> seen;
-    o.progress = [&](uint32_t gc) {
-        seen.push_back(gc);
-        return gc < 1;
-    };
+    o.progress = Progress([&](const ProgressReport& p) {
+        seen.push_back(static_cast<uint32_t>(p.position));
+        return p.position < 1;
+    });
     r = TreeSeries::build(*l.history, chain, o);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(seen, (std::vector<uint32_t>{0, 1}));

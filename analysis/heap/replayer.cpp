@@ -456,8 +456,7 @@ void Replayer::onExtension(uint32_t ext, std::span<const uint8_t> data, size_t o
         case format::ExtensionKind::kGcJvm: {
             GcJvmEvent e;
             if (Status s = decodeGcJvm(data, symbols_, &e); !s) {
-                anomaly(Anomaly::kBadExtension, offset, "GC_JVM event, at byte ", s.error().offset,
-                        " of it: ", s.error().message);
+                badExtension("GC_JVM", offset, s.error());
                 return;
             }
             if (attach(e.gc, &GcRecord::jvm, static_cast<int32_t>(data_.jvm_facts.size())))
@@ -467,8 +466,7 @@ void Replayer::onExtension(uint32_t ext, std::span<const uint8_t> data, size_t o
         case format::ExtensionKind::kGcCensus: {
             GcCensusEvent e;
             if (Status s = decodeGcCensus(data, symbols_, &e); !s) {
-                anomaly(Anomaly::kBadExtension, offset, "GC_CENSUS event, at byte ", s.error().offset,
-                        " of it: ", s.error().message);
+                badExtension("GC_CENSUS", offset, s.error());
                 return;
             }
             if (attach(e.gc, &GcRecord::census, static_cast<int32_t>(data_.censuses.size())))
@@ -478,8 +476,7 @@ void Replayer::onExtension(uint32_t ext, std::span<const uint8_t> data, size_t o
         case format::ExtensionKind::kGcSpaces: {
             GcSpacesEvent e;
             if (Status s = decodeGcSpaces(data, symbols_, &e); !s) {
-                anomaly(Anomaly::kBadExtension, offset, "GC_SPACES event, at byte ", s.error().offset,
-                        " of it: ", s.error().message);
+                badExtension("GC_SPACES", offset, s.error());
                 return;
             }
             if (attach(e.gc, &GcRecord::spaces, static_cast<int32_t>(data_.spaces.size())))
@@ -490,11 +487,14 @@ void Replayer::onExtension(uint32_t ext, std::span<const uint8_t> data, size_t o
     }
 }
 
+void Replayer::badExtension(std::string_view name, size_t offset, const Error& e) {
+    anomaly(Anomaly::kBadExtension, offset, name, " event, at byte ", e.offset, " of it: ", e.message);
+}
+
 void Replayer::applyGcLive(std::span<const uint8_t> data, size_t offset) {
     GcLiveEvent e;
     if (Status s = decodeGcLive(data, &e); !s) {
-        anomaly(Anomaly::kBadExtension, offset, "GC_LIVE event, at byte ", s.error().offset,
-                " of it: ", s.error().message);
+        badExtension("GC_LIVE", offset, s.error());
         return;
     }
     // It speaks for the GC whose heap is open: after that GC's end, before the next one starts.
@@ -536,8 +536,7 @@ void Replayer::applyGcLive(std::span<const uint8_t> data, size_t offset) {
 void Replayer::applyGcComplete(std::span<const uint8_t> data, size_t offset) {
     GcCompleteEvent e;
     if (Status s = decodeGcComplete(data, &e); !s) {
-        anomaly(Anomaly::kBadExtension, offset, "GC_COMPLETE event, at byte ", s.error().offset,
-                " of it: ", s.error().message);
+        badExtension("GC_COMPLETE", offset, s.error());
         return;
     }
     // It completes the GC whose heap is open; an older GC's heap is complete already.

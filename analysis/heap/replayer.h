@@ -197,6 +197,9 @@ private:
     void flushDeaths();
     void applyDeath(uint32_t gc, uint64_t id, size_t pos, size_t offset);
     void applyGcLive(std::span<const uint8_t> data, size_t offset);
+    // A malformed extension event (`name`, at `offset` in the trace): *bad-extension*, naming
+    // the byte of the event where `e` (its decoder's Error::inData) found it wrong.
+    void badExtension(std::string_view name, size_t offset, const Error& e);
     void applyGcComplete(std::span<const uint8_t> data, size_t offset);
     // A sampled trace's heap of GC `g`, complete: the estimates of its live objects and of those
     // born since the GC before (build mode).

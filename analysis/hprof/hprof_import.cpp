@@ -401,16 +401,6 @@ void Importer::onProgress(Progress progress) {
     state_->progress = std::move(progress);
 }
 
-void Importer::onProgress(std::function<bool(ImportStep, double)> progress) {
-    if (!progress) {
-        state_->progress = {};
-        return;
-    }
-    state_->progress = Progress([p = std::move(progress)](const ProgressReport& r) {
-        return p(static_cast<ImportStep>(r.stage), r.fraction);
-    });
-}
-
 void Importer::splitFrom(uint64_t bytes) {
     state_->split_bytes = bytes;
 }

@@ -89,8 +89,6 @@ public:
     // cancels the import: add() soon returns an error.
     // The Progress a caller holds (ProgressReport::stage: the ImportStep, fraction: within it).
     void onProgress(Progress progress);
-    // The same for a callable told the step and the fraction.
-    void onProgress(std::function<bool(ImportStep step, double fraction)> progress);
     // Dumps of at least this many bytes have their heap records read on two threads, where the
     // machine has two cores (64 MiB by default; the trace is the same either way).
     void splitFrom(uint64_t bytes);

@@ -44,7 +44,6 @@ public:
             cancel();
         return !cancelled();
     }
-    bool report(double fraction) const { return report(ProgressReport{.fraction = fraction}); }
     // Asks the pass to stop; from any thread. A no-op on a default-constructed Progress.
     void cancel() const {
         if (state_) state_->stop.store(true, std::memory_order_relaxed);

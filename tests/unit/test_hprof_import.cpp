@@ -308,7 +308,9 @@ TEST(HprofImport, ItsHeapIsCompleteInTheTraceBeforeItsReferencesAndItCanBeCancel
     bool written_from_the_first_call = false;
     std::vector<uint64_t> live_before_references;  // GC 0's live objects, read then
     bool heap_before_the_end = false;              // ... before the end of what was written
-    (*importer)->onProgress([&](hprof::ImportStep step, double fraction) {
+    (*importer)->onProgress(Progress([&](const ProgressReport& report) {
+        const auto step = static_cast<hprof::ImportStep>(report.stage);
+        const double fraction = report.fraction;
         EXPECT_GE(fraction, 0.0);
         EXPECT_LE(fraction, 1.0);
         if (!steps.empty() && steps.back() == step) return true;
@@ -334,7 +336,7 @@ TEST(HprofImport, ItsHeapIsCompleteInTheTraceBeforeItsReferencesAndItCanBeCancel
             }
         }
         return true;
-    });
+    }));
     auto stats = (*importer)->add("little.hprof", littleHeap());
     ASSERT_TRUE(stats.ok()) << stats.error().message;
     ASSERT_TRUE((*importer)->close().ok());
@@ -348,7 +350,9 @@ TEST(HprofImport, ItsHeapIsCompleteInTheTraceBeforeItsReferencesAndItCanBeCancel
     // Cancelled while it writes the objects: an error, and no dump in the trace.
     auto second = hprof::Importer::create(path, "test");
     ASSERT_TRUE(second.ok());
-    (*second)->onProgress([](hprof::ImportStep step, double) { return step != hprof::ImportStep::kObjects; });
+    (*second)->onProgress(Progress([](const ProgressReport& r) {
+        return static_cast<hprof::ImportStep>(r.stage) != hprof::ImportStep::kObjects;
+    }));
     auto cancelled = (*second)->add("little.hprof", littleHeap());
     ASSERT_FALSE(cancelled.ok());
     EXPECT_EQ(cancelled.error().message, "little.hprof: the import was cancelled");
@@ -384,7 +388,10 @@ TEST(HprofImport, ADumpReadInTwoPartsIsTheSameTrace) {
         EXPECT_TRUE(importer.ok());
         if (!importer.ok()) return Status{importer.error()};
         (*importer)->splitFrom(split_from);
-        (*importer)->onProgress(std::move(progress));
+        if (progress)
+            (*importer)->onProgress(Progress([&](const ProgressReport& r) {
+                return progress(static_cast<hprof::ImportStep>(r.stage), r.fraction);
+            }));
         auto stats = (*importer)->add("arrays.hprof", dump);
         if (!stats) return Status{stats.error()};
         EXPECT_EQ(stats->arrays, 140'000u);

@@ -13,7 +13,7 @@ using namespace memcity;
 TEST(Progress, DefaultReportsNowhereAndNeverCancels) {
     const Progress p;
     EXPECT_FALSE(p.cancelled());
-    EXPECT_TRUE(p.report(0.5));
+    EXPECT_TRUE(p.report({.fraction = 0.5}));
     p.cancel();
     EXPECT_FALSE(p.cancelled());
     EXPECT_TRUE(p.report(ProgressReport{.fraction = 1, .position = 10, .total = 10}));
@@ -25,7 +25,7 @@ TEST(Progress, ReportsFractionsAndCounts) {
         seen.push_back(r);
         return true;
     });
-    EXPECT_TRUE(p.report(0.25));
+    EXPECT_TRUE(p.report({.fraction = 0.25}));
     EXPECT_TRUE(
         p.report(ProgressReport{.fraction = 0.5, .stage = 2, .position = 50, .total = 100, .count = 3}));
     ASSERT_EQ(seen.size(), 2u);
@@ -45,12 +45,12 @@ TEST(Progress, ACallbackThatSaysStopCancelsForGood) {
         ++calls;
         return r.fraction < 0.5;
     });
-    EXPECT_TRUE(p.report(0.1));
+    EXPECT_TRUE(p.report({.fraction = 0.1}));
     EXPECT_FALSE(p.cancelled());
-    EXPECT_FALSE(p.report(0.6));
+    EXPECT_FALSE(p.report({.fraction = 0.6}));
     EXPECT_TRUE(p.cancelled());
     // Once stopped, the callback is not asked again and the answer stays "stop".
-    EXPECT_FALSE(p.report(0.2));
+    EXPECT_FALSE(p.report({.fraction = 0.2}));
     EXPECT_EQ(calls, 2);
     EXPECT_TRUE(p.cancelled());
 }
@@ -70,5 +70,5 @@ TEST(Progress, ACancelFromAnotherThreadIsSeenByACopy) {
     caller.cancel();
     t.join();  // returns only because the pass saw the cancel
     EXPECT_TRUE(pass.cancelled());
-    EXPECT_FALSE(pass.report(0.5));
+    EXPECT_FALSE(pass.report({.fraction = 0.5}));
 }

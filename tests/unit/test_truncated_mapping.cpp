@@ -189,10 +189,10 @@ TEST(TruncatedWhileRead, ADumpCutWhileItIsImportedIsReportedAsCut) {
                              auto importer = hprof::Importer::create(testing::tempPath("cut-import"), "test");
                              if (!importer) return importer.error().message;
                              bool cut = false;
-                             (*importer)->onProgress([&](hprof::ImportStep, double) {
+                             (*importer)->onProgress(Progress([&](const ProgressReport&) {
                                  if (!cut) cut = ::truncate(dump.c_str(), 4096) == 0;
                                  return true;
-                             });
+                             }));
                              auto stats = (*importer)->add(dump);
                              if (!cut) return std::string("not cut");
                              return stats ? std::string("imported") : stats.error().message;

@@ -4,6 +4,7 @@
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -25,8 +26,19 @@ bool isHeapDump(const std::string& path) {
     struct stat st {};
     uint8_t head[16] = {};
     const bool regular = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-    const ssize_t n = regular ? ::read(fd, head, sizeof head) : 0;
-    ::close(fd);
+    ssize_t n = regular ? ::read(fd, head, sizeof head) : 0;
+    // A gzip file is a dump only if what it holds is one (a pprof profile is gzip too).
+    if (n >= 2 && head[0] == 0x1f && head[1] == 0x8b && ::lseek(fd, 0, SEEK_SET) == 0) {
+        gzFile gz = ::gzdopen(fd, "rb");
+        if (!gz) {
+            ::close(fd);
+            return false;
+        }
+        n = ::gzread(gz, head, sizeof head);
+        ::gzclose(gz);  // closes fd
+    } else {
+        ::close(fd);
+    }
     return n > 0 && looksLikeDump({head, static_cast<size_t>(n)});
 }
 

@@ -17,7 +17,7 @@
 
 namespace memcity::hprof {
 
-// Whether `path` names a heap dump (HPROF, or gzip-compressed).
+// Whether `path` names a heap dump: HPROF, or a gzip file that holds HPROF (not any gzip file).
 bool isHeapDump(const std::string& path);
 
 // Where the dump at `path` is imported to in the cache: `trace` once whole, `partial` (its

@@ -13,6 +13,7 @@ Result<Args> Args::parse(std::string_view command, const std::vector<std::string
         const std::string& w = argv[i];
         if (options_done || w.empty() || w[0] != '-' || w == "-") {
             a.positionals_.push_back(w);
+            a.positional_indices_.push_back(i);
             continue;
         }
         if (w == "--") {

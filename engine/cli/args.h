@@ -43,6 +43,8 @@ public:
     bool has(std::string_view name) const { return values_.count(std::string(name)) != 0; }
     std::optional<std::string> value(std::string_view name) const;
     const std::vector<std::string>& positionals() const { return positionals_; }
+    // Where each positional is in argv (not an option's value, or an option).
+    const std::vector<size_t>& positionalIndices() const { return positional_indices_; }
     bool help() const { return has("--help"); }
 
     // Typed values; errors name the command and option.
@@ -55,6 +57,7 @@ private:
     std::string command_;
     std::map<std::string, std::string> values_;
     std::vector<std::string> positionals_;
+    std::vector<size_t> positional_indices_;
 };
 
 }  // namespace memcity::cli

@@ -2,6 +2,8 @@
 
 #include <iostream>
 
+#include "cli/args.h"
+#include "cli/commands.h"
 #include "cli/text_format.h"
 #include "hprof/import_cache.h"
 
@@ -22,8 +24,15 @@ Result<std::string> traceOfDump(const std::string& path) {
 }
 
 Status openDumpsIn(std::vector<std::string>& words) {
-    for (std::string& w : words) {
-        if (w.empty() || w[0] == '-' || !hprof::isHeapDump(w)) continue;
+    if (words.empty()) return Status{};
+    const Words rest(words.begin() + 1, words.end());
+    // Only the command's positionals: an option's value is not a trace ("-o out.pb.gz" is written,
+    // not read). Words the command will reject are left for it to say so.
+    auto args = Args::parse(words[0], rest);
+    if (!args) return Status{};
+    for (size_t i : args->positionalIndices()) {
+        std::string& w = words[1 + i];
+        if (w.empty() || !hprof::isHeapDump(w)) continue;
         auto trace = traceOfDump(w);
         if (!trace) return trace.error();
         w = *trace;

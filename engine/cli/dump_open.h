@@ -13,7 +13,8 @@ namespace memcity::cli {
 // stderr). Errors name the dump.
 Result<std::string> traceOfDump(const std::string& path);
 
-// Replaces each word that names a heap dump with its trace. Returns the first error.
+// `words` is a command and its arguments: replaces each of its positionals that names a heap dump
+// with the dump's trace. Returns the first error.
 Status openDumpsIn(std::vector<std::string>& words);
 
 }  // namespace memcity::cli

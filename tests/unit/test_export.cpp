@@ -83,6 +83,20 @@ TEST(Export, ToStandardOutputAndASummaryForAFile) {
                                "'\n");
 }
 
+// An output that is there already is written over, whatever it holds: a pprof profile is gzip, as
+// a compressed heap dump is, but an option's value is never read as a trace.
+TEST(Export, WritesOverAnEarlierProfile) {
+    const std::string t = "export " + tinyTrace();
+    const std::string out = testing::tempPath("export-again");
+    for (const char* format : {"pprof", "pprof", "collapsed"}) {
+        auto r = runMemcity(t + " --gc 0 --what live --format " + format + " -o " + out);
+        ASSERT_EQ(r.status, 0) << format << ": " << r.err;
+        EXPECT_EQ(r.err.find("importing"), std::string::npos) << r.err;
+    }
+    EXPECT_EQ(lines(slurp(out)),
+              (std::multiset<std::string>{kRun + " 32", kOther + " 24", "Main.run(Main.java:10) 16"}));
+}
+
 TEST(Export, CollapsedRetainedIsEachStacksGcClosure) {
     // Site 3's objects 0 and 3 retain 2 as well (48 B); 2 alone retains itself.
     EXPECT_EQ(lines(exported("export " + tinyTrace(), "--gc 0 --what retained --format collapsed")),

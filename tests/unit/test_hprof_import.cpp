@@ -261,6 +261,12 @@ TEST(HprofImport, GzipDumpsInManyMembersReadWhole) {
     const std::string file = testing::tempPath("little") + ".hprof.gz";
     testing::writeFile(file, gz);
     EXPECT_TRUE(hprof::looksLikeDump(gz));
+    EXPECT_TRUE(hprof::isHeapDump(file));
+    // Gzip that holds something else (a pprof profile, say) is not a dump.
+    const std::string other = testing::tempPath("not-a-dump") + ".pb.gz";
+    const std::string text = "not a heap dump at all";
+    testing::writeFile(other, gzipped(std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size())));
+    EXPECT_FALSE(hprof::isHeapDump(other));
     bool was_gzip = false;
     auto read = hprof::readDumpFile(file, &was_gzip);
     ASSERT_TRUE(read.ok()) << read.error().message;

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <random>
 #include <stdexcept>
 
 namespace memcity::testing {
@@ -19,10 +20,12 @@ std::string tempBase() {
 }  // namespace
 
 std::string tempPath(const std::string& stem) {
+    // The pid alone is not unique: tests leave their files behind, and a fresh machine running
+    // hundreds of test processes hands a pid out again.
+    static const std::string process =
+        std::to_string(::getpid()) + "-" + std::to_string(std::random_device{}() & 0xffffff);
     static std::atomic<int> counter{0};
-    const std::string base = tempBase();
-    return base + "/memcity-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + "-" +
-           stem + ".mct";
+    return tempBase() + "/memcity-test-" + process + "-" + std::to_string(counter++) + "-" + stem + ".mct";
 }
 
 std::string tempDir(const std::string& stem) {

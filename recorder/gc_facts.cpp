@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "hotspot.h"
+#include "trace/g1_regions.h"
 #include "trace/heap_layout.h"
 #include "trace/trace_format.h"
 
@@ -196,7 +197,75 @@ void GcFacts::findRegions() {
         return;
     region_table_ = heap + hrm + regions;
     max_regions_ = static_cast<size_t>(wordAt(region_table_, table_length_));
-    if (max_regions_ == 0 || max_regions_ > (size_t{1} << 24)) region_table_ = nullptr;
+    if (max_regions_ == 0 || max_regions_ > (size_t{1} << 24)) {
+        region_table_ = nullptr;
+        return;
+    }
+    // Roles: the tag's place and the JVM's own tag values (G1HeapRegionType since JDK 23).
+    const int64_t type = offsetOf(vm, {{"G1HeapRegion", "_type"}, {"HeapRegion", "_type"}});
+    const int64_t tag = offsetOf(vm, {{"G1HeapRegionType", "_tag"}, {"HeapRegionType", "_tag"}});
+    region_end_ = offsetOf(vm, {{"G1HeapRegion", "_end"}, {"HeapRegion", "_end"}});
+    const int64_t bias = vm.offset("G1HeapRegionTable", "_bias");
+    const int64_t shift_by = vm.offset("G1HeapRegionTable", "_shift_by");
+    auto constant = [&](const char* name) {
+        const int32_t v = vm.constant(std::string("G1HeapRegionType::") + name, -1);
+        return v >= 0 ? v : vm.constant(std::string("HeapRegionType::") + name, -1);
+    };
+    free_tag_ = constant("FreeTag");
+    eden_tag_ = constant("EdenTag");
+    surv_tag_ = constant("SurvTag");
+    hum_start_tag_ = constant("StartsHumongousTag");
+    hum_cont_tag_ = constant("ContinuesHumongousTag");
+    old_mask_ = constant("OldMask");
+    archive_mask_ = constant("ArchiveMask");
+    const void* grain = vm.address("G1HeapRegion", "GrainBytes");
+    if (!grain) grain = vm.address("HeapRegion", "GrainBytes");
+    const uint64_t region_bytes = grain ? *static_cast<const size_t*>(grain) : 0;
+    region_tag_ = type >= 0 && tag >= 0 ? type + tag : -1;
+    if (region_tag_ < 0 || region_end_ < 0 || bias < 0 || shift_by < 0 || free_tag_ < 0 || eden_tag_ < 0 ||
+        surv_tag_ < 0 || hum_start_tag_ < 0 || hum_cont_tag_ < 0 || old_mask_ <= 0)
+        return;
+    // The grid: region i at (bias + i) << shift, every region GrainBytes (a power of two).
+    uint32_t shift = 0;
+    std::memcpy(&shift, region_table_ + shift_by, sizeof shift);
+    if (shift < 16 || shift > 32 || region_bytes != (uint64_t{1} << shift)) return;
+    grid_ = {shift, wordAt(region_table_, bias) << shift, max_regions_};
+    region_roles_ = true;
+}
+
+uint8_t GcFacts::roleOf(int32_t tag) const {
+    if (tag == free_tag_) return static_cast<uint8_t>(RegionRole::kFree);
+    if (tag == eden_tag_) return static_cast<uint8_t>(RegionRole::kEden);
+    if (tag == surv_tag_) return static_cast<uint8_t>(RegionRole::kSurvivor);
+    if (tag == hum_start_tag_) return static_cast<uint8_t>(RegionRole::kHumongousStart);
+    if (tag == hum_cont_tag_) return static_cast<uint8_t>(RegionRole::kHumongousContinues);
+    if (archive_mask_ > 0 && (tag & archive_mask_) != 0) return static_cast<uint8_t>(RegionRole::kArchive);
+    if ((tag & old_mask_) != 0) return static_cast<uint8_t>(RegionRole::kOld);
+    return static_cast<uint8_t>(RegionRole::kUnknown);
+}
+
+size_t GcFacts::readRegionRoles(uint32_t* out, size_t capacity) const {
+    if (!region_roles_) return 0;
+    const auto* base = reinterpret_cast<const char* const*>(wordAt(region_table_, table_base_));
+    if (!base) return 0;
+    const size_t n = std::min(grid_.count, capacity);
+    const uint64_t size = uint64_t{1} << grid_.shift;
+    for (size_t i = 0; i < n; ++i) {
+        const char* region = base[i];
+        if (!region) {  // never committed
+            out[i] = static_cast<uint32_t>(RegionRole::kFree);
+            continue;
+        }
+        int32_t tag = 0;
+        std::memcpy(&tag, region + region_tag_, sizeof tag);
+        const uint64_t bottom = wordAt(region, region_bottom_), top = wordAt(region, region_top_);
+        const bool placed = bottom == grid_.first + (uint64_t{i} << grid_.shift) &&
+                            wordAt(region, region_end_) == bottom + size && top >= bottom &&
+                            top <= bottom + size && (top - bottom) % 8 == 0 && top - bottom <= UINT32_MAX - 7;
+        out[i] = placed ? static_cast<uint32_t>(top - bottom) | roleOf(tag)
+                        : static_cast<uint32_t>(RegionRole::kUnknown);
+    }
+    return n;
 }
 
 size_t GcFacts::readRegions(SpaceBounds* out, size_t capacity) const {

@@ -84,6 +84,22 @@ public:
     // holds objects in [bottom, top); a free one has top == bottom.
     size_t maxRegions() const { return region_table_ ? max_regions_ : 0; }
     size_t readRegions(SpaceBounds* out, size_t capacity) const;
+    // G1's region grid, where its roles can be read (the JVM exports the region's type, its tag
+    // and the tag constants, whose values differ between JDK 17 and 25): region i starts at
+    // first + (i << shift); the table has `count` regions (the heap's maximum over the region
+    // size, committed or not). count == 0: no roles.
+    struct RegionGrid {
+        uint32_t shift = 0;
+        uint64_t first = 0;
+        size_t count = 0;
+    };
+    RegionGrid regionGrid() const { return region_roles_ ? grid_ : RegionGrid{}; }
+    // Every region of the grid by its index, at most `capacity`; returns how many. Each entry is
+    // its used bytes (top - bottom, a multiple of 8) | its RegionRole (trace/g1_regions.h) in the
+    // low 3 bits. A region never committed is free; one whose bottom or end is not where the grid
+    // puts it, or whose tag none of the constants explains, is unknown. Plain memory reads:
+    // consistent inside the GC callbacks (a safepoint); allocates nothing.
+    size_t readRegionRoles(uint32_t* out, size_t capacity) const;
     // The collector the JVM runs ("Serial", "Parallel", "G1", "Z", "Shenandoah", "Epsilon"), or "".
     const std::string& collectorName() const { return heap_; }
     // Whether it is a stop-the-world collector (Serial, Parallel, G1): one that moves objects,
@@ -163,6 +179,13 @@ private:
     const char* region_table_ = nullptr;  // G1HeapRegionTable inside the heap
     int64_t table_base_ = -1, table_length_ = -1, region_bottom_ = -1, region_top_ = -1;
     size_t max_regions_ = 0;
+    // Roles: where a region keeps its tag (its _type's _tag) and its end, the tags' values, the grid.
+    bool region_roles_ = false;
+    int64_t region_tag_ = -1, region_end_ = -1;
+    int32_t free_tag_ = -1, eden_tag_ = -1, surv_tag_ = -1, hum_start_tag_ = -1, hum_cont_tag_ = -1;
+    int32_t old_mask_ = -1, archive_mask_ = -1;  // archive: -1 where the JVM has none (25)
+    RegionGrid grid_;
+    uint8_t roleOf(int32_t tag) const;
 };
 
 }  // namespace memcity::agent

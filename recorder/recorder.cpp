@@ -763,6 +763,11 @@ void Recorder::writeGc(TraceWriter& w, const GcSlot& s, uint64_t used, uint64_t 
     w.gcEnd(end);
     if (!known) return;
     if (auto spaces = spacesOf(w, s)) w.gcSpaces(*spaces);
+    GcRegionsEvent before, after;
+    if (regions_.take(s.index, &before, &after)) {
+        w.gcRegions(before);
+        w.gcRegions(after);
+    }
     if (newest)
         *newest = std::move(jvm);
     else

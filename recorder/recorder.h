@@ -37,6 +37,7 @@
 #include "gc_facts.h"
 #include "live_control.h"
 #include "options.h"
+#include "region_ring.h"
 #include "site_registry.h"
 #include "stack_walker.h"
 #include "tags.h"
@@ -408,6 +409,7 @@ private:
     uint64_t last_walked_gc_ = 0;
     int64_t gc_start_ns_ = 0;   // GC callbacks only
     GcSample gc_start_sample_;  // GC callbacks only
+    RegionRing regions_;        // G1's region table at GCs: filled by the GC callbacks
     // The GC ring's writers: GC finish callbacks and noticeUnreportedGcs (gc_ring_mutex_).
     std::mutex gc_ring_mutex_;
     GcSample last_end_sample_;                 // with gc_ring_mutex_ held

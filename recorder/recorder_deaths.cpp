@@ -276,9 +276,10 @@ void Recorder::onGcStart() {
     gcs_started_.fetch_add(1, std::memory_order_acq_rel);
     announced_collections_.store(INT64_MAX, std::memory_order_release);  // this one is reported
     gc_start_ns_ = now();
-    if (const GcFacts* facts = facts_.load(std::memory_order_acquire))
+    if (const GcFacts* facts = facts_.load(std::memory_order_acquire)) {
         facts->sample(&gc_start_sample_);
-    else
+        regions_.readStart(*facts);
+    } else
         gc_start_sample_ = GcSample{};
 }
 
@@ -310,6 +311,7 @@ void Recorder::onGcFinish() {
             gc_region_count_.store(facts->readRegions(gc_regions_.data(), gc_regions_.size()),
                                    std::memory_order_release);
         last_end_sample_ = slot.end;
+        if (facts) regions_.readEnd(*facts, n);
         // The JVM's clock against the trace's, for GCs it does not report.
         int64_t began = 0, ended = 0;
         if (GcFacts::lastCollection(slot.start, slot.end, &began, &ended))

@@ -239,6 +239,7 @@ void Recorder::learnTheJvm(JNIEnv* jni) {
     // The JVM's own figures of each GC (and, sampled under G1, room for its regions' extents).
     facts_owner_ = GcFacts::create();
     if (options_.sampled()) gc_regions_.resize(facts_owner_->maxRegions());
+    regions_.init(*facts_owner_);  // G1's region table at each GC (GC_REGIONS)
     facts_.store(facts_owner_.get(), std::memory_order_release);
     // Deaths by weak references where the collector suits them. Until the walk of the objects
     // that were there has marked them, new objects are tagged at once (prepareWalk), or the

@@ -75,6 +75,14 @@ public:
         const int32_t i = gc < data_->gcs.size() ? data_->gcs[gc].spaces : -1;
         return i < 0 ? nullptr : &data_->spaces[static_cast<size_t>(i)];
     }
+    // G1's region tables (GcRecord::regions_before/after), and GC `gc`'s at its end (`after`) or
+    // its start: nullptr when the trace has none for it (not G1, an older recorder).
+    const std::vector<RegionsRecord>& regions() const { return data_->regions; }
+    const RegionsRecord* regionsAt(uint32_t gc, bool after = true) const {
+        if (gc >= data_->gcs.size()) return nullptr;
+        const int32_t i = after ? data_->gcs[gc].regions_after : data_->gcs[gc].regions_before;
+        return i < 0 ? nullptr : &data_->regions[static_cast<size_t>(i)];
+    }
     const CheckpointStore& checkpoints() const { return *checkpoints_; }
     // A sampled trace's law (its heaps' objects are samples: heap/sampling.h); nullptr when the
     // trace records every allocation.

@@ -29,6 +29,8 @@ struct GcRecord {
     int32_t jvm = -1;     // index in HeapHistory::jvmFacts() of the JVM's own figures (GC_JVM), -1: none
     int32_t census = -1;  // index in HeapHistory::censuses() of the class count after it, -1: none
     int32_t spaces = -1;  // index in HeapHistory::spaces() of the collector's spaces after it, -1: none
+    // Indexes in HeapHistory::regions() of G1's region table at its start and its end, -1: none.
+    int32_t regions_before = -1, regions_after = -1;
     bool has_addresses = false;  // the trace has the address of every object alive after it
     bool jvm_live = false;  // the JVM's heap after it listed by object (GC_LIVE): its deaths are complete
     uint64_t next_object_id = 0;  // objects with smaller ids were born before this GC ended

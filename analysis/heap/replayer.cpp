@@ -483,6 +483,23 @@ void Replayer::onExtension(uint32_t ext, std::span<const uint8_t> data, size_t o
                 data_.spaces.push_back(std::move(e));
             return;
         }
+        case format::ExtensionKind::kGcRegions: {
+            GcRegionsEvent e;
+            e.gc = UINT32_MAX;
+            if (Status s = decodeGcRegions(data, &e); !s) {
+                // A table that contradicts itself: an integrity error of that GC.
+                if (e.gc != UINT32_MAX)
+                    anomaly(Anomaly::kBadExtension, offset, "GC ", e.gc, "'s region table (GC_REGIONS, at byte ",
+                            s.error().offset, " of it): ", s.error().message);
+                else
+                    badExtension("GC_REGIONS", offset, s.error());
+                return;
+            }
+            if (attach(e.gc, e.after ? &GcRecord::regions_after : &GcRecord::regions_before,
+                       static_cast<int32_t>(data_.regions.size())))
+                data_.regions.push_back(recordOf(e, {data.begin(), data.end()}));
+            return;
+        }
         default: return;  // an extension of a later format: skipped
     }
 }

@@ -20,6 +20,7 @@
 #include "heap/shape_table.h"
 #include "trace/event_decoder.h"
 #include "trace/extensions.h"
+#include "trace/g1_regions.h"
 #include "trace/heap_layout.h"
 #include "trace/trace_reader.h"
 #include "util/pod_array.h"
@@ -108,6 +109,7 @@ struct HistoryData {
     std::vector<GcJvmEvent> jvm_facts;    // the JVM's own figures of GCs (GcRecord::jvm)
     std::vector<GcCensusEvent> censuses;  // the JVM's class counts after GCs (GcRecord::census)
     std::vector<GcSpacesEvent> spaces;    // the collector's spaces after GCs (GcRecord::spaces)
+    std::vector<RegionsRecord> regions;   // G1's region tables (GcRecord::regions_before/after)
     std::vector<AddressInfo> addresses;   // GCs with their objects' addresses, by GC
     std::vector<JvmCheck> jvm_checks;     // full GCs with the JVM's figures, in order
     SampleModel sampling;                 // a sampled trace's law (TraceHeader::sampling_interval)

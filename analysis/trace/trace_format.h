@@ -118,6 +118,7 @@ enum class ExtensionKind : uint32_t {
     kGcLive = 3,      // the objects the JVM's heap still held at the trace's last GC
     kGcComplete = 4,  // everything of a GC's heap has been written: readers complete it at once
     kGcSpaces = 5,    // the collector's spaces right after a GC: where each is and how full
+    kGcRegions = 6,   // G1's region table at a GC's start or end: each region's role and use
 };
 
 // ---- Reference snapshots ----

@@ -330,6 +330,10 @@ void TraceWriter::gcSpaces(const GcSpacesEvent& e) {
     extension(static_cast<uint32_t>(format::ExtensionKind::kGcSpaces), encodeGcSpaces(e));
 }
 
+void TraceWriter::gcRegions(const GcRegionsEvent& e) {
+    extension(static_cast<uint32_t>(format::ExtensionKind::kGcRegions), encodeGcRegions(e));
+}
+
 void TraceWriter::addresses(uint32_t gc, std::span<const ObjectAddress> objects) {
     const uint32_t alignment = std::max<uint32_t>(options_.object_alignment, 1);
     const auto shift = static_cast<uint32_t>(std::countr_zero(alignment));

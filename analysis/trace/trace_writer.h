@@ -15,6 +15,7 @@
 
 #include "trace/event_encoder.h"
 #include "trace/events.h"
+#include "trace/g1_regions.h"
 #include "trace/heap_layout.h"
 #include "trace/symbols.h"
 #include "trace/trace_format.h"
@@ -82,6 +83,8 @@ public:
     void move(const MoveEvent& e);
     // The collector's spaces right after a GC (GC_SPACES; their SPACE symbols defined first).
     void gcSpaces(const GcSpacesEvent& e);
+    // G1's region table at a GC's start or end (GC_REGIONS).
+    void gcRegions(const GcRegionsEvent& e);
     // An extension event (format::ExtensionKind): a payload readers that do not know it skip.
     void extension(uint32_t ext_kind, std::span<const uint8_t> data);
 

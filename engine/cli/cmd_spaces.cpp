@@ -20,15 +20,59 @@ std::string hex(uint64_t v) {
     return b;
 }
 
-// One line per GC with spaces: each space's used bytes before and after it, and its capacity.
+// G1's roles as its log counts them ("Humongous regions: 24->32" adds starts and continues).
+struct RoleColumn {
+    const char* name;
+    std::initializer_list<RegionRole> roles;
+};
+const RoleColumn kRoleColumns[] = {
+    {"eden", {RegionRole::kEden}},
+    {"survivor", {RegionRole::kSurvivor}},
+    {"old", {RegionRole::kOld}},
+    {"archive", {RegionRole::kArchive}},
+    {"humongous", {RegionRole::kHumongousStart, RegionRole::kHumongousContinues}},
+    {"free", {RegionRole::kFree}},
+    {"unknown", {RegionRole::kUnknown}},
+};
+
+uint32_t regionsOf(const RegionsRecord* r, const RoleColumn& c) {
+    uint32_t n = 0;
+    for (RegionRole role : c.roles)
+        n += r ? r->counts[static_cast<size_t>(role)] : 0;
+    return n;
+}
+
+// G1's regions per role before and after a GC: "eden 1->0 survivor 0->1 ...". Archive and
+// unknown only where a table has any.
+std::string regionsLine(const RegionsRecord* before, const RegionsRecord& after) {
+    std::string line;
+    for (const RoleColumn& c : kRoleColumns) {
+        const uint32_t b = regionsOf(before, c), a = regionsOf(&after, c);
+        if (b == 0 && a == 0 && (c.roles.begin()[0] == RegionRole::kArchive || c.roles.begin()[0] == RegionRole::kUnknown))
+            continue;
+        line += "  " + std::string(c.name) + " " + (before ? std::to_string(b) : "?") + "->" + std::to_string(a);
+    }
+    return line;
+}
+
+// One line per GC with spaces: each space's used bytes before and after it, and its capacity;
+// under G1, its regions per role before and after it.
 void printSeries(const LoadedTrace& t) {
     const HeapHistory& h = *t.history;
     const SymbolTable& sym = t.trace->symbols();
+    if (!h.regions().empty()) {
+        const RegionsRecord& r = h.regions().front();
+        std::printf("G1's regions of %s, %u in its table (the heap's maximum); regions per role before->after "
+                    "each GC, as -Xlog:gc+heap counts them\n",
+                    formatBytes(r.region_bytes).c_str(), r.regions);
+    }
     for (const GcRecord& g : h.gcs()) {
         const GcSpacesEvent* e = h.spacesAt(g.index);
+        const RegionsRecord* regions = h.regionsAt(g.index);
         std::printf("%5u %-6s%s", g.index, std::string(format::gcKindName(g.kind)).c_str(),
                     g.has_addresses ? " @" : "  ");
-        if (!e) std::printf("  -");
+        if (regions) std::printf("%s", regionsLine(h.regionsAt(g.index, false), *regions).c_str());
+        if (!e && !regions) std::printf("  -");
         for (const SpaceState& s : e ? e->spaces : std::vector<SpaceState>{})
             std::printf("  %s %s->%s/%s", std::string(sym.space(s.space).name).c_str(),
                         formatBytes(s.usedBefore()).c_str(), formatBytes(s.used()).c_str(),

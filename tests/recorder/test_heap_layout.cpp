@@ -1,11 +1,14 @@
 // The collector's spaces and the objects' addresses the recorder writes (GC_SPACES, ADDRS),
 // held against what the JVM prints of its heap after every GC (-Xlog:gc+heap=debug): each
 // space's bounds, and every object inside one, none overlapping, the old space after a full GC
-// tiled by the live objects.
+// tiled by the live objects. Under G1, its regions per role before and after every GC
+// (GC_REGIONS) against the log's "Old regions: 3->5", on JDK 17 and Temurin 25.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
 
@@ -141,6 +144,112 @@ TEST_P(HeapLayout, SpacesAndAddressesAreTheJvmsOwn) {
     std::cerr << GetParam() << ": " << compared << " GCs' spaces equal the JVM's, " << mapped
               << " GCs' objects placed, " << full_gcs << " full GCs compacted\n";
 }
+
+// G1's log: per young or full pause, "GC(7) Humongous regions: 24->32": the regions per role
+// ("Eden", "Survivor", "Old", "Archive", "Humongous") before and after, in the log's order. (Not
+// keyed by "invocations=N": on JDK 17 a concurrent cycle's pause counts in it too.)
+using RoleCounts = std::map<std::string, std::pair<uint32_t, uint32_t>>;
+std::vector<RoleCounts> loggedRegions(const std::string& log) {
+    std::ifstream in(log);
+    std::vector<RoleCounts> out;
+    std::string last_id;
+    for (std::string line; std::getline(in, line);) {
+        const size_t gc = line.find("GC(");
+        const size_t r = line.find(" regions: ");
+        if (gc == std::string::npos || r == std::string::npos) continue;
+        const std::string id = line.substr(gc, line.find(')', gc) - gc);
+        if (out.empty() || id != last_id) out.emplace_back();
+        last_id = id;
+        const size_t name = line.rfind(' ', r - 1) + 1;
+        const size_t arrow = line.find("->", r);
+        out.back()[line.substr(name, r - name)] = {
+            static_cast<uint32_t>(std::stoul(line.substr(r + 10, arrow - r - 10))),
+            static_cast<uint32_t>(std::stoul(line.substr(arrow + 2)))};
+    }
+    return out;
+}
+
+// Regions per role of a table as G1's log counts them.
+uint32_t logged(const RegionsRecord& r, const std::string& role) {
+    auto n = [&](RegionRole x) { return r.counts[static_cast<size_t>(x)]; };
+    if (role == "Eden") return n(RegionRole::kEden);
+    if (role == "Survivor") return n(RegionRole::kSurvivor);
+    if (role == "Old") return n(RegionRole::kOld);
+    if (role == "Archive") return n(RegionRole::kArchive);
+    return n(RegionRole::kHumongousStart) + n(RegionRole::kHumongousContinues);
+}
+
+class G1Layout : public testing::JavaPrograms, public ::testing::WithParamInterface<const char*> {};
+
+TEST_P(G1Layout, RegionsPerRoleAreTheJvmsAtEveryGc) {
+    const std::string java = std::string(GetParam()) + "/bin/java";
+    if (!std::filesystem::exists(java)) GTEST_SKIP() << java << " is not installed";
+    const std::string trace = tracePath("g1-regions");
+    const std::string log = trace + ".log";
+    // 8 arrays of 3 MiB, 1 MiB regions: 4 regions each.
+    Process p = run({testing::kMemcity, "record", "-o", trace, "--", java, "-XX:+UseG1GC", "-Xmx64m",
+                     "-XX:G1HeapRegionSize=1m", "-Xlog:gc+heap=debug:file=" + log, "-cp", classes_.string(),
+                     "Humongous", "8", "3"},
+                    180);
+    ASSERT_EQ(p.status, 0) << p.stderr_text;
+    Loaded l = load(trace);
+    ASSERT_TRUE(l.history);
+    const HeapHistory& h = *l.history;
+    EXPECT_EQ(h.diagnostics().errorCount(), 0u) << describeAnomalies(h.diagnostics());
+    const std::vector<RoleCounts> logged_gcs = loggedRegions(log);
+    ASSERT_FALSE(logged_gcs.empty()) << log;
+
+    size_t compared = 0, pauses = 0;
+    std::vector<std::pair<uint32_t, uint32_t>> full;  // humongous starts and regions after each full GC
+    for (const GcRecord& g : h.gcs()) {
+        SCOPED_TRACE("GC " + std::to_string(g.index));
+        const RegionsRecord* after = h.regionsAt(g.index);
+        const RegionsRecord* before = h.regionsAt(g.index, false);
+        ASSERT_GE(g.jvm, 0);
+        const GcJvmEvent& jvm = h.jvmFacts()[static_cast<size_t>(g.jvm)];
+        if (jvm.unreported) continue;  // no callbacks: no table
+        ASSERT_NE(after, nullptr);
+        ASSERT_NE(before, nullptr);
+        EXPECT_EQ(after->region_bytes, 1u << 20);
+        EXPECT_EQ(after->regions, 64u);  // the reserved heap: 64 MiB
+        EXPECT_EQ(after->counts[static_cast<size_t>(RegionRole::kUnknown)], 0u);
+        // The log's next young or full pause: G1's concurrent-cycle pauses (Remark, Cleanup)
+        // print no regions.
+        uint64_t moved = 0;
+        for (const CollectorRun& c : jvm.collectors)
+            if (std::string(l.file->symbols().string(c.name)).find("concurrent") == std::string::npos)
+                moved += c.after - c.before;
+        if (moved == 0) {
+            ++pauses;
+            continue;
+        }
+        ASSERT_LT(compared, logged_gcs.size()) << "more young and full GCs than " << log << " has";
+        ASSERT_GE(logged_gcs[compared].size(), 4u) << log;
+        for (const auto& [role, counts] : logged_gcs[compared]) {
+            EXPECT_EQ(logged(*before, role), counts.first) << role << " regions before";
+            EXPECT_EQ(logged(*after, role), counts.second) << role << " regions after";
+        }
+        ++compared;
+        if (g.kind == static_cast<uint8_t>(format::GcKind::kMajor))
+            full.emplace_back(after->counts[static_cast<size_t>(RegionRole::kHumongousStart)],
+                              logged(*after, "Humongous"));
+    }
+    // The program's two full GCs, then the recorder's at exit: 8 arrays, 4, none.
+    ASSERT_EQ(full.size(), 3u);
+    EXPECT_EQ(full[0], std::make_pair(8u, 32u));
+    EXPECT_EQ(full[1], std::make_pair(4u, 16u));
+    EXPECT_EQ(full[2], std::make_pair(0u, 0u));
+    EXPECT_EQ(compared, logged_gcs.size()) << "young and full GCs in " << log;
+    std::cerr << GetParam() << ": " << compared << " GCs' regions per role equal the log's, " << pauses
+              << " concurrent-cycle pauses with tables of their own\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(Jdk, G1Layout,
+                         ::testing::Values(MEMCITY_JAVA_HOME, "/usr/lib/jvm/temurin-25-jdk-amd64"),
+                         [](const auto& p) {
+                             return std::string(p.param) == MEMCITY_JAVA_HOME ? std::string("Jdk17")
+                                                                                : std::string("Temurin25");
+                         });
 
 INSTANTIATE_TEST_SUITE_P(Gc, HeapLayout, ::testing::Values("SerialGC", "ParallelGC"),
                          [](const auto& p) { return std::string(p.param); });

@@ -4,7 +4,10 @@
 
 #include <vector>
 
+#include "cli/run_memcity.h"
+#include "heap/heap_history.h"
 #include "trace/g1_regions.h"
+#include "unit/trace_builder.h"
 #include "util/bytes.h"
 
 using namespace memcity;
@@ -108,4 +111,55 @@ TEST(G1Regions, ImpossibleHeadersAreErrors) {
     ASSERT_FALSE(s);
     EXPECT_EQ(s.error().message, "a run of 5 regions past the table's 4");
     EXPECT_EQ(s.error().offset, 5u);
+}
+
+// A trace's tables reach the history by GC, with their counts; `memcity spaces` lists them as
+// G1's log does; a table that contradicts itself is an integrity error naming its GC, and the
+// trace still opens.
+TEST(G1Regions, AHistoryKeepsEachGcsTablesAndSpacesListsThem) {
+    memcity::testing::TraceBuilder b("g1-regions");
+    b.alloc(0, 1, 1).gc(0, 1);
+    GcRegionsEvent before = eightRegions(), after = eightRegions();
+    before.gc = after.gc = 0;
+    after.after = true;
+    after.roles[0] = after.roles[1] = R::kFree;  // eden emptied: into a survivor region
+    after.used[0] = after.used[1] = 0;
+    after.roles[6] = R::kSurvivor;
+    after.used[6] = 8192;
+    b.writer().gcRegions(before);
+    b.writer().gcRegions(after);
+    b.alloc(1, 1, 1).gc(1, 2);
+    GcRegionsEvent bad = eightRegions();
+    bad.gc = 1;
+    bad.roles[2] = R::kOld;  // continues a humongous object that starts nowhere
+    b.writer().gcRegions(bad);
+    const std::string trace = b.finish();
+
+    auto f = TraceFile::open(trace);
+    ASSERT_TRUE(f.ok());
+    auto h = HeapHistory::build(*f);
+    ASSERT_TRUE(h.ok()) << h.error().message;
+    ASSERT_EQ(h->regions().size(), 2u);
+    const RegionsRecord* r = h->regionsAt(0);
+    ASSERT_NE(r, nullptr);
+    EXPECT_TRUE(r->after);
+    EXPECT_EQ(r->regions, 8u);
+    EXPECT_EQ(r->counts[static_cast<size_t>(R::kSurvivor)], 1u);
+    EXPECT_EQ(r->counts[static_cast<size_t>(R::kFree)], 3u);
+    EXPECT_EQ(r->table().roles, after.roles);
+    EXPECT_EQ(h->regionsAt(0, false)->counts[static_cast<size_t>(R::kEden)], 2u);
+    EXPECT_EQ(h->regionsAt(1), nullptr);
+    const AnomalyRecord& a = h->diagnostics()[Anomaly::kBadExtension];
+    EXPECT_EQ(a.count, 1u);
+    EXPECT_NE(a.first.find("GC 1's region table"), std::string::npos) << a.first;
+    EXPECT_NE(a.first.find("region 3 continues a humongous object that starts nowhere"), std::string::npos)
+        << a.first;
+
+    auto listed = memcity::testing::runMemcity("spaces " + trace);
+    EXPECT_EQ(listed.status, 0) << listed.err;
+    EXPECT_NE(listed.out.find("G1's regions of 1.0 MiB, 8 in its table"), std::string::npos) << listed.out;
+    EXPECT_NE(listed.out.find("    0 young     eden 2->0  survivor 0->1  old 1->1  humongous 3->3  free 2->3\n"),
+              std::string::npos)
+        << listed.out;
+    EXPECT_NE(listed.out.find("    1 young     -\n"), std::string::npos) << listed.out;
 }

@@ -104,7 +104,29 @@ std::pair<size_t, size_t> startingIn(const PlacedHeap& p, uint64_t from, uint64_
     return {at(from), at(to)};
 }
 
+// G1's roles on a history row of its grid.
+void addRoles(const HeapHistory& h, SpaceHistoryRow& row) {
+    if (row.state.space != kG1HeapSpace) return;
+    if (const RegionsRecord* before = h.regionsAt(row.gc, false)) row.roles_before = before->table().roles;
+    if (const RegionsRecord* after = h.regionsAt(row.gc)) {
+        row.roles_after = after->table().roles;
+        row.region_bytes = after->region_bytes;
+    }
+}
+
+SpaceHistoryRow extentRow(const HeapHistory& h, uint32_t gc, const SpaceState& s) {
+    SpaceHistoryRow row{gc, s, false, 0, {}, {}, {}, 0};
+    addRoles(h, row);
+    return row;
+}
+
 }  // namespace
+
+std::optional<GcRegionsEvent> regionTableAt(const HeapHistory& h, uint32_t gc, bool after) {
+    const RegionsRecord* r = h.regionsAt(gc, after);
+    if (!r) return std::nullopt;
+    return r->table();
+}
 
 Result<HeapMap> heapMapAt(const HeapHistory& h, const HeapMapRequest& r) {
     if (r.gc >= h.gcCount()) return Error{h.gcRangeError(r.gc)};
@@ -113,7 +135,8 @@ Result<HeapMap> heapMapAt(const HeapHistory& h, const HeapMapRequest& r) {
         if (!spaces)
             return Error{h.trace().path() + ": GC " + std::to_string(r.gc) +
                          " has neither the collector's spaces nor the objects' addresses"};
-        return spacesOnlyMap(r.gc, *spaces, h.trace().symbols(), r.tile_bytes);
+        const std::optional<GcRegionsEvent> regions = regionTableAt(h, r.gc);
+        return spacesOnlyMap(r.gc, *spaces, h.trace().symbols(), r.tile_bytes, regions ? &*regions : nullptr);
     }
     auto placed = placeHeap(h, r.gc, false);
     if (!placed) return placed.error();
@@ -144,6 +167,8 @@ Result<HeapMap> heapMapOf(const HeapHistory& h, const PlacedHeap& placed, const 
         dying = std::move(*d);
         o.dying = &*dying;
     }
+    const std::optional<GcRegionsEvent> regions = regionTableAt(h, heap.gc());
+    o.regions = regions ? &*regions : nullptr;
     return buildHeapMap(heap.view(), placed.addresses, h.spacesAt(heap.gc()), h.trace().symbols(), o);
 }
 
@@ -234,7 +259,7 @@ Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& h, const Sp
         bool found = false;
         if (spaces)
             for (const SpaceState& st : spaces->spaces)
-                if (symbols.space(st.space).name == r.space) row.state = st, found = true;
+                if (spaceName(symbols, st.space) == r.space) row.state = st, found = true;
         if (h.gcs()[gc].has_addresses && (found || !spaces)) {
             // A chain that reads references classifies the heap compacted, with its graph (at a
             // GC with a snapshot: addresses come without one where it was cut off or is still
@@ -267,6 +292,8 @@ Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& h, const Sp
             HeapMapOptions o;
             o.tile_bytes = r.tile_bytes;
             o.selected = selected ? &*selected : nullptr;
+            const std::optional<GcRegionsEvent> regions = regionTableAt(h, gc);
+            o.regions = regions ? &*regions : nullptr;
             HeapMap map = buildHeapMap(view, addresses, spaces, symbols, o);
             for (SpaceMap& m : map.spaces)
                 if (m.name == r.space) {
@@ -286,7 +313,10 @@ Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& h, const Sp
                     std::sort(candidates.begin(), candidates.end(), byId);
             }
         }
-        if (found) rows.push_back(std::move(row));
+        if (found) {
+            addRoles(h, row);
+            rows.push_back(std::move(row));
+        }
         return true;
     };
     // A death at the GC after the last row's: its bytes in that row's tiles.
@@ -317,7 +347,7 @@ std::string largestSpaceAt(const HeapHistory& h, uint32_t gc) {
         for (const SpaceState& s : e->spaces)
             if (s.capacity() > largest) {
                 largest = s.capacity();
-                name = std::string(h.trace().symbols().space(s.space).name);
+                name = spaceName(h.trace().symbols(), s.space);
             }
     return name;
 }
@@ -341,7 +371,7 @@ std::vector<SpaceHistoryRow> spaceExtents(const HeapHistory& h, const std::strin
     for (uint32_t g : gcs)
         if (const GcSpacesEvent* e = h.spacesAt(g))
             for (const SpaceState& s : e->spaces)
-                if (h.trace().symbols().space(s.space).name == space) rows.push_back({g, s, false, 0, {}});
+                if (spaceName(h.trace().symbols(), s.space) == space) rows.push_back(extentRow(h, g, s));
     return rows;
 }
 

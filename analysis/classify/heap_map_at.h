@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -28,8 +29,12 @@ struct HeapMapRequest {
     unsigned threads = 1;
 };
 
+// G1's region table at GC `gc`'s end (`after`) or start, where the trace has it.
+std::optional<GcRegionsEvent> regionTableAt(const HeapHistory& history, uint32_t gc, bool after = true);
+
 // Errors: a GC out of range, a GC with neither spaces nor addresses, a replay or snapshot
-// failure. A GC without addresses gives the spaces' tops only (HeapMap::addresses false).
+// failure. A GC without addresses gives the spaces' tops only (HeapMap::addresses false); under
+// G1, each region's used bytes.
 Result<HeapMap> heapMapAt(const HeapHistory& history, const HeapMapRequest& request);
 
 // A GC's heap with its objects' addresses, as the explorer keeps it while its map is shown: the
@@ -75,6 +80,9 @@ struct SpaceHistoryRow {
     bool addresses = false;       // tiles from the objects' addresses (else none)
     uint64_t tile_bytes = 0;      // as asked, or larger where the map bounded its tiles
     std::vector<HeapTile> tiles;  // of tile_bytes from state.bottom to state.end
+    // G1's grid ("G1 heap"): each region's role at the GC's start and at its end (else empty).
+    std::vector<RegionRole> roles_before, roles_after;
+    uint64_t region_bytes = 0;
 };
 struct SpaceHistoryRequest {
     std::string space;

@@ -68,7 +68,34 @@ void sortByAddress(std::vector<Placed>& placed) {
     }
 }
 
+// G1's roles on a map whose one space is its grid.
+void addRoles(HeapMap& map, const GcRegionsEvent* regions) {
+    if (!regions || map.spaces.size() != 1 || map.spaces[0].state.space != kG1HeapSpace) return;
+    map.region_roles = regions->roles;
+    map.region_bytes = regions->regionBytes();
+}
+
 }  // namespace
+
+GcSpacesEvent spacesOfRegions(const GcRegionsEvent& after, uint64_t used_before) {
+    GcSpacesEvent e;
+    e.gc = after.gc;
+    SpaceState s;
+    s.space = kG1HeapSpace;
+    s.bottom = after.first;
+    s.end = after.bottomOf(after.roles.size());
+    uint64_t used = 0;
+    for (uint64_t u : after.used)
+        used += u;
+    s.top = s.bottom + std::min(used, s.end - s.bottom);
+    s.top_before = s.bottom + std::min(used_before, s.end - s.bottom);
+    e.spaces.push_back(s);
+    return e;
+}
+
+std::string spaceName(const SymbolTable& symbols, uint32_t space) {
+    return space == kG1HeapSpace ? "G1 heap" : std::string(symbols.space(space).name);
+}
 
 HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addresses, const GcSpacesEvent* spaces,
                      const SymbolTable& symbols, const HeapMapOptions& options) {
@@ -94,7 +121,7 @@ HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addresses, 
     sortByAddress(placed);
     if (spaces) {
         for (const SpaceState& s : spaces->spaces)
-            map.spaces.push_back({s, std::string(symbols.space(s.space).name), 0, 0, 0, 0, {}});
+            map.spaces.push_back({s, spaceName(symbols, s.space), 0, 0, 0, 0, {}});
     } else if (!placed.empty()) {
         // No spaces: the objects' range.
         SpaceState s;
@@ -136,25 +163,35 @@ HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addresses, 
     }
     for (; next < placed.size(); ++next)
         ++map.outside_objects, map.outside_bytes += placed[next].size;
+    addRoles(map, options.regions);
     return map;
 }
 
 HeapMap spacesOnlyMap(uint32_t gc, const GcSpacesEvent& spaces, const SymbolTable& symbols,
-                      uint64_t tile_bytes) {
+                      uint64_t tile_bytes, const GcRegionsEvent* regions) {
     HeapMap map;
     map.gc = gc;
     map.tile_bytes = std::max<uint64_t>(tile_bytes, 8);
     for (const SpaceState& s : spaces.spaces)
-        map.spaces.push_back({s, std::string(symbols.space(s.space).name), 0, 0, 0, 0, {}});
+        map.spaces.push_back({s, spaceName(symbols, s.space), 0, 0, 0, 0, {}});
     map.tile_bytes = boundedTile(map.tile_bytes, map.spaces);
     for (SpaceMap& sm : map.spaces) {
         const SpaceState& s = sm.state;
         sm.tiles.resize(tilesOf(s, map.tile_bytes));
+        if (regions && s.space == kG1HeapSpace) {
+            // Each region's used bytes from its bottom.
+            for (size_t i = 0; i < regions->roles.size(); ++i)
+                if (regions->used[i])
+                    forEachTilePart(s, map.tile_bytes, regions->bottomOf(i), regions->used[i],
+                                    [&](size_t tile, uint64_t part) { sm.tiles[tile].bytes += part; });
+            continue;
+        }
         for (size_t t = 0; t < sm.tiles.size(); ++t) {
             const uint64_t from = s.bottom + t * map.tile_bytes;
             sm.tiles[t].bytes = s.top > from ? std::min(s.top - from, map.tile_bytes) : 0;
         }
     }
+    addRoles(map, regions);
     std::sort(map.spaces.begin(), map.spaces.end(),
               [](const SpaceMap& a, const SpaceMap& b) { return a.state.bottom < b.state.bottom; });
     return map;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "heap/heap_state.h"
+#include "trace/g1_regions.h"
 #include "trace/heap_layout.h"
 #include "util/bitset.h"
 
@@ -46,10 +47,31 @@ struct HeapMap {
     // used part.
     uint64_t unplaced_objects = 0, unplaced_bytes = 0;
     uint64_t outside_objects = 0, outside_bytes = 0;
+    // Under G1: each region's role in address order, and their size (0: not G1). The one space
+    // is the grid; tile t lies in region t * tile_bytes / region_bytes.
+    std::vector<RegionRole> region_roles;
+    uint64_t region_bytes = 0;
+    RegionRole roleOfTile(size_t tile) const {
+        if (!region_bytes) return RegionRole::kUnknown;
+        const uint64_t r = tile * tile_bytes / region_bytes;
+        return r < region_roles.size() ? region_roles[r] : RegionRole::kUnknown;
+    }
 };
+
+// G1's heap as the map's one space (GcSpacesEvent's space id kG1HeapSpace, named "G1 heap"): the
+// region grid from its first region's bottom to the last one's end, "used" the regions' used
+// bytes after the GC (top - bottom) and before it (top_before - bottom); the history's reader
+// makes one for every GC with a region table and no GC_SPACES.
+inline constexpr uint32_t kG1HeapSpace = UINT32_MAX;
+GcSpacesEvent spacesOfRegions(const GcRegionsEvent& after, uint64_t used_before);
+// A space's name: the trace's SPACE symbol, or "G1 heap".
+std::string spaceName(const SymbolTable& symbols, uint32_t space);
 
 struct HeapMapOptions {
     uint64_t tile_bytes = 64 << 10;
+    // G1's region table at the GC (its end): the map's one space is its grid (spacesOfRegions),
+    // HeapMap::region_roles its roles; a map without addresses fills each region's used bytes.
+    const GcRegionsEvent* regions = nullptr;
     const Bitset* selected = nullptr;  // by heap position: the selected objects
     const Bitset* dying = nullptr;     // by heap position: those that die at the next GC
 };
@@ -80,8 +102,9 @@ void forEachTilePart(const SpaceState& s, uint64_t tile_bytes, uint64_t address,
 }
 
 // The map of the spaces alone, where a GC has no addresses: every tile below a space's top
-// full, the one it ends in as far as it reaches.
+// full, the one it ends in as far as it reaches; under G1 (`regions`), each region's used bytes
+// from its bottom.
 HeapMap spacesOnlyMap(uint32_t gc, const GcSpacesEvent& spaces, const SymbolTable& symbols,
-                      uint64_t tile_bytes);
+                      uint64_t tile_bytes, const GcRegionsEvent* regions = nullptr);
 
 }  // namespace memcity

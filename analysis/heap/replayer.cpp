@@ -1,5 +1,7 @@
 #include "heap/replayer.h"
 
+#include "heap/heap_map.h"
+
 #include <algorithm>
 #include <optional>
 #include <sstream>
@@ -495,9 +497,19 @@ void Replayer::onExtension(uint32_t ext, std::span<const uint8_t> data, size_t o
                     badExtension("GC_REGIONS", offset, s.error());
                 return;
             }
-            if (attach(e.gc, e.after ? &GcRecord::regions_after : &GcRecord::regions_before,
-                       static_cast<int32_t>(data_.regions.size())))
-                data_.regions.push_back(recordOf(e, {data.begin(), data.end()}));
+            if (!attach(e.gc, e.after ? &GcRecord::regions_after : &GcRecord::regions_before,
+                        static_cast<int32_t>(data_.regions.size())))
+                return;
+            data_.regions.push_back(recordOf(e, {data.begin(), data.end()}));
+            // The heap map's one space, G1's grid (heap/heap_map.h), where the collector has no
+            // spaces of its own.
+            GcRecord& g = data_.gcs[e.gc];
+            if (e.after && g.spaces < 0) {
+                const uint64_t before =
+                    g.regions_before >= 0 ? data_.regions[static_cast<size_t>(g.regions_before)].used : 0;
+                g.spaces = static_cast<int32_t>(data_.spaces.size());
+                data_.spaces.push_back(spacesOfRegions(e, before));
+            }
             return;
         }
         default: return;  // an extension of a later format: skipped

@@ -9,6 +9,7 @@
 #include "cli/load.h"
 #include "cli/one_trace.h"
 #include "cli/text_format.h"
+#include "classify/heap_map_at.h"
 #include "heap/heap_map.h"
 
 namespace memcity::cli {
@@ -74,7 +75,7 @@ void printSeries(const LoadedTrace& t) {
         if (regions) std::printf("%s", regionsLine(h.regionsAt(g.index, false), *regions).c_str());
         if (!e && !regions) std::printf("  -");
         for (const SpaceState& s : e ? e->spaces : std::vector<SpaceState>{})
-            std::printf("  %s %s->%s/%s", std::string(sym.space(s.space).name).c_str(),
+            std::printf("  %s %s->%s/%s", spaceName(sym, s.space).c_str(),
                         formatBytes(s.usedBefore()).c_str(), formatBytes(s.used()).c_str(),
                         formatBytes(s.capacity()).c_str());
         std::printf("\n");
@@ -178,7 +179,9 @@ int runSpaces(const Words& words) {
                   << *gc << "\n";
         return 1;
     }
-    const HeapMap m = buildHeapMap(heap->view(), *addresses, spaces, loaded->trace->symbols(), tile);
+    const std::optional<GcRegionsEvent> regions = regionTableAt(h, static_cast<uint32_t>(*gc));
+    const HeapMap m = buildHeapMap(heap->view(), *addresses, spaces, loaded->trace->symbols(),
+                                   {.tile_bytes = tile, .regions = regions ? &*regions : nullptr});
     if (args->has("--json")) {
         printJson(*loaded, m, !addresses->empty());
         return 0;

@@ -107,6 +107,7 @@ int renderHeapMap(const Args& args) {
         std::string names;
         for (uint32_t id = 1; id <= symbols.counts().spaces; ++id)
             names += (names.empty() ? "" : ", ") + std::string(symbols.space(id).name);
+        if (!h.regions().empty()) names += (names.empty() ? "" : ", ") + spaceName(symbols, kG1HeapSpace);
         return fail("memcity render: --space: no space '" + printable(space, 60) + "' in " +
                     loaded->trace->path() + " (its spaces: " + (names.empty() ? "none" : names) + ")");
     }

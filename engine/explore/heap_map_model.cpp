@@ -100,6 +100,7 @@ std::vector<std::string> HeapMapModel::spaceNames(const HeapHistory& history) co
     const SymbolTable& symbols = history.trace().symbols();
     for (uint32_t id = 1; id <= symbols.counts().spaces; ++id)
         names.emplace_back(symbols.space(id).name);
+    if (!history.regions().empty()) names.push_back(spaceName(symbols, kG1HeapSpace));
     return names;
 }
 
@@ -177,8 +178,10 @@ void HeapMapModel::request(const HeapHistory& h, std::vector<MapKey> keys) {
             };
             if (!history->gcs()[key.gc].has_addresses) {
                 const GcSpacesEvent* spaces = history->spacesAt(key.gc);
+                const std::optional<GcRegionsEvent> regions = regionTableAt(*history, key.gc);
                 if (spaces && key.tile_bytes)
-                    built.map = spacesOnlyMap(key.gc, *spaces, history->trace().symbols(), key.tile_bytes);
+                    built.map = spacesOnlyMap(key.gc, *spaces, history->trace().symbols(), key.tile_bytes,
+                                              regions ? &*regions : nullptr);
                 else if (history->sampled())
                     built.map = Error{std::string(scene::kNoAddressesReason) + ", and GC " +
                                       std::to_string(key.gc) + " has no collector's spaces: nothing to map"};

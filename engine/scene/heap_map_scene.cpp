@@ -1,6 +1,7 @@
 #include "scene/heap_map_scene.h"
 
 #include <algorithm>
+#include <array>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -19,6 +20,14 @@ constexpr uint32_t kFreeTile = render::rgba(44, 48, 56);
 constexpr uint32_t kCommitted = render::rgba(40, 44, 52);
 constexpr uint32_t kBeforeExtent = render::rgba(96, 102, 114);  // the history's used extents
 constexpr uint32_t kAfterExtent = render::rgba(150, 156, 168);
+
+// The roles the legend lists, in G1's log's order (humongous: starts and continues as one).
+constexpr RegionRole kLegendRoles[] = {RegionRole::kEden, RegionRole::kSurvivor, RegionRole::kOld,
+                                       RegionRole::kHumongousStart, RegionRole::kArchive, RegionRole::kUnknown};
+
+std::string roleLabel(RegionRole role) {
+    return role == RegionRole::kHumongousStart ? "humongous" : std::string(regionRoleName(role));
+}
 
 std::string hex(uint64_t v) {
     char b[24];
@@ -83,6 +92,20 @@ double tileValue(const HeapTile& t, HeapStream stream, uint64_t tile_bytes, doub
     return 0;
 }
 
+uint32_t roleColor(RegionRole role) {
+    switch (role) {
+        case RegionRole::kFree: return kFreeTile;
+        case RegionRole::kEden: return render::rgba(120, 220, 120);
+        case RegionRole::kSurvivor: return render::rgba(90, 200, 240);
+        case RegionRole::kOld: return render::rgba(180, 140, 255);
+        case RegionRole::kHumongousStart:
+        case RegionRole::kHumongousContinues: return render::rgba(255, 120, 200);
+        case RegionRole::kArchive: return render::rgba(200, 170, 120);
+        case RegionRole::kUnknown: break;
+    }
+    return render::rgba(255, 255, 255);
+}
+
 uint32_t heatColor(double value) {
     // Stops of a ramp that stays apart for the common colour-vision deficiencies.
     static constexpr uint32_t kStops[] = {render::rgba(30, 40, 90), render::rgba(30, 120, 150),
@@ -123,10 +146,11 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
         // (A sampled recording's maps have one stream: the room goes to why.)
         if (!inputs_.sampled) title += "  \xc2\xb7  colour: " + std::string(streamTitle(stream));
         title += "  \xc2\xb7  tiles of " + formatBytes(map.tile_bytes);
+        const char* tops = map.region_bytes ? "each region's used bytes" : "the spaces' tops";
         if (!map.addresses && inputs_.sampled)
-            title += "  \xc2\xb7  the spaces' tops only: " + std::string(kNoAddressesReason);
+            title += "  \xc2\xb7  " + std::string(tops) + " only: " + std::string(kNoAddressesReason);
         else if (!map.addresses)
-            title += "  \xc2\xb7  no addresses at this GC: the spaces' tops";
+            title += "  \xc2\xb7  no addresses at this GC: " + std::string(tops);
         out.labels.push_back(
             {{kMargin, kTitleHeight / 2}, title, palette::kText, 14.0f, render::TextAnchor::kLeftCenter});
     }
@@ -156,6 +180,8 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
         if (s.state.top_before >= s.state.bottom)
             line += "(" + formatBytes(s.state.usedBefore()) + " before the GC)  ";
         line += hex(s.state.bottom);
+        if (map.region_bytes)
+            line += "  " + formatCount(map.region_roles.size()) + " regions of " + formatBytes(map.region_bytes);
         if (map.addresses)
             line += "  " + formatCount(s.objects) + " objects, " + formatBytes(s.bytes) + ", " +
                     formatBytes(s.gap_bytes) + " between them";
@@ -177,7 +203,9 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
                 v += (tileValue(other, stream, map.tile_bytes, scale) - v) * f;
                 bytes = std::max(bytes, other.bytes);
             }
-            const bool free = bytes == 0 && from >= s.state.top;
+            // Under G1 a region's role says whether it is free; else what lies above the top.
+            const RegionRole role = map.roleOfTile(t);
+            const bool free = map.region_bytes ? role == RegionRole::kFree : bytes == 0 && from >= s.state.top;
             uint32_t flags = tile.selected_bytes ? render::kFlagSelected : render::kFlagNone;
             if (hovered_ && hovered_->space == si && hovered_->tile == t) flags |= render::kFlagHighlighted;
             const PixelRect r{{x0, y0}, {x0 + px - gap, y0 + px - gap}};
@@ -189,6 +217,15 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
                                         : heatColor(v),
                                  0, flags});
             if (zero) out.rects.push_back({r.min + 1.0f, r.max - 1.0f, palette::kBackground, 0, 0});
+            // The region's role: a band along the top, joined to the tile before where that one
+            // is of the same region or of the same humongous object (and in the same row).
+            if (map.region_bytes && !free) {
+                const float band_px = std::max(1.0f, std::floor(px / 3.0f));
+                const bool joined = t % per_row != 0 &&
+                                    ((t - 1) * map.tile_bytes / map.region_bytes == t * map.tile_bytes / map.region_bytes ||
+                                     role == RegionRole::kHumongousContinues);
+                out.rects.push_back({{joined ? x0 - gap : x0, y0}, {r.max.x, y0 + band_px}, roleColor(role), 0, 0});
+            }
         }
         const size_t rows = (s.tiles.size() + per_row - 1) / per_row;
         y += static_cast<float>(rows) * px + 8.0f;
@@ -217,11 +254,33 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
     out.labels.push_back(
         {{lx + 206.0f, ly + 6.0f}, high, palette::kTextDim, 12.0f, render::TextAnchor::kLeftCenter});
     out.rects.push_back({{kMargin, ly}, {kMargin + 12.0f, ly + 12.0f}, kFreeTile, 0, 0});
-    out.labels.push_back({{kMargin + 18.0f, ly + 6.0f},
-                          "free (committed, above the space's top)",
-                          palette::kTextDim,
-                          12.0f,
-                          render::TextAnchor::kLeftCenter});
+    if (!map.region_bytes) {
+        out.labels.push_back({{kMargin + 18.0f, ly + 6.0f},
+                              "free (committed, above the space's top)",
+                              palette::kTextDim,
+                              12.0f,
+                              render::TextAnchor::kLeftCenter});
+        return;
+    }
+    // G1: each role's band colour and its regions (humongous: the objects they hold).
+    std::array<uint32_t, kRegionRoleCount> count{};
+    for (RegionRole role : map.region_roles)
+        ++count[static_cast<size_t>(role)];
+    auto legend = [&, x = kMargin](uint32_t color, const std::string& text) mutable {
+        out.rects.push_back({{x, ly}, {x + 12.0f, ly + 12.0f}, color, 0, 0});
+        out.labels.push_back({{x + 18.0f, ly + 6.0f}, text, palette::kTextDim, 12.0f, render::TextAnchor::kLeftCenter});
+        x += 18.0f + textWidth(options_.measure, text, 12.0f) + 14.0f;
+    };
+    legend(kFreeTile, "free " + formatCount(count[static_cast<size_t>(RegionRole::kFree)]));
+    for (RegionRole role : kLegendRoles) {
+        uint64_t n = count[static_cast<size_t>(role)];
+        if (role == RegionRole::kHumongousStart) n += count[static_cast<size_t>(RegionRole::kHumongousContinues)];
+        if (n == 0 && (role == RegionRole::kArchive || role == RegionRole::kUnknown)) continue;
+        std::string text = roleLabel(role) + " " + formatCount(n);
+        if (role == RegionRole::kHumongousStart && n)
+            text += " (" + formatCount(count[static_cast<size_t>(role)]) + " objects)";
+        legend(roleColor(role), text);
+    }
 }
 
 std::optional<HeapTilePick> HeapMapScene::pick(glm::vec2 pixel) const {
@@ -243,20 +302,27 @@ std::optional<HeapTilePick> HeapMapScene::pick(glm::vec2 pixel) const {
 
 void HeapMapScene::drawHistory(uint32_t gc, PixelRect rect, render::DrawList& out) const {
     const auto& h = inputs_.history;
-    const bool tiles = std::any_of(h.begin(), h.end(), [](const SpaceHistoryRow& r) { return r.addresses; });
+    // G1's grid: each region's role before and after each GC (the bands' colours), not extents.
+    const bool roles =
+        std::any_of(h.begin(), h.end(), [](const SpaceHistoryRow& r) { return !r.roles_after.empty(); });
+    const bool tiles =
+        !roles && std::any_of(h.begin(), h.end(), [](const SpaceHistoryRow& r) { return r.addresses; });
     const HeapStream stream = options_.stream;
     const std::string title = "history of " + inputs_.history_space + ", GC " + std::to_string(h.front().gc) +
-                              " to " + std::to_string(h.back().gc) + ": before and after each GC";
+                              " to " + std::to_string(h.back().gc) +
+                              (roles ? ": each region's role before and after each GC" : ": before and after each GC");
     out.labels.push_back({rect.min, title, palette::kText, 13.0f, render::TextAnchor::kTopLeft});
     // What the columns show, in the header: the used extents, and the tiles coloured as above
     // after the GCs with addresses.
     const float kx = rect.max.x - (tiles ? 330.0f : 170.0f);
-    out.rects.push_back({{kx, rect.min.y + 2}, {kx + 10, rect.min.y + 12}, kBeforeExtent, 0, 0});
-    out.labels.push_back(
-        {{kx + 14, rect.min.y + 7}, "before", palette::kTextDim, 12.0f, render::TextAnchor::kLeftCenter});
-    out.rects.push_back({{kx + 66, rect.min.y + 2}, {kx + 76, rect.min.y + 12}, kAfterExtent, 0, 0});
-    out.labels.push_back(
-        {{kx + 80, rect.min.y + 7}, "after", palette::kTextDim, 12.0f, render::TextAnchor::kLeftCenter});
+    if (!roles) out.rects.push_back({{kx, rect.min.y + 2}, {kx + 10, rect.min.y + 12}, kBeforeExtent, 0, 0});
+    if (!roles) {
+        out.labels.push_back(
+            {{kx + 14, rect.min.y + 7}, "before", palette::kTextDim, 12.0f, render::TextAnchor::kLeftCenter});
+        out.rects.push_back({{kx + 66, rect.min.y + 2}, {kx + 76, rect.min.y + 12}, kAfterExtent, 0, 0});
+        out.labels.push_back(
+            {{kx + 80, rect.min.y + 7}, "after", palette::kTextDim, 12.0f, render::TextAnchor::kLeftCenter});
+    }
     if (tiles) {
         for (int i = 0; i < 4; ++i)
             out.rects.push_back({{kx + 126 + static_cast<float>(i) * 5, rect.min.y + 2},
@@ -305,6 +371,20 @@ void HeapMapScene::drawHistory(uint32_t gc, PixelRect rect, render::DrawList& ou
             const float x0 = area.min.x + static_cast<float>(2 * k + static_cast<size_t>(half)) * col;
             const float x1 = x0 + std::max(1.0f, col - (half == 1 && col >= 3.0f ? 1.0f : 0.0f));
             out.rects.push_back({{x0, yOf(s.end)}, {x1, yOf(s.bottom)}, kCommitted, 0, 0});
+            if (const std::vector<RegionRole>& rr = half == 0 ? h[k].roles_before : h[k].roles_after;
+                !rr.empty() && h[k].region_bytes) {
+                // Runs of one role, one rectangle each; free ones stay the committed colour.
+                for (size_t i = 0; i < rr.size();) {
+                    size_t j = i;
+                    while (j < rr.size() && rr[j] == rr[i])
+                        ++j;
+                    const uint64_t from = s.bottom + i * h[k].region_bytes, to = s.bottom + j * h[k].region_bytes;
+                    if (rr[i] != RegionRole::kFree && from >= lo && to <= hi)
+                        out.rects.push_back({{x0, yOf(to)}, {x1, yOf(from)}, roleColor(rr[i]), 0, 0});
+                    i = j;
+                }
+                continue;
+            }
             if (half == 1 && h[k].addresses) {
                 sum.assign(bins + 1, 0.0);
                 count.assign(bins + 1, 0);

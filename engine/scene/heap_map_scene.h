@@ -97,6 +97,10 @@ private:
     glm::vec2 size_;
 };
 
+// G1's region roles as the map draws them: a band along the top of each tile, joined across the
+// tiles of one region and of one humongous object; the history graph's cells.
+uint32_t roleColor(RegionRole role);
+
 // A tile's value in [0, 1] for a stream; `scale` is the frame's largest objects count or age.
 double tileValue(const HeapTile& tile, HeapStream stream, uint64_t tile_bytes, double scale);
 // The colour ramp of the tiles: dark blue (0) through teal and yellow to red (1).

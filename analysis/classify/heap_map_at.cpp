@@ -305,7 +305,7 @@ Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& h, const Sp
             if (row.addresses && r.dying) {
                 for (size_t pos = 0; pos < view.positions() && pos < addresses.size(); ++pos)
                     if (view.alive(pos) && addresses[pos] >= row.state.bottom &&
-                        addresses[pos] < row.state.top)
+                        addresses[pos] < (row.state.space == kG1HeapSpace ? row.state.end : row.state.top))
                         candidates.push_back({view.id(pos), addresses[pos], view.size(pos)});
                 // (A store's positions are in id order already.)
                 auto byId = [](const Candidate& a, const Candidate& b) { return a.id < b.id; };

@@ -141,12 +141,15 @@ HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addresses, 
         for (; next < placed.size() && placed[next].address < s.bottom; ++next)
             ++map.outside_objects, map.outside_bytes += placed[next].size;
         uint64_t covered = s.bottom;  // where the objects so far end
-        for (; next < placed.size() && placed[next].address < s.top; ++next) {
+        // G1's grid is used region by region, not up to a top: objects anywhere in it are in it.
+        const bool grid = s.space == kG1HeapSpace;
+        const uint64_t limit = grid ? s.end : s.top;
+        for (; next < placed.size() && placed[next].address < limit; ++next) {
             const Placed& o = placed[next];
             ++sm.objects, sm.bytes += o.size;
             if (o.address < covered) {
                 ++sm.overlaps;
-            } else {
+            } else if (!grid) {
                 sm.gap_bytes += o.address - covered;
             }
             covered = std::max(covered, o.address + o.size);
@@ -159,7 +162,10 @@ HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addresses, 
                 if (o.dying) t.dying_bytes += part;
             });
         }
-        if (covered < s.top) sm.gap_bytes += s.top - covered;
+        if (grid)  // the regions' used bytes that no object of the trace's covers
+            sm.gap_bytes = s.used() > sm.bytes ? s.used() - sm.bytes : 0;
+        else if (covered < s.top)
+            sm.gap_bytes += s.top - covered;
     }
     for (; next < placed.size(); ++next)
         ++map.outside_objects, map.outside_bytes += placed[next].size;

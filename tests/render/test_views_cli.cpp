@@ -7,12 +7,14 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "cli/run_memcity.h"
 #include "render/png.h"
 #include "scene/palette.h"
+#include "unit/g1_trace.h"
 #include "unit/sampled_trace.h"
 #include "unit/trace_builder.h"
 
@@ -141,6 +143,18 @@ TEST(RenderGolden, SampledTimeline) {
 }
 TEST(RenderGolden, SampledHeapMap) {
     expectGoldenOf(sampledShop(), "heapmap_sampled", "--view heapmap --gc 8 --size 800x450");
+}
+
+// G1's heap (tests/unit/g1_trace.h) as its region grid: a tile per region, each region's role as
+// a band along its top (the humongous object's joined over its three regions), the roles counted
+// in the legend, and the history of every region's role before and after each GC.
+TEST(RenderGolden, G1RegionGrid) {
+    static const std::string path = [] {
+        const std::string p = testing::tempDir("views-g1") + "/g1-heap.mct";
+        std::filesystem::copy_file(testing::writeG1Heap(), p);
+        return p;
+    }();
+    expectGoldenOf(path, "heapmap_g1", "--view heapmap --gc 0 --tile 64k --tile-px 30 --size 800x450");
 }
 
 // What a sampled recording cannot have is refused with the reason, in one line.

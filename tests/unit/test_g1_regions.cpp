@@ -4,9 +4,11 @@
 
 #include <vector>
 
+#include "classify/heap_map_at.h"
 #include "cli/run_memcity.h"
 #include "heap/heap_history.h"
 #include "trace/g1_regions.h"
+#include "unit/g1_trace.h"
 #include "unit/trace_builder.h"
 #include "util/bytes.h"
 
@@ -158,8 +160,82 @@ TEST(G1Regions, AHistoryKeepsEachGcsTablesAndSpacesListsThem) {
     auto listed = memcity::testing::runMemcity("spaces " + trace);
     EXPECT_EQ(listed.status, 0) << listed.err;
     EXPECT_NE(listed.out.find("G1's regions of 1.0 MiB, 8 in its table"), std::string::npos) << listed.out;
-    EXPECT_NE(listed.out.find("    0 young     eden 2->0  survivor 0->1  old 1->1  humongous 3->3  free 2->3\n"),
+    EXPECT_NE(listed.out.find("    0 young     eden 2->0  survivor 0->1  old 1->1  humongous 3->3  free 2->3  "
+                              "G1 heap 4.5 MiB->3.5 MiB/8.0 MiB\n"),
               std::string::npos)
         << listed.out;
     EXPECT_NE(listed.out.find("    1 young     -\n"), std::string::npos) << listed.out;
+}
+
+// The heap map of a G1 heap is its grid: one space, a tile per region here, each with its role,
+// its objects placed by address; without addresses each region's used bytes.
+TEST(G1Regions, TheHeapMapIsTheRegionGrid) {
+    const std::string trace = memcity::testing::writeG1Heap();
+    auto f = TraceFile::open(trace);
+    ASSERT_TRUE(f.ok());
+    auto h = HeapHistory::build(*f);
+    ASSERT_TRUE(h.ok()) << h.error().message;
+    EXPECT_EQ(h->diagnostics().errorCount(), 0u);
+    const GcSpacesEvent* spaces = h->spacesAt(0);
+    ASSERT_NE(spaces, nullptr);
+    ASSERT_EQ(spaces->spaces.size(), 1u);
+    EXPECT_EQ(spaceName(f->symbols(), spaces->spaces[0].space), "G1 heap");
+    EXPECT_EQ(spaces->spaces[0].bottom, 0x20000000u);
+    EXPECT_EQ(spaces->spaces[0].capacity(), 24u << 16);
+    EXPECT_EQ(spaces->spaces[0].used(), 40000u + 20000 + 3 * 65536 + 30000);
+    EXPECT_EQ(spaces->spaces[0].usedBefore(), 9u * 65536 + 40000);
+
+    HeapMapRequest request;
+    request.gc = 0;
+    request.tile_bytes = 1 << 16;
+    auto map = heapMapAt(*h, request);
+    ASSERT_TRUE(map.ok()) << map.error().message;
+    ASSERT_TRUE(map->addresses);
+    ASSERT_EQ(map->spaces.size(), 1u);
+    EXPECT_EQ(map->region_bytes, 1u << 16);
+    ASSERT_EQ(map->region_roles.size(), 24u);
+    EXPECT_EQ(map->roleOfTile(8), R::kHumongousStart);
+    EXPECT_EQ(map->roleOfTile(11), R::kSurvivor);
+    const std::vector<HeapTile>& tiles = map->spaces[0].tiles;
+    ASSERT_EQ(tiles.size(), 24u);
+    EXPECT_EQ(tiles[6].objects, 20u);
+    EXPECT_EQ(tiles[6].bytes, 40000u);
+    EXPECT_EQ(tiles[11].bytes, 30000u);
+    EXPECT_EQ(tiles[8].bytes, 65536u);  // the humongous object over 8, 9 and part of 10
+    EXPECT_EQ(tiles[10].bytes, 190000u - 2 * 65536);
+    EXPECT_EQ(tiles[8].dying_bytes, 65536u);  // it dies at GC 1
+    EXPECT_EQ(map->outside_objects + map->unplaced_objects, 0u);
+
+    // Parts of regions when magnified: four tiles a region, the roles still by region.
+    request.gc = 1;
+    request.tile_bytes = 1 << 14;
+    request.dying = false;
+    auto fine = heapMapAt(*h, request);
+    ASSERT_TRUE(fine.ok());
+    EXPECT_EQ(fine->spaces[0].tiles.size(), 96u);
+    EXPECT_EQ(fine->roleOfTile(4 * 7 + 3), R::kOld);
+    EXPECT_EQ(fine->roleOfTile(4 * 8), R::kFree);
+    uint64_t region7 = 0;
+    for (size_t t = 28; t < 32; ++t)
+        region7 += fine->spaces[0].tiles[t].bytes;
+    EXPECT_EQ(region7, 50000u);  // the survivors moved in after the ten
+
+    // Without addresses: each region's used bytes from its bottom.
+    const GcRegionsEvent after = h->regionsAt(0)->table();
+    const HeapMap used = spacesOnlyMap(0, *spaces, f->symbols(), 1 << 15, &after);
+    ASSERT_EQ(used.spaces[0].tiles.size(), 48u);
+    EXPECT_EQ(used.spaces[0].tiles[12].bytes, 32768u);  // region 6: 40,000 B
+    EXPECT_EQ(used.spaces[0].tiles[13].bytes, 40000u - 32768);
+    EXPECT_EQ(used.spaces[0].tiles[16].bytes, 32768u);  // humongous: full
+    EXPECT_EQ(used.roleOfTile(22), R::kSurvivor);
+
+    // The history rows of the grid carry every region's role before and after each GC.
+    const uint32_t gcs[] = {0, 1};
+    const std::vector<SpaceHistoryRow> rows = spaceExtents(*h, "G1 heap", gcs);
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].roles_before[0], R::kEden);
+    EXPECT_EQ(rows[0].roles_after[0], R::kFree);
+    EXPECT_EQ(rows[1].roles_before[8], R::kHumongousStart);
+    EXPECT_EQ(rows[1].roles_after[8], R::kFree);
+    EXPECT_EQ(rows[1].region_bytes, 1u << 16);
 }

@@ -44,12 +44,7 @@ Result<PlacedHeap> placeHeap(const HeapHistory& h, uint32_t gc, bool sort) {
     auto addresses = h.addressesFor(*heap);
     if (!addresses) return addresses.error();
     PlacedHeap p{std::move(*heap), std::move(*addresses), {}};
-    if (sort) {
-        for (size_t pos = 0; pos < p.addresses.size(); ++pos)
-            if (p.addresses[pos]) p.by_address.push_back(pos);
-        std::sort(p.by_address.begin(), p.by_address.end(),
-                  [&](size_t a, size_t b) { return p.addresses[a] < p.addresses[b]; });
-    }
+    if (sort) p.by_address = positionsByAddress(p.addresses);
     return p;
 }
 

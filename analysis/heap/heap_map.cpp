@@ -36,33 +36,34 @@ struct Placed {
 
 // By address, stably: a radix sort on the address less the lowest, 16 bits a pass, as many
 // passes as the span needs (two for a heap of up to 4 GiB in 8-byte units); small sets by
-// comparison.
-void sortByAddress(std::vector<Placed>& placed) {
+// comparison. (Memory-bound: each pass's scatter misses the cache. 11-bit digits, or one pass
+// into buckets sorted by comparison, measured no faster: bench_g1_map.)
+template <typename T>
+void sortByAddress(std::vector<T>& placed) {
     if (placed.size() < 4096) {
-        std::stable_sort(placed.begin(), placed.end(),
-                         [](const Placed& a, const Placed& b) { return a.address < b.address; });
+        std::stable_sort(placed.begin(), placed.end(), [](const T& a, const T& b) { return a.address < b.address; });
         return;
     }
     uint64_t lo = UINT64_MAX, hi = 0, bits = 0;
-    for (const Placed& p : placed) {
+    for (const T& p : placed) {
         lo = std::min(lo, p.address);
         hi = std::max(hi, p.address);
     }
-    for (const Placed& p : placed)
+    for (const T& p : placed)
         bits |= p.address - lo;
     const int shift = bits ? std::countr_zero(bits) : 0;
     const uint64_t span = (hi - lo) >> shift;
-    std::vector<Placed> other(placed.size());
+    std::vector<T> other(placed.size());
     std::vector<size_t> count(size_t{1} << 16);
     for (int pass = 0; pass < 4 && (span >> (16 * pass)) != 0; ++pass) {
-        auto digit = [&](const Placed& p) { return ((p.address - lo) >> shift >> (16 * pass)) & 0xffff; };
+        auto digit = [&](const T& p) { return ((p.address - lo) >> shift >> (16 * pass)) & 0xffff; };
         std::fill(count.begin(), count.end(), 0);
-        for (const Placed& p : placed)
+        for (const T& p : placed)
             ++count[digit(p)];
         size_t at = 0;
         for (size_t& c : count)
             at += std::exchange(c, at);
-        for (const Placed& p : placed)
+        for (const T& p : placed)
             other[count[digit(p)]++] = p;
         placed.swap(other);
     }
@@ -76,6 +77,22 @@ void addRoles(HeapMap& map, const GcRegionsEvent* regions) {
 }
 
 }  // namespace
+
+std::vector<size_t> positionsByAddress(std::span<const uint64_t> addresses) {
+    struct At {
+        uint64_t address;
+        size_t pos;
+    };
+    std::vector<At> at;
+    for (size_t pos = 0; pos < addresses.size(); ++pos)
+        if (addresses[pos]) at.push_back({addresses[pos], pos});
+    sortByAddress(at);
+    std::vector<size_t> out;
+    out.reserve(at.size());
+    for (const At& a : at)
+        out.push_back(a.pos);
+    return out;
+}
 
 GcSpacesEvent spacesOfRegions(const GcRegionsEvent& after, uint64_t used_before) {
     GcSpacesEvent e;

@@ -76,6 +76,9 @@ struct HeapMapOptions {
     const Bitset* dying = nullptr;     // by heap position: those that die at the next GC
 };
 
+// The positions of `addresses` that hold one (not 0), in address order (a radix sort, stable).
+std::vector<size_t> positionsByAddress(std::span<const uint64_t> addresses);
+
 // The map of `heap` (a complete heap after GC `heap.gc()`): `addresses` by heap position
 // (HeapHistory::addressesFor; 0 where unknown), `spaces` the GC's (nullptr: the objects' address
 // range as one space named "heap").
@@ -83,7 +86,9 @@ HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addresses, 
                      const SymbolTable& symbols, const HeapMapOptions& options);
 inline HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addresses,
                             const GcSpacesEvent* spaces, const SymbolTable& symbols, uint64_t tile_bytes) {
-    return buildHeapMap(heap, addresses, spaces, symbols, HeapMapOptions{.tile_bytes = tile_bytes});
+    HeapMapOptions options;
+    options.tile_bytes = tile_bytes;
+    return buildHeapMap(heap, addresses, spaces, symbols, options);
 }
 // Calls fn(tile, part) for each tile of space `s` (tiles of `tile_bytes` from its bottom) that
 // the object at [address, address + size) covers, with the bytes it covers there; none past the

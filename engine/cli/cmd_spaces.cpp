@@ -180,8 +180,10 @@ int runSpaces(const Words& words) {
         return 1;
     }
     const std::optional<GcRegionsEvent> regions = regionTableAt(h, static_cast<uint32_t>(*gc));
-    const HeapMap m = buildHeapMap(heap->view(), *addresses, spaces, loaded->trace->symbols(),
-                                   {.tile_bytes = tile, .regions = regions ? &*regions : nullptr});
+    HeapMapOptions options;
+    options.tile_bytes = tile;
+    options.regions = regions ? &*regions : nullptr;
+    const HeapMap m = buildHeapMap(heap->view(), *addresses, spaces, loaded->trace->symbols(), options);
     if (args->has("--json")) {
         printJson(*loaded, m, !addresses->empty());
         return 0;

@@ -1,8 +1,8 @@
 // bench_g1_map: G1's heap map at the size of a production heap (docs/heapmap.md, "G1"). A trace of
 // a 4 GiB G1 heap is written first (2,048 regions of 2 MiB, G1's choice for a 4 GiB heap): N
 // objects (default 8 M, 384 B on average: 3 GiB) packed region by region into old regions, with
-// humongous arrays and survivor regions above them, in an order unlike their ids'; GC 0 has every object's address,
-// GC 1 the region tables only. Then, medians of five runs, in milliseconds:
+// humongous arrays and survivor regions above them, in an order unlike their ids'; GC 0 has every object's
+// address, GC 1 the region tables only. Then, medians of five runs, in milliseconds:
 //   - the map of a GC without addresses (each region's role and used bytes: what every GC of a
 //     recording without a snapshot there draws, and every GC of a sampled one);
 //   - the map of GC 0 with its objects placed by address: the heap rebuilt and its addresses read
@@ -152,10 +152,11 @@ int main(int argc, char** argv) {
         return 1;
     }
     const HeapHistory& h = *history;
-    std::printf("a 4 GiB G1 heap: %zu regions of %s, %llu objects (%s in the trace); written and read in %.1f s\n",
-                kRegions, "2 MiB", static_cast<unsigned long long>(objects),
-                std::to_string(std::filesystem::file_size(path) >> 10).append(" KiB").c_str(),
-                std::chrono::duration<double>(Clock::now() - t0).count());
+    std::printf(
+        "a 4 GiB G1 heap: %zu regions of %s, %llu objects (%s in the trace); written and read in %.1f s\n",
+        kRegions, "2 MiB", static_cast<unsigned long long>(objects),
+        std::to_string(std::filesystem::file_size(path) >> 10).append(" KiB").c_str(),
+        std::chrono::duration<double>(Clock::now() - t0).count());
 
     HeapMapRequest request;
     request.gc = 1;
@@ -179,8 +180,9 @@ int main(int argc, char** argv) {
         placed_objects += s.objects;
     std::printf("map with addresses: the heap rebuilt (every view's cost):  %6.1f ms\n", heap_ms);
     std::printf("                    its addresses read and sorted:         %6.1f ms\n", place_ms - heap_ms);
-    std::printf("                    the map from them (256 KiB tiles):     %6.1f ms  (%llu objects placed)\n",
-                build_ms, static_cast<unsigned long long>(placed_objects));
+    std::printf(
+        "                    the map from them (256 KiB tiles):     %6.1f ms  (%llu objects placed)\n",
+        build_ms, static_cast<unsigned long long>(placed_objects));
     std::printf("                    the map, the heap given:               %6.1f ms  (target <= 1000 ms)\n",
                 place_ms - heap_ms + build_ms);
     std::printf("                    in all:                                %6.1f ms\n", place_ms + build_ms);

@@ -123,13 +123,30 @@ std::optional<GcRegionsEvent> regionTableAt(const HeapHistory& h, uint32_t gc, b
     return r->table();
 }
 
+std::string noLayoutReason(const HeapHistory& h) {
+    const std::string* collector = h.trace().metaValue("collector");
+    const std::string name = collector ? *collector : "";
+    if (name == "Z")
+        return "ZGC's pages are not drawn: on JDK 21 and later the JVM exports neither a page's generation "
+               "nor "
+               "its age, and the recorder reads no object addresses under ZGC: docs/heapmap.md, \"ZGC and "
+               "Shenandoah\"";
+    if (name == "Shenandoah")
+        return "Shenandoah's regions are not recorded yet, and the recorder reads no object addresses under "
+               "it "
+               "(no weak references there): docs/heapmap.md, \"ZGC and Shenandoah\"";
+    if (name == "G1") return "recorded before memcity recorded G1's regions (trace format 1.4)";
+    return "recorded before memcity 1.3, or by a collector the recorder cannot lay out: docs/heapmap.md";
+}
+
 Result<HeapMap> heapMapAt(const HeapHistory& h, const HeapMapRequest& r) {
     if (r.gc >= h.gcCount()) return Error{h.gcRangeError(r.gc)};
     const GcSpacesEvent* spaces = h.spacesAt(r.gc);
     if (!h.gcs()[r.gc].has_addresses) {
         if (!spaces)
             return Error{h.trace().path() + ": GC " + std::to_string(r.gc) +
-                         " has neither the collector's spaces nor the objects' addresses"};
+                         " has neither the collector's spaces nor the objects' addresses" +
+                         (h.spaces().empty() && h.addresses().empty() ? " (" + noLayoutReason(h) + ")" : "")};
         const std::optional<GcRegionsEvent> regions = regionTableAt(h, r.gc);
         return spacesOnlyMap(r.gc, *spaces, h.trace().symbols(), r.tile_bytes, regions ? &*regions : nullptr);
     }

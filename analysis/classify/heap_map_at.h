@@ -32,6 +32,11 @@ struct HeapMapRequest {
 // G1's region table at GC `gc`'s end (`after`) or start, where the trace has it.
 std::optional<GcRegionsEvent> regionTableAt(const HeapHistory& history, uint32_t gc, bool after = true);
 
+// Why a trace has no heap map where it has neither spaces nor addresses, by the collector it
+// recorded (its META "collector"): ZGC's pages and Shenandoah's regions are not laid out (what
+// their JVMs export, docs/heapmap.md), or the recorder was older.
+std::string noLayoutReason(const HeapHistory& history);
+
 // Errors: a GC out of range, a GC with neither spaces nor addresses, a replay or snapshot
 // failure. A GC without addresses gives the spaces' tops only (HeapMap::addresses false); under
 // G1, each region's used bytes.

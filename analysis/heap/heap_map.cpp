@@ -41,7 +41,8 @@ struct Placed {
 template <typename T>
 void sortByAddress(std::vector<T>& placed) {
     if (placed.size() < 4096) {
-        std::stable_sort(placed.begin(), placed.end(), [](const T& a, const T& b) { return a.address < b.address; });
+        std::stable_sort(placed.begin(), placed.end(),
+                         [](const T& a, const T& b) { return a.address < b.address; });
         return;
     }
     uint64_t lo = UINT64_MAX, hi = 0, bits = 0;

@@ -491,8 +491,9 @@ void Replayer::onExtension(uint32_t ext, std::span<const uint8_t> data, size_t o
             if (Status s = decodeGcRegions(data, &e); !s) {
                 // A table that contradicts itself: an integrity error of that GC.
                 if (e.gc != UINT32_MAX)
-                    anomaly(Anomaly::kBadExtension, offset, "GC ", e.gc, "'s region table (GC_REGIONS, at byte ",
-                            s.error().offset, " of it): ", s.error().message);
+                    anomaly(Anomaly::kBadExtension, offset, "GC ", e.gc,
+                            "'s region table (GC_REGIONS, at byte ", s.error().offset,
+                            " of it): ", s.error().message);
                 else
                     badExtension("GC_REGIONS", offset, s.error());
                 return;

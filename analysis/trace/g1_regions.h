@@ -52,7 +52,7 @@ inline constexpr uint64_t kMaxRegions = uint64_t{1} << 24;
 struct RegionsRecord {
     uint32_t gc = 0;
     bool after = true;
-    uint32_t regions = 0;      // the table's length (committed or not)
+    uint32_t regions = 0;  // the table's length (committed or not)
     uint64_t region_bytes = 0;
     std::array<uint32_t, kRegionRoleCount> counts{};  // regions per role
     uint64_t used = 0;                                // bytes used in all regions

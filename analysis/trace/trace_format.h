@@ -11,15 +11,15 @@ namespace memcity::format {
 // ---- File header (32 bytes at offset 0) ----
 inline constexpr std::array<uint8_t, 8> kMagic = {0x89, 'M', 'C', 'T', '\r', '\n', 0x1a, '\n'};
 inline constexpr uint16_t kVersionMajor = 1;
-inline constexpr uint16_t kVersionMinor = 3;  // 1.1: GC_JVM, GC_CENSUS, GC_LIVE; 1.2: GC_COMPLETE;
-                                              // 1.3: GC_SPACES, ADDRS chunks
+inline constexpr uint16_t kVersionMinor = 4;  // 1.1: GC_JVM, GC_CENSUS, GC_LIVE; 1.2: GC_COMPLETE;
+                                              // 1.3: GC_SPACES, ADDRS chunks; 1.4: GC_REGIONS
 inline constexpr uint32_t kHeaderSize = 32;
 // A sampled trace (docs/recorder.md, "Sampled recording"): its allocations are the JVM heap
 // sampler's picks, each standing for others, so a 1.x reader must not take it for every
-// allocation. It is version 2.0 (1.3 otherwise), sets kHeaderFlagSampled, and its header is 40
-// bytes: the mean sampling interval in bytes (u64) follows at offset 32.
+// allocation. It is version 2.1 (1.4 otherwise; 2.1 and 1.4 added GC_REGIONS), sets kHeaderFlagSampled, and
+// its header is 40 bytes: the mean sampling interval in bytes (u64) follows at offset 32.
 inline constexpr uint16_t kVersionMajorSampled = 2;
-inline constexpr uint16_t kVersionMinorSampled = 0;
+inline constexpr uint16_t kVersionMinorSampled = 1;
 inline constexpr uint32_t kSampledHeaderSize = 40;
 // META key and value of a producer whose reference snapshots list only objects its walk reached
 // from the snapshot's roots (as sources, targets or roots): the memcity agent and synth.

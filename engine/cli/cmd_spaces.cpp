@@ -3,13 +3,13 @@
 #include <cstdio>
 #include <iostream>
 
+#include "classify/heap_map_at.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/json_writer.h"
 #include "cli/load.h"
 #include "cli/one_trace.h"
 #include "cli/text_format.h"
-#include "classify/heap_map_at.h"
 #include "heap/heap_map.h"
 
 namespace memcity::cli {
@@ -49,9 +49,11 @@ std::string regionsLine(const RegionsRecord* before, const RegionsRecord& after)
     std::string line;
     for (const RoleColumn& c : kRoleColumns) {
         const uint32_t b = regionsOf(before, c), a = regionsOf(&after, c);
-        if (b == 0 && a == 0 && (c.roles.begin()[0] == RegionRole::kArchive || c.roles.begin()[0] == RegionRole::kUnknown))
+        if (b == 0 && a == 0 &&
+            (c.roles.begin()[0] == RegionRole::kArchive || c.roles.begin()[0] == RegionRole::kUnknown))
             continue;
-        line += "  " + std::string(c.name) + " " + (before ? std::to_string(b) : "?") + "->" + std::to_string(a);
+        line +=
+            "  " + std::string(c.name) + " " + (before ? std::to_string(b) : "?") + "->" + std::to_string(a);
     }
     return line;
 }
@@ -63,9 +65,10 @@ void printSeries(const LoadedTrace& t) {
     const SymbolTable& sym = t.trace->symbols();
     if (!h.regions().empty()) {
         const RegionsRecord& r = h.regions().front();
-        std::printf("G1's regions of %s, %u in its table (the heap's maximum); regions per role before->after "
-                    "each GC, as -Xlog:gc+heap counts them\n",
-                    formatBytes(r.region_bytes).c_str(), r.regions);
+        std::printf(
+            "G1's regions of %s, %u in its table (the heap's maximum); regions per role before->after "
+            "each GC, as -Xlog:gc+heap counts them\n",
+            formatBytes(r.region_bytes).c_str(), r.regions);
     }
     for (const GcRecord& g : h.gcs()) {
         const GcSpacesEvent* e = h.spacesAt(g.index);
@@ -203,7 +206,9 @@ extern const Command kSpaces{
     .usage = R"(usage: memcity spaces FILE [--gc N [--tile BYTES] [--json]]
 
 Without --gc: one row per GC with each of the collector's spaces, its used bytes before and
-after the GC and its capacity (@ marks the GCs whose objects' addresses the trace has). With --gc: that GC's spaces with
+after the GC and its capacity (@ marks the GCs whose objects' addresses the trace has); under
+G1, its regions per role before->after each GC, as -Xlog:gc+heap counts them, and its grid as
+one space, "G1 heap", with the regions' used bytes. With --gc: that GC's spaces with
 their bounds, and where the trace has addresses, the objects in each, the bytes between them
 and any that overlap; --json adds the tiles of BYTES each (docs/heapmap.md).
 

@@ -82,8 +82,8 @@ int renderHeapMap(const Args& args) {
     }
     if (h.spaces().empty() && h.addresses().empty())
         return fail("memcity render: " + loaded->trace->path() +
-                    " has neither the collector's spaces nor the objects' addresses (recorded before memcity "
-                    "1.3, or by a collector the recorder cannot lay out: docs/heapmap.md)");
+                    " has neither the collector's spaces nor the objects' addresses (" + noLayoutReason(h) +
+                    ")");
     auto window = readGcWindow(args, h, "render");
     if (!window) return fail(window.error().message);
     auto gc = args.unsignedValue("--gc", window->to);

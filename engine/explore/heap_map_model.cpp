@@ -187,7 +187,10 @@ void HeapMapModel::request(const HeapHistory& h, std::vector<MapKey> keys) {
                                       std::to_string(key.gc) + " has no collector's spaces: nothing to map"};
                 else
                     built.map = Error{"GC " + std::to_string(key.gc) +
-                                      " has neither the collector's spaces nor the objects' addresses"};
+                                      " has neither the collector's spaces nor the objects' addresses" +
+                                      (history->spaces().empty() && history->addresses().empty()
+                                           ? " (" + noLayoutReason(*history) + ")"
+                                           : std::string())};
             } else {
                 if (auto it = placed.find(key.gc); it != placed.end()) {
                     built.placed = it->second;

@@ -16,14 +16,16 @@ namespace {
 constexpr float kTitleHeight = 28.0f;
 constexpr float kMargin = 12.0f;
 constexpr float kHeaderPx = 18.0f;  // a space's line above its tiles
+constexpr float kLegendRowPx = 16.0f;
 constexpr uint32_t kFreeTile = render::rgba(44, 48, 56);
 constexpr uint32_t kCommitted = render::rgba(40, 44, 52);
 constexpr uint32_t kBeforeExtent = render::rgba(96, 102, 114);  // the history's used extents
 constexpr uint32_t kAfterExtent = render::rgba(150, 156, 168);
 
 // The roles the legend lists, in G1's log's order (humongous: starts and continues as one).
-constexpr RegionRole kLegendRoles[] = {RegionRole::kEden, RegionRole::kSurvivor, RegionRole::kOld,
-                                       RegionRole::kHumongousStart, RegionRole::kArchive, RegionRole::kUnknown};
+constexpr RegionRole kLegendRoles[] = {RegionRole::kEden,    RegionRole::kSurvivor,
+                                       RegionRole::kOld,     RegionRole::kHumongousStart,
+                                       RegionRole::kArchive, RegionRole::kUnknown};
 
 std::string roleLabel(RegionRole role) {
     return role == RegionRole::kHumongousStart ? "humongous" : std::string(regionRoleName(role));
@@ -181,7 +183,8 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
             line += "(" + formatBytes(s.state.usedBefore()) + " before the GC)  ";
         line += hex(s.state.bottom);
         if (map.region_bytes)
-            line += "  " + formatCount(map.region_roles.size()) + " regions of " + formatBytes(map.region_bytes);
+            line +=
+                "  " + formatCount(map.region_roles.size()) + " regions of " + formatBytes(map.region_bytes);
         if (map.addresses)
             line += "  " + formatCount(s.objects) + " objects, " + formatBytes(s.bytes) + ", " +
                     formatBytes(s.gap_bytes) + " between them";
@@ -205,7 +208,8 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
             }
             // Under G1 a region's role says whether it is free; else what lies above the top.
             const RegionRole role = map.roleOfTile(t);
-            const bool free = map.region_bytes ? role == RegionRole::kFree : bytes == 0 && from >= s.state.top;
+            const bool free =
+                map.region_bytes ? role == RegionRole::kFree : bytes == 0 && from >= s.state.top;
             uint32_t flags = tile.selected_bytes ? render::kFlagSelected : render::kFlagNone;
             if (hovered_ && hovered_->space == si && hovered_->tile == t) flags |= render::kFlagHighlighted;
             const PixelRect r{{x0, y0}, {x0 + px - gap, y0 + px - gap}};
@@ -221,21 +225,58 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
             // is of the same region or of the same humongous object (and in the same row).
             if (map.region_bytes && !free) {
                 const float band_px = std::max(1.0f, std::floor(px / 3.0f));
-                const bool joined = t % per_row != 0 &&
-                                    ((t - 1) * map.tile_bytes / map.region_bytes == t * map.tile_bytes / map.region_bytes ||
-                                     role == RegionRole::kHumongousContinues);
-                out.rects.push_back({{joined ? x0 - gap : x0, y0}, {r.max.x, y0 + band_px}, roleColor(role), 0, 0});
+                const bool joined = t % per_row != 0 && ((t - 1) * map.tile_bytes / map.region_bytes ==
+                                                             t * map.tile_bytes / map.region_bytes ||
+                                                         role == RegionRole::kHumongousContinues);
+                out.rects.push_back(
+                    {{joined ? x0 - gap : x0, y0}, {r.max.x, y0 + band_px}, roleColor(role), 0, 0});
             }
         }
         const size_t rows = (s.tiles.size() + per_row - 1) / per_row;
         y += static_cast<float>(rows) * px + 8.0f;
     }
 
+    // The legend's place: the ramp at the bottom right; under G1 the roles left of it, in as
+    // many rows as they take (the history graph ends above them).
+    const float lx = size_.x - kMargin - 280.0f, ly = size_.y - 24.0f;
+    struct RoleItem {
+        uint32_t color;
+        std::string text;
+        float x;
+        size_t row;
+    };
+    std::vector<RoleItem> roles;
+    size_t role_rows = 1;
+    if (map.region_bytes) {
+        std::array<uint32_t, kRegionRoleCount> count{};
+        for (RegionRole role : map.region_roles)
+            ++count[static_cast<size_t>(role)];
+        float x = kMargin;
+        auto add = [&](uint32_t color, std::string text) {
+            const float w = 18.0f + textWidth(options_.measure, text, 12.0f) + 14.0f;
+            if (x > kMargin && x + w > lx - 20.0f) x = kMargin, ++role_rows;
+            roles.push_back({color, std::move(text), x, role_rows - 1});
+            x += w;
+        };
+        add(kFreeTile, "free " + formatCount(count[static_cast<size_t>(RegionRole::kFree)]));
+        for (RegionRole role : kLegendRoles) {
+            uint64_t n = count[static_cast<size_t>(role)];
+            if (role == RegionRole::kHumongousStart)
+                n += count[static_cast<size_t>(RegionRole::kHumongousContinues)];
+            if (n == 0 && (role == RegionRole::kArchive || role == RegionRole::kUnknown)) continue;
+            std::string text = roleLabel(role) + " " + formatCount(n);
+            if (role == RegionRole::kHumongousStart && n)
+                text += " (" + formatCount(count[static_cast<size_t>(role)]) + " objects)";
+            add(roleColor(role), std::move(text));
+        }
+    }
     if (!inputs_.history.empty())
-        drawHistory(gc, {{kMargin, bands.max.y + 10.0f}, {size_.x - kMargin, size_.y - 34.0f}}, out);
+        drawHistory(gc,
+                    {{kMargin, bands.max.y + 10.0f},
+                     {size_.x - kMargin, size_.y - 34.0f - static_cast<float>(role_rows - 1) * kLegendRowPx}},
+                    out);
 
     // The legend: the ramp, and what its ends mean.
-    const float lx = size_.x - kMargin - 280.0f, ly = size_.y - 24.0f;
     for (int i = 0; i < 20; ++i)
         out.rects.push_back({{lx + static_cast<float>(i) * 10.0f, ly},
                              {lx + static_cast<float>(i + 1) * 10.0f, ly + 12.0f},
@@ -253,8 +294,8 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
         {{lx - 6.0f, ly + 6.0f}, "0", palette::kTextDim, 12.0f, render::TextAnchor::kRightCenter});
     out.labels.push_back(
         {{lx + 206.0f, ly + 6.0f}, high, palette::kTextDim, 12.0f, render::TextAnchor::kLeftCenter});
-    out.rects.push_back({{kMargin, ly}, {kMargin + 12.0f, ly + 12.0f}, kFreeTile, 0, 0});
     if (!map.region_bytes) {
+        out.rects.push_back({{kMargin, ly}, {kMargin + 12.0f, ly + 12.0f}, kFreeTile, 0, 0});
         out.labels.push_back({{kMargin + 18.0f, ly + 6.0f},
                               "free (committed, above the space's top)",
                               palette::kTextDim,
@@ -262,24 +303,16 @@ void HeapMapScene::compose(const HeapMap& map, const HeapMap* next, double f, re
                               render::TextAnchor::kLeftCenter});
         return;
     }
-    // G1: each role's band colour and its regions (humongous: the objects they hold).
-    std::array<uint32_t, kRegionRoleCount> count{};
-    for (RegionRole role : map.region_roles)
-        ++count[static_cast<size_t>(role)];
-    auto legend = [&, x = kMargin](uint32_t color, const std::string& text) mutable {
-        out.rects.push_back({{x, ly}, {x + 12.0f, ly + 12.0f}, color, 0, 0});
-        out.labels.push_back({{x + 18.0f, ly + 6.0f}, text, palette::kTextDim, 12.0f, render::TextAnchor::kLeftCenter});
-        x += 18.0f + textWidth(options_.measure, text, 12.0f) + 14.0f;
-    };
-    legend(kFreeTile, "free " + formatCount(count[static_cast<size_t>(RegionRole::kFree)]));
-    for (RegionRole role : kLegendRoles) {
-        uint64_t n = count[static_cast<size_t>(role)];
-        if (role == RegionRole::kHumongousStart) n += count[static_cast<size_t>(RegionRole::kHumongousContinues)];
-        if (n == 0 && (role == RegionRole::kArchive || role == RegionRole::kUnknown)) continue;
-        std::string text = roleLabel(role) + " " + formatCount(n);
-        if (role == RegionRole::kHumongousStart && n)
-            text += " (" + formatCount(count[static_cast<size_t>(role)]) + " objects)";
-        legend(roleColor(role), text);
+    // G1: each role's band colour and its regions, in rows left of the ramp (the lowest at the
+    // ramp's line).
+    for (size_t i = 0; i < roles.size(); ++i) {
+        const float row_y = ly - static_cast<float>(role_rows - 1 - roles[i].row) * kLegendRowPx;
+        out.rects.push_back({{roles[i].x, row_y}, {roles[i].x + 12.0f, row_y + 12.0f}, roles[i].color, 0, 0});
+        out.labels.push_back({{roles[i].x + 18.0f, row_y + 6.0f},
+                              roles[i].text,
+                              palette::kTextDim,
+                              12.0f,
+                              render::TextAnchor::kLeftCenter});
     }
 }
 
@@ -308,9 +341,10 @@ void HeapMapScene::drawHistory(uint32_t gc, PixelRect rect, render::DrawList& ou
     const bool tiles =
         !roles && std::any_of(h.begin(), h.end(), [](const SpaceHistoryRow& r) { return r.addresses; });
     const HeapStream stream = options_.stream;
-    const std::string title = "history of " + inputs_.history_space + ", GC " + std::to_string(h.front().gc) +
-                              " to " + std::to_string(h.back().gc) +
-                              (roles ? ": each region's role before and after each GC" : ": before and after each GC");
+    const std::string title =
+        "history of " + inputs_.history_space + ", GC " + std::to_string(h.front().gc) + " to " +
+        std::to_string(h.back().gc) +
+        (roles ? ": each region's role before and after each GC" : ": before and after each GC");
     out.labels.push_back({rect.min, title, palette::kText, 13.0f, render::TextAnchor::kTopLeft});
     // What the columns show, in the header: the used extents, and the tiles coloured as above
     // after the GCs with addresses.
@@ -378,7 +412,8 @@ void HeapMapScene::drawHistory(uint32_t gc, PixelRect rect, render::DrawList& ou
                     size_t j = i;
                     while (j < rr.size() && rr[j] == rr[i])
                         ++j;
-                    const uint64_t from = s.bottom + i * h[k].region_bytes, to = s.bottom + j * h[k].region_bytes;
+                    const uint64_t from = s.bottom + i * h[k].region_bytes,
+                                   to = s.bottom + j * h[k].region_bytes;
                     if (rr[i] != RegionRole::kFree && from >= lo && to <= hi)
                         out.rects.push_back({{x0, yOf(to)}, {x1, yOf(from)}, roleColor(rr[i]), 0, 0});
                     i = j;

@@ -150,7 +150,7 @@ TEST(Cli, InfoOnASoundTrace) {
     EXPECT_NE(r.out.find("synth.scenario = multi-cache"), std::string::npos);
     Outcome j = run("info " + path + " --json");
     EXPECT_EQ(j.status, 0);
-    for (const char* key : {"\"format_version\": \"1.3\"", "\"truncated\": false", "\"objects_allocated\": ",
+    for (const char* key : {"\"format_version\": \"1.4\"", "\"truncated\": false", "\"objects_allocated\": ",
                             "\"peak_live\": {", "\"errors\": 0", "\"alloc\": ", "\"deaths\": "})
         EXPECT_NE(j.out.find(key), std::string::npos) << key << "\n" << j.out;
 }

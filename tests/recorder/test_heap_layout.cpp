@@ -248,7 +248,7 @@ INSTANTIATE_TEST_SUITE_P(Jdk, G1Layout,
                          ::testing::Values(MEMCITY_JAVA_HOME, "/usr/lib/jvm/temurin-25-jdk-amd64"),
                          [](const auto& p) {
                              return std::string(p.param) == MEMCITY_JAVA_HOME ? std::string("Jdk17")
-                                                                                : std::string("Temurin25");
+                                                                              : std::string("Temurin25");
                          });
 
 INSTANTIATE_TEST_SUITE_P(Gc, HeapLayout, ::testing::Values("SerialGC", "ParallelGC"),

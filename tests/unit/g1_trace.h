@@ -38,15 +38,15 @@ inline std::string writeG1Heap(const std::string& stem = "g1-heap") {
     std::vector<ObjectAddress> at0, at1;
     uint64_t id = 0;
     for (uint64_t k = 0; k < 20; ++k, ++id) {  // old, region 6
-        b.allocArray(id, 3, 496);  // 2,000 B
+        b.allocArray(id, 3, 496);              // 2,000 B
         at0.push_back({id, kFirst + 6 * kRegion + k * 2000});
     }
     for (uint64_t k = 0; k < 10; ++k, ++id) {  // old, region 7
-        b.allocArray(id, 3, 496);  // 2,000 B
+        b.allocArray(id, 3, 496);              // 2,000 B
         at0.push_back({id, kFirst + 7 * kRegion + k * 2000});
     }
     for (uint64_t k = 0; k < 10; ++k, ++id) {  // survivors, region 11; at GC 1 in region 7
-        b.allocArray(id, 4, 746, 2);  // 3,000 B
+        b.allocArray(id, 4, 746, 2);           // 3,000 B
         at0.push_back({id, kFirst + 11 * kRegion + k * 3000});
     }
     const uint64_t humongous = id++;
@@ -59,25 +59,50 @@ inline std::string writeG1Heap(const std::string& stem = "g1-heap") {
     }
     b.gc(0, id, eden);
     b.writer().gcRegions(g1Table(0, false,
-                                 {{0, R::kEden}, {1, R::kEden}, {2, R::kEden}, {3, R::kEden}, {4, R::kEden},
-                                  {5, R::kEden}, {6, R::kOld}, {8, R::kHumongousStart},
-                                  {9, R::kHumongousContinues}, {10, R::kHumongousContinues}},
-                                 {{0, kRegion}, {1, kRegion}, {2, kRegion}, {3, kRegion}, {4, kRegion},
-                                  {5, kRegion}, {6, 40000}, {8, kRegion}, {9, kRegion}, {10, kRegion}}));
-    b.writer().gcRegions(g1Table(0, true,
-                                 {{6, R::kOld}, {7, R::kOld}, {8, R::kHumongousStart},
-                                  {9, R::kHumongousContinues}, {10, R::kHumongousContinues}, {11, R::kSurvivor}},
-                                 {{6, 40000}, {7, 20000}, {8, kRegion}, {9, kRegion}, {10, kRegion}, {11, 30000}}));
+                                 {{0, R::kEden},
+                                  {1, R::kEden},
+                                  {2, R::kEden},
+                                  {3, R::kEden},
+                                  {4, R::kEden},
+                                  {5, R::kEden},
+                                  {6, R::kOld},
+                                  {8, R::kHumongousStart},
+                                  {9, R::kHumongousContinues},
+                                  {10, R::kHumongousContinues}},
+                                 {{0, kRegion},
+                                  {1, kRegion},
+                                  {2, kRegion},
+                                  {3, kRegion},
+                                  {4, kRegion},
+                                  {5, kRegion},
+                                  {6, 40000},
+                                  {8, kRegion},
+                                  {9, kRegion},
+                                  {10, kRegion}}));
+    b.writer().gcRegions(
+        g1Table(0, true,
+                {{6, R::kOld},
+                 {7, R::kOld},
+                 {8, R::kHumongousStart},
+                 {9, R::kHumongousContinues},
+                 {10, R::kHumongousContinues},
+                 {11, R::kSurvivor}},
+                {{6, 40000}, {7, 20000}, {8, kRegion}, {9, kRegion}, {10, kRegion}, {11, 30000}}));
     b.writer().addresses(0, at0);
     for (size_t k = 0; k < at0.size(); ++k)
         if (at0[k].id != humongous) at1.push_back(at0[k]);
     for (size_t k = 30; k < 40; ++k)
         at1[k].address = kFirst + 7 * kRegion + 20000 + (k - 30) * 3000;
     b.gc(1, id, {humongous});
-    b.writer().gcRegions(g1Table(1, false,
-                                 {{6, R::kOld}, {7, R::kOld}, {8, R::kHumongousStart},
-                                  {9, R::kHumongousContinues}, {10, R::kHumongousContinues}, {11, R::kSurvivor}},
-                                 {{6, 40000}, {7, 20000}, {8, kRegion}, {9, kRegion}, {10, kRegion}, {11, 30000}}));
+    b.writer().gcRegions(
+        g1Table(1, false,
+                {{6, R::kOld},
+                 {7, R::kOld},
+                 {8, R::kHumongousStart},
+                 {9, R::kHumongousContinues},
+                 {10, R::kHumongousContinues},
+                 {11, R::kSurvivor}},
+                {{6, 40000}, {7, 20000}, {8, kRegion}, {9, kRegion}, {10, kRegion}, {11, 30000}}));
     b.writer().gcRegions(g1Table(1, true, {{6, R::kOld}, {7, R::kOld}}, {{6, 40000}, {7, 50000}}));
     b.writer().addresses(1, at1);
     return b.finish();

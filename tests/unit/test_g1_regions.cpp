@@ -2,6 +2,7 @@
 // that contradicts itself is an error naming where.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "classify/heap_map_at.h"
@@ -160,9 +161,10 @@ TEST(G1Regions, AHistoryKeepsEachGcsTablesAndSpacesListsThem) {
     auto listed = memcity::testing::runMemcity("spaces " + trace);
     EXPECT_EQ(listed.status, 0) << listed.err;
     EXPECT_NE(listed.out.find("G1's regions of 1.0 MiB, 8 in its table"), std::string::npos) << listed.out;
-    EXPECT_NE(listed.out.find("    0 young     eden 2->0  survivor 0->1  old 1->1  humongous 3->3  free 2->3  "
-                              "G1 heap 4.5 MiB->3.5 MiB/8.0 MiB\n"),
-              std::string::npos)
+    EXPECT_NE(
+        listed.out.find("    0 young     eden 2->0  survivor 0->1  old 1->1  humongous 3->3  free 2->3  "
+                        "G1 heap 4.5 MiB->3.5 MiB/8.0 MiB\n"),
+        std::string::npos)
         << listed.out;
     EXPECT_NE(listed.out.find("    1 young     -\n"), std::string::npos) << listed.out;
 }
@@ -238,4 +240,21 @@ TEST(G1Regions, TheHeapMapIsTheRegionGrid) {
     EXPECT_EQ(rows[1].roles_before[8], R::kHumongousStart);
     EXPECT_EQ(rows[1].roles_after[8], R::kFree);
     EXPECT_EQ(rows[1].region_bytes, 1u << 16);
+}
+
+// Where a collector's heap cannot be laid out, the heap map says which and why, in one line.
+TEST(G1Regions, ZgcAndShenandoahSayWhyThereIsNoMap) {
+    for (const auto& [collector, why] :
+         {std::pair<std::string, std::string>{"Z", "ZGC's pages are not drawn"},
+          {"Shenandoah", "Shenandoah's regions are not recorded yet"},
+          {"G1", "recorded before memcity recorded G1's regions"}}) {
+        memcity::testing::TraceBuilder b("no-layout");
+        b.writer().meta("collector", collector);
+        b.alloc(0).gc(0, 1);
+        const std::string trace = b.finish();
+        auto r = memcity::testing::runMemcity("render " + trace + " --view heapmap -o " + trace + ".png");
+        EXPECT_EQ(r.status, 1);
+        EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+    }
 }

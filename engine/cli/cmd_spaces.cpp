@@ -114,6 +114,13 @@ void printJson(const LoadedTrace& t, const HeapMap& m, bool with_addresses) {
     j.field("tile_bytes", m.tile_bytes);
     j.field("unplaced_objects", m.unplaced_objects).field("unplaced_bytes", m.unplaced_bytes);
     j.field("outside_objects", m.outside_objects).field("outside_bytes", m.outside_bytes);
+    if (m.region_bytes) {  // G1: its grid's regions, each one's role in address order
+        j.field("region_bytes", m.region_bytes);
+        j.key("region_roles").beginArray();
+        for (RegionRole role : m.region_roles)
+            j.value(regionRoleName(role));
+        j.endArray();
+    }
     j.key("spaces").beginArray();
     for (const SpaceMap& s : m.spaces) {
         j.beginObject();

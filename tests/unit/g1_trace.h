@@ -79,7 +79,8 @@ inline std::string writeG1Heap(const std::string& stem = "g1-heap") {
                                   {8, kRegion},
                                   {9, kRegion},
                                   {10, kRegion}}));
-    b.writer().gcRegions(
+    // What GC 0 left, GC 1 finds.
+    GcRegionsEvent between =
         g1Table(0, true,
                 {{6, R::kOld},
                  {7, R::kOld},
@@ -87,22 +88,17 @@ inline std::string writeG1Heap(const std::string& stem = "g1-heap") {
                  {9, R::kHumongousContinues},
                  {10, R::kHumongousContinues},
                  {11, R::kSurvivor}},
-                {{6, 40000}, {7, 20000}, {8, kRegion}, {9, kRegion}, {10, kRegion}, {11, 30000}}));
+                {{6, 40000}, {7, 20000}, {8, kRegion}, {9, kRegion}, {10, kRegion}, {11, 30000}});
+    b.writer().gcRegions(between);
     b.writer().addresses(0, at0);
     for (size_t k = 0; k < at0.size(); ++k)
         if (at0[k].id != humongous) at1.push_back(at0[k]);
     for (size_t k = 30; k < 40; ++k)
         at1[k].address = kFirst + 7 * kRegion + 20000 + (k - 30) * 3000;
     b.gc(1, id, {humongous});
-    b.writer().gcRegions(
-        g1Table(1, false,
-                {{6, R::kOld},
-                 {7, R::kOld},
-                 {8, R::kHumongousStart},
-                 {9, R::kHumongousContinues},
-                 {10, R::kHumongousContinues},
-                 {11, R::kSurvivor}},
-                {{6, 40000}, {7, 20000}, {8, kRegion}, {9, kRegion}, {10, kRegion}, {11, 30000}}));
+    between.gc = 1;
+    between.after = false;
+    b.writer().gcRegions(between);
     b.writer().gcRegions(g1Table(1, true, {{6, R::kOld}, {7, R::kOld}}, {{6, 40000}, {7, 50000}}));
     b.writer().addresses(1, at1);
     return b.finish();

@@ -231,6 +231,17 @@ TEST(G1Regions, TheHeapMapIsTheRegionGrid) {
     EXPECT_EQ(used.spaces[0].tiles[16].bytes, 32768u);  // humongous: full
     EXPECT_EQ(used.roleOfTile(22), R::kSurvivor);
 
+    // `memcity spaces --gc 0 --json` lists the grid's roles.
+    auto json = memcity::testing::runMemcity("spaces " + trace + " --gc 0 --json");
+    EXPECT_EQ(json.status, 0) << json.err;
+    EXPECT_NE(json.out.find("\"region_bytes\": 65536,\n  \"region_roles\": [\n    \"free\","),
+              std::string::npos)
+        << json.out;
+    EXPECT_NE(json.out.find("\"old\",\n    \"old\",\n    \"humongous start\",\n    \"humongous "
+                            "continues\",\n    \"humongous continues\",\n    \"survivor\""),
+              std::string::npos)
+        << json.out;
+
     // The history rows of the grid carry every region's role before and after each GC.
     const uint32_t gcs[] = {0, 1};
     const std::vector<SpaceHistoryRow> rows = spaceExtents(*h, "G1 heap", gcs);

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.h"
 #include "classify/heap_map_at.h"
 #include "heap/heap_history.h"
 #include "scene/heap_map_scene.h"
@@ -34,16 +35,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-double medianMs(int runs, const std::function<void()>& f) {
-    std::vector<double> ms;
-    for (int i = 0; i < runs; ++i) {
-        const auto t0 = Clock::now();
-        f();
-        ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-}
+using bench::medianMs;
 
 constexpr uint32_t kShift = 21;  // 2 MiB regions
 constexpr size_t kRegions = 2048;

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_timing.h"
 #include "bench_traces.h"
 #include "classify/series.h"
 #include "render/renderer.h"
@@ -36,19 +37,9 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-constexpr const char* kDefaultChain = "type,site,thread,length(buckets=1)";
+using bench::medianMs;
 
-// The median of `runs` timings of f, in milliseconds.
-double medianMs(int runs, const std::function<void()>& f) {
-    std::vector<double> ms;
-    for (int i = 0; i < runs; ++i) {
-        const auto t0 = Clock::now();
-        f();
-        ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-    }
-    std::sort(ms.begin(), ms.end());
-    return ms[ms.size() / 2];
-}
+constexpr const char* kDefaultChain = "type,site,thread,length(buckets=1)";
 
 // Renderers without and with multisampling (none when there is no Vulkan device).
 struct Renderers {

@@ -127,14 +127,12 @@ std::string noLayoutReason(const HeapHistory& h) {
     const std::string* collector = h.trace().metaValue("collector");
     const std::string name = collector ? *collector : "";
     if (name == "Z")
-        return "ZGC's pages are not drawn: on JDK 21 and later the JVM exports neither a page's generation "
-               "nor "
-               "its age, and the recorder reads no object addresses under ZGC: docs/heapmap.md, \"ZGC and "
-               "Shenandoah\"";
+        return "ZGC's pages are not drawn: on JDK 21 and later the JVM exports neither a page's "
+               "generation nor its age, and the recorder reads no object addresses under ZGC: "
+               "docs/heapmap.md, \"ZGC and Shenandoah\"";
     if (name == "Shenandoah")
-        return "Shenandoah's regions are not recorded yet, and the recorder reads no object addresses under "
-               "it "
-               "(no weak references there): docs/heapmap.md, \"ZGC and Shenandoah\"";
+        return "Shenandoah's regions are not recorded yet, and the recorder reads no object addresses "
+               "under it (no weak references there): docs/heapmap.md, \"ZGC and Shenandoah\"";
     if (name == "G1") return "recorded before memcity recorded G1's regions (trace format 1.4)";
     return "recorded before memcity 1.3, or by a collector the recorder cannot lay out: docs/heapmap.md";
 }

@@ -102,10 +102,7 @@ GcSpacesEvent spacesOfRegions(const GcRegionsEvent& after, uint64_t used_before)
     s.space = kG1HeapSpace;
     s.bottom = after.first;
     s.end = after.bottomOf(after.roles.size());
-    uint64_t used = 0;
-    for (uint64_t u : after.used)
-        used += u;
-    s.top = s.bottom + std::min(used, s.end - s.bottom);
+    s.top = s.bottom + std::min(after.usedBytes(), s.end - s.bottom);
     s.top_before = s.bottom + std::min(used_before, s.end - s.bottom);
     e.spaces.push_back(s);
     return e;

@@ -21,6 +21,13 @@ std::string_view regionRoleName(RegionRole role) {
     return "unknown";
 }
 
+uint64_t GcRegionsEvent::usedBytes() const {
+    uint64_t n = 0;
+    for (uint64_t u : used)
+        n += u;
+    return n;
+}
+
 std::array<uint32_t, kRegionRoleCount> GcRegionsEvent::countRoles() const {
     std::array<uint32_t, kRegionRoleCount> n{};
     for (RegionRole r : roles)
@@ -41,8 +48,7 @@ RegionsRecord recordOf(const GcRegionsEvent& e, std::vector<uint8_t> payload) {
     r.regions = static_cast<uint32_t>(e.roles.size());
     r.region_bytes = e.regionBytes();
     r.counts = e.countRoles();
-    for (uint64_t u : e.used)
-        r.used += u;
+    r.used = e.usedBytes();
     r.payload = std::move(payload);
     return r;
 }

@@ -39,6 +39,8 @@ struct GcRegionsEvent {
 
     uint64_t regionBytes() const { return uint64_t{1} << shift; }
     uint64_t bottomOf(size_t i) const { return first + (uint64_t{i} << shift); }
+    // The bytes used in all regions.
+    uint64_t usedBytes() const;
     // Regions per role; humongous counts start and continues apart, as the table has them.
     std::array<uint32_t, kRegionRoleCount> countRoles() const;
 };

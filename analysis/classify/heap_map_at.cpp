@@ -35,7 +35,8 @@ Result<Bitset> dyingAfter(const HeapHistory& h, const HeapState& heap) {
     return dying;
 }
 
-Result<PlacedHeap> placeHeap(const HeapHistory& h, uint32_t gc, bool sort) {
+// The heap at GC `gc` with its addresses; sorted by address on `threads` threads (0: not sorted).
+Result<PlacedHeap> placeHeap(const HeapHistory& h, uint32_t gc, unsigned threads) {
     if (gc >= h.gcCount()) return Error{h.gcRangeError(gc)};
     if (!h.gcs()[gc].has_addresses)
         return Error{h.trace().path() + ": GC " + std::to_string(gc) + " has no addresses"};
@@ -44,7 +45,7 @@ Result<PlacedHeap> placeHeap(const HeapHistory& h, uint32_t gc, bool sort) {
     auto addresses = h.addressesFor(*heap);
     if (!addresses) return addresses.error();
     PlacedHeap p{std::move(*heap), std::move(*addresses), {}};
-    if (sort) p.by_address = positionsByAddress(p.addresses);
+    if (threads) p.by_address = objectsByAddress(p.heap.view(), p.addresses, threads);
     return p;
 }
 
@@ -93,7 +94,7 @@ std::pair<size_t, size_t> startingIn(const PlacedHeap& p, uint64_t from, uint64_
     auto at = [&](uint64_t address) {
         return static_cast<size_t>(
             std::lower_bound(p.by_address.begin(), p.by_address.end(), address,
-                             [&](size_t pos, uint64_t a) { return p.addresses[pos] < a; }) -
+                             [](const AddressedObject& o, uint64_t a) { return o.address < a; }) -
             p.by_address.begin());
     };
     return {at(from), at(to)};
@@ -148,13 +149,13 @@ Result<HeapMap> heapMapAt(const HeapHistory& h, const HeapMapRequest& r) {
         const std::optional<GcRegionsEvent> regions = regionTableAt(h, r.gc);
         return spacesOnlyMap(r.gc, *spaces, h.trace().symbols(), r.tile_bytes, regions ? &*regions : nullptr);
     }
-    auto placed = placeHeap(h, r.gc, false);
+    auto placed = placeHeap(h, r.gc, 0);
     if (!placed) return placed.error();
     return heapMapOf(h, *placed, r);
 }
 
-Result<std::shared_ptr<const PlacedHeap>> placedHeapAt(const HeapHistory& h, uint32_t gc) {
-    auto placed = placeHeap(h, gc, true);
+Result<std::shared_ptr<const PlacedHeap>> placedHeapAt(const HeapHistory& h, uint32_t gc, unsigned threads) {
+    auto placed = placeHeap(h, gc, std::max(threads, 1u));
     if (!placed) return placed.error();
     return std::make_shared<const PlacedHeap>(std::move(*placed));
 }
@@ -179,6 +180,8 @@ Result<HeapMap> heapMapOf(const HeapHistory& h, const PlacedHeap& placed, const 
     }
     const std::optional<GcRegionsEvent> regions = regionTableAt(h, heap.gc());
     o.regions = regions ? &*regions : nullptr;
+    o.by_address = placed.by_address;
+    o.threads = r.threads;
     return buildHeapMap(heap.view(), placed.addresses, h.spacesAt(heap.gc()), h.trace().symbols(), o);
 }
 
@@ -187,10 +190,9 @@ RangeContents rangeContents(const PlacedHeap& p, uint64_t from, uint64_t to) {
     if (to <= from) return c;
     const HeapView view = p.heap.view();
     std::unordered_map<uint32_t, RangeType> by_type;
-    auto count = [&](size_t pos, bool starts) {
-        const uint64_t a = p.addresses[pos], size = view.size(pos);
-        const uint64_t end = size > UINT64_MAX - a ? UINT64_MAX : a + size;  // (a corrupt trace's)
-        const uint64_t lo = std::max(a, from), hi = std::min(end, to);
+    auto count = [&](const AddressedObject& o, bool starts) {
+        const size_t pos = o.pos;
+        const uint64_t lo = std::max(o.address, from), hi = std::min(o.end(view), to);
         if (hi <= lo && !starts) return;
         RangeType& t = by_type[view.type(pos)];
         t.type = view.type(pos);
@@ -221,7 +223,7 @@ Result<std::vector<RangeGroup>> groupsInRange(const HeapHistory& h, const Placed
     if (!view) return view.error();
     Bitset in_range(view->positions());
     for (size_t k = first; k < last; ++k)
-        in_range.set(p.by_address[k]);
+        in_range.set(p.by_address[k].pos);
     const PositionFilter filter(in_range);
     TreeOptions options;
     options.threads = threads;
@@ -302,6 +304,7 @@ Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& h, const Sp
             HeapMapOptions o;
             o.tile_bytes = r.tile_bytes;
             o.selected = selected ? &*selected : nullptr;
+            o.threads = r.threads;
             const std::optional<GcRegionsEvent> regions = regionTableAt(h, gc);
             o.regions = regions ? &*regions : nullptr;
             HeapMap map = buildHeapMap(view, addresses, spaces, symbols, o);

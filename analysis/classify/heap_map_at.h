@@ -47,11 +47,13 @@ Result<HeapMap> heapMapAt(const HeapHistory& history, const HeapMapRequest& requ
 // stretch of addresses can be asked what it holds.
 struct PlacedHeap {
     HeapState heap;
-    std::vector<uint64_t> addresses;  // by heap position (0: not listed)
-    std::vector<size_t> by_address;   // the positions with an address, in address order
+    std::vector<uint64_t> addresses;          // by heap position (0: not listed)
+    std::vector<AddressedObject> by_address;  // those with an address, in address order
 };
 // Errors: a GC out of range or without addresses, a replay failure, a corrupt ADDRS chunk.
-Result<std::shared_ptr<const PlacedHeap>> placedHeapAt(const HeapHistory& history, uint32_t gc);
+// Sorted on up to `threads` threads.
+Result<std::shared_ptr<const PlacedHeap>> placedHeapAt(const HeapHistory& history, uint32_t gc,
+                                                       unsigned threads = 1);
 // heapMapAt's map from a placed heap of request.gc (request.gc is the placed heap's GC).
 Result<HeapMap> heapMapOf(const HeapHistory& history, const PlacedHeap& placed,
                           const HeapMapRequest& request);

@@ -4,6 +4,8 @@
 #include <bit>
 #include <utility>
 
+#include "util/parallel.h"
+
 namespace memcity {
 namespace {
 
@@ -27,47 +29,85 @@ uint64_t tilesOf(const SpaceState& s, uint64_t tile) {
     return s.capacity() / tile + (s.capacity() % tile != 0 ? 1 : 0);
 }
 
-// An object placed by its address.
-struct Placed {
-    uint64_t address, size;
-    uint32_t age;
-    bool selected, dying;
+// Stable counting sort of `in` into `out` (as long) by digit(o) < `digits`; `count` is scratch.
+template <typename Digit>
+void countingSort(std::span<const AddressedObject> in, std::span<AddressedObject> out, size_t digits,
+                  std::vector<size_t>& count, Digit digit) {
+    count.assign(digits, 0);
+    for (const AddressedObject& o : in)
+        ++count[digit(o)];
+    size_t at = 0;
+    for (size_t& c : count)
+        at += std::exchange(c, at);
+    for (const AddressedObject& o : in)
+        out[count[digit(o)]++] = o;
+}
+
+// The addresses' range, as objectsByAddress gathers it: the lowest and highest, and the bits that
+// differ between any two (their alignment is its lowest set bit).
+struct AddressRange {
+    uint64_t lo = UINT64_MAX, hi = 0, differ = 0;
+    void add(uint64_t address, uint64_t first) {
+        lo = std::min(lo, address);
+        hi = std::max(hi, address);
+        differ |= address - first;  // (the differences from any one have the lowest set bit of those from lo)
+    }
 };
 
-// By address, stably: a radix sort on the address less the lowest, 16 bits a pass, as many
-// passes as the span needs (two for a heap of up to 4 GiB in 8-byte units); small sets by
-// comparison. (Memory-bound: each pass's scatter misses the cache. 11-bit digits, or one pass
-// into buckets sorted by comparison, measured no faster: bench_g1_map.)
-template <typename T>
-void sortByAddress(std::vector<T>& placed) {
-    if (placed.size() < 4096) {
-        std::stable_sort(placed.begin(), placed.end(),
-                         [](const T& a, const T& b) { return a.address < b.address; });
+// By address, stably: a radix sort on the address less the lowest, in units of the addresses'
+// alignment. One pass on the top bits scatters the objects into buckets of about a thousand,
+// then each bucket is sorted on the bits below while it is in the cache, the buckets shared out
+// between `threads`. (Memory-bound: only the first pass's scatter misses the cache. Two passes
+// of 16 bits over the whole array took half as long again: bench_g1_map.) Small sets by comparison.
+void sortByAddress(std::vector<AddressedObject>& objects, const AddressRange& range, unsigned threads) {
+    if (objects.size() < 4096) {
+        std::stable_sort(
+            objects.begin(), objects.end(),
+            [](const AddressedObject& a, const AddressedObject& b) { return a.address < b.address; });
         return;
     }
-    uint64_t lo = UINT64_MAX, hi = 0, bits = 0;
-    for (const T& p : placed) {
-        lo = std::min(lo, p.address);
-        hi = std::max(hi, p.address);
-    }
-    for (const T& p : placed)
-        bits |= p.address - lo;
-    const int shift = bits ? std::countr_zero(bits) : 0;
-    const uint64_t span = (hi - lo) >> shift;
-    std::vector<T> other(placed.size());
-    std::vector<size_t> count(size_t{1} << 16);
-    for (int pass = 0; pass < 4 && (span >> (16 * pass)) != 0; ++pass) {
-        auto digit = [&](const T& p) { return ((p.address - lo) >> shift >> (16 * pass)) & 0xffff; };
-        std::fill(count.begin(), count.end(), 0);
-        for (const T& p : placed)
-            ++count[digit(p)];
-        size_t at = 0;
-        for (size_t& c : count)
-            at += std::exchange(c, at);
-        for (const T& p : placed)
-            other[count[digit(p)]++] = p;
-        placed.swap(other);
-    }
+    const int shift = range.differ ? std::countr_zero(range.differ) : 0;
+    const int width = static_cast<int>(std::bit_width((range.hi - range.lo) >> shift));  // the key's bits
+    if (width == 0) return;
+    const uint64_t lo = range.lo;
+    auto key = [lo, shift](const AddressedObject& o) { return (o.address - lo) >> shift; };
+    // The top digit: buckets of about 1,024 objects on average.
+    const int top =
+        std::min(width, std::clamp(static_cast<int>(std::bit_width(objects.size() >> 10)), 1, 16));
+    const int low = width - top;
+    std::vector<AddressedObject> other(objects.size());
+    std::vector<size_t> ends;  // each bucket's end, once sorted
+    countingSort(objects, other, size_t{1} << top, ends,
+                 [&](const AddressedObject& o) { return key(o) >> low; });
+    objects.swap(other);
+    if (low == 0) return;
+    // The low bits in digits of at most 11 bits, bucket by bucket, back and forth between the
+    // two arrays: each part of the buckets ends in `objects` (an odd number of passes copies).
+    const int passes = (low + 10) / 11;
+    const int digit_bits = (low + passes - 1) / passes;
+    const uint64_t mask = (uint64_t{1} << digit_bits) - 1;
+    auto sortBuckets = [&](size_t first, size_t last) {  // buckets [first, last)
+        std::vector<size_t> count;
+        for (size_t b = first; b < last; ++b) {
+            const size_t begin = b ? ends[b - 1] : 0, size = ends[b] - begin;
+            if (size < 2) continue;
+            const std::span<AddressedObject> here(objects.data() + begin, size),
+                there(other.data() + begin, size);
+            for (int pass = 0; pass < passes; ++pass)
+                countingSort(
+                    pass % 2 ? there : here, pass % 2 ? here : there, mask + 1, count,
+                    [&](const AddressedObject& o) { return (key(o) >> (digit_bits * pass)) & mask; });
+            if (passes % 2) std::copy(there.begin(), there.end(), here.begin());
+        }
+    };
+    // Parts of about as many objects each, whole buckets.
+    const size_t parts = std::clamp<size_t>(threads, 1, 8);
+    std::vector<size_t> cut{0};
+    for (size_t p = 1; p < parts; ++p)
+        cut.push_back(static_cast<size_t>(
+            std::lower_bound(ends.begin(), ends.end(), objects.size() * p / parts) - ends.begin()));
+    cut.push_back(ends.size());
+    runParts(parts, [&](size_t p) { sortBuckets(cut[p], std::max(cut[p], cut[p + 1])); });
 }
 
 // G1's roles on a map whose one space is its grid.
@@ -79,20 +119,25 @@ void addRoles(HeapMap& map, const GcRegionsEvent* regions) {
 
 }  // namespace
 
-std::vector<size_t> positionsByAddress(std::span<const uint64_t> addresses) {
-    struct At {
-        uint64_t address;
-        size_t pos;
-    };
-    std::vector<At> at;
-    for (size_t pos = 0; pos < addresses.size(); ++pos)
-        if (addresses[pos]) at.push_back({addresses[pos], pos});
-    sortByAddress(at);
-    std::vector<size_t> out;
-    out.reserve(at.size());
-    for (const At& a : at)
-        out.push_back(a.pos);
-    return out;
+std::vector<AddressedObject> objectsByAddress(const HeapView& heap, std::span<const uint64_t> addresses,
+                                              unsigned threads) {
+    std::vector<AddressedObject> objects;
+    objects.reserve(std::min<size_t>(heap.liveObjects(), addresses.size()));
+    AddressRange range;
+    const size_t end = std::min(heap.positions(), addresses.size());
+    uint64_t first = 0;
+    for (size_t pos = 0; pos < end; ++pos) {
+        const uint64_t address = addresses[pos];
+        if (!address || !heap.alive(pos)) continue;
+        const uint64_t size = heap.size(pos);
+        objects.push_back(
+            {address, static_cast<uint32_t>(pos),
+             size < AddressedObject::kLarge ? static_cast<uint32_t>(size) : AddressedObject::kLarge});
+        if (!first) first = address;
+        range.add(address, first);
+    }
+    sortByAddress(objects, range, threads);
+    return objects;
 }
 
 GcSpacesEvent spacesOfRegions(const GcRegionsEvent& after, uint64_t used_before) {
@@ -118,9 +163,44 @@ HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addresses, 
     map.gc = heap.gc();
     map.addresses = true;
     map.tile_bytes = std::max<uint64_t>(options.tile_bytes, 8);
-    // The objects by address.
-    std::vector<Placed> placed;
-    placed.reserve(heap.liveObjects());
+    std::vector<AddressedObject> sorted;
+    std::span<const AddressedObject> by_address = options.by_address;
+    if (by_address.empty()) {
+        sorted = objectsByAddress(heap, addresses, options.threads);
+        by_address = sorted;
+    }
+    if (spaces) {
+        for (const SpaceState& s : spaces->spaces)
+            map.spaces.push_back({s, spaceName(symbols, s.space), 0, 0, 0, 0, {}});
+    } else if (!by_address.empty()) {
+        // No spaces: the objects' range.
+        SpaceState s;
+        s.bottom = by_address.front().address;
+        s.top = s.end = by_address.back().end(heap);
+        s.top_before = 0;  // unknown
+        map.spaces.push_back({s, "heap", 0, 0, 0, 0, {}});
+    }
+    std::sort(map.spaces.begin(), map.spaces.end(),
+              [](const SpaceMap& a, const SpaceMap& b) { return a.state.bottom < b.state.bottom; });
+    map.tile_bytes = boundedTile(map.tile_bytes, map.spaces);
+    // The addresses each space takes, in address order: from its bottom to its top (G1's grid,
+    // used region by region, to its end), less what the spaces below it took (spaces overlap in
+    // a corrupt trace only).
+    struct Stretch {
+        uint64_t from, to;
+    };
+    std::vector<Stretch> stretches;
+    uint64_t taken = 0;
+    for (SpaceMap& sm : map.spaces) {
+        const SpaceState& s = sm.state;
+        sm.tiles.resize(tilesOf(s, map.tile_bytes));
+        const uint64_t from = std::max(s.bottom, taken);
+        taken = std::max(from, s.space == kG1HeapSpace ? s.end : s.top);
+        stretches.push_back({from, taken});
+    }
+    // The tiles, in position order (what they add up needs no order; the objects' ages and
+    // streams are read in the order they are kept).
+    const uint32_t gc = heap.gc();
     for (size_t pos = 0; pos < heap.positions(); ++pos) {
         if (!heap.alive(pos)) continue;
         const uint64_t address = pos < addresses.size() ? addresses[pos] : 0;
@@ -129,61 +209,51 @@ HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addresses, 
             ++map.unplaced_objects, map.unplaced_bytes += size;
             continue;
         }
-        placed.push_back({address, size, heap.gc() - std::min(heap.gc(), heap.birthGc(pos)),
-                          options.selected && pos < options.selected->size() && options.selected->test(pos),
-                          options.dying && pos < options.dying->size() && options.dying->test(pos)});
-    }
-    sortByAddress(placed);
-    if (spaces) {
-        for (const SpaceState& s : spaces->spaces)
-            map.spaces.push_back({s, spaceName(symbols, s.space), 0, 0, 0, 0, {}});
-    } else if (!placed.empty()) {
-        // No spaces: the objects' range.
-        SpaceState s;
-        s.bottom = placed.front().address;
-        const Placed& last = placed.back();
-        s.top = s.end = last.size > UINT64_MAX - last.address ? UINT64_MAX : last.address + last.size;
-        s.top_before = 0;  // unknown
-        map.spaces.push_back({s, "heap", 0, 0, 0, 0, {}});
-    }
-    std::sort(map.spaces.begin(), map.spaces.end(),
-              [](const SpaceMap& a, const SpaceMap& b) { return a.state.bottom < b.state.bottom; });
-    map.tile_bytes = boundedTile(map.tile_bytes, map.spaces);
-    size_t next = 0;  // in placed
-    for (SpaceMap& sm : map.spaces) {
+        const auto in = std::upper_bound(stretches.begin(), stretches.end(), address,
+                                         [](uint64_t a, const Stretch& s) { return a < s.from; });
+        if (in == stretches.begin() || address >= std::prev(in)->to) {
+            ++map.outside_objects, map.outside_bytes += size;
+            continue;
+        }
+        SpaceMap& sm = map.spaces[static_cast<size_t>(in - stretches.begin()) - 1];
         const SpaceState& s = sm.state;
-        sm.tiles.resize(tilesOf(s, map.tile_bytes));
-        for (; next < placed.size() && placed[next].address < s.bottom; ++next)
-            ++map.outside_objects, map.outside_bytes += placed[next].size;
-        uint64_t covered = s.bottom;  // where the objects so far end
-        // G1's grid is used region by region, not up to a top: objects anywhere in it are in it.
+        ++sm.objects, sm.bytes += size;
+        ++sm.tiles[(address - s.bottom) / map.tile_bytes].objects;
+        const uint64_t age = gc - std::min(gc, heap.birthGc(pos));
+        const bool selected =
+            options.selected && pos < options.selected->size() && options.selected->test(pos);
+        const bool dying = options.dying && pos < options.dying->size() && options.dying->test(pos);
+        forEachTilePart(s, map.tile_bytes, address, size, [&](size_t tile, uint64_t part) {
+            HeapTile& t = sm.tiles[tile];
+            t.bytes += part;
+            t.age_bytes += part * age;
+            if (selected) t.selected_bytes += part;
+            if (dying) t.dying_bytes += part;
+        });
+    }
+    // Overlaps and the bytes between objects, in address order.
+    size_t next = 0;  // in by_address
+    for (size_t i = 0; i < map.spaces.size(); ++i) {
+        SpaceMap& sm = map.spaces[i];
+        const SpaceState& s = sm.state;
         const bool grid = s.space == kG1HeapSpace;
-        const uint64_t limit = grid ? s.end : s.top;
-        for (; next < placed.size() && placed[next].address < limit; ++next) {
-            const Placed& o = placed[next];
-            ++sm.objects, sm.bytes += o.size;
+        while (next < by_address.size() && by_address[next].address < stretches[i].from)
+            ++next;
+        uint64_t covered = s.bottom;  // where the objects so far end
+        for (; next < by_address.size() && by_address[next].address < stretches[i].to; ++next) {
+            const AddressedObject& o = by_address[next];
             if (o.address < covered) {
                 ++sm.overlaps;
             } else if (!grid) {
                 sm.gap_bytes += o.address - covered;
             }
-            covered = std::max(covered, o.address + o.size);
-            ++sm.tiles[(o.address - s.bottom) / map.tile_bytes].objects;
-            forEachTilePart(s, map.tile_bytes, o.address, o.size, [&](size_t tile, uint64_t part) {
-                HeapTile& t = sm.tiles[tile];
-                t.bytes += part;
-                t.age_bytes += part * o.age;
-                if (o.selected) t.selected_bytes += part;
-                if (o.dying) t.dying_bytes += part;
-            });
+            covered = std::max(covered, o.end(heap));
         }
         if (grid)  // the regions' used bytes that no object of the trace's covers
             sm.gap_bytes = s.used() > sm.bytes ? s.used() - sm.bytes : 0;
         else if (covered < s.top)
             sm.gap_bytes += s.top - covered;
     }
-    for (; next < placed.size(); ++next)
-        ++map.outside_objects, map.outside_bytes += placed[next].size;
     addRoles(map, options.regions);
     return map;
 }

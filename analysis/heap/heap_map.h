@@ -67,17 +67,37 @@ GcSpacesEvent spacesOfRegions(const GcRegionsEvent& after, uint64_t used_before)
 // A space's name: the trace's SPACE symbol, or "G1 heap".
 std::string spaceName(const SymbolTable& symbols, uint32_t space);
 
+// An object with an address, in the order the map walks them (objectsByAddress).
+struct AddressedObject {
+    static constexpr uint32_t kLarge = UINT32_MAX;  // `size` of an object of 4 GiB or more
+    uint64_t address = 0;
+    uint32_t pos = 0;   // its heap position (a heap holds under 2^32 objects, as HeapGraph's)
+    uint32_t size = 0;  // its bytes, or kLarge: then heap.size(pos)
+    uint64_t bytes(const HeapView& heap) const { return size == kLarge ? heap.size(pos) : size; }
+    // Where it ends (saturated: a corrupt trace's address and size may wrap).
+    uint64_t end(const HeapView& heap) const {
+        const uint64_t b = bytes(heap);
+        return b > UINT64_MAX - address ? UINT64_MAX : address + b;
+    }
+};
+// The live objects of `heap` with an address (`addresses` by position, 0: none), in address
+// order: a radix sort, stable, so objects at one address (a corrupt trace's) keep id order; on
+// up to `threads` threads (the order does not depend on them).
+std::vector<AddressedObject> objectsByAddress(const HeapView& heap, std::span<const uint64_t> addresses,
+                                              unsigned threads = 1);
+
 struct HeapMapOptions {
     uint64_t tile_bytes = 64 << 10;
+    // The objects in address order where the caller has them (objectsByAddress of the same
+    // heap and addresses); empty: sorted here.
+    std::span<const AddressedObject> by_address;
+    unsigned threads = 1;  // for that sort
     // G1's region table at the GC (its end): the map's one space is its grid (spacesOfRegions),
     // HeapMap::region_roles its roles; a map without addresses fills each region's used bytes.
     const GcRegionsEvent* regions = nullptr;
     const Bitset* selected = nullptr;  // by heap position: the selected objects
     const Bitset* dying = nullptr;     // by heap position: those that die at the next GC
 };
-
-// The positions of `addresses` that hold one (not 0), in address order (a radix sort, stable).
-std::vector<size_t> positionsByAddress(std::span<const uint64_t> addresses);
 
 // The map of `heap` (a complete heap after GC `heap.gc()`): `addresses` by heap position
 // (HeapHistory::addressesFor; 0 where unknown), `spaces` the GC's (nullptr: the objects' address

@@ -194,7 +194,7 @@ void HeapMapModel::request(const HeapHistory& h, std::vector<MapKey> keys) {
             } else {
                 if (auto it = placed.find(key.gc); it != placed.end()) {
                     built.placed = it->second;
-                } else if (auto p = placedHeapAt(*history, key.gc); p) {
+                } else if (auto p = placedHeapAt(*history, key.gc, threads); p) {
                     built.placed = *p;
                 } else {
                     built.map = p.error();

@@ -3,6 +3,9 @@
 // hand-made trace whose every tile is known.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
+
 #include "classify/heap_map_at.h"
 #include "heap/heap_history.h"
 #include "heap/heap_map.h"
@@ -389,6 +392,73 @@ TEST(HeapLayoutMap, ASpacesHistoryHasEachGcsSelectionAndDeaths) {
     ASSERT_TRUE(plain);
     for (const HeapTile& t : (*plain)[0].tiles)
         EXPECT_EQ(t.selected_bytes + t.dying_bytes, 0u);
+}
+
+// The map's order: objectsByAddress against a stable sort by comparison, on a heap large enough
+// for the radix sort, at key widths that take one, two and four passes within its buckets, on
+// one to three threads; objects at one address keep their id order.
+TEST(HeapLayoutMap, ObjectsByAddressIsAStableSortOnAnyThreads) {
+    constexpr uint64_t kObjects = 60'000;
+    TraceBuilder b("by-address");
+    for (uint64_t id = 1; id <= kObjects; ++id)
+        b.alloc(id, 1);
+    std::vector<uint64_t> dead;
+    for (uint64_t id = 7; id <= kObjects; id += 7)
+        dead.push_back(id);
+    b.gc(0, kObjects + 1, dead);
+    const std::string path = b.finish();
+    auto trace = TraceFile::open(path);
+    ASSERT_TRUE(trace) << trace.error().message;
+    auto h = HeapHistory::build(*trace);
+    ASSERT_TRUE(h) << h.error().message;
+    auto heap = h->heapAt(0);
+    ASSERT_TRUE(heap);
+    const HeapView v = heap->view();
+    std::mt19937_64 random(34);
+    for (const int bits : {17, 22, 44}) {  // the key's width: 1, 2 and 4 passes below the top digit
+        std::vector<uint64_t> addresses(v.positions());
+        for (size_t pos = 0; pos < addresses.size(); ++pos) {
+            const uint64_t r = random();
+            // Some without an address, some sharing one with the position before.
+            addresses[pos] = r % 19 == 0 ? 0
+                             : r % 23 == 0 && pos
+                                 ? addresses[pos - 1]
+                                 : 0x700000000 + 8 * (r >> 8 & ((uint64_t{1} << (bits - 3)) - 1));
+        }
+        std::vector<AddressedObject> want;
+        for (size_t pos = 0; pos < v.positions(); ++pos)
+            if (v.alive(pos) && addresses[pos])
+                want.push_back(
+                    {addresses[pos], static_cast<uint32_t>(pos), static_cast<uint32_t>(v.size(pos))});
+        std::stable_sort(want.begin(), want.end(), [](const AddressedObject& x, const AddressedObject& y) {
+            return x.address < y.address;
+        });
+        ASSERT_GT(want.size(), 40'000u);
+        for (const unsigned threads : {1u, 2u, 3u}) {
+            const std::vector<AddressedObject> got = objectsByAddress(v, addresses, threads);
+            ASSERT_EQ(got.size(), want.size()) << bits << " bits, " << threads << " threads";
+            for (size_t k = 0; k < want.size(); ++k)
+                ASSERT_TRUE(got[k].address == want[k].address && got[k].pos == want[k].pos &&
+                            got[k].size == want[k].size)
+                    << bits << " bits, " << threads << " threads: at " << k;
+        }
+        // The map from an order the caller had is the map that sorts for itself.
+        HeapMapOptions given;
+        given.tile_bytes = 1 << 16;
+        const HeapMap own = buildHeapMap(v, addresses, nullptr, trace->symbols(), given);
+        given.by_address = want;
+        const HeapMap from_order = buildHeapMap(v, addresses, nullptr, trace->symbols(), given);
+        ASSERT_EQ(own.spaces.size(), 1u);
+        ASSERT_EQ(from_order.spaces.size(), 1u);
+        EXPECT_EQ(own.spaces[0].objects, want.size());
+        EXPECT_EQ(own.spaces[0].overlaps, from_order.spaces[0].overlaps);
+        EXPECT_GT(own.spaces[0].overlaps, 0u);  // (the shared addresses)
+        EXPECT_EQ(own.spaces[0].gap_bytes, from_order.spaces[0].gap_bytes);
+        EXPECT_EQ(own.unplaced_objects, from_order.unplaced_objects);
+        ASSERT_EQ(own.spaces[0].tiles.size(), from_order.spaces[0].tiles.size());
+        for (size_t t = 0; t < own.spaces[0].tiles.size(); ++t)
+            ASSERT_EQ(own.spaces[0].tiles[t].bytes, from_order.spaces[0].tiles[t].bytes);
+    }
 }
 
 }  // namespace

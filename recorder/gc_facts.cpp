@@ -373,11 +373,23 @@ int64_t GcFacts::totalCollections() const {
     return n;
 }
 
+int64_t GcFacts::finishedCollections() const {
+    int64_t n = 0;
+    for (size_t i = 0; i < kMaxCollectors; ++i) {
+        if (!invocations_[i]) continue;
+        n += *invocations_[i];
+        if (last_entry_[i] && last_exit_[i] && *last_entry_[i] > *last_exit_[i] && n > 0) --n;
+    }
+    return n;
+}
+
 bool GcFacts::lastCollection(const GcSample& before, const GcSample& after, int64_t* start_ns,
                              int64_t* end_ns) {
     bool found = false;
     for (size_t i = 0; i < kMaxCollectors; ++i) {
-        if (after.invocations[i] <= before.invocations[i] || after.last_exit_ns[i] == 0) continue;
+        if (after.invocations[i] <= before.invocations[i] || after.last_exit_ns[i] == 0 ||
+            after.inProgress(i))
+            continue;
         if (!found || after.last_exit_ns[i] > *end_ns)
             *start_ns = after.last_entry_ns[i], *end_ns = after.last_exit_ns[i];
         found = true;

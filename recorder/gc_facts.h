@@ -48,6 +48,17 @@ struct GcSample {
     std::array<SpaceBounds, kMaxSpaces> spaces{};  // GcFacts::spaces() in order
     char cause[kCauseBytes] = {};                  // the cause of the GC in progress ("No GC" between GCs)
     char last_cause[kCauseBytes] = {};             // the cause of the GC that ended last, NUL-terminated
+
+    // Whether collector i's last collection has begun and not ended.
+    bool inProgress(size_t i) const { return last_entry_ns[i] > last_exit_ns[i]; }
+    // The counts as they were before the collections in progress began. HotSpot counts a
+    // concurrent cycle's pause (G1's Remark and Cleanup) as it begins, before it tells JVMTI of
+    // its start, where it counts a young or full pause after: a GC's start sample less those is
+    // the one its collector's count moves from.
+    void uncountCollectionsInProgress() {
+        for (size_t i = 0; i < kMaxCollectors; ++i)
+            if (inProgress(i) && invocations[i] > 0) --invocations[i];
+    }
 };
 
 class GcFacts {
@@ -117,8 +128,12 @@ public:
     // anywhere: GCs the JVM does not report to JVMTI (heap inspections such as jcmd
     // GC.class_histogram) show as a count that moved between the reported ones.
     int64_t totalCollections() const;
+    // Those of them that have ended: less each collector's collection in progress (see
+    // GcSample::uncountCollectionsInProgress).
+    int64_t finishedCollections() const;
     // When the last collection of the collectors that ran between two samples began and
     // ended, on the JVM's clock (GcSample::last_entry_ns); false if none ran or it is unknown.
+    // A collection still in progress at `after` is not one.
     static bool lastCollection(const GcSample& before, const GcSample& after, int64_t* start_ns,
                                int64_t* end_ns);
 

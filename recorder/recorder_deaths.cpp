@@ -278,6 +278,7 @@ void Recorder::onGcStart() {
     gc_start_ns_ = now();
     if (const GcFacts* facts = facts_.load(std::memory_order_acquire)) {
         facts->sample(&gc_start_sample_);
+        gc_start_sample_.uncountCollectionsInProgress();  // G1's Remark and Cleanup
         regions_.readStart(*facts);
     } else
         gc_start_sample_ = GcSample{};
@@ -344,11 +345,13 @@ void Recorder::noticeUnloads() {
 bool Recorder::noticeUnreportedGcs() {
     const GcFacts* facts = facts_.load(std::memory_order_acquire);
     if (!facts) return false;
-    int64_t total = facts->totalCollections();
+    // A collection in progress is not counted: it may be a reported GC's whose start JVMTI is
+    // about to post (see GcSample::uncountCollectionsInProgress).
+    int64_t total = facts->finishedCollections();
     if (total <= announced_collections_.load(std::memory_order_acquire)) return false;
     {
         std::lock_guard lock(gc_ring_mutex_);
-        total = facts->totalCollections();
+        total = facts->finishedCollections();
         if (total <= announced_collections_.load(std::memory_order_acquire)) return false;
         // A reported GC in progress: its collection is counted before JVMTI hears of its end.
         if (gcs_started_.load(std::memory_order_acquire) != gcs_finished_.load(std::memory_order_acquire))

@@ -169,6 +169,25 @@ std::vector<RoleCounts> loggedRegions(const std::string& log) {
     return out;
 }
 
+// G1's log: each pause's kind as the trace names it, in order: "Pause Young (...)" young, "Pause
+// Full" full, the concurrent cycle's "Pause Remark" and "Pause Cleanup" concurrent.
+std::vector<std::string> loggedPauses(const std::string& log) {
+    std::ifstream in(log);
+    std::vector<std::string> out;
+    for (std::string line; std::getline(in, line);) {
+        const size_t at = line.find(") Pause ");
+        // "[0.089s][info ][gc     ] GC(3) Pause Remark ...": the gc tag alone (padded).
+        const size_t tag = line.find("][gc ");
+        if (tag == std::string::npos || at == std::string::npos || line.find("] GC(", tag) > at) continue;
+        const std::string what = line.substr(at + 8, line.find(' ', at + 8) - at - 8);
+        out.push_back(what == "Young"                         ? "young"
+                      : what == "Full"                        ? "full"
+                      : what == "Remark" || what == "Cleanup" ? "concurrent"
+                                                              : "? " + what);
+    }
+    return out;
+}
+
 // Regions per role of a table as G1's log counts them.
 uint32_t logged(const RegionsRecord& r, const std::string& role) {
     auto n = [&](RegionRole x) { return r.counts[static_cast<size_t>(x)]; };
@@ -188,8 +207,8 @@ TEST_P(G1Layout, RegionsPerRoleAreTheJvmsAtEveryGc) {
     const std::string log = trace + ".log";
     // 8 arrays of 3 MiB, 1 MiB regions: 4 regions each.
     Process p = run({testing::kMemcity, "record", "-o", trace, "--", java, "-XX:+UseG1GC", "-Xmx64m",
-                     "-XX:G1HeapRegionSize=1m", "-Xlog:gc+heap=debug:file=" + log, "-cp", classes_.string(),
-                     "Humongous", "8", "3"},
+                     "-XX:G1HeapRegionSize=1m", "-Xlog:gc,gc+heap=debug:file=" + log, "-cp",
+                     classes_.string(), "Humongous", "8", "3"},
                     180);
     ASSERT_EQ(p.status, 0) << p.stderr_text;
     Loaded l = load(trace);
@@ -198,6 +217,14 @@ TEST_P(G1Layout, RegionsPerRoleAreTheJvmsAtEveryGc) {
     EXPECT_EQ(h.diagnostics().errorCount(), 0u) << describeAnomalies(h.diagnostics());
     const std::vector<RoleCounts> logged_gcs = loggedRegions(log);
     ASSERT_FALSE(logged_gcs.empty()) << log;
+
+    // Every pause the log prints is a GC of the trace's, in order, and of its kind; none is taken
+    // for a GC that JVMTI did not report (HotSpot counts Remark and Cleanup before it tells
+    // JVMTI of them), and none is of unknown kind.
+    std::vector<std::string> kinds;
+    for (const GcRecord& g : h.gcs())
+        kinds.emplace_back(format::gcKindName(g.kind));
+    EXPECT_EQ(kinds, loggedPauses(log)) << log;
 
     size_t compared = 0, pauses = 0;
     std::vector<std::pair<uint32_t, uint32_t>> full;  // humongous starts and regions after each full GC

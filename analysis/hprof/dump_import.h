@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -152,6 +153,8 @@ struct Importer::State {
     std::vector<uint64_t> previous_ids;         // the objects of the last dump: they die at the next
     Progress progress;                          // Importer::onProgress; stage: an ImportStep
     uint64_t split_bytes = uint64_t{64} << 20;  // a dump this big is read on two threads
+    std::optional<G1Grid> g1;                   // Importer::placeInG1Regions
+    bool g1_collected = false;
     // Whether to go on.
     bool step(ImportStep s, double fraction) {
         return progress.report({.fraction = fraction, .stage = static_cast<uint32_t>(s)});
@@ -342,6 +345,7 @@ private:
         return i + 1 < d_.objects.size() ? d_.objects[i + 1].address - d_.objects[i].address : 0;
     }
     void writeAddresses();
+    void writeRegions();  // under G1, where the grid is known
     bool holds(uint64_t address) const;
     uint32_t find(uint64_t address) const;  // index in objects, or kNone
     // Progress every 2^20 objects through `step`, `done` of them so far; false: cancelled.

@@ -321,6 +321,26 @@ void DumpImport::writeAddresses() {
     if (!piece.empty()) w.addresses(st_.gc, piece);
 }
 
+void DumpImport::writeRegions() {
+    if (!st_.g1) return;
+    DumpRegions grid(*st_.g1, st_.g1_collected);
+    for (const Obj& o : d_.objects)  // in address order
+        grid.add(o.address, sizeOf(o));
+    auto table = grid.finish(st_.gc);
+    if (!table) {
+        stats_.regions_error = table.error().message;
+        return;
+    }
+    stats_.region_counts = table->countRoles();
+    st_.writer->meta("dump " + std::to_string(st_.gc) + " regions",
+                     st_.g1_collected ? std::string(kRegionsAfterFullGc) : std::string(kRegionsWithoutGc));
+    // The same table at the GC's start and end: a dump is one moment.
+    table->after = false;
+    st_.writer->gcRegions(*table);
+    table->after = true;
+    st_.writer->gcRegions(*table);
+}
+
 void DumpImport::writeObjects() {
     TraceWriter& w = *st_.writer;
     const int64_t time = time_ns_;
@@ -512,6 +532,7 @@ Status DumpImport::run() {
     w.flush();
     if (!st_.step(ImportStep::kReferences, 0)) return {};
     writeAddresses();
+    writeRegions();
     st_.previous_ids.clear();
     st_.previous_ids.reserve(d_.objects.size());
     for (const Obj& o : d_.objects)

@@ -264,6 +264,11 @@ Result<std::unique_ptr<Importer>> Importer::create(const std::string& trace_path
     return im;
 }
 
+void Importer::placeInG1Regions(const G1Grid& grid, bool collected) {
+    state_->g1 = grid;
+    state_->g1_collected = collected;
+}
+
 Result<DumpStats> Importer::add(const std::string& dump_path, uint64_t pause_ns) {
     // A plain dump is mapped (a copy of a gigabyte costs seconds); a gzip one is inflated into
     // a temporary file, which is mapped the same way (memory stays bounded however much it says).

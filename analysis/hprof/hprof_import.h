@@ -12,13 +12,16 @@
 // not) and correct what a dump cannot say (fields the VM injects, @Contended padding).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "hprof/dump_regions.h"
 #include "hprof/hotspot_layout.h"
 #include "trace/trace_writer.h"
 #include "util/progress.h"
@@ -43,6 +46,10 @@ struct DumpStats {
     // Classes whose size the addresses corrected (the layout model said otherwise), each as
     // "java.lang.Thread: 104 B by the layout model, 112 B by the addresses of 8 instances".
     std::vector<std::string> corrections;
+    // Under G1, where the grid is known (Importer::placeInG1Regions): the regions per role the
+    // objects fill (RegionRole order), or why they do not lie in it (then the dump has no table).
+    std::optional<std::array<uint32_t, kRegionRoleCount>> region_counts;
+    std::string regions_error;
 
     // java.lang.Class objects the dump references but does not list (HotSpot lists loaded
     // classes only; CDS archives mirrors of classes not loaded yet): added, sized by their gap.
@@ -81,6 +88,10 @@ public:
     // `pause_ns`: the JVM's pause for the dump, where the caller measured it (the GC's pause).
     Result<DumpStats> add(const std::string& dump_path, uint64_t pause_ns = 0);
     Result<DumpStats> add(const std::string& name, std::span<const uint8_t> dump, uint64_t pause_ns = 0);
+    // The dumps added from now on are of a G1 heap laid out as `grid` (hprof/dump_regions.h):
+    // each gets a region table (GC_REGIONS) from its objects. `collected`: each dump began with a
+    // full GC (jcmd GC.heap_dump without -all), so its regions that hold objects are old.
+    void placeInG1Regions(const G1Grid& grid, bool collected);
     // Flushes what was added so far as complete chunks (a live view sees it).
     void flush();
     // Called on the importing thread as add() goes: its step, and how far through the step

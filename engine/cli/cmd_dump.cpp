@@ -101,6 +101,14 @@ Result<uint64_t> dumpLoop(const DumpOptions& o, const std::function<bool()>& sto
         }
         private_dir = std::move(*made);
     }
+    // Under G1, its region grid (HPROF has none): the dumps' objects are placed into it.
+    if (auto info = attachOperation(o.pid, "jcmd", {"GC.heap_info", "", ""}, 60); info && info->code == 0)
+        if (const auto grid = hprof::parseG1HeapInfo(info->text)) {
+            (*importer)->placeInG1Regions(*grid, !o.all);
+            std::cout << "G1 heap: " << ((grid->end - grid->bottom) >> grid->shift) << " regions of "
+                      << formatBytes(uint64_t{1} << grid->shift)
+                      << " (jcmd GC.heap_info); each dump's objects are placed into them\n";
+        }
     const fs::path raw_dir = o.keep ? fs::path(o.out).parent_path() : fs::path(private_dir->path());
     const std::string stem = fs::path(o.out).stem().string();
     uint64_t taken = 0;
@@ -266,6 +274,8 @@ Takes a heap dump of the running JVM PID every SECONDS (as jcmd PID GC.heap_dump
 pause per dump, a full GC and the dump), imports each into OUT.mct as it arrives (one GC per
 dump, as 'memcity import') and deletes it. Ends after N dumps, when the JVM exits, or at
 Ctrl-C; the JVM goes on. Each line says the pause: the whole operation's time, an upper bound.
+Under G1 it also asks the JVM for its region grid (jcmd PID GC.heap_info), which a dump does not
+hold, and places each dump's objects into it for the heap map (docs/heapmap.md).
 
 )",
     .options =

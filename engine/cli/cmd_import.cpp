@@ -41,11 +41,21 @@ void printImported(const hprof::DumpStats& s, bool verbose, std::ostream& out) {
         << formatCount(s.edges) << " references, " << formatCount(s.roots) << " roots, " << s.threads
         << " threads; " << modelName(s.model);
     if (!s.corrections.empty()) out << ", " << s.corrections.size() << " class sizes from addresses";
+    if (s.region_counts) {
+        const auto& n = *s.region_counts;
+        auto at = [&](RegionRole r) { return n[static_cast<size_t>(r)]; };
+        out << ", G1 regions: " << at(RegionRole::kHumongousStart) + at(RegionRole::kHumongousContinues)
+            << " humongous (" << at(RegionRole::kHumongousStart) << " objects), " << at(RegionRole::kOld)
+            << " old";
+        if (at(RegionRole::kUnknown)) out << ", " << at(RegionRole::kUnknown) << " young or old";
+        out << ", " << at(RegionRole::kFree) << " free";
+    }
     if (s.unlisted_mirrors) out << ", " << formatCount(s.unlisted_mirrors) << " unlisted class mirrors";
     if (s.dropped_edges)
         out << ", " << formatCount(s.dropped_edges) << " references to objects not in the dump";
     out << "; " << formatBytes(s.file_bytes) << " in "
         << formatDuration(static_cast<int64_t>(s.seconds * 1e9)) << "\n";
+    if (!s.regions_error.empty()) out << "  no G1 regions: " << s.regions_error << "\n";
     if (verbose)
         for (const std::string& c : s.corrections)
             out << "  size of " << c << "\n";

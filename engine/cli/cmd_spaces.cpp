@@ -65,10 +65,12 @@ void printSeries(const LoadedTrace& t) {
     const SymbolTable& sym = t.trace->symbols();
     if (!h.regions().empty()) {
         const RegionsRecord& r = h.regions().front();
+        const std::string* told = t.trace->metaValue("dump " + std::to_string(r.gc) + " regions");
         std::printf(
             "G1's regions of %s, %u in its table (the heap's maximum); regions per role before->after "
-            "each GC, as -Xlog:gc+heap counts them\n",
-            formatBytes(r.region_bytes).c_str(), r.regions);
+            "each GC, %s\n",
+            formatBytes(r.region_bytes).c_str(), r.regions,
+            told ? ("at each dump: " + *told).c_str() : "as -Xlog:gc+heap counts them");
     }
     for (const GcRecord& g : h.gcs()) {
         const GcSpacesEvent* e = h.spacesAt(g.index);

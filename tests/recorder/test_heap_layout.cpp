@@ -4,6 +4,7 @@
 // tiled by the live objects. Under G1, its regions per role before and after every GC
 // (GC_REGIONS) against the log's "Old regions: 3->5", on JDK 17 and Temurin 25.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -12,6 +13,7 @@
 #include <regex>
 #include <sstream>
 
+#include "classify/heap_map_at.h"
 #include "heap/heap_map.h"
 #include "recorder/java_programs.h"
 #include "recorder/process.h"
@@ -269,6 +271,64 @@ TEST_P(G1Layout, RegionsPerRoleAreTheJvmsAtEveryGc) {
     EXPECT_EQ(compared, logged_gcs.size()) << "young and full GCs in " << log;
     std::cerr << GetParam() << ": " << compared << " GCs' regions per role equal the log's, " << pauses
               << " concurrent-cycle pauses with tables of their own\n";
+}
+
+// A heap dump of a G1 JVM (memcity dump): its objects placed into the grid the JVM gives
+// (jcmd GC.heap_info), its regions per role those of the log at the dump's full GC ("Pause Full
+// (Heap Dump Initiated GC)"): 4 arrays of 3 MiB humongous over 16 regions, the old regions
+// where the other objects lie (JDK 17's archive regions among them), no young ones.
+TEST_P(G1Layout, ADumpsObjectsLieInTheJvmsRegions) {
+    const std::string java = std::string(GetParam()) + "/bin/java";
+    if (!std::filesystem::exists(java)) GTEST_SKIP() << java << " is not installed";
+    const std::string trace = tracePath("g1-dump");
+    const std::string log = trace + ".log";
+    testing::Process p = testing::start({java, "-XX:+UseG1GC", "-Xmx64m", "-XX:G1HeapRegionSize=1m",
+                                         "-Xlog:gc,gc+heap=debug:file=" + log, "-cp", classes_.string(),
+                                         "Humongous", "8", "3", "wait"});
+    const std::string pid = testing::waitForOutput(p, "READY ([0-9]+)", 60);
+    ASSERT_FALSE(pid.empty()) << p.stderr_text;
+    testing::Process d = testing::run({testing::kMemcity, "dump", pid, "--count", "1", "-o", trace}, 120);
+    ASSERT_EQ(write(p.in, "go\n", 3), 3);
+    testing::finish(p, 60);
+    ASSERT_EQ(d.status, 0) << d.stderr_text << d.stdout_text;
+    EXPECT_NE(d.stdout_text.find("G1 heap: 64 regions of 1.0 MiB"), std::string::npos) << d.stdout_text;
+    Loaded l = load(trace);
+    ASSERT_TRUE(l.history);
+    const HeapHistory& h = *l.history;
+    EXPECT_EQ(h.diagnostics().errorCount(), 0u) << describeAnomalies(h.diagnostics());
+    ASSERT_EQ(h.gcCount(), 1u);
+    const RegionsRecord* r = h.regionsAt(0);
+    ASSERT_NE(r, nullptr) << d.stdout_text;
+    EXPECT_EQ(r->region_bytes, 1u << 20);
+    EXPECT_EQ(r->regions, 64u);
+    const std::vector<RoleCounts> logged_gcs = loggedRegions(log);
+    ASSERT_FALSE(logged_gcs.empty()) << log;
+    const RoleCounts& at_dump = logged_gcs.back();  // the dump's own full GC, the log's last
+    auto after = [&](const std::string& role) {
+        auto it = at_dump.find(role);
+        return it == at_dump.end() ? 0u : it->second.second;
+    };
+    auto n = [&](RegionRole x) { return r->counts[static_cast<size_t>(x)]; };
+    EXPECT_EQ(n(RegionRole::kHumongousStart), 4u);
+    EXPECT_EQ(n(RegionRole::kHumongousStart) + n(RegionRole::kHumongousContinues), after("Humongous"));
+    EXPECT_EQ(after("Humongous"), 16u);
+    EXPECT_EQ(n(RegionRole::kOld), after("Old") + after("Archive"));
+    EXPECT_EQ(after("Eden") + after("Survivor"), 0u);
+    EXPECT_EQ(n(RegionRole::kEden) + n(RegionRole::kSurvivor) + n(RegionRole::kUnknown), 0u);
+    // Every object placed by its address, none between regions' ends.
+    HeapMapRequest request;
+    request.gc = 0;
+    request.tile_bytes = 1 << 20;
+    auto map = heapMapAt(h, request);
+    ASSERT_TRUE(map) << map.error().message;
+    ASSERT_EQ(map->spaces.size(), 1u);
+    EXPECT_EQ(map->spaces[0].name, "G1 heap");
+    EXPECT_EQ(map->spaces[0].objects, h.gcs()[0].live_objects);
+    EXPECT_EQ(map->spaces[0].overlaps, 0u);
+    EXPECT_EQ(map->region_roles.size(), 64u);
+    std::cerr << GetParam() << ": the dump's regions: " << n(RegionRole::kOld)
+              << " old, 16 humongous, as the log's " << after("Old") << " old and " << after("Archive")
+              << " archive\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Jdk, G1Layout,

@@ -8,6 +8,7 @@
 #include "classify/heap_map_at.h"
 #include "cli/run_memcity.h"
 #include "heap/heap_history.h"
+#include "hprof/dump_regions.h"
 #include "trace/g1_regions.h"
 #include "unit/g1_trace.h"
 #include "unit/trace_builder.h"
@@ -268,4 +269,93 @@ TEST(G1Regions, ZgcAndShenandoahSayWhyThereIsNoMap) {
         EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
         EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
     }
+}
+
+// A dump's grid from jcmd GC.heap_info, as JDK 17 and Temurin 25 answer; other collectors and
+// answers that are not such give none.
+TEST(G1DumpRegions, TheGridIsTheJvmsHeapInfo) {
+    const char* jdk17 =
+        " garbage-first heap   total 65536K, used 17947K [0x00000000fc000000, 0x0000000100000000)\n"
+        "  region size 1024K, 1 young (1024K), 0 survivors (0K)\n"
+        " Metaspace       used 297K, committed 512K, reserved 1114112K\n";
+    const char* jdk25 =
+        "garbage-first heap   total reserved 4194304K, committed 262144K, used 18861K [0x0000000700000000, "
+        "0x0000000800000000)\n region size 2048K, 2 young (4096K), 0 survivors (0K)\n";
+    auto g17 = hprof::parseG1HeapInfo(jdk17);
+    ASSERT_TRUE(g17);
+    EXPECT_EQ(g17->bottom, 0xfc000000u);
+    EXPECT_EQ(g17->end, 0x100000000u);
+    EXPECT_EQ(g17->shift, 20u);
+    auto g25 = hprof::parseG1HeapInfo(jdk25);
+    ASSERT_TRUE(g25);
+    EXPECT_EQ(g25->bottom, 0x700000000u);
+    EXPECT_EQ(g25->end, 0x800000000u);
+    EXPECT_EQ(g25->shift, 21u);
+    EXPECT_FALSE(
+        hprof::parseG1HeapInfo(" PSYoungGen      total 76288K, used 3932K [0x000000076b000000, "
+                               "0x0000000770500000, 0x00000007c0000000)\n"));
+    EXPECT_FALSE(hprof::parseG1HeapInfo(""));
+    // A region size that is no power of two, a range not in whole regions, or cut short.
+    EXPECT_FALSE(hprof::parseG1HeapInfo(
+        " garbage-first heap total 1K [0xfc000000, 0x100000000)\n region size 1000K,"));
+    EXPECT_FALSE(hprof::parseG1HeapInfo(
+        " garbage-first heap total 1K [0xfc000800, 0x100000000)\n region size 1024K,"));
+    EXPECT_FALSE(
+        hprof::parseG1HeapInfo(" garbage-first heap total 1K [0xfc000000, 0x100000000)\n region size"));
+    EXPECT_FALSE(hprof::parseG1HeapInfo(" garbage-first heap total 1K [0xfc000000, 0x1000"));
+}
+
+// A dump's objects into eight regions of 1 MiB: a humongous array over three, small objects in
+// two, the rest free; without the full GC their regions' roles are unknown.
+TEST(G1DumpRegions, RolesFromTheObjects) {
+    const hprof::G1Grid grid{0xfc000000, 0xfc800000, 20};
+    auto fill = [&](bool collected) {
+        hprof::DumpRegions d(grid, collected);
+        d.add(0xfc000000, 4096);
+        d.add(0xfc001000, 24);              // used: 4,120 B
+        d.add(0xfc200000, (2 << 20) + 16);  // humongous: 3 regions, the last 16 B
+        d.add(0xfc600000, (1 << 19) + 8);   // more than half a region: humongous
+        d.add(0xfc7ffff0, 16);              // to the last byte
+        return d.finish(3);
+    };
+    auto t = fill(true);
+    ASSERT_TRUE(t) << t.error().message;
+    EXPECT_EQ(t->gc, 3u);
+    EXPECT_EQ(t->first, 0xfc000000u);
+    EXPECT_EQ(t->roles, (std::vector<R>{R::kOld, R::kFree, R::kHumongousStart, R::kHumongousContinues,
+                                        R::kHumongousContinues, R::kFree, R::kHumongousStart, R::kOld}));
+    EXPECT_EQ(t->used, (std::vector<uint64_t>{4120, 0, 1 << 20, 1 << 20, 16, 0, (1 << 19) + 8, 1 << 20}));
+    auto young = fill(false);
+    ASSERT_TRUE(young);
+    EXPECT_EQ(young->roles[0], R::kUnknown);
+    EXPECT_EQ(young->roles[2], R::kHumongousStart);
+}
+
+// Objects that cannot lie in the grid (another JVM's dump, another region size): no table, and
+// the first contradiction named by its address.
+TEST(G1DumpRegions, ObjectsThatContradictTheGridAreNamed) {
+    const hprof::G1Grid grid{0xfc000000, 0xfc400000, 20};
+    auto first = [&](std::initializer_list<std::pair<uint64_t, uint64_t>> objects) {
+        hprof::DumpRegions d(grid, true);
+        for (const auto& [address, size] : objects)
+            d.add(address, size);
+        auto t = d.finish(0);
+        return t ? std::string() : t.error().message;
+    };
+    EXPECT_EQ(
+        first({{0xfb000000, 16}}),
+        "the object at 0xfb000000 (16 bytes) lies outside the heap [0xfc000000, 0xfc400000): the dump's "
+        "objects do not lie in G1's 4 regions of 1.0 MiB");
+    EXPECT_NE(first({{0xfc000010, 1 << 20}})
+                  .find("0xfc000010 (1048576 bytes, humongous) does not begin at a "
+                        "region's bottom"),
+              std::string::npos);
+    EXPECT_NE(first({{0xfc0ffff0, 32}}).find("0xfc0ffff0 (32 bytes) reaches over a region's end"),
+              std::string::npos);
+    EXPECT_NE(first({{0xfc100000, 16}, {0xfc100000, 3 << 19}}).find("0xfc100000 (humongous) reaches over"),
+              std::string::npos);
+    EXPECT_NE(first({{0xfc100000, 3 << 19}, {0xfc1ffff0, 16}}).find("lies in a humongous object's region"),
+              std::string::npos);
+    EXPECT_NE(first({{0xfc300000, 2 << 20}}).find("lies outside the heap"), std::string::npos);
+    EXPECT_EQ(first({{0xfc000000, 16}, {0xfc3ffff8, 8}}), "");
 }

@@ -697,10 +697,11 @@ TEST_P(Live, AKilledAttachClientEndsTheRecording) {
     EXPECT_LT(took, 1.5) << "the recording ended " << took << " s after its client was killed";
     std::this_thread::sleep_for(1s - std::min<Clock::duration>(1s, Clock::now() - killed));
     // Recording every allocation slows the churner many times over (to 2-5% of its plain rate);
-    // detached, it is back. The tests around it share the two cores: a second of the first three
-    // after the kill at half the plain rate shows it (a recording program never reaches it).
+    // detached, it is back. The tests around it share the two cores: a second of the first five
+    // after the kill at half the plain rate shows it (a recording program never reaches it; on a
+    // busy machine three seconds once saw 0.49 at best).
     double after = 0;
-    for (int second = 0; second < 3 && after <= 0.5 * plain; ++second)
+    for (int second = 0; second < 5 && after <= 0.5 * plain; ++second)
         after = std::max(after, churnRate());
     std::printf(
         "churn: plain %.0f/s, recorded %.0f/s, %.0f/s from 1 s after the kill; the trace complete %.2f s "

@@ -170,7 +170,7 @@ int main(int argc, char** argv) {
     std::shared_ptr<const PlacedHeap> placed;
     const double place_ms = medianMs(3, [&] { placed = *placedHeapAt(h, 0, threads); });
     // Of which: the addresses read from the trace, and sorted.
-    const double read_ms = medianMs(3, [&] { (void)*h.addressesFor(placed->heap); });
+    const double read_ms = medianMs(3, [&] { (void)*h.addressesFor(placed->heap, threads); });
     const double sort_ms =
         medianMs(3, [&] { (void)objectsByAddress(placed->heap.view(), placed->addresses, threads); });
     const double build_ms = medianMs(5, [&] { map = *heapMapOf(h, *placed, request); });

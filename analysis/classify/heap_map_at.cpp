@@ -35,17 +35,17 @@ Result<Bitset> dyingAfter(const HeapHistory& h, const HeapState& heap) {
     return dying;
 }
 
-// The heap at GC `gc` with its addresses; sorted by address on `threads` threads (0: not sorted).
-Result<PlacedHeap> placeHeap(const HeapHistory& h, uint32_t gc, unsigned threads) {
+// The heap at GC `gc` with its addresses, read (and, where `sort`, sorted) on `threads` threads.
+Result<PlacedHeap> placeHeap(const HeapHistory& h, uint32_t gc, unsigned threads, bool sort) {
     if (gc >= h.gcCount()) return Error{h.gcRangeError(gc)};
     if (!h.gcs()[gc].has_addresses)
         return Error{h.trace().path() + ": GC " + std::to_string(gc) + " has no addresses"};
     auto heap = h.heapAt(gc);
     if (!heap) return heap.error();
-    auto addresses = h.addressesFor(*heap);
+    auto addresses = h.addressesFor(*heap, threads);
     if (!addresses) return addresses.error();
     PlacedHeap p{std::move(*heap), std::move(*addresses), {}};
-    if (threads) p.by_address = objectsByAddress(p.heap.view(), p.addresses, threads);
+    if (sort) p.by_address = objectsByAddress(p.heap.view(), p.addresses, threads);
     return p;
 }
 
@@ -149,13 +149,13 @@ Result<HeapMap> heapMapAt(const HeapHistory& h, const HeapMapRequest& r) {
         const std::optional<GcRegionsEvent> regions = regionTableAt(h, r.gc);
         return spacesOnlyMap(r.gc, *spaces, h.trace().symbols(), r.tile_bytes, regions ? &*regions : nullptr);
     }
-    auto placed = placeHeap(h, r.gc, 0);
+    auto placed = placeHeap(h, r.gc, r.threads, false);
     if (!placed) return placed.error();
     return heapMapOf(h, *placed, r);
 }
 
 Result<std::shared_ptr<const PlacedHeap>> placedHeapAt(const HeapHistory& h, uint32_t gc, unsigned threads) {
-    auto placed = placeHeap(h, gc, std::max(threads, 1u));
+    auto placed = placeHeap(h, gc, threads, true);
     if (!placed) return placed.error();
     return std::make_shared<const PlacedHeap>(std::move(*placed));
 }
@@ -292,7 +292,7 @@ Result<std::vector<SpaceHistoryRow>> spaceHistory(const HeapHistory& h, const Sp
             std::vector<uint64_t> addresses;
             for (const AddressInfo& a : h.addresses())
                 if (a.gc == gc) {
-                    auto loaded = loadAddresses(h.trace(), a.chunks, view.store());
+                    auto loaded = loadAddresses(h.trace(), a.chunks, view.store(), r.threads);
                     if (!loaded) {
                         failure = loaded.error();
                         return false;

@@ -13,8 +13,9 @@
 namespace memcity {
 
 // Each object's address by its position in `store` (0 where no chunk lists it). Objects a chunk
-// lists that the store lacks are skipped. Error: a chunk is corrupt, or is not of one GC.
+// lists that the store lacks are skipped. Error: a chunk is corrupt, or is not of one GC (the
+// first such chunk's). The chunks are read on up to `threads` threads.
 Result<std::vector<uint64_t>> loadAddresses(const TraceFile& trace, std::span<const uint32_t> chunks,
-                                            const ObjectStore& store);
+                                            const ObjectStore& store, unsigned threads = 1);
 
 }  // namespace memcity

@@ -295,11 +295,11 @@ Result<HeapHistory> HeapHistory::buildFrom(const TraceFile& trace, const History
     return h;
 }
 
-Result<std::vector<uint64_t>> HeapHistory::addressesFor(const HeapState& heap) const {
+Result<std::vector<uint64_t>> HeapHistory::addressesFor(const HeapState& heap, unsigned threads) const {
     std::vector<uint64_t> out;
     for (const AddressInfo& a : data_->addresses)
         if (a.gc == heap.gc()) {
-            auto loaded = loadAddresses(*trace_, a.chunks, heap.store());
+            auto loaded = loadAddresses(*trace_, a.chunks, heap.store(), threads);
             if (Status whole = trace_->intact(); !whole) return whole.error();
             if (!loaded) return loaded.error();
             out = std::move(*loaded);

@@ -120,7 +120,8 @@ public:
 
     // Each object's address after the heap's GC, by position in heap.store() (0: not listed);
     // empty when the trace has no addresses for that GC. Error when an ADDRS chunk is corrupt.
-    Result<std::vector<uint64_t>> addressesFor(const HeapState& heap) const;
+    // Read on up to `threads` threads.
+    Result<std::vector<uint64_t>> addressesFor(const HeapState& heap, unsigned threads = 1) const;
 
     // "PATH: GC 12 is out of range: the trace has 10 GCs (0..9)"
     std::string gcRangeError(uint64_t gc) const;

@@ -398,7 +398,7 @@ TEST(HeapLayoutMap, ASpacesHistoryHasEachGcsSelectionAndDeaths) {
 // for the radix sort, at key widths that take one, two and four passes within its buckets, on
 // one to three threads; objects at one address keep their id order.
 TEST(HeapLayoutMap, ObjectsByAddressIsAStableSortOnAnyThreads) {
-    constexpr uint64_t kObjects = 60'000;
+    constexpr uint64_t kObjects = 80'000;  // over 65,536 positions: the threads take a part each
     TraceBuilder b("by-address");
     for (uint64_t id = 1; id <= kObjects; ++id)
         b.alloc(id, 1);
@@ -433,7 +433,7 @@ TEST(HeapLayoutMap, ObjectsByAddressIsAStableSortOnAnyThreads) {
         std::stable_sort(want.begin(), want.end(), [](const AddressedObject& x, const AddressedObject& y) {
             return x.address < y.address;
         });
-        ASSERT_GT(want.size(), 40'000u);
+        ASSERT_GT(want.size(), 60'000u);
         for (const unsigned threads : {1u, 2u, 3u}) {
             const std::vector<AddressedObject> got = objectsByAddress(v, addresses, threads);
             ASSERT_EQ(got.size(), want.size()) << bits << " bits, " << threads << " threads";

@@ -11,6 +11,7 @@
 #include "cli/one_trace.h"
 #include "cli/text_format.h"
 #include "heap/heap_map.h"
+#include "util/parallel.h"
 
 namespace memcity::cli {
 namespace {
@@ -180,7 +181,7 @@ int runSpaces(const Words& words) {
         std::cerr << "error: " << heap.error().message << "\n";
         return 1;
     }
-    auto addresses = h.addressesFor(*heap);
+    auto addresses = h.addressesFor(*heap, defaultThreads());
     if (!addresses) {
         std::cerr << "error: " << addresses.error().message << "\n";
         return 1;
@@ -195,6 +196,7 @@ int runSpaces(const Words& words) {
     HeapMapOptions options;
     options.tile_bytes = tile;
     options.regions = regions ? &*regions : nullptr;
+    options.threads = defaultThreads();
     const HeapMap m = buildHeapMap(heap->view(), *addresses, spaces, loaded->trace->symbols(), options);
     if (args->has("--json")) {
         printJson(*loaded, m, !addresses->empty());

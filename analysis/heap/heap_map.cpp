@@ -250,37 +250,67 @@ HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addresses, 
         stretches.push_back({from, taken});
     }
     // The tiles, in position order (what they add up needs no order; the objects' ages and
-    // streams are read in the order they are kept).
+    // streams are read in the order they are kept), a run of positions per thread, each into a
+    // map of its own (the first into `map`), added up after.
     const uint32_t gc = heap.gc();
-    for (size_t pos = 0; pos < heap.positions(); ++pos) {
-        if (!heap.alive(pos)) continue;
-        const uint64_t address = pos < addresses.size() ? addresses[pos] : 0;
-        const uint64_t size = heap.size(pos);
-        if (address == 0) {
-            ++map.unplaced_objects, map.unplaced_bytes += size;
-            continue;
+    auto addObjects = [&](size_t from, size_t to, HeapMap& into) {
+        for (size_t pos = from; pos < to; ++pos) {
+            if (!heap.alive(pos)) continue;
+            const uint64_t address = pos < addresses.size() ? addresses[pos] : 0;
+            const uint64_t size = heap.size(pos);
+            if (address == 0) {
+                ++into.unplaced_objects, into.unplaced_bytes += size;
+                continue;
+            }
+            const auto in = std::upper_bound(stretches.begin(), stretches.end(), address,
+                                             [](uint64_t a, const Stretch& s) { return a < s.from; });
+            if (in == stretches.begin() || address >= std::prev(in)->to) {
+                ++into.outside_objects, into.outside_bytes += size;
+                continue;
+            }
+            SpaceMap& sm = into.spaces[static_cast<size_t>(in - stretches.begin()) - 1];
+            const SpaceState& s = sm.state;
+            ++sm.objects, sm.bytes += size;
+            ++sm.tiles[(address - s.bottom) / into.tile_bytes].objects;
+            const uint64_t age = gc - std::min(gc, heap.birthGc(pos));
+            const bool selected =
+                options.selected && pos < options.selected->size() && options.selected->test(pos);
+            const bool dying = options.dying && pos < options.dying->size() && options.dying->test(pos);
+            forEachTilePart(s, into.tile_bytes, address, size, [&](size_t tile, uint64_t part) {
+                HeapTile& t = sm.tiles[tile];
+                t.bytes += part;
+                t.age_bytes += part * age;
+                if (selected) t.selected_bytes += part;
+                if (dying) t.dying_bytes += part;
+            });
         }
-        const auto in = std::upper_bound(stretches.begin(), stretches.end(), address,
-                                         [](uint64_t a, const Stretch& s) { return a < s.from; });
-        if (in == stretches.begin() || address >= std::prev(in)->to) {
-            ++map.outside_objects, map.outside_bytes += size;
-            continue;
+    };
+    size_t tiles = 0;
+    for (const SpaceMap& sm : map.spaces)
+        tiles += sm.tiles.size();
+    // (A map of its own per thread: at most 40 MiB of tiles each.)
+    const size_t positions = heap.positions();
+    const size_t parts = positions < (size_t{1} << 16) || tiles > (size_t{1} << 20)
+                             ? 1
+                             : std::clamp<size_t>(options.threads, 1, 8);
+    std::vector<HeapMap> partial(parts - 1, map);
+    runParts(parts, [&](size_t p) {
+        addObjects(positions * p / parts, positions * (p + 1) / parts, p ? partial[p - 1] : map);
+    });
+    for (const HeapMap& other : partial) {
+        map.unplaced_objects += other.unplaced_objects, map.unplaced_bytes += other.unplaced_bytes;
+        map.outside_objects += other.outside_objects, map.outside_bytes += other.outside_bytes;
+        for (size_t i = 0; i < map.spaces.size(); ++i) {
+            SpaceMap& sm = map.spaces[i];
+            const SpaceMap& o = other.spaces[i];
+            sm.objects += o.objects, sm.bytes += o.bytes;
+            for (size_t t = 0; t < sm.tiles.size(); ++t) {
+                HeapTile& to = sm.tiles[t];
+                const HeapTile& from = o.tiles[t];
+                to.objects += from.objects, to.bytes += from.bytes, to.age_bytes += from.age_bytes;
+                to.selected_bytes += from.selected_bytes, to.dying_bytes += from.dying_bytes;
+            }
         }
-        SpaceMap& sm = map.spaces[static_cast<size_t>(in - stretches.begin()) - 1];
-        const SpaceState& s = sm.state;
-        ++sm.objects, sm.bytes += size;
-        ++sm.tiles[(address - s.bottom) / map.tile_bytes].objects;
-        const uint64_t age = gc - std::min(gc, heap.birthGc(pos));
-        const bool selected =
-            options.selected && pos < options.selected->size() && options.selected->test(pos);
-        const bool dying = options.dying && pos < options.dying->size() && options.dying->test(pos);
-        forEachTilePart(s, map.tile_bytes, address, size, [&](size_t tile, uint64_t part) {
-            HeapTile& t = sm.tiles[tile];
-            t.bytes += part;
-            t.age_bytes += part * age;
-            if (selected) t.selected_bytes += part;
-            if (dying) t.dying_bytes += part;
-        });
     }
     // Overlaps and the bytes between objects, in address order.
     size_t next = 0;  // in by_address

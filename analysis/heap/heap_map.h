@@ -91,7 +91,7 @@ struct HeapMapOptions {
     // The objects in address order where the caller has them (objectsByAddress of the same
     // heap and addresses); empty: sorted here.
     std::span<const AddressedObject> by_address;
-    unsigned threads = 1;  // for that sort
+    unsigned threads = 1;  // for that sort, and for adding up the tiles
     // G1's region table at the GC (its end): the map's one space is its grid (spacesOfRegions),
     // HeapMap::region_roles its roles; a map without addresses fills each region's used bytes.
     const GcRegionsEvent* regions = nullptr;

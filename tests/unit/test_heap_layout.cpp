@@ -442,22 +442,31 @@ TEST(HeapLayoutMap, ObjectsByAddressIsAStableSortOnAnyThreads) {
                             got[k].size == want[k].size)
                     << bits << " bits, " << threads << " threads: at " << k;
         }
-        // The map from an order the caller had is the map that sorts for itself.
+        // The map from an order the caller had, its tiles added up on three threads, is the map
+        // that sorts for itself on one.
         HeapMapOptions given;
         given.tile_bytes = 1 << 16;
         const HeapMap own = buildHeapMap(v, addresses, nullptr, trace->symbols(), given);
         given.by_address = want;
+        given.threads = 3;
         const HeapMap from_order = buildHeapMap(v, addresses, nullptr, trace->symbols(), given);
         ASSERT_EQ(own.spaces.size(), 1u);
         ASSERT_EQ(from_order.spaces.size(), 1u);
         EXPECT_EQ(own.spaces[0].objects, want.size());
+        EXPECT_EQ(from_order.spaces[0].objects, want.size());
+        EXPECT_EQ(own.spaces[0].bytes, from_order.spaces[0].bytes);
         EXPECT_EQ(own.spaces[0].overlaps, from_order.spaces[0].overlaps);
         EXPECT_GT(own.spaces[0].overlaps, 0u);  // (the shared addresses)
         EXPECT_EQ(own.spaces[0].gap_bytes, from_order.spaces[0].gap_bytes);
+        EXPECT_GT(own.unplaced_objects, 0u);
         EXPECT_EQ(own.unplaced_objects, from_order.unplaced_objects);
+        EXPECT_EQ(own.unplaced_bytes, from_order.unplaced_bytes);
         ASSERT_EQ(own.spaces[0].tiles.size(), from_order.spaces[0].tiles.size());
-        for (size_t t = 0; t < own.spaces[0].tiles.size(); ++t)
-            ASSERT_EQ(own.spaces[0].tiles[t].bytes, from_order.spaces[0].tiles[t].bytes);
+        for (size_t t = 0; t < own.spaces[0].tiles.size(); ++t) {
+            const HeapTile &x = own.spaces[0].tiles[t], &y = from_order.spaces[0].tiles[t];
+            ASSERT_TRUE(x.objects == y.objects && x.bytes == y.bytes && x.age_bytes == y.age_bytes)
+                << "tile " << t;
+        }
     }
 }
 

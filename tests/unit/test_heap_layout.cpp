@@ -399,19 +399,22 @@ TEST(HeapLayoutMap, ASpacesHistoryHasEachGcsSelectionAndDeaths) {
 // one to three threads; objects at one address keep their id order.
 TEST(HeapLayoutMap, ObjectsByAddressIsAStableSortOnAnyThreads) {
     constexpr uint64_t kObjects = 80'000;  // over 65,536 positions: the threads take a part each
+    // Half of them a GC old (ages for the tiles to add up), every seventh dead.
     TraceBuilder b("by-address");
-    for (uint64_t id = 1; id <= kObjects; ++id)
+    for (uint64_t id = 1; id <= kObjects; ++id) {
         b.alloc(id, 1);
+        if (id == kObjects / 2) b.gc(0, id + 1);
+    }
     std::vector<uint64_t> dead;
     for (uint64_t id = 7; id <= kObjects; id += 7)
         dead.push_back(id);
-    b.gc(0, kObjects + 1, dead);
+    b.gc(1, kObjects + 1, dead);
     const std::string path = b.finish();
     auto trace = TraceFile::open(path);
     ASSERT_TRUE(trace) << trace.error().message;
     auto h = HeapHistory::build(*trace);
     ASSERT_TRUE(h) << h.error().message;
-    auto heap = h->heapAt(0);
+    auto heap = h->heapAt(1);
     ASSERT_TRUE(heap);
     const HeapView v = heap->view();
     std::mt19937_64 random(34);
@@ -459,6 +462,10 @@ TEST(HeapLayoutMap, ObjectsByAddressIsAStableSortOnAnyThreads) {
         EXPECT_GT(own.spaces[0].overlaps, 0u);  // (the shared addresses)
         EXPECT_EQ(own.spaces[0].gap_bytes, from_order.spaces[0].gap_bytes);
         EXPECT_GT(own.unplaced_objects, 0u);
+        uint64_t aged = 0;
+        for (const HeapTile& t : own.spaces[0].tiles)
+            aged += t.age_bytes;
+        EXPECT_GT(aged, 0u);
         EXPECT_EQ(own.unplaced_objects, from_order.unplaced_objects);
         EXPECT_EQ(own.unplaced_bytes, from_order.unplaced_bytes);
         ASSERT_EQ(own.spaces[0].tiles.size(), from_order.spaces[0].tiles.size());

@@ -377,8 +377,9 @@ int64_t GcFacts::finishedCollections() const {
     int64_t n = 0;
     for (size_t i = 0; i < kMaxCollectors; ++i) {
         if (!invocations_[i]) continue;
-        n += *invocations_[i];
-        if (last_entry_[i] && last_exit_[i] && *last_entry_[i] > *last_exit_[i] && n > 0) --n;
+        const int64_t count = *invocations_[i];
+        const bool in_progress = last_entry_[i] && last_exit_[i] && *last_entry_[i] > *last_exit_[i];
+        n += in_progress && count > 0 ? count - 1 : count;
     }
     return n;
 }

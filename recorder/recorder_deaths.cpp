@@ -345,8 +345,10 @@ void Recorder::noticeUnloads() {
 bool Recorder::noticeUnreportedGcs() {
     const GcFacts* facts = facts_.load(std::memory_order_acquire);
     if (!facts) return false;
-    // A collection in progress is not counted: it may be a reported GC's whose start JVMTI is
-    // about to post (see GcSample::uncountCollectionsInProgress).
+    // (The cheap count first: this runs for every id taken.) A collection in progress is not
+    // counted: it may be a reported GC's whose start JVMTI is about to post (see
+    // GcSample::uncountCollectionsInProgress).
+    if (facts->totalCollections() <= announced_collections_.load(std::memory_order_acquire)) return false;
     int64_t total = facts->finishedCollections();
     if (total <= announced_collections_.load(std::memory_order_acquire)) return false;
     {

@@ -45,6 +45,12 @@ void countingSort(std::span<const AddressedObject> in, std::span<AddressedObject
         out[count[digit(o)]++] = o;
 }
 
+// How many runs of `positions` heap positions a pass on `threads` threads takes: one per
+// thread (at most 8), or one for a heap too small to share out.
+size_t partsFor(size_t positions, unsigned threads) {
+    return positions < (size_t{1} << 16) ? 1 : std::clamp<size_t>(threads, 1, 8);
+}
+
 // The addresses' range, as objectsByAddress gathers it: the lowest and highest, and the bits in
 // which they differ from one of them (their alignment is its lowest set bit: the differences
 // from any one address have the lowest set bit of those from the lowest).
@@ -162,8 +168,7 @@ void addRoles(HeapMap& map, const GcRegionsEvent* regions) {
 std::vector<AddressedObject> objectsByAddress(const HeapView& heap, std::span<const uint64_t> addresses,
                                               unsigned threads) {
     const size_t end = std::min(heap.positions(), addresses.size());
-    // A part of the positions per thread (one for a small heap).
-    const size_t n = std::clamp<size_t>(threads, 1, 8), parts = end < (size_t{1} << 16) ? 1 : n;
+    const size_t parts = partsFor(end, threads);
     std::vector<std::vector<AddressedObject>> objects(parts);
     std::vector<AddressRange> ranges(parts);
     runParts(parts, [&](size_t p) {
@@ -290,9 +295,7 @@ HeapMap buildHeapMap(const HeapView& heap, std::span<const uint64_t> addresses, 
         tiles += sm.tiles.size();
     // (A map of its own per thread: at most 40 MiB of tiles each.)
     const size_t positions = heap.positions();
-    const size_t parts = positions < (size_t{1} << 16) || tiles > (size_t{1} << 20)
-                             ? 1
-                             : std::clamp<size_t>(options.threads, 1, 8);
+    const size_t parts = tiles > (size_t{1} << 20) ? 1 : partsFor(positions, options.threads);
     std::vector<HeapMap> partial(parts - 1, map);
     runParts(parts, [&](size_t p) {
         addObjects(positions * p / parts, positions * (p + 1) / parts, p ? partial[p - 1] : map);
